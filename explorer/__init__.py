@@ -1,0 +1,20 @@
+"""compile-explorer: see every stage of torch.compile, per notebook cell.
+
+    import explorer
+    report = explorer.explore(fn, x)        # or: with explorer.capture() as report: ...
+    report.save_html("report.html")
+
+In Jupyter: ``%load_ext explorer`` then ``%%compile`` on a cell.
+"""
+
+from .api import capture, explore
+from .report import Report
+
+__all__ = ["Report", "capture", "explore", "load_ipython_extension"]
+__version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython):  # noqa: ANN001 - IPython's hook signature
+    from .magic import register
+
+    register(ipython)

@@ -1,0 +1,55 @@
+"""Python entry points: ``capture()`` around any code, ``explore(fn, *args)`` for one call."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Optional
+
+from .capture.session import CaptureSession
+from .report import Report
+
+
+@contextlib.contextmanager
+def capture() -> Iterator[Report]:
+    """Records every torch.compile compilation that happens inside the block.
+
+    Caches that would skip lowering are off inside the block and restored after;
+    the report is filled in when the block ends, also when the code raises.
+    """
+    report = Report()
+    session = CaptureSession()
+    with contextlib.ExitStack() as stack:
+        stack.callback(lambda: setattr(report, "data", session.data))
+        stack.enter_context(session)
+        yield report
+
+
+def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode: Optional[str] = None,
+            dynamic: Optional[bool] = None, fullgraph: bool = False, options: Optional[dict] = None,
+            **kwargs: Any) -> Report:
+    """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
+
+    If the call raises, the exception propagates unchanged, carrying the partial
+    report as ``exc.explorer_report``.
+    """
+    import torch
+
+    compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph,
+                             options=options)
+    report = Report()
+    try:
+        with capture() as report:
+            report.result = compiled(*args, **kwargs)
+    except BaseException as e:
+        _attach(e, report)
+        raise
+    return report
+
+
+def _attach(exc: BaseException, report: Report) -> None:
+    try:
+        exc.explorer_report = report  # type: ignore[attr-defined]
+        if hasattr(exc, "add_note"):
+            exc.add_note("compile-explorer: the partial report is on this exception as .explorer_report")
+    except Exception:  # noqa: BLE001 - some exception types refuse attributes
+        pass

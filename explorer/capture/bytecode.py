@@ -1,0 +1,61 @@
+"""Code objects -> Bytecode data: the `dis` listing, an instruction table with
+line numbers (for the line-level chain), the function's source, and for
+rewritten code a decompilation to Python when depyf manages one.
+"""
+
+from __future__ import annotations
+
+import dis
+import linecache
+from types import CodeType
+from typing import Optional
+
+from . import torch_compat
+from .model import Bytecode, Instruction
+
+
+def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
+    instructions = tuple(Instruction(*row) for row in torch_compat.instructions(code))
+    decompiled, error = _decompile(code) if decompile else (None, None)
+    return Bytecode(
+        name=code.co_name,
+        filename=code.co_filename,
+        firstlineno=code.co_firstlineno,
+        listing=dis.Bytecode(code).dis(),
+        instructions=instructions,
+        source=source_of(code),
+        decompiled=decompiled,
+        decompile_error=error,
+    )
+
+
+def from_listing(name: str, filename: str, firstlineno: int, listing: str) -> Bytecode:
+    """When only torch's printed listing exists (frames the hook never saw)."""
+    return Bytecode(name=name, filename=filename, firstlineno=firstlineno, listing=listing,
+                    source=_source_lines(filename, firstlineno, None))
+
+
+def source_of(code: CodeType) -> Optional[str]:
+    lines = [l for l in (i[3] for i in torch_compat.instructions(code)) if l]
+    last = max(lines) if lines else None
+    return _source_lines(code.co_filename, code.co_firstlineno, last)
+
+
+def _source_lines(filename: str, first: int, last: Optional[int]) -> Optional[str]:
+    all_lines = linecache.getlines(filename)
+    if not all_lines or first < 1:
+        return None
+    if last is None or last < first:
+        last = min(len(all_lines), first + 200)
+    return "".join(all_lines[first - 1:last]) or None
+
+
+def _decompile(code: CodeType) -> tuple[Optional[str], Optional[str]]:
+    try:
+        from depyf.decompiler import Decompiler
+    except ImportError:
+        return None, "depyf is not installed; showing the bytecode listing"
+    try:
+        return Decompiler(code).decompile(), None
+    except Exception as e:  # noqa: BLE001 - decompiling is best-effort by nature
+        return None, f"depyf could not decompile {code.co_name}: {type(e).__name__}: {e}"

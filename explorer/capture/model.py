@@ -1,0 +1,281 @@
+"""The captured report as plain data.
+
+Everything torch.compile showed us is turned into these frozen dataclasses of
+strings and numbers at capture time, so a report can outlive the process, be
+written to JSON and read back, and be rendered without torch being imported.
+No live torch object is ever stored here. The JSON schema (``SCHEMA_VERSION``)
+is public: README.md documents it and ``tests/test_json_schema.py`` pins it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A place in user code. Kept everywhere so views can link lines across stages."""
+
+    filename: str
+    lineno: Optional[int] = None
+    function: Optional[str] = None
+    code: Optional[str] = None  # the source line's text, stripped
+
+    def short(self) -> str:
+        return f"{self.filename}:{self.lineno}" if self.lineno else self.filename
+
+
+@dataclass(frozen=True)
+class Frame:
+    name: str
+    filename: str
+    lineno: int  # first line of the code object
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One bytecode instruction; ``line`` links it to the user's source line."""
+
+    offset: int
+    opname: str
+    argrepr: str
+    line: Optional[int]
+    is_jump_target: bool = False
+
+
+@dataclass(frozen=True)
+class Bytecode:
+    name: str
+    filename: str
+    firstlineno: int
+    listing: str  # `dis` output with source line numbers
+    instructions: tuple[Instruction, ...] = ()
+    source: Optional[str] = None  # the function's source text, when it is known
+    decompiled: Optional[str] = None  # readable Python for rewritten code
+    decompile_error: Optional[str] = None  # why `decompiled` is missing
+
+
+@dataclass(frozen=True)
+class FxNode:
+    name: str
+    op: str  # placeholder | call_function | call_method | call_module | get_attr | output
+    target: str
+    inputs: tuple[str, ...] = ()
+    type: Optional[str] = None  # e.g. "f32[8][1]cpu"
+    loc: Optional[SourceLoc] = None  # the user line this node came from
+
+
+@dataclass(frozen=True)
+class FxGraph:
+    """An FX graph as torch printed it, plus the node table parsed from that text."""
+
+    code: str
+    num_nodes: int
+    nodes: tuple[FxNode, ...] = ()
+    dot: Optional[str] = None  # Graphviz source; rendered by the view layer
+
+
+@dataclass(frozen=True)
+class Guard:
+    kind: str  # TENSOR_MATCH, ID_MATCH, ...
+    code: str  # the check itself
+    subject: Optional[str] = None  # the guarded value, e.g. L['x']
+    source: Optional[str] = None  # the user source line that created the guard
+    filename: Optional[str] = None
+    lineno: Optional[int] = None
+    function: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    reason: str  # one line, plain words
+    filename: Optional[str] = None
+    lineno: Optional[int] = None
+    source_line: Optional[str] = None
+    explanation: Optional[str] = None
+    hints: tuple[str, ...] = ()
+    gb_code: Optional[str] = None  # e.g. GB0059
+    doc_url: Optional[str] = None
+    user_traceback: tuple[SourceLoc, ...] = ()
+    detail: str = ""  # torch's full text, minus its internal traceback
+
+
+@dataclass(frozen=True)
+class Restart:
+    """Dynamo threw away a trace and started the frame again (attempt N+1)."""
+
+    attempt: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    language: str  # cpp | triton | halide | cuda | ...
+    source: str
+    graph_kind: str = ""  # forward | backward | inference
+    source_nodes: tuple[str, ...] = ()  # FX nodes it computes
+    aten_ops: tuple[str, ...] = ()
+    user_lines: tuple[SourceLoc, ...] = ()
+    wrapper_lineno: Optional[int] = None  # where it is defined in the output code
+
+
+@dataclass(frozen=True)
+class OutputCode:
+    graph_kind: str
+    code: str
+    filename: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class IrDump:
+    graph_kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Event:
+    """A structured-trace event the explorer has no parser for; kept for newer torch."""
+
+    name: str
+    metadata: str  # JSON
+    payload: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Compilation:
+    compile_id: str
+    frame: Frame
+    status: str  # compiled | no_graph | failed | skipped
+    original_bytecode: Optional[Bytecode] = None
+    rewritten_bytecode: Optional[Bytecode] = None
+    graph: Optional[FxGraph] = None
+    guards: tuple[Guard, ...] = ()
+    guard_tree: Optional[str] = None
+    recompile_reason: Optional[str] = None
+    graph_break: Optional[GraphBreak] = None
+    restarts: tuple[Restart, ...] = ()
+    aot_joint: Optional[FxGraph] = None
+    aot_forward: Optional[FxGraph] = None
+    aot_backward: Optional[FxGraph] = None
+    aot_inference: Optional[FxGraph] = None
+    post_grad_graph: Optional[FxGraph] = None
+    post_grad_graph_backward: Optional[FxGraph] = None
+    ir_pre_fusion: Optional[tuple[IrDump, ...]] = None
+    ir_post_fusion: Optional[tuple[IrDump, ...]] = None
+    output_code: Optional[tuple[OutputCode, ...]] = None
+    kernels: tuple[Kernel, ...] = ()
+    compile_time_s: Optional[float] = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    failure: Optional[str] = None  # why Dynamo or the backend failed, if it did
+    missing: dict[str, str] = field(default_factory=dict)  # stage -> why it is null
+    events: tuple[Event, ...] = ()
+
+    @property
+    def is_resume(self) -> bool:
+        return self.frame.name.startswith("torch_dynamo_resume_in_")
+
+    @property
+    def label(self) -> str:
+        return f"{self.compile_id} {self.frame.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+
+
+@dataclass(frozen=True)
+class CaptureData:
+    torch_version: str
+    device: str
+    python_version: str
+    compilations: tuple[Compilation, ...] = ()
+    wall_time_s: Optional[float] = None
+    notes: tuple[str, ...] = ()  # what the capture could not do, in words
+    error: Optional[str] = None  # the user code's exception, "Type: message"
+    events: tuple[Event, ...] = ()  # unknown events not tied to a compilation
+    schema_version: int = SCHEMA_VERSION
+
+    # ---- derived counts used by every view ----
+    @property
+    def num_graphs(self) -> int:
+        return sum(1 for c in self.compilations if c.graph is not None)
+
+    @property
+    def graph_breaks(self) -> list[tuple[Compilation, GraphBreak]]:
+        return [(c, c.graph_break) for c in self.compilations if c.graph_break is not None]
+
+    @property
+    def recompiles(self) -> list[Compilation]:
+        return [c for c in self.compilations if c.recompile_reason]
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        return [k for c in self.compilations for k in c.kernels]
+
+    @property
+    def compile_time_s(self) -> float:
+        return sum(c.compile_time_s or 0.0 for c in self.compilations)
+
+
+def _basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+# ---- JSON ----
+
+def to_dict(obj: Any) -> Any:
+    """Dataclasses to JSON-ready dicts; tuples become lists."""
+    if dataclasses.is_dataclass(obj):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_dict(v) for k, v in obj.items()}
+    return obj
+
+
+def to_json(data: CaptureData, indent: Optional[int] = 1) -> str:
+    return json.dumps(to_dict(data), indent=indent, default=str)
+
+
+def _build(cls: type, value: Any) -> Any:
+    """Inverse of to_dict for our own classes, driven by the field annotations."""
+    if value is None:
+        return None
+    kwargs = {}
+    hints = _hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name not in value:
+            continue
+        kwargs[f.name] = _coerce(hints[f.name], value[f.name])
+    return cls(**kwargs)
+
+
+def _coerce(hint: str, value: Any) -> Any:
+    if value is None:
+        return None
+    for name, cls in _CLASSES.items():
+        if f"tuple[{name}," in hint:
+            return tuple(_build(cls, v) for v in value)
+        if hint in (name, f"Optional[{name}]"):
+            return _build(cls, value)
+    if hint.startswith(("tuple[", "Optional[tuple[")):
+        return tuple(value)
+    return value
+
+
+def _hints(cls: type) -> dict[str, str]:
+    return {f.name: str(f.type) for f in dataclasses.fields(cls)}
+
+
+_CLASSES = {
+    c.__name__: c
+    for c in (SourceLoc, Frame, Instruction, Bytecode, FxNode, FxGraph, Guard, GraphBreak,
+              Restart, Kernel, OutputCode, IrDump, Event, Compilation, CaptureData)
+}
+
+
+def from_json(text: str) -> CaptureData:
+    return _build(CaptureData, json.loads(text))

@@ -1,0 +1,224 @@
+"""FX graph text (``GraphModule.print_readable``) -> node table and DOT.
+
+torch prints every graph it makes (Dynamo's, AOT forward/backward, post-grad)
+in this one format, with ``# File: path:line in fn, code: ...`` comments that
+carry each node's user source line. Parsing the text, rather than holding the
+GraphModule, keeps the report plain data and works for every graph kind.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .model import FxGraph, FxNode, SourceLoc
+
+_FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>[^,]+), code: (?P<code>.*)$")
+_ASSIGN_RE = re.compile(r'^(?P<ind>\s+)(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<type>[^"]*)")?\s*=\s*(?P<expr>.+)$')
+_ANNOT_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"(?P<type>[^"]*)"\s*(?:#.*)?$')
+_PARAM_RE = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|\)|$|#)')
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
+           ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift"}
+
+
+def parse_graph(code: str) -> FxGraph:
+    nodes = _parse_nodes(code)
+    return FxGraph(code=code, num_nodes=len(nodes), nodes=tuple(nodes), dot=to_dot(nodes))
+
+
+def _forward_lines(code: str) -> tuple[list[str], list[str]]:
+    """Splits the first ``def forward`` into its signature lines and body lines."""
+    lines = code.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.lstrip().startswith("def forward(")), None)
+    if start is None:
+        return [], []
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    sig, i = [], start
+    while i < len(lines):
+        sig.append(lines[i])
+        if lines[i].rstrip().endswith(":") and not lines[i].lstrip().startswith("#"):
+            break
+        i += 1
+    body = []
+    for line in lines[i + 1:]:
+        stripped = line.strip()
+        if stripped and (len(line) - len(line.lstrip())) <= indent:
+            break  # next method or a nested subgraph class
+        body.append(line)
+    return sig, body
+
+
+def _parse_nodes(code: str) -> list[FxNode]:
+    sig, body = _forward_lines(code)
+    params = _params(sig)
+    nodes: list[FxNode] = []
+    known: set[str] = set()
+    placeholders = set(params)
+    loc: Optional[SourceLoc] = None
+    for name, typ in params.items():
+        nodes.append(FxNode(name=name, op="placeholder", target=name, type=typ))
+        known.add(name)
+    for line in _join_returns(body):
+        stripped = line.strip()
+        if not stripped:
+            loc = None
+            continue
+        m = _FILE_RE.match(line)
+        if m:
+            loc = SourceLoc(m["file"], int(m["line"]), m["fn"].strip(), m["code"].strip())
+            continue
+        if stripped.startswith("#"):
+            continue
+        if stripped.startswith("return"):
+            nodes.append(FxNode("output", "output", "output", tuple(_names(stripped[6:], known))))
+            continue
+        m = _ANNOT_RE.match(line)
+        if m and m["name"] not in known:  # joint graph: `primals_1: "f32[8]"  # desc`
+            nodes.append(FxNode(m["name"], "placeholder", m["name"], type=m["type"]))
+            known.add(m["name"])
+            continue
+        m = _ASSIGN_RE.match(line)
+        if not m:
+            continue
+        expr = _strip_trailing_deletes(m["expr"])
+        if expr in placeholders and m["name"] not in known:  # `l_x_ = L_x_`
+            nodes = [n for n in nodes if n.name != expr]
+            known.discard(expr)
+            nodes.insert(sum(1 for n in nodes if n.op == "placeholder"),
+                         FxNode(m["name"], "placeholder", expr, type=params.get(expr)))
+            known.add(m["name"])
+            continue
+        if m["name"] in known and "tree_flatten_spec" in expr:
+            continue
+        op, target = _classify(expr)
+        nodes.append(FxNode(m["name"], op, target, tuple(_names(expr, known)), m["type"], loc))
+        known.add(m["name"])
+    return nodes
+
+
+def _join_returns(body: list[str]) -> list[str]:
+    """A multi-line ``return (\n a,  # desc\n )`` becomes one line."""
+    out: list[str] = []
+    pending: Optional[str] = None
+    for line in body:
+        if pending is not None:
+            pending += " " + _strip_comment(line).strip()
+        elif line.strip().startswith("return"):
+            pending = _strip_comment(line).rstrip()
+        else:
+            out.append(line)
+            continue
+        if pending.count("(") + pending.count("[") <= pending.count(")") + pending.count("]"):
+            out.append(pending)
+            pending = None
+    if pending is not None:
+        out.append(pending)
+    return out
+
+
+def _params(sig: list[str]) -> dict[str, Optional[str]]:
+    text = " ".join(l.split("#", 1)[0] if '"' not in l.split("#", 1)[0] else _strip_comment(l) for l in sig)
+    text = text[text.find("(") + 1:]
+    out: dict[str, Optional[str]] = {}
+    for m in _PARAM_RE.finditer(text):
+        name = m["name"]
+        if name in ("self", "def", "forward") or name in out:
+            continue
+        out[name] = m["type"]
+    return out
+
+
+def _strip_comment(line: str) -> str:
+    """Drops a trailing ``# ...`` that is outside double quotes."""
+    in_q = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            in_q = not in_q
+        elif ch == "#" and not in_q:
+            return line[:i]
+    return line
+
+
+def _strip_trailing_deletes(expr: str) -> str:
+    # `torch.add(a, b);  a = b = None` -> `torch.add(a, b)`
+    expr = _strip_comment(expr)
+    return re.sub(r";\s+[\w\s=]+= None\s*$", "", expr).strip()
+
+
+def _names(expr: str, known: set[str]) -> list[str]:
+    seen: list[str] = []
+    for tok in re.findall(r"[A-Za-z_]\w*", expr):
+        if tok in known and tok not in seen:
+            seen.append(tok)
+    return seen
+
+
+def _classify(expr: str) -> tuple[str, str]:
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return "call_function", expr[:60]
+    if isinstance(tree, ast.Call):
+        func = tree.func
+        if isinstance(func, ast.Attribute) and not _is_module_path(func.value):
+            return "call_method", func.attr
+        dotted = _dotted(func)
+        if dotted.startswith("self."):
+            return "call_module", dotted[5:]
+        for prefix in ("torch.ops.", "torch._ops.ops."):
+            if dotted.startswith(prefix):
+                dotted = dotted[len(prefix):]
+        return "call_function", dotted
+    if isinstance(tree, ast.BinOp):
+        return "call_function", "operator." + _BINOPS.get(type(tree.op), type(tree.op).__name__.lower())
+    if isinstance(tree, ast.Subscript):
+        return "call_function", "operator.getitem"
+    if isinstance(tree, ast.UnaryOp):
+        return "call_function", "operator." + type(tree.op).__name__.lower()
+    if isinstance(tree, ast.Compare):
+        return "call_function", "operator." + type(tree.ops[0]).__name__.lower()
+    if isinstance(tree, ast.Attribute):
+        dotted = _dotted(tree)
+        return ("get_attr", dotted[5:]) if dotted.startswith("self.") else ("call_function", "getattr")
+    return "call_function", type(tree).__name__
+
+
+def _is_module_path(node: ast.AST) -> bool:
+    dotted = _dotted(node)
+    return dotted.split(".")[0] in {"torch", "operator", "math", "builtins", "self", "_operator", "inductor_ops"}
+
+
+def _dotted(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _dot_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def to_dot(nodes: list[FxNode] | tuple[FxNode, ...]) -> str:
+    """Graphviz source for a node table: inputs on top, data flowing down."""
+    out = ["digraph G {", '  rankdir=TB; node [fontname="Helvetica", fontsize=10];']
+    for n in nodes:
+        parts = [n.name] if n.op in ("placeholder", "output") else [n.name, n.target]
+        if n.type:
+            parts.append(n.type)
+        shape = {"placeholder": "ellipse", "output": "doubleoctagon"}.get(n.op, "box")
+        fill = {"placeholder": "#dbeafe", "output": "#fde68a"}.get(n.op, "#f3f4f6")
+        tooltip = f"{n.loc.short()}  {n.loc.code or ''}" if n.loc else ""
+        out.append(f'  "{_dot_escape(n.name)}" [label="{_dot_escape(chr(10).join(parts))}", shape={shape}, '
+                   f'style="rounded,filled", fillcolor="{fill}", tooltip="{_dot_escape(tooltip)}"];')
+    for n in nodes:
+        for src in n.inputs:
+            out.append(f'  "{_dot_escape(src)}" -> "{_dot_escape(n.name)}";')
+    out.append("}")
+    return "\n".join(out)
+

@@ -1,0 +1,68 @@
+"""Dynamo's guard tree text (trace event ``dynamo_cpp_guards_str``) -> one Guard per check.
+
+Each check line reads ``+- KIND: code  # user source  # file:line in fn``; the
+``GuardManager: source=L['x']`` line above it names the value being guarded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .model import Guard
+
+_LINE_RE = re.compile(r"^(?P<bars>[| ]*)\+- (?P<kind>[A-Z][A-Z0-9_]*): (?P<rest>.*)$")
+_MANAGER_RE = re.compile(r"^(?P<bars>[| ]*)\+- \w*GuardManager: source=(?P<source>.+?)(?:, accessed_by=|$)")
+_LOC_RE = re.compile(r"^(?P<file>\S+):(?P<line>\d+) in (?P<fn>\S+)$")
+
+
+def parse_guards(tree: str, frame_filename: Optional[str] = None) -> tuple[Guard, ...]:
+    guards: list[Guard] = []
+    managers: dict[int, str] = {}  # depth -> source
+    for raw in tree.splitlines():
+        m = _MANAGER_RE.match(raw)
+        if m:
+            managers[_depth(m["bars"])] = m["source"].strip()
+            continue
+        m = _LINE_RE.match(raw)
+        if not m:
+            continue
+        depth = _depth(m["bars"])
+        subject = next((managers[d] for d in sorted(managers, reverse=True) if d < depth), None)
+        guards.append(_guard(m["kind"], m["rest"], subject, frame_filename))
+    return tuple(guards)
+
+
+def _depth(bars: str) -> int:
+    return len(bars) // 2
+
+
+def _guard(kind: str, rest: str, subject: Optional[str], frame_filename: Optional[str]) -> Guard:
+    parts = [p.strip() for p in re.split(r"\s+# ", rest)]
+    code = parts[0]
+    source = filename = fn = None
+    lineno = None
+    if len(parts) > 1:
+        loc = _LOC_RE.match(parts[-1])
+        if loc:
+            filename, lineno, fn = _full_path(loc["file"], frame_filename), int(loc["line"]), loc["fn"]
+            if len(parts) > 2:
+                source = parts[-2]
+        else:
+            source = parts[-1]
+    if subject == "G" or subject is None:
+        subject = _subject_from_code(code) or subject
+    return Guard(kind=kind, code=code, subject=subject, source=source, filename=filename,
+                 lineno=lineno, function=fn)
+
+
+def _full_path(shown: str, frame_filename: Optional[str]) -> str:
+    """torch cuts guard file names to their last characters; restore the frame's path."""
+    if frame_filename and frame_filename.endswith(shown):
+        return frame_filename
+    return shown
+
+
+def _subject_from_code(code: str) -> Optional[str]:
+    m = re.search(r"((?:L|G)\[[^\]]+\](?:\[[^\]]+\]|\.\w+)*)", code)
+    return m.group(1) if m else None

@@ -1,0 +1,1 @@
+"""Views of a CaptureData: plain text (CLI, repr) and standalone HTML."""
