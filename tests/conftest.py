@@ -1,0 +1,60 @@
+"""Shared, session-scoped captures: compiling is the slow part (about 10 s for the
+first C++ compile on 2 cores), so each program is compiled once per test run."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+
+def pytest_collection_modifyitems(config, items):
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def breaks_report():
+    """print + data-dependent branch, training (backward), then a recompile on a new size."""
+    import torch
+
+    import explorer
+    from programs import basics
+
+    with explorer.capture() as report:
+        f = torch.compile(basics.breaks)
+        x = torch.randn(8, requires_grad=True)
+        f(x, 3).sum().backward()
+        f(torch.randn(16, requires_grad=True), 3)
+    return report
+
+
+@pytest.fixture(scope="session")
+def module_report():
+    """An nn.Module in inference mode."""
+    import torch
+
+    import explorer
+    from programs import basics
+
+    torch.manual_seed(0)
+    model = basics.TinyMLP()
+    with torch.no_grad():
+        return explorer.explore(model, torch.randn(2, 8))
+
+
+@pytest.fixture(scope="session")
+def dynamic_report():
+    import torch
+
+    import explorer
+    from programs import basics
+
+    return explorer.explore(basics.simple, torch.randn(5), dynamic=True)
