@@ -29,11 +29,17 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
             **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
+    Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
+    (``fn`` compiles again at its next compiled call).
+
     If the call raises, the exception propagates unchanged, carrying the partial
     report as ``exc.explorer_report``.
     """
     import torch
 
+    from .capture.torch_compat import forget_compilations
+
+    forget_compilations(fn)
     compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph,
                              options=options)
     report = Report()

@@ -283,10 +283,12 @@ def _explain_missing(c: Compilation) -> Compilation:
 def _why(c: Compilation, stage: str, aot_ran: bool) -> str:
     if c.status == "failed":
         return f"the compilation failed before this stage: {c.failure}"
+    if c.status == "skipped":
+        return "Dynamo looked at this frame and left it as it was (no PyTorch operations to put in a graph)"
     if stage in ("original_bytecode", "rewritten_bytecode"):
         return "Dynamo did not rewrite this frame, so its bytecode hook never fired"
     if c.graph is None:
-        return "Dynamo captured no FX graph in this frame (no PyTorch operations, or it was skipped)"
+        return "Dynamo captured no FX graph in this frame: its operations all ran as ordinary Python"
     if stage == "aot_backward":
         if c.aot_inference is not None:
             return "no input requires grad (or grad mode was off): AOTAutograd built an inference graph only"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+import warnings
 from typing import Any, Callable, Iterator, Optional
 
 TRACE_LOGGER = "torch.__trace"  # what tlparse reads; emits while it has handlers
@@ -81,6 +82,10 @@ def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
 def capture_config(notes: list[str]) -> Iterator[None]:
     """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error."""
     saved: list[tuple[Any, str, Any]] = []
+    # torch warns that disabling caches disables profile-guided dynamic shapes: expected here.
+    # Only our own filter entry is removed afterwards, so the user's warning filters stay theirs.
+    warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
+    ours = warnings.filters[0]
     try:
         for module_path, attr_path, value, why in CAPTURE_CONFIG:
             try:
@@ -95,6 +100,9 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
+        with contextlib.suppress(ValueError):
+            warnings.filters.remove(ours)
+        getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
 
 
 def config_snapshot() -> dict[str, Any]:
@@ -133,3 +141,40 @@ def cache_entries(code: Any) -> list[Any]:
 
 def trace_logger() -> logging.Logger:
     return logging.getLogger(TRACE_LOGGER)
+
+
+
+def forget_compilations(fn: Any) -> int:
+    """Drops Dynamo's cached compilations of ``fn`` (and of its resume functions).
+
+    Dynamo reuses a frame's cached compilation when its guards pass, and then
+    nothing is compiled and nothing can be captured. ``explore`` promises a
+    fresh compile, so it forgets earlier ones first. Returns how many code
+    objects were reset.
+    """
+    from torch._dynamo.eval_frame import reset_code
+    from torch._dynamo.resume_execution import ContinueExecutionCache
+
+    todo = [c for c in _code_objects(fn)]
+    done = 0
+    while todo:
+        code = todo.pop()
+        try:
+            reset_code(code)
+            done += 1
+            todo.extend(ContinueExecutionCache.cache.get(code, {}).values())
+        except Exception:  # noqa: BLE001 - forgetting is best-effort
+            pass
+    return done
+
+
+def _code_objects(fn: Any) -> list[Any]:
+    fn = getattr(fn, "_orig_mod", fn)  # OptimizedModule
+    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    out = []
+    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):
+        candidate = getattr(candidate, "__func__", candidate)
+        code = getattr(candidate, "__code__", None)
+        if code is not None and code not in out:
+            out.append(code)
+    return out

@@ -1,0 +1,213 @@
+"""What the capture records for small programs: one test per artifact a user looks at."""
+
+import logging
+
+import pytest
+import torch
+
+import explorer
+from explorer.capture import torch_compat
+from programs import basics
+
+BASICS = basics.__file__
+
+
+def _line(text: str) -> int:
+    """Line number in programs/basics.py of the first line containing text."""
+    with open(BASICS) as fh:
+        for i, line in enumerate(fh, 1):
+            if text in line:
+                return i
+    raise AssertionError(text)
+
+
+def _by_id(report, cid):
+    return next(c for c in report.compilations if c.compile_id == cid)
+
+
+def test_compile_ids_frames_and_resume_functions(breaks_report):
+    ids = [c.compile_id for c in breaks_report.compilations]
+    assert ids == ["0/0", "0/1", "1/0", "1/1", "2/0", "2/1"]
+    names = [c.frame.name for c in breaks_report.compilations]
+    assert names[:2] == ["breaks", "breaks"]
+    assert all(n.startswith("torch_dynamo_resume_in_breaks_at_") for n in names[2:])
+    assert breaks_report.compilations[0].frame.lineno == _line("def breaks")
+
+
+def test_original_and_rewritten_bytecode_for_every_frame(breaks_report):
+    for c in breaks_report.compilations:
+        assert c.original_bytecode and c.rewritten_bytecode, c.compile_id
+        assert "RESUME" in c.original_bytecode.listing
+        lines = {i.line for i in c.original_bytecode.instructions if i.line}
+        assert lines, "instructions keep their source lines"
+    top = _by_id(breaks_report, "0/0")
+    assert top.original_bytecode.source.lstrip().startswith("def breaks")
+    rewritten = top.rewritten_bytecode
+    assert any("__compiled_fn" in i.argrepr for i in rewritten.instructions)
+    assert (rewritten.decompiled and "__compiled_fn" in rewritten.decompiled) or rewritten.decompile_error
+
+
+def test_fx_graph_code_nodes_and_user_lines(breaks_report):
+    c = _by_id(breaks_report, "0/0")
+    g = c.graph
+    assert "sin" in g.code and g.num_nodes == c.metrics["graph_node_count"]
+    sin = next(n for n in g.nodes if n.target == "sin")
+    assert sin.loc.lineno == _line("y = x.sin() + 1") and sin.loc.code == "y = x.sin() + 1"
+    assert sin.loc.filename == BASICS
+    assert '"sin"' in g.dot and "->" in g.dot
+
+
+def test_guards_carry_the_user_line_that_made_them(breaks_report):
+    c = _by_id(breaks_report, "0/0")
+    tensor = [g for g in c.guards if g.kind == "TENSOR_MATCH"]
+    assert tensor and tensor[0].subject == "L['x']"
+    assert tensor[0].source == "y = x.sin() + 1" and tensor[0].lineno == _line("y = x.sin() + 1")
+    assert tensor[0].filename == BASICS
+    assert "size=[8]" in tensor[0].code
+    assert "TREE_GUARD_MANAGER" in c.guard_tree
+
+
+def test_recompile_reason_names_the_failed_guard(breaks_report):
+    assert _by_id(breaks_report, "0/0").recompile_reason is None
+    reason = _by_id(breaks_report, "0/1").recompile_reason
+    assert "size mismatch" in reason and "expected 8, actual 16" in reason
+
+
+def test_graph_breaks_have_line_source_reason_hints(breaks_report):
+    b = _by_id(breaks_report, "0/0").graph_break
+    assert (b.filename, b.lineno) == (BASICS, _line('print("tick")'))
+    assert b.source_line.startswith('print("tick")')
+    assert b.reason and b.hints and b.gb_code and b.gb_code.startswith("GB")
+    assert b.user_traceback[-1].lineno == b.lineno
+    branch = _by_id(breaks_report, "1/0").graph_break
+    assert branch.lineno == _line("if y.sum() > 0") and "branch" in branch.reason.lower()
+    assert _by_id(breaks_report, "0/0").restarts, "the first trace restarted at the break"
+
+
+def test_training_step_has_forward_backward_and_both_lowerings(breaks_report):
+    c = _by_id(breaks_report, "0/0")
+    assert c.aot_forward and c.aot_backward and c.aot_inference is None
+    assert "aten.cos" in c.aot_backward.code, "backward of sin is cos, lowered at compile time"
+    assert c.post_grad_graph and c.post_grad_graph_backward
+    assert [d.graph_kind for d in c.ir_pre_fusion] == ["forward", "backward"]
+    assert "SchedulerNode" in c.ir_pre_fusion[0].text and c.ir_post_fusion
+    assert [o.graph_kind for o in c.output_code] == ["forward", "backward"]
+    assert "def call(" in c.output_code[0].code
+
+
+def test_kernels_are_split_out_with_language_and_origin(breaks_report):
+    c = _by_id(breaks_report, "0/0")
+    fwd = [k for k in c.kernels if k.graph_kind == "forward"]
+    assert fwd and fwd[0].language == "cpp" and 'extern "C"' in fwd[0].source
+    assert set(fwd[0].source_nodes) >= {"sin", "add"}
+    assert any(loc.lineno == _line("y = x.sin() + 1") for loc in fwd[0].user_lines)
+    assert any(k.graph_kind == "backward" for k in c.kernels)
+
+
+def test_compile_times_per_stage(breaks_report):
+    c = _by_id(breaks_report, "0/0")
+    assert c.compile_time_s > 0
+    assert c.metrics["inductor_compile_time_s"] <= c.compile_time_s
+    assert breaks_report.compile_time_s >= c.compile_time_s
+
+
+def test_module_inference_graph_and_why_no_backward(module_report):
+    assert tuple(module_report.result.shape) == (2, 4)
+    c = module_report.compilations[0]
+    assert c.aot_inference is not None and c.aot_backward is None
+    assert "inference" in c.missing["aot_backward"]
+    assert c.kernels and c.output_code[0].graph_kind == "inference"
+    assert any("fc1" in (n.target + n.name) for n in c.graph.nodes)
+
+
+def test_dynamic_shapes_show_symbols(dynamic_report):
+    c = dynamic_report.compilations[0]
+    assert any(n.op == "placeholder" and n.name.startswith("s") for n in c.graph.nodes)
+    assert c.kernels and any("ks0" in k.source or "s" in k.source for k in c.kernels)
+
+
+def test_frame_without_graph_says_why():
+    r = explorer.explore(basics.no_graph, 1, 2, backend="eager")
+    assert r.result == 3
+    c = r.compilations[0]
+    assert c.graph is None and c.original_bytecode is not None
+    assert "no PyTorch operations" in c.missing["graph"]
+
+
+def test_backend_without_inductor_explains_missing_stages():
+    r = explorer.explore(basics.simple, torch.randn(3), backend="aot_eager")
+    c = r.compilations[0]
+    assert c.aot_inference is not None and c.output_code is None
+    assert "not Inductor" in c.missing["output_code"]
+
+
+def _listener_state():
+    trace = logging.getLogger(torch_compat.TRACE_LOGGER)
+    ir = [logging.getLogger(n) for n in list(torch_compat.IR_LOGGERS.values()) + [torch_compat.BYTECODE_LOGGER]]
+    from torch._dynamo import convert_frame
+
+    return (list(trace.handlers), [(l.level, l.propagate, list(l.handlers)) for l in ir],
+            len(convert_frame._bytecode_hooks), torch_compat.config_snapshot())
+
+
+def test_nothing_leaks_after_success_or_failure():
+    before = _listener_state()
+    with explorer.capture():
+        torch.compile(basics.simple, backend="eager")(torch.randn(2))
+    assert _listener_state() == before
+
+    class Boom(Exception):
+        pass
+
+    def bad(x):
+        raise Boom("from user code")
+
+    err = Boom("x")
+    with pytest.raises(Boom) as info:
+        with explorer.capture() as report:
+            torch.compile(bad, backend="eager")(torch.randn(2))
+    assert _listener_state() == before
+    assert report.error.startswith("Boom: from user code")
+    assert info.type is Boom and err is not info.value
+
+
+def test_explore_passes_exceptions_through_with_partial_report():
+    def bad(x):
+        y = x * 2
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input") as info:
+        explorer.explore(bad, torch.randn(2), backend="eager")
+    partial = info.value.explorer_report
+    assert partial.data is not None and "ValueError" in partial.error
+
+
+def test_capture_inside_capture_records_in_both():
+    with explorer.capture() as outer:
+        with explorer.capture() as inner:
+            explorer.explore(basics.simple, torch.randn(4), backend="eager")
+        explorer.explore(basics.no_graph, 1, 2, backend="eager")
+    assert len(inner.compilations) == 1
+    assert len(outer.compilations) == 2
+
+
+def test_explore_compiles_afresh_each_time():
+    counts = [len(explorer.explore(basics.simple, torch.randn(3), backend="eager").compilations)
+              for _ in range(2)]
+    assert counts == [1, 1]
+
+
+def test_unknown_events_are_kept():
+    from explorer.capture.assemble import assemble
+    from explorer.capture.recorder import Recorder
+
+    rec = Recorder()
+    rec._on_trace(logging.makeLogRecord({"metadata": {"brand_new_event": {"x": 1}, "frame_id": 0,
+                                                       "frame_compile_id": 0, "attempt": 0},
+                                         "payload": "hello"}))
+    rec._on_trace(logging.makeLogRecord({"metadata": {"report_level_event": {}}, "payload": None}))
+    data = assemble(rec, torch_version="t", device="cpu", python_version="3", wall_time_s=0, notes=[],
+                    error=None)
+    assert data.compilations[0].events[0].name == "brand_new_event"
+    assert data.compilations[0].events[0].payload == "hello"
+    assert data.events[0].name == "report_level_event"
