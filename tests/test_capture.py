@@ -22,7 +22,10 @@ def _line(text: str) -> int:
 
 
 def _by_id(report, cid):
-    return next(c for c in report.compilations if c.compile_id == cid)
+    """Compilation by compile id relative to the report's first frame ("0/1": first frame, 2nd compile)."""
+    frame, n = map(int, cid.split("/"))
+    first = int(report.compilations[0].compile_id.split("/")[0])
+    return next(c for c in report.compilations if c.compile_id == f"{first + frame}/{n}")
 
 
 def test_compile_ids_frames_and_resume_functions(breaks_report):
