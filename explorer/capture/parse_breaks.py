@@ -15,7 +15,9 @@ from typing import Optional
 from .model import GraphBreak, SourceLoc
 
 _AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
-_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)\n(?P<code>[^\n]*)', re.M)
+# a frame's source line is optional (code from <stdin> has none): never take the next frame for it
+_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)(?:\n(?!\s*File ")(?P<code>[^\n]*))?',
+                    re.M)
 _GB_RE = re.compile(r"(https?://\S+/(?P<gb>gb\d+)\.html)", re.I)
 
 
@@ -23,7 +25,7 @@ def parse_graph_break(text: str) -> GraphBreak:
     user_part = text.split("\nTraceback (most recent call last):", 1)[0]
     body, _, tb_text = user_part.partition("User code traceback:")
     traceback = tuple(
-        SourceLoc(m["file"], int(m["line"]), m["fn"].strip(), m["code"].strip() or None)
+        SourceLoc(m["file"], int(m["line"]), m["fn"].strip(), (m["code"] or "").strip() or None)
         for m in _TB_RE.finditer(tb_text)
     )
     at = _AT_RE.search(body)

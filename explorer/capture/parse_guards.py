@@ -46,10 +46,10 @@ def _guard(kind: str, rest: str, subject: Optional[str], frame_filename: Optiona
         loc = _LOC_RE.match(parts[-1])
         if loc:
             filename, lineno, fn = _full_path(loc["file"], frame_filename), int(loc["line"]), loc["fn"]
-            if len(parts) > 2:
-                source = parts[-2]
+            if len(parts) > 2:  # the user line may hold comments of its own
+                source = "  # ".join(parts[1:-1])
         else:
-            source = parts[-1]
+            source = "  # ".join(parts[1:])
     if subject == "G" or subject is None:
         subject = _subject_from_code(code) or subject
     return Guard(kind=kind, code=code, subject=subject, source=source, filename=filename,

@@ -178,3 +178,118 @@ def _code_objects(fn: Any) -> list[Any]:
         if code is not None and code not in out:
             out.append(code)
     return out
+
+
+# ---- cached guards, evaluated against new arguments (explorer.clinic.why) ----
+
+def compiled_original(fn: Any) -> Any:
+    """The user's callable behind torch.compile's wrappers (a function or an OptimizedModule)."""
+    for _ in range(8):  # torch.compile(torch.compile(f)) nests wrappers
+        inner = getattr(fn, "_orig_mod", None)  # OptimizedModule
+        if inner is None:
+            inner = getattr(fn, "_torchdynamo_orig_callable", None)
+        if inner is None or inner is fn:
+            return fn
+        fn = inner
+    return fn
+
+
+def entry_compile_id(entry: Any) -> Optional[str]:
+    cid = getattr(entry, "compile_id", None)
+    return None if cid is None else str(cid)
+
+
+def evaluate_entry_guards(entry: Any, f_locals: dict[str, Any]) -> tuple[bool, Optional[str]]:
+    """(all guards pass, torch's text for the first failing guard), without compiling.
+
+    The guard manager's ``check_verbose`` names the failing leaf; torch's own
+    recompile-reason helper turns a lambda guard's many code parts into the one
+    that failed, as ``TORCH_LOGS=recompiles`` would print it.
+    """
+    manager = entry.guard_manager
+    invalidated = getattr(manager, "invalidation_reason", None)  # DeletedGuardManagerWrapper
+    if invalidated:
+        return False, str(invalidated)
+    verdict = manager.check_verbose(f_locals)
+    if verdict.result:
+        return True, None
+    parts = "; ".join(str(p) for p in verdict.verbose_code_parts)
+    try:
+        import inspect
+
+        from torch._dynamo.guards import get_guard_fail_reason_helper as helper
+
+        extra = [getattr(entry, "backend", None)] if len(inspect.signature(helper).parameters) >= 4 else []
+        return False, helper(manager, f_locals, getattr(entry, "compile_id", None), *extra) or parts
+    except Exception:  # noqa: BLE001 - the verbose parts are the fallback answer
+        return False, parts
+
+
+# ---- used by explorer.timing (backend wrapping, kernel profiles, cold compiles) ----
+
+def kernel_profile_options(device_type: str) -> dict[str, Any]:
+    """Inductor options that make a per-kernel profile possible on this device type."""
+    if device_type == "cpu":
+        # each C++ kernel becomes a torch.profiler row named graph_<n>_<kernel name>
+        return {"cpp.enable_kernel_profile": True}
+    # Triton kernels then carry 'kernel_num_gb' (bytes moved) in their inductor_meta
+    return {"benchmark_kernel": True}
+
+
+def inductor_backend(mode: Optional[str] = None, options: Optional[dict] = None,
+                     dynamic: Optional[bool] = None) -> Callable[..., Any]:
+    """The callable torch.compile(backend="inductor", mode=, options=) itself builds.
+
+    Reusing torch's own wrapper means mode and options reach compile_fx exactly
+    as they would without the explorer in between.
+    """
+    import torch
+
+    return torch._TorchCompileInductorWrapper(mode, options, dynamic)
+
+
+def lookup_backend(name: str) -> Callable[..., Any]:
+    """A registered Dynamo backend ("eager", "aot_eager", "inductor", ...) by name."""
+    from torch._dynamo import lookup_backend as lookup
+
+    return lookup(name)
+
+
+@contextlib.contextmanager
+def cold_compile() -> Iterator[None]:
+    """Compiles inside miss every cache, so compile times are honest cold-start figures."""
+    import torch
+
+    saved = torch.compiler.config.force_disable_caches
+    torch.compiler.config.force_disable_caches = True
+    try:
+        try:
+            from torch._inductor.utils import fresh_cache as fresh
+        except ImportError:  # older name
+            from torch._inductor.utils import fresh_inductor_cache as fresh
+        with fresh():
+            yield
+    finally:
+        torch.compiler.config.force_disable_caches = saved
+
+
+def bytecode_hook_count() -> int:
+    """How many Dynamo bytecode hooks are registered (tests check that none leak)."""
+    from torch._dynamo import convert_frame
+
+    return len(getattr(convert_frame, "_bytecode_hooks", {}))
+
+
+def forget_compiled(code: Any) -> None:
+    """Drops Dynamo's compiled versions of a code object that will never run again.
+
+    Dynamo puts helpers (``__compiled_fn_N``, ``__resume_at_N``) in the frame's
+    globals and removes them when the compiled code dies; for a function with a
+    graph break that never happens on its own (its resume function, held by those
+    globals, keeps the original code alive). Resetting the code breaks the cycle.
+    """
+    try:
+        from torch._dynamo.eval_frame import reset_code
+    except ImportError:
+        return
+    reset_code(code)

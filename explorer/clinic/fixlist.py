@@ -1,0 +1,160 @@
+"""The de-duplicated "what to fix" list: one row per distinct graph-break site.
+
+A break site is a user line plus the reason torch gave there: the same line hit
+by several compilations (recompiles, loops re-entering a resume function) is
+one row with a count, and two different reasons on one line are two rows,
+because each needs its own fix.
+
+Order, most costly first: how many compilations hit the site (each hit ends a
+graph and runs that line in Python), then how many resume functions it spawned
+(each is a further frame to compile and guard), then file and line order so
+the list is stable. How many operations ran outside graphs is not known from
+the capture, so it is not used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..capture.model import CaptureData, Compilation, GraphBreak, SourceLoc
+from .locate import basename, rel, repaired, user_frame
+
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+@dataclass(frozen=True)
+class BreakSite:
+    """One place in user code where Dynamo ended a graph, with everything needed to fix it."""
+
+    filename: Optional[str]
+    lineno: Optional[int]
+    source_line: Optional[str]
+    function: Optional[str]
+    reason: str
+    explanation: Optional[str] = None
+    hints: tuple[str, ...] = ()
+    gb_code: Optional[str] = None
+    doc_url: Optional[str] = None
+    compile_ids: tuple[str, ...] = ()  # compilations that hit this site
+    resume_ids: tuple[str, ...] = ()  # compilations of the resume functions that picked up after it
+    resume_functions: tuple[str, ...] = ()
+    user_traceback: tuple[SourceLoc, ...] = ()
+    stopped_at: Optional[SourceLoc] = None  # where Dynamo stopped, when that is library code
+    frame_abandoned: bool = False  # Dynamo gave up on the whole frame: all of it ran in Python
+    ran_as_python: str = ""  # plain words: what then ran outside any graph
+    breaks: tuple[GraphBreak, ...] = field(default=(), repr=False)
+
+    @property
+    def count(self) -> int:
+        return len(self.compile_ids)
+
+    @property
+    def location(self) -> str:
+        return f"{rel(self.filename)}:{self.lineno}" if self.lineno else rel(self.filename)
+
+    def line(self) -> str:
+        """``file:line: reason  [GBxxxx] (N compilations)``: the CLI's and CI's format."""
+        code = f"  [{self.gb_code}]" if self.gb_code else ""
+        n = f" ({self.count} compilation{'s' if self.count != 1 else ''})"
+        return f"{self.location}: {self.reason}{code}{n}"
+
+
+def fix_list(data: CaptureData) -> list[BreakSite]:
+    """Every distinct graph-break site in ``data``, most costly first (see module docstring)."""
+    groups: dict[tuple, list[tuple[Compilation, GraphBreak]]] = {}
+    for comp, brk in data.graph_breaks:
+        groups.setdefault(_key(brk), []).append((comp, brk))
+    sites = [_site(hits, data) for hits in groups.values()]
+    return sorted(sites, key=lambda s: (-s.count, -len(s.resume_ids), s.filename or "~", s.lineno or 0, s.reason))
+
+
+def _key(brk: GraphBreak) -> tuple:
+    loc = _user_loc(brk)
+    return (loc.filename if loc else brk.filename, loc.lineno if loc else brk.lineno, brk.gb_code or brk.reason)
+
+
+def _user_loc(brk: GraphBreak) -> Optional[SourceLoc]:
+    loc = user_frame(brk.user_traceback)
+    if loc is not None:
+        return loc
+    if brk.filename:
+        return SourceLoc(brk.filename, brk.lineno, None, brk.source_line)
+    return None
+
+
+def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData) -> BreakSite:
+    comp, brk = hits[0]
+    loc = _user_loc(brk)
+    stopped = _stopped_at(brk, loc)
+    resumes = _resumes([b for _, b in hits], data)
+    abandoned = any(c.status == "failed" for c, _ in hits)
+    function = (loc.function if loc else None) or _frame_function(brk) or comp.frame.name
+    source = (loc.code if loc and loc.code else None) or (brk.source_line if stopped is None else None)
+    site = BreakSite(
+        filename=loc.filename if loc else brk.filename, lineno=loc.lineno if loc else brk.lineno,
+        source_line=source, function=function, reason=brk.reason, explanation=brk.explanation,
+        hints=brk.hints, gb_code=brk.gb_code, doc_url=brk.doc_url,
+        compile_ids=tuple(dict.fromkeys(c.compile_id for c, _ in hits)),
+        resume_ids=tuple(c.compile_id for c in resumes),
+        resume_functions=tuple(dict.fromkeys(c.frame.name for c in resumes)),
+        user_traceback=repaired(brk.user_traceback), stopped_at=stopped, frame_abandoned=abandoned,
+        breaks=tuple(b for _, b in hits),
+    )
+    return _with_words(site, [c for c, _ in hits])
+
+
+def _stopped_at(brk: GraphBreak, user: Optional[SourceLoc]) -> Optional[SourceLoc]:
+    """Where Dynamo stopped, when that is not the user's line (a library function it called)."""
+    if user is None or not brk.filename or (user.filename, user.lineno) == (brk.filename, brk.lineno):
+        return None
+    return SourceLoc(brk.filename, brk.lineno, _frame_function(brk), brk.source_line)
+
+
+def _frame_function(brk: GraphBreak) -> Optional[str]:
+    frames = repaired(brk.user_traceback)
+    for loc in reversed(frames):
+        if (loc.filename, loc.lineno) == (brk.filename, brk.lineno):
+            return loc.function
+    return frames[-1].function if frames else None
+
+
+def _resumes(breaks: list[GraphBreak], data: CaptureData) -> list[Compilation]:
+    """Compilations of ``torch_dynamo_resume_in_<fn>_at_<line>`` for any frame of the break's traceback."""
+    wanted = {(loc.filename, loc.function, loc.lineno) for b in breaks for loc in repaired(b.user_traceback)}
+    return [c for c in data.compilations if resume_of(c) is not None
+            and (c.frame.filename, *resume_of(c)) in wanted]
+
+
+def _innermost_name(fn: str) -> str:
+    """A resume function of a resume function is named after the original function."""
+    m = _RESUME_RE.match(fn)
+    return _innermost_name(m["fn"]) if m else fn
+
+
+def resume_of(comp: Compilation) -> Optional[tuple[str, int]]:
+    """(function, line) a resume function continues after, or None for an ordinary frame."""
+    m = _RESUME_RE.match(comp.frame.name)
+    return (_innermost_name(m["fn"]), int(m["line"])) if m else None
+
+
+def _with_words(site: BreakSite, comps: list[Compilation]) -> BreakSite:
+    """The plain-words account of what ran outside any graph because of this break."""
+    fn = site.function or "the function"
+    line = f"line {site.lineno}" + (f" (`{site.source_line}`)" if site.source_line else "")
+    if site.frame_abandoned:
+        gave_up = ", ".join(dict.fromkeys(c.frame.name for c in comps if c.status == "failed"))
+        words = (f"Dynamo could not continue after this break and gave up on {gave_up}: "
+                 f"that frame ran entirely as ordinary Python, with no graph.")
+    elif site.resume_functions:
+        names = ", ".join(site.resume_functions)
+        words = (f"{line} ran as ordinary Python, outside any graph; execution then continued in "
+                 f"{names} (compilation{'s' if len(site.resume_ids) > 1 else ''} {', '.join(site.resume_ids)}).")
+    else:
+        words = f"{line} and the rest of {fn} after it ran as ordinary Python, outside any graph."
+    if site.stopped_at is not None:
+        words += (f" Dynamo stopped inside {basename(site.stopped_at.filename)}:{site.stopped_at.lineno}"
+                  f" ({site.stopped_at.function or '?'}), called from this line.")
+    return dataclasses.replace(site, ran_as_python=words)

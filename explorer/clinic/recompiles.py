@@ -1,0 +1,340 @@
+"""Why a frame was compiled again: torch's recompile reason -> guard, old -> new value, remedy.
+
+torch writes one reason per cached entry it tried, newest first, each
+``<compile id>: <first failing check>`` (local names lose their ``L['...']``),
+optionally followed by ``User stack trace:`` lines. The check is either a tensor
+message from the C++ guard (``tensor 'x' size mismatch at index 0. expected 8,
+actual 16``; dtype, stride, rank, requires_grad, device, dispatch keys) or the
+code of the guard that failed (``n == 3  # user line  # file:line in fn``,
+``___check_obj_id(...)``, a shape range like ``2 <= x.size()[0]``).
+Hitting the recompile limit is not a reason line: torch fails the next
+compilation with "Dynamo recompile limit exceeded" (GB0039), which is what
+``explain_recompile`` looks for.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from ..capture.model import CaptureData, Compilation, Guard
+
+_ENTRY_RE = re.compile(r"^(?P<cid>\[?\d+/\d+(?:_\d+)?\]?): (?P<text>.*)$")
+_TENSOR_RE = re.compile(r"^tensor '(?P<name>.+?)' (?P<what>.*)$")
+_AT_INDEX_RE = re.compile(r"(?P<kind>size|stride) mismatch at index (?P<dim>\d+)\. "
+                          r"expected (?P<old>[^,]+), actual (?P<new>.+)$")
+_EXPECTED_RE = re.compile(r"(?P<kind>dtype|rank|dispatch key set) mismatch\. "
+                          r"expected (?P<old>.+?), actual (?P<new>.+)$")
+_REQUIRES_GRAD_RE = re.compile(r"requires_grad mismatch\. expected requires_grad=(?P<old>\d)")
+_DEVICE_RE = re.compile(r"device index mismatch\. Expected device index to be (?P<old>\S+?),? actual (?P<new>\S+)",
+                        re.I)
+_EQUALS_RE = re.compile(r"^(?P<subject>[\w.\[\]'\"]+) == (?P<old>.+)$")
+_OBJ_ID_RE = re.compile(r"___check_obj_id\((?P<subject>.+?), \d+\)")
+_TYPE_ID_RE = re.compile(r"___check_type_id\((?P<subject>.+?), \d+\)")
+_SHAPE_RE = re.compile(r"(?P<subject>[\w.]+)\.size\(\)\[(?P<dim>\d+)\]")
+_LIMIT_RE = re.compile(r"recompile[_ ]limit|cache_size_limit|cache size limit", re.I)
+_LIMIT_VALUE_RE = re.compile(r"currently set to (?P<n>\d+)")
+_LOCAL_RE = re.compile(r"L\[\s*['\"](.*?)['\"]\s*\]")
+_STACK_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in \S+\n(?P<code>[^\n]*)', re.M)
+
+
+@dataclass(frozen=True)
+class GuardFailure:
+    """One cached entry's first failing guard, in the user's terms."""
+
+    against: str  # compile id of the cached entry whose guard failed, e.g. "0/0"
+    text: str  # torch's words for the failing check
+    # size | stride | rank | dtype | requires_grad | device | dispatch_keys | value | identity | type
+    # | shape | global_state | invalidated | backend | other
+    kind: str
+    subject: Optional[str] = None  # the guarded value as the user names it, e.g. "x" or "self.w"
+    dim: Optional[int] = None
+    old: Optional[str] = None  # the value the cached graph was specialised to
+    new: Optional[str] = None  # the value this call had, when torch or the new graph shows it
+    guard: Optional[Guard] = None  # the matching guard of compilation ``against``
+    remedy: str = ""
+    filename: Optional[str] = None  # the user line that introduced the guard
+    lineno: Optional[int] = None
+    source: Optional[str] = None
+
+    def describe(self) -> str:
+        """E.g. ``size of x at dim 0: 8 -> 16``."""
+        what = {"size": "size", "stride": "stride", "rank": "number of dims", "dtype": "dtype",
+                "requires_grad": "requires_grad", "device": "device", "dispatch_keys": "dispatch keys",
+                "value": "value", "identity": "object identity", "type": "type",
+                "shape": "shape range"}.get(self.kind)
+        if what is None or not self.subject:
+            return self.text
+        if self.kind == "shape":
+            return f"size of {self.subject} at dim {self.dim} left the range compiled for: {self.old}"
+        where = f" at dim {self.dim}" if self.dim is not None else ""
+        change = ""
+        if self.old is not None or self.new is not None:
+            old = self.old if self.old is not None else "?"
+            change = f": {old} -> {self.new if self.new is not None else 'a new value'}"
+        return f"{what} of {self.subject}{where}{change}"
+
+    @property
+    def guard_line(self) -> Optional[str]:
+        """``file:line `source``` of the user line that introduced the guard, if torch recorded it."""
+        if not self.lineno:
+            return None
+        where = f"{(self.filename or '?').rsplit('/', 1)[-1]}:{self.lineno}"
+        return where + (f" `{self.source}`" if self.source else "")
+
+
+@dataclass(frozen=True)
+class RecompileExplanation:
+    compile_id: str
+    frame_name: str
+    failures: tuple[GuardFailure, ...] = ()  # one per cached entry torch tried, newest first
+    limit_hit: bool = False
+    limit: Optional[int] = None
+    reason_text: str = ""
+
+    @property
+    def primary(self) -> Optional[GuardFailure]:
+        return self.failures[0] if self.failures else None
+
+    @property
+    def remedy(self) -> str:
+        if self.limit_hit:
+            limit = f"now {self.limit}; " if self.limit is not None else ""
+            cause = f", or remove the cause: {self.primary.remedy}" if self.primary else ""
+            return f"raise torch._dynamo.config.recompile_limit ({limit}cache_size_limit on older torch){cause}"
+        return self.primary.remedy if self.primary else ""
+
+    def one_line(self) -> str:
+        """``0/1 f: size of x at dim 0: 8 -> 16 (guard from f.py:3 `y = x.sin()`); fix: ...``."""
+        head = f"{self.compile_id} {self.frame_name}: "
+        if self.limit_hit:
+            head += (f"recompile limit ({self.limit if self.limit is not None else '?'}) hit: "
+                     f"new inputs of this frame now run without compiling; last failure: ")
+        p = self.primary
+        if p is None:
+            return head + (self.reason_text.splitlines()[0] if self.reason_text else "recompiled")
+        line = f" (guard from {p.guard_line})" if p.guard_line else ""
+        return f"{head}{p.describe()}{line}; fix: {self.remedy}"
+
+
+def explain_recompile(comp: Compilation, data: CaptureData) -> Optional[RecompileExplanation]:
+    """Explains ``comp``'s recompile (or its hitting the recompile limit); None if it was a first compile."""
+    limit_hit = bool(comp.failure and _LIMIT_RE.search(comp.failure))
+    if not comp.recompile_reason and not limit_hit:
+        return None
+    by_id = {c.compile_id: c for c in data.compilations}
+    entries = reason_entries(comp.recompile_reason or "")
+    failures = tuple(_failure(cid, block, by_id.get(cid.strip("[]")), comp) for cid, block in entries)
+    limit = None
+    if limit_hit:
+        m = _LIMIT_VALUE_RE.search(comp.failure or "")
+        limit = int(m["n"]) if m else None
+    return RecompileExplanation(compile_id=comp.compile_id, frame_name=_frame_name(comp, data),
+                                failures=failures, limit_hit=limit_hit, limit=limit,
+                                reason_text=comp.recompile_reason or "")
+
+
+def explain_recompiles(data: CaptureData) -> list[RecompileExplanation]:
+    """Every recompile in ``data``, in compile order."""
+    out = [explain_recompile(c, data) for c in data.compilations]
+    return [e for e in out if e is not None]
+
+
+def reason_entries(text: str) -> list[tuple[str, str]]:
+    """``[(compile id, that entry's text with its user stack trace)]``, newest cached entry first."""
+    entries: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        m = _ENTRY_RE.match(line)
+        if m:
+            entries.append((m["cid"], [m["text"]]))
+        elif entries:
+            entries[-1][1].append(line)
+    if not entries and text.strip():
+        return [("?", text.strip())]
+    return [(cid, "\n".join(lines)) for cid, lines in entries]
+
+
+def _reason_location(block: str) -> tuple[Optional[str], Optional[int], Optional[str]]:
+    """(file, line, source) of the user line behind a failing check, from torch's own text."""
+    frames = _STACK_RE.findall(block)
+    if frames:
+        filename, lineno, code = frames[-1]
+        return filename, int(lineno), code.strip() or None
+    parts = [p.strip() for p in re.split(r"\s+# ", block.splitlines()[0].strip())]
+    if len(parts) >= 3:
+        loc = re.match(r"^(?P<file>\S+):(?P<line>\d+) in ", parts[2])
+        if loc:
+            return loc["file"], int(loc["line"]), parts[1] or None
+    return None, None, None
+
+
+def classify(text: str) -> dict:
+    """The failing check's kind, subject, dim and old/new values, from torch's words alone."""
+    check = _code_part(text)
+    m = _TENSOR_RE.match(check)
+    if m:
+        return _tensor_failure(_strip_locals(m["name"]), m["what"])
+    if "invalidated" in check or "deallocated" in check:
+        return {"kind": "invalidated"}
+    if check.startswith("BACKEND_MATCH"):
+        return {"kind": "backend"}
+    if "global_state" in check.lower() or "GLOBAL_STATE" in check or "torch_function_mode_stack" in check:
+        return {"kind": "global_state", "old": _global_state_detail(check)}
+    m = _OBJ_ID_RE.search(check)
+    if m:
+        return {"kind": "identity", "subject": _strip_locals(m["subject"])}
+    m = _TYPE_ID_RE.search(check)
+    if m:
+        return {"kind": "type", "subject": _strip_locals(m["subject"])}
+    m = _SHAPE_RE.search(check)
+    if m:
+        return {"kind": "shape", "subject": _strip_locals(m["subject"]), "dim": int(m["dim"]), "old": check}
+    m = _EQUALS_RE.match(check)
+    if m:
+        return {"kind": "value", "subject": _strip_locals(m["subject"]), "old": m["old"].strip()}
+    return {"kind": "other"}
+
+
+def _tensor_failure(name: str, what: str) -> dict:
+    m = _AT_INDEX_RE.search(what)
+    if m:
+        return {"kind": m["kind"], "subject": name, "dim": int(m["dim"]), "old": m["old"].strip(),
+                "new": m["new"].strip()}
+    m = _EXPECTED_RE.search(what)
+    if m:
+        kind = "dispatch_keys" if m["kind"] == "dispatch key set" else m["kind"]
+        return {"kind": kind, "subject": name, "old": m["old"].strip(), "new": m["new"].strip()}
+    m = _REQUIRES_GRAD_RE.search(what)
+    if m:
+        old = m["old"] == "1"
+        return {"kind": "requires_grad", "subject": name, "old": str(old), "new": str(not old)}
+    m = _DEVICE_RE.search(what)
+    if m:
+        return {"kind": "device", "subject": name, "old": m["old"], "new": m["new"]}
+    return {"kind": "other", "subject": name}
+
+
+def _code_part(text: str) -> str:
+    """The check without torch's trailing ``# user line  # file:line`` comments."""
+    return re.split(r"\s+# ", text.strip(), maxsplit=1)[0].strip()
+
+
+def _strip_locals(s: str) -> str:
+    return _LOCAL_RE.sub(r"\1", s).strip()
+
+
+def _global_state_detail(check: str) -> Optional[str]:
+    m = re.search(r"GLOBAL_STATE changed: (.*)", check)
+    return m.group(1).strip() if m else None
+
+
+def _failure(cid: str, block: str, cached: Optional[Compilation], new: Compilation) -> GuardFailure:
+    text = block.splitlines()[0].strip()
+    info = classify(text)
+    guard = _matching_guard(cached, info, text) if cached is not None else None
+    if info.get("kind") == "value" and info.get("new") is None:
+        info["new"] = _new_value(new, info.get("subject"))
+    return failure_from(cid, block, info, guard, in_resume=new.frame.name if new.is_resume else None)
+
+
+def failure_from(cid: str, block: str, info: dict, guard: Optional[Guard] = None,
+                 in_resume: Optional[str] = None) -> GuardFailure:
+    """A GuardFailure located at the guard's user line, else at the line torch's text names."""
+    if guard is not None and guard.lineno:
+        # the guard's text loses a source line's own "# comment" (the tree uses "  # " as separator)
+        full = linecache.getline(guard.filename or "", guard.lineno).strip()
+        where = (guard.filename, guard.lineno, full or guard.source)
+    else:
+        where = _reason_location(block)
+    return GuardFailure(against=cid.strip("[]"), text=block.splitlines()[0].strip(), guard=guard,
+                        remedy=remedy_for(info, in_resume), filename=where[0], lineno=where[1], source=where[2], **info)
+
+
+def _matching_guard(comp: Compilation, info: dict, text: str) -> Optional[Guard]:
+    """The cached compilation's guard that failed: same check code, else same subject and kind."""
+    code = _code_part(text)
+    for g in comp.guards:
+        if _strip_locals(g.code) == code:
+            return g
+    subject = info.get("subject")
+    if not subject:
+        return None
+    wanted_kinds = {"size": ("TENSOR_MATCH",), "stride": ("TENSOR_MATCH",), "rank": ("TENSOR_MATCH",),
+                    "dtype": ("TENSOR_MATCH",), "requires_grad": ("TENSOR_MATCH",), "device": ("TENSOR_MATCH",),
+                    "dispatch_keys": ("TENSOR_MATCH",), "value": ("EQUALS_MATCH", "CONSTANT_MATCH"),
+                    "identity": ("ID_MATCH",), "type": ("TYPE_MATCH",)}.get(info["kind"], ())
+    same = [g for g in comp.guards if g.subject and _strip_locals(g.subject) == subject]
+    for g in same:
+        if g.kind in wanted_kinds:
+            return g
+    return same[0] if same else None
+
+
+def _new_value(new: Compilation, subject: Optional[str]) -> Optional[str]:
+    """The new compilation's own ``== value`` guard on the same subject shows the value this call had."""
+    if not subject:
+        return None
+    for g in new.guards:
+        if g.subject and _strip_locals(g.subject) == subject:
+            m = _EQUALS_RE.match(_strip_locals(g.code))
+            if m:
+                return m["old"].strip()
+    return None
+
+
+def remedy_for(info: dict, in_resume: Optional[str] = None) -> str:
+    """The usual change that avoids this recompile, in words a user can act on.
+
+    In a resume function the guarded value is a local carried across a graph
+    break, which the user cannot mark; the fix is on the input it came from.
+    """
+    kind, subject, dim = info.get("kind"), info.get("subject") or "the input", info.get("dim")
+    if in_resume and kind in ("size", "shape", "value", "stride"):
+        return (f"{subject} is a local carried across a graph break into {in_resume}; mark the input it comes "
+                f"from dynamic (torch._dynamo.mark_dynamic(input, dim)) or use torch.compile(..., dynamic=True), "
+                f"and fixing the graph break removes this recompile")
+    if kind in ("size", "shape"):
+        d = dim if dim is not None else 0
+        arg = subject.split(".")[0].split("[")[0]
+        return (f"mark the dimension dynamic before the first call: torch._dynamo.mark_dynamic({arg}, {d}) "
+                f"(or torch.compile(..., dynamic=True)); without that Dynamo makes it dynamic itself "
+                f"after this one recompile")
+    if kind in ("stride", "rank"):
+        return f"pass {subject} with a consistent layout (e.g. .contiguous()) and number of dims"
+    if kind == "dtype":
+        return (f"convert {subject} to one dtype before the call (e.g. {subject}.float()); "
+                f"each dtype needs its own graph")
+    if kind == "requires_grad":
+        return (f"call with the same requires_grad for {subject} each time (or always under torch.no_grad()); "
+                f"training and inference need different graphs")
+    if kind == "device":
+        return f"keep {subject} on one device; each device needs its own graph"
+    if kind == "value":
+        return (f"{subject} is a Python constant baked into the graph: pass it as a tensor (torch.tensor({subject})), "
+                f"or let it be dynamic (torch.compile(..., dynamic=True)); an int used in control flow "
+                f"such as range({subject}) stays specialised")
+    if kind == "identity":
+        return (f"{subject} is a different object than before (a new module, function or lambda per call?): "
+                f"create it once and reuse it")
+    if kind == "type":
+        return f"pass {subject} with the same type each call"
+    if kind == "global_state":
+        return "keep grad mode, autocast and similar global settings the same across calls"
+    if kind == "invalidated":
+        return "an object the graph depended on was freed or changed; keep it alive and unchanged"
+    if kind == "backend":
+        return "reuse one backend object across torch.compile calls"
+    return "see the failing guard; TORCH_LOGS=recompiles_verbose lists every failing guard"
+
+
+def _frame_name(comp: Compilation, data: CaptureData) -> str:
+    """A compilation that failed early lacks its frame; earlier compilations of the same frame id have it."""
+    if comp.frame.name != "?":
+        return comp.frame.name
+    frame_id = comp.compile_id.split("/")[0]
+    for c in data.compilations:
+        if c.compile_id.split("/")[0] == frame_id and c.frame.name != "?":
+            return c.frame.name
+    return "?"

@@ -1,0 +1,209 @@
+"""Recompiles explained (failing guard, old -> new value, user line, remedy), the
+recompile limit reported as such, and why_recompile predicting guard failures."""
+
+import logging
+import warnings
+
+import pytest
+
+from corpus import recompiles as prog
+
+
+@pytest.fixture(scope="module")
+def recompile_data():
+    import torch
+
+    import explorer
+
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)  # the recompile-limit warning
+    try:
+        with warnings.catch_warnings(), explorer.capture() as report:
+            warnings.simplefilter("ignore")
+            scaled = torch.compile(prog.scaled, backend="eager")
+            scaled(torch.randn(8))
+            scaled(torch.randn(16))  # size 8 -> 16
+            scaled(torch.randn(16, dtype=torch.float64))  # float32 -> float64
+            offset = torch.compile(prog.offset, backend="eager")
+            offset(torch.randn(4), 3)
+            offset(torch.randn(4), 4)  # int 3 -> 4
+            carried = torch.compile(prog.carried, backend="eager")
+            carried(torch.randn(8))
+            carried(torch.randn(16))  # recompiles the function and its resume function
+            repeat = torch.compile(prog.repeat, backend="eager")
+            for n in range(1, 11):  # range(n) keeps n specialised: hits the limit of 8
+                repeat(torch.randn(2), n)
+    finally:
+        logging.getLogger("torch._dynamo").setLevel(logging.NOTSET)
+    return report.data
+
+
+def _frame_id(data, name):
+    return next(c.compile_id.split("/")[0] for c in data.compilations if c.frame.name == name)
+
+
+def _comps(data, name):
+    """All compilations of one frame, also one that failed before its frame was known."""
+    return [c for c in data.compilations if c.compile_id.split("/")[0] == _frame_id(data, name)]
+
+
+def _explained(data, name):
+    from explorer.clinic import explain_recompile
+
+    return [e for e in (explain_recompile(c, data) for c in _comps(data, name)) if e is not None]
+
+
+def test_first_compilations_need_no_explanation(recompile_data):
+    from explorer.clinic import explain_recompile
+
+    first = _comps(recompile_data, "scaled")[0]
+    assert explain_recompile(first, recompile_data) is None
+
+
+def test_a_size_change_names_the_tensor_dim_old_and_new_size(recompile_data):
+    size_change = _explained(recompile_data, "scaled")[0]
+    p = size_change.primary
+    assert (p.kind, p.subject, p.dim, p.old, p.new) == ("size", "x", 0, "8", "16")
+    assert p.describe() == "size of x at dim 0: 8 -> 16"
+    assert p.guard is not None and p.guard.kind == "TENSOR_MATCH" and "size=[8]" in p.guard.code
+    assert p.lineno == prog.line_of(prog.scaled, "# GUARD: x") and p.source.startswith("return x.sin()")
+    assert "torch._dynamo.mark_dynamic(x, 0)" in size_change.remedy
+
+
+def test_a_dtype_change_names_old_and_new_dtype(recompile_data):
+    dtype_change = _explained(recompile_data, "scaled")[1]
+    p = dtype_change.primary
+    assert (p.kind, p.subject, p.old, p.new) == ("dtype", "x", "Float", "Double")
+    assert len(dtype_change.failures) == 2  # both cached entries were tried, newest first
+    fid = _frame_id(recompile_data, "scaled")
+    assert [f.against for f in dtype_change.failures] == [f"{fid}/1", f"{fid}/0"]
+    assert dtype_change.failures[1].old == "Float" and dtype_change.failures[1].guard is not None
+
+
+def test_a_python_int_change_names_the_argument_and_both_values(recompile_data):
+    int_change = _explained(recompile_data, "offset")[0]
+    p = int_change.primary
+    assert (p.kind, p.subject, p.old) == ("value", "n", "3")
+    assert p.guard is not None and p.guard.kind == "EQUALS_MATCH"
+    assert p.lineno == prog.line_of(prog.offset, "# GUARD: n")
+    assert "torch.tensor(n)" in int_change.remedy
+
+
+def test_hitting_the_recompile_limit_is_reported_as_such(recompile_data):
+    explained = _explained(recompile_data, "repeat")
+    limit = [e for e in explained if e.limit_hit]
+    assert len(limit) == 1 and explained[-1] is limit[0]
+    hit = limit[0]
+    assert hit.frame_name == "repeat" and hit.limit == 8
+    assert hit.primary.kind == "value" and hit.primary.subject == "n" and hit.primary.old == "8"
+    assert "recompile_limit" in hit.remedy
+    assert "recompile limit (8) hit" in hit.one_line()
+    assert all(not e.limit_hit for e in explained[:-1]) and len(explained) == 8
+    assert explained[0].primary.old == "1" and explained[0].primary.new == "2"
+
+
+def test_a_local_carried_across_a_break_gets_the_remedy_on_its_input(recompile_data):
+    from explorer.clinic import explain_recompiles
+
+    resume = [e for e in explain_recompiles(recompile_data) if e.frame_name.startswith("torch_dynamo_resume_in_carried")]
+    assert len(resume) == 1
+    p = resume[0].primary
+    assert (p.kind, p.subject, p.old, p.new) == ("size", "y", "8", "16")
+    assert p.lineno == prog.line_of(prog.carried, "# GUARD: y")
+    assert "carried across a graph break" in resume[0].remedy and "mark_dynamic(y" not in resume[0].remedy
+
+
+@pytest.mark.parametrize("reason, described, remedy_words", [
+    ("0/0: tensor 'x' stride mismatch at index 1. expected 1, actual 4", "stride of x at dim 1: 1 -> 4", "contiguous"),
+    ("0/0: tensor 'x' rank mismatch. expected 1, actual 2", "number of dims of x: 1 -> 2", "number of dims"),
+    ("0/0: tensor 'w' requires_grad mismatch. expected requires_grad=0", "requires_grad of w: False -> True",
+     "no_grad"),
+    ("0/0: ___check_obj_id(fn, 140000000000)", "object identity of fn", "reuse it"),
+    ("[0/0]: ___check_type_id(n, 9412)  # return x * n  # f.py:3 in f", "type of n", "same type"),
+    ("0/0: 2 <= x.size()[0]  # return x * 2  # f.py:3 in f", "size of x at dim 0 left the range compiled for: 2 <= x.size()[0]",
+     "mark_dynamic(x, 0)"),
+    ("0/0: GLOBAL_STATE changed: grad_mode ", "GLOBAL_STATE changed: grad_mode", "grad mode"),
+    ("0/0: Cache line invalidated because L['m'] got deallocated", "Cache line invalidated because L['m'] got deallocated",
+     "keep it alive"),
+])
+def test_torchs_other_guard_failures_are_described(reason, described, remedy_words):
+    from explorer.capture.model import Compilation, Frame
+    from explorer.clinic import explain_recompile
+    from explorer.capture.model import CaptureData
+
+    comp = Compilation("0/1", Frame("f", "f.py", 1), "compiled", recompile_reason=reason)
+    explained = explain_recompile(comp, CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
+    assert explained.primary.describe() == described
+    assert remedy_words in explained.remedy
+
+
+def test_render_text_gives_one_line_per_recompile(recompile_data):
+    from explorer.clinic import explain_recompiles, render_text
+
+    text = render_text(recompile_data)
+    assert text.startswith("graph breaks: 1 site to fix (2 breaks)")  # prog.carried
+    lines = [l for l in text.splitlines() if l.startswith("  ")]
+    assert len(lines) == len(explain_recompiles(recompile_data)) == 13
+    assert any("size of x at dim 0: 8 -> 16" in l and "mark_dynamic" in l for l in lines)
+
+
+# ---- why_recompile: guard verdicts for new arguments, without compiling ----
+
+@pytest.fixture(scope="module")
+def compiled_target():
+    import torch
+
+    compiled = torch.compile(prog.why_target, backend="eager")
+    compiled(torch.randn(8))
+    return compiled
+
+
+def test_a_new_size_is_predicted_to_fail_the_size_guard(compiled_target):
+    import torch
+
+    from explorer.clinic import why_recompile, would_reuse
+
+    verdicts = why_recompile(compiled_target, torch.randn(16))
+    assert len(verdicts) == 1 and not verdicts[0].reused
+    f = verdicts[0].failure
+    assert (f.kind, f.subject, f.dim, f.old, f.new) == ("size", "x", 0, "8", "16")
+    assert would_reuse(verdicts) is None
+    assert "fails: size of x at dim 0: 8 -> 16" in str(verdicts[0])
+
+
+def test_the_same_size_is_predicted_to_reuse_the_entry_and_nothing_compiles(compiled_target):
+    import torch
+
+    from explorer.clinic import why_recompile, would_reuse
+    from explorer.capture import torch_compat
+
+    before = len(torch_compat.cache_entries(prog.why_target.__code__))
+    verdicts = why_recompile(prog.why_target, torch.randn(8))  # the original function works too
+    assert [v.reused for v in verdicts] == [True]
+    assert would_reuse(verdicts) == verdicts[0].compile_id
+    why_recompile(compiled_target, torch.randn(32, 2))
+    assert len(torch_compat.cache_entries(prog.why_target.__code__)) == before
+
+
+def test_why_recompile_on_a_module_binds_self_and_names_the_input():
+    import torch
+
+    from explorer.clinic import why_recompile
+
+    model = torch.compile(prog.Scale(), backend="eager")
+    with torch.no_grad():
+        model(torch.randn(2, 4))
+        same = why_recompile(model, torch.randn(2, 4))
+        other = why_recompile(model, torch.randn(3, 4))
+    assert [v.reused for v in same] == [True]
+    assert other[0].failure.kind == "size" and other[0].failure.subject == "x"
+
+
+def test_why_recompile_on_a_function_never_compiled_says_so():
+    import torch
+
+    from explorer.clinic import why_recompile
+
+    def never(x):
+        return x + 1
+
+    assert why_recompile(never, torch.randn(2)) == []
