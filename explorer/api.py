@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Callable, Iterator, Optional
 
+from .capture.model import CaptureData, GraphBreak
 from .capture.session import CaptureSession
 from .report import Report
 
@@ -47,15 +49,32 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
         with capture() as report:
             report.result = compiled(*args, **kwargs)
     except BaseException as e:
-        _attach(e, report)
+        _explain_failure(e, report)
         raise
     return report
 
 
-def _attach(exc: BaseException, report: Report) -> None:
+def _explain_failure(exc: BaseException, report: Report) -> None:
+    """Puts a fullgraph failure into the report as a graph break, and the report on the exception."""
+    from .clinic import explain_exception
+
+    brk = explain_exception(exc)
+    if brk is not None and report.data is not None:
+        report.data = with_failure_break(report.data, brk)
     try:
         exc.explorer_report = report  # type: ignore[attr-defined]
         if hasattr(exc, "add_note"):
-            exc.add_note("compile-explorer: the partial report is on this exception as .explorer_report")
+            where = f" ({brk.filename}:{brk.lineno}: {brk.reason})" if brk is not None else ""
+            exc.add_note(f"compile-explorer: the partial report is on this exception as .explorer_report{where}")
     except Exception:  # noqa: BLE001 - some exception types refuse attributes
         pass
+
+
+def with_failure_break(data: CaptureData, brk: GraphBreak) -> CaptureData:
+    """The failed compilation (the last one without a break) gets the break that failed it."""
+    comps = list(data.compilations)
+    for i in range(len(comps) - 1, -1, -1):
+        if comps[i].status == "failed" and comps[i].graph_break is None:
+            comps[i] = dataclasses.replace(comps[i], graph_break=brk)
+            return dataclasses.replace(data, compilations=tuple(comps))
+    return data

@@ -215,3 +215,18 @@ def test_unknown_events_are_kept():
     assert data.compilations[0].events[0].name == "brand_new_event"
     assert data.compilations[0].events[0].payload == "hello"
     assert data.events[0].name == "report_level_event"
+
+
+def test_fullgraph_failure_is_reported_as_the_break_that_failed_it():
+    def f(x):
+        y = x + 1
+        print("no graph break allowed")
+        return y
+
+    with pytest.raises(Exception) as info:
+        explorer.explore(f, torch.randn(2), backend="eager", fullgraph=True)
+    assert type(info.value).__name__ == "Unsupported", "torch's own exception type, unchanged"
+    report = info.value.explorer_report
+    brk = report.compilations[0].graph_break
+    assert brk.lineno == f.__code__.co_firstlineno + 2 and "print" in brk.source_line
+    assert report.compilations[0].status == "failed"
