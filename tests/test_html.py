@@ -1,0 +1,415 @@
+"""The HTML views: what a reader sees in a notebook cell or a saved report."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import textwrap
+
+import pytest
+
+from explorer.capture.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, GraphBreak, Guard,
+                                    IrDump, Kernel, OutputCode, Restart, SourceLoc)
+from explorer.render import graphviz_svg, stages
+from explorer.render.highlight import Highlighter, fast_html
+from explorer.render.html import STAGES, kernel_html, render_fragment, render_page, stage_html, stage_keys
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def text_of(fragment: str) -> str:
+    """What a reader reads: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def comp_by_id(data: CaptureData, cid: str) -> Compilation:
+    return next(c for c in data.compilations if c.compile_id == cid)
+
+
+def chip(page: str, label: str) -> str:
+    m = re.search(re.escape(label) + r" <b>([^<]*)</b>", page)
+    assert m, f"no header number for {label!r}"
+    return html.unescape(m.group(1))
+
+
+def tiny_comp(**kw) -> Compilation:
+    base = dict(compile_id="0/0", frame=Frame("f", "/u/prog.py", 3), status="compiled")
+    base.update(kw)
+    return Compilation(**base)
+
+
+def tiny_data(*comps: Compilation, **kw) -> CaptureData:
+    return CaptureData(torch_version="2.13.0+cpu", device="cpu", python_version="3.11.7", compilations=comps, **kw)
+
+
+# ---- the header ----
+
+def test_header_shows_the_reports_numbers(breaks_report):
+    data = breaks_report.data
+    page = render_fragment(data)
+    assert chip(page, "compilations") == str(len(data.compilations)) == "6"
+    assert chip(page, "graphs") == str(data.num_graphs)
+    assert chip(page, "graph breaks") == str(len(data.graph_breaks)) == "4"
+    assert chip(page, "recompiles") == str(len(data.recompiles)) == "3"
+    assert chip(page, "kernels") == str(len(data.kernels))
+    assert chip(page, "compile time") == f"{data.compile_time_s:.2f} s"
+    assert chip(page, "device") == "cpu"
+    assert chip(page, "torch") == data.torch_version
+    # the de-duplicated "what to fix" list: two places, each seen twice (before and after the recompile)
+    breaks = re.search(r'<ul class="cx-list cx-breaks">(.*?)</ul>', page, re.S).group(1)
+    assert breaks.count("<li>") == 2
+    assert "basics.py:7</code>: Failed to trace builtin operator" in breaks and "×2" in breaks
+    assert "basics.py:8</code>: Data-dependent branching" in breaks
+
+
+# ---- every stage says something ----
+
+@pytest.mark.parametrize("fixture", ["breaks_report", "module_report", "dynamic_report"])
+def test_every_stage_has_content_or_says_why_not(fixture, request):
+    data = request.getfixturevalue(fixture).data
+    for comp in data.compilations:
+        for key, _label in stage_keys(comp):
+            pane = stage_html(comp, key)
+            assert text_of(pane).strip(), f"{comp.compile_id} {key}: empty pane"
+            if key in dict(STAGES) and not stages.is_present(comp, key):
+                why = comp.missing.get(key) or stages.LIKELY_WHY[key]
+                assert 'class="cx-missing"' in pane and html.escape(why) in pane, (comp.compile_id, key)
+
+
+def test_a_missing_stage_gives_the_captures_own_reason():
+    comp = tiny_comp(missing={"graph": "the backend crashed before <the graph> was logged"})
+    pane = stage_html(comp, "graph")
+    assert "cx-missing" in pane
+    assert "the backend crashed before &lt;the graph&gt; was logged" in pane
+
+
+def test_inference_compilation_explains_absent_training_graphs(module_report):
+    comp = module_report.data.compilations[0]
+    assert comp.aot_inference is not None and comp.aot_forward is None
+    assert "<svg" in stage_html(comp, "aot_inference") or "nodes" in text_of(stage_html(comp, "aot_inference"))
+    why = comp.missing.get("aot_forward") or stages.LIKELY_WHY["aot_forward"]
+    assert html.escape(why) in stage_html(comp, "aot_forward")
+    assert '<div class="cx-h4">Inference</div>' in stage_html(comp, "post_grad_graph")
+    frag = render_fragment(module_report.data)
+    assert "Not captured here (" in frag and "AOT backward" in frag
+
+
+# ---- source, bytecode ----
+
+def test_source_highlights_the_graph_break_line(breaks_report):
+    data = breaks_report.data
+    top = stage_html(comp_by_id(data, "0/0"), "source")
+    line7 = re.search(r'<span class="cx-hl" data-line="7">(.*?)</span>\n', top).group(1)
+    assert 'print("tick")' in text_of(line7)
+    assert top.count('class="cx-hl"') == 1
+    assert "Line <b>7</b> (highlighted) is where the graph break happened" in top
+    # the resume function starts at line 7; its own break is the `if` on line 8
+    resume = stage_html(comp_by_id(data, "1/0"), "source")
+    assert "if y.sum() &gt; 0" in text_of(re.search(r'data-line="8">(.*?)</span>\n', resume).group(1)).replace(">", "&gt;")
+    assert 'class="cx-lno"> 7</span>' in resume or 'class="cx-lno">7</span>' in resume
+    # no break in the last frame: nothing highlighted
+    assert "cx-hl" not in stage_html(comp_by_id(data, "2/0"), "source")
+
+
+def test_a_break_in_a_called_function_is_named_in_the_callers_source():
+    bc = Bytecode("f", "/u/prog.py", 3, "", source="def f(x):\n    return helper(x)\n")
+    gb = GraphBreak(reason="Unsupported <thing>", filename="/u/helpers.py", lineno=40)
+    pane = stage_html(tiny_comp(original_bytecode=bc, graph_break=gb), "source")
+    assert "cx-hl" not in pane
+    assert "outside this code, at <code>/u/helpers.py:40</code>: Unsupported &lt;thing&gt;" in pane
+
+
+def test_original_bytecode_marks_the_break_lines_instructions(breaks_report):
+    pane = stage_html(comp_by_id(breaks_report.data, "0/0"), "original_bytecode")
+    marked = re.findall(r'<span class="cx-hl"[^>]*>(.*?)</span>', pane)
+    assert marked and any("print" in m for m in marked)
+    assert not any("sin" in m for m in marked)  # line 6's instructions stay plain
+
+
+def test_rewritten_bytecode_shows_decompiled_python_and_the_listing(breaks_report):
+    comp = comp_by_id(breaks_report.data, "0/0")
+    pane = stage_html(comp, "rewritten_bytecode")
+    if comp.rewritten_bytecode.decompiled:
+        assert '<div class="cx-h4">Decompiled</div>' in pane and "<summary>dis listing</summary>" in pane
+    assert "RESUME" in pane
+
+
+def test_decompile_failure_is_said_and_the_listing_shown():
+    bc = Bytecode("torch_dynamo_resume_in_f_at_7", "/u/prog.py", 7, "  7           0 RESUME                   0\n",
+                  decompile_error="DecompilationError: SWAP <not supported>")
+    pane = stage_html(tiny_comp(rewritten_bytecode=bc), "rewritten_bytecode")
+    assert "Could not decompile:" in pane and "SWAP &lt;not supported&gt;" in pane
+    assert "RESUME" in pane and "Decompiled" not in pane
+
+
+# ---- graphs ----
+
+def test_graph_stage_has_highlighted_code_and_a_clean_svg(breaks_report):
+    if graphviz_svg.dot_program() is None:
+        pytest.skip("Graphviz's dot is not installed")
+    pane = stage_html(comp_by_id(breaks_report.data, "0/0"), "graph")
+    assert '<span class="k">class</span>' in pane or '<span class="k">def</span>' in pane
+    assert "<svg" in pane and "</svg>" in pane
+    for bad in ("<?xml", "<!DOCTYPE", "<script", "<!--"):
+        assert bad not in pane
+
+
+def test_without_dot_the_node_table_and_an_install_hint(breaks_report, monkeypatch):
+    monkeypatch.setattr(graphviz_svg.shutil, "which", lambda name: None)
+    pane = stage_html(comp_by_id(breaks_report.data, "0/0"), "graph")
+    assert "<svg" not in pane
+    assert "apt install graphviz" in pane and "conda install graphviz" in pane
+    table = re.search(r'<table class="cx-table cx-nodes">(.*?)</table>', pane, re.S).group(1)
+    assert "<th>name</th><th>op</th><th>target</th><th>type</th><th>user line</th>" in table
+    assert "<code>sin</code>" in table and "call_method" in table and "f32[8][1]cpu" in table
+    assert "basics.py:6</code> y = x.sin() + 1" in table
+
+
+def test_a_huge_graph_skips_the_picture_without_running_dot(monkeypatch):
+    from benchmarks.bench_render import fx_graph
+
+    def no_dot(*a, **k):
+        raise AssertionError("dot must not run for a graph over the node limit")
+
+    monkeypatch.setattr(graphviz_svg, "render_svg", no_dot)
+    pane = stage_html(tiny_comp(graph=fx_graph(1_500)), "graph")
+    assert "Picture skipped: 1,500 nodes is over the 400-node limit" in pane
+    assert "<svg" not in pane and "node table" in pane
+
+
+def test_each_distinct_graph_is_drawn_once_per_render(breaks_report, monkeypatch):
+    if graphviz_svg.dot_program() is None:
+        pytest.skip("Graphviz's dot is not installed")
+    calls = []
+    real = graphviz_svg.render_svg
+    monkeypatch.setattr(graphviz_svg, "render_svg", lambda dot, **k: calls.append(dot) or real(dot, **k))
+    page = render_page(breaks_report.data)
+    data = breaks_report.data
+    dots = {fx.dot for c in data.compilations for fx in (c.graph, c.aot_forward, c.aot_backward, c.aot_inference,
+                                                          c.post_grad_graph, c.post_grad_graph_backward)
+            if fx is not None and fx.dot}
+    assert sorted(calls) == sorted(dots)
+    assert page.count("<svg") >= len(dots)
+
+
+def test_bad_or_slow_dot_gives_a_note_not_an_error():
+    if graphviz_svg.dot_program() is None:
+        pytest.skip("Graphviz's dot is not installed")
+    svg, why = graphviz_svg.render_svg("digraph { a -> ")
+    assert svg is None and "Graphviz could not draw this graph" in why
+    big = "digraph {" + " ".join(f"n{i} -> n{(i * 7) % 300};" for i in range(300)) + "}"
+    svg, why = graphviz_svg.render_svg(big, timeout_s=0.001)
+    assert svg is None and "took longer than" in why
+
+
+def test_svg_sanitiser_drops_scripts_handlers_and_external_images():
+    raw = ('<?xml version="1.0"?><!DOCTYPE svg PUBLIC "x"><!-- n --><svg onload="evil()" width="1">'
+           '<script>alert(1)</script><a xlink:href="javascript:alert(1)"><image href="http://x/y.png"/></a>'
+           '<text x="1"> onclick=not-an-attribute </text></svg>')
+    clean = graphviz_svg.sanitize_svg(raw)
+    assert clean.startswith("<svg") and 'width="1"' in clean
+    for bad in ("<?xml", "DOCTYPE", "<!--", "onload", "<script", "javascript:", "<image", "http://x"):
+        assert bad not in clean
+    assert " onclick=not-an-attribute " in clean  # text is text: left alone
+
+
+# ---- guards, graph breaks, recompiles ----
+
+def test_guards_table_and_raw_tree(breaks_report):
+    pane = stage_html(comp_by_id(breaks_report.data, "1/0"), "guards")
+    table = re.search(r'<table class="cx-table cx-guards">(.*?)</table>', pane, re.S).group(1)
+    assert "<th>kind</th><th>check</th><th>guarded value</th><th>user line</th>" in table
+    row = next(r for r in table.split("<tr>") if "TENSOR_MATCH" in r)
+    assert "L[&#x27;y&#x27;]" in row  # the guarded value, escaped
+    assert "basics.py:8 in torch_dynamo_resume_in_breaks_at_7" in row
+    assert "<summary>guard tree (as torch printed it)</summary>" in pane and "TREE_GUARD_MANAGER" in pane
+
+
+def test_graph_break_stage_tells_the_whole_story(breaks_report):
+    comp = comp_by_id(breaks_report.data, "0/1")
+    gb = comp.graph_break
+    pane = stage_html(comp, "graph_break")
+    assert f"Graph break: {gb.reason}" in pane
+    assert f'<a href="{gb.doc_url}" target="_blank" rel="noopener">{gb.gb_code}</a>' in pane
+    assert "basics.py:7</code>" in pane and 'print(&quot;tick&quot;)' in pane.replace('"', "&quot;")
+    assert html.escape(gb.explanation, quote=True) in pane
+    for hint in gb.hints:
+        assert f"<li>{html.escape(hint, quote=True)}</li>" in pane
+    assert "<summary>user traceback</summary>" in pane
+    assert "Recompiled" in pane and "size mismatch at index 0. expected 8, actual 16" in pane
+    assert '<div class="cx-h4">Restarts</div>' in pane and "attempt 0: Failed to trace builtin operator" in pane
+
+
+def test_no_break_no_recompile_is_said_plainly():
+    pane = stage_html(tiny_comp(), "graph_break")
+    assert "No graph break" in pane and "Not a recompile" in pane
+
+
+def test_only_http_links_from_logs():
+    gb = GraphBreak(reason="r", gb_code="GB0001", doc_url="javascript:alert(1)")
+    pane = stage_html(tiny_comp(graph_break=gb), "graph_break")
+    assert "javascript:" not in pane and "GB0001" in pane and "<a " not in pane
+
+
+# ---- kernels ----
+
+def test_kernels_are_listed_and_highlighted(breaks_report):
+    comp = comp_by_id(breaks_report.data, "0/0")
+    pane = stage_html(comp, "kernels")
+    for k in comp.kernels:
+        assert f'data-kernel="{k.name}"' in pane
+    assert '<span class="cx-chip">cpp</span>' in pane
+    assert '<span class="kt">float</span>' in pane  # C++ types coloured
+    assert "<th>FX nodes</th>" in pane and "<th>user lines</th>" in pane
+
+
+def test_one_kernel_per_stage_key(breaks_report):
+    comp = comp_by_id(breaks_report.data, "0/0")
+    keys = dict(stage_keys(comp))
+    k = comp.kernels[0]
+    assert keys[f"kernel:{k.name}"] == f"Kernel {k.name}"
+    pane = stage_html(comp, f"kernel:{k.name}")
+    assert pane.count("data-kernel=") == 1 and k.name in pane
+    assert "No such kernel" in stage_html(comp, "kernel:nope")
+    assert kernel_html(k) in pane
+
+
+def test_triton_kernel_is_highlighted_as_python():
+    k = Kernel("triton_poi_fused_add_0", "triton", "@triton.jit\ndef triton_poi_fused_add_0(in_ptr0, xnumel):\n    x0 = 1\n",
+               source_nodes=("add",), aten_ops=("aten.add.Tensor",))
+    out = kernel_html(k)
+    assert '<span class="nd">@' in out and '<span class="nf">triton_poi_fused_add_0</span>' in out
+    assert "<th>ATen ops</th>" in out and "aten.add.Tensor" in out
+
+
+def test_duplicate_kernel_names_get_distinct_keys():
+    ks = (Kernel("k0", "cpp", "int a;", graph_kind="forward"), Kernel("k0", "cpp", "int b;", graph_kind="backward"))
+    comp = tiny_comp(kernels=ks)
+    keys = [k for k, _ in stage_keys(comp) if k.startswith("kernel:")]
+    assert keys == ["kernel:forward/k0", "kernel:backward/k0"]
+    assert "int b;" in text_of(stage_html(comp, "kernel:backward/k0"))
+
+
+# ---- long texts, big reports ----
+
+def test_long_text_is_cut_with_show_all_and_nothing_lost():
+    code = "\n".join(f"x_{i} = x_{i - 1} + 1  # line {i}" for i in range(5_000))
+    pane = stage_html(tiny_comp(graph=FxGraph(code=code, num_nodes=5_000)), "graph", max_chars=10_000)
+    head, rest = pane.split('<details class="cx-more">', 1)
+    assert "# line 10\n" in text_of(head) and "line 4999" not in head
+    assert "<summary>show all (" in rest and "line 4999" in rest
+    shown = re.findall(r'<pre class="cx-code">(.*?)</pre>', pane, re.S)
+    assert sum(len(text_of(p)) for p in shown) >= len(code) - 5_000  # all of it is there, split in two
+
+
+def test_big_report_renders_without_pictures_and_with_every_kernel(monkeypatch):
+    from benchmarks.bench_render import big_report
+
+    monkeypatch.setattr(graphviz_svg, "render_svg", lambda *a, **k: pytest.fail("no picture for 1,500 nodes"))
+    data = big_report(1_500, 100)
+    page = render_fragment(data)
+    assert chip(page, "kernels") == "100"
+    assert page.count('data-kernel="') == 100
+    assert page.count("Picture skipped: 1,500 nodes") == 3  # Dynamo, AOT forward, post-grad
+    assert "<svg" not in page
+
+
+# ---- safety, standalone ----
+
+def evil_comp() -> Compilation:
+    loc = SourceLoc(f"/u/{EVIL}.py", 4, EVIL, f"y = x  # {EVIL}")
+    node = FxNode(EVIL, "call_function", EVIL, (EVIL,), EVIL, loc)
+    fx = FxGraph(code=f"# {EVIL}\ny = '{EVIL}'", num_nodes=1, nodes=(node,), dot=f'digraph {{ "a" [label="{EVIL}"] }}')
+    bc = Bytecode(EVIL, f"/u/{EVIL}.py", 3, f"  3 0 LOAD_CONST 1 ('{EVIL}')", source=f"def f():\n    s = '{EVIL}'\n",
+                  decompiled=f"s = '{EVIL}'")
+    gb = GraphBreak(reason=EVIL, filename=loc.filename, lineno=4, source_line=EVIL, explanation=EVIL, hints=(EVIL,),
+                    gb_code=EVIL, doc_url=f"https://x/{EVIL}", user_traceback=(loc,), detail=EVIL)
+    return Compilation(
+        compile_id=EVIL, frame=Frame(EVIL, f"/u/{EVIL}.py", 3), status="compiled", original_bytecode=bc,
+        rewritten_bytecode=Bytecode(EVIL, EVIL, 3, EVIL, decompile_error=EVIL), graph=fx, aot_forward=fx,
+        guards=(Guard(EVIL, EVIL, EVIL, EVIL, EVIL, 4, EVIL),), guard_tree=EVIL, recompile_reason=EVIL,
+        graph_break=gb, restarts=(Restart(0, EVIL),), ir_pre_fusion=(IrDump(EVIL, EVIL),),
+        output_code=(OutputCode(EVIL, EVIL, EVIL),), kernels=(Kernel(EVIL, "cpp", f"// {EVIL}", EVIL, (EVIL,), (EVIL,), (loc,)),),
+        failure=EVIL, missing={"aot_backward": EVIL})
+
+
+def test_every_user_string_is_escaped_in_hand_built_data():
+    data = tiny_data(evil_comp(), notes=(EVIL,), error=EVIL)
+    page = render_page(data)
+    assert "<img" not in page.lower()
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    for key, _ in stage_keys(data.compilations[0]):
+        assert "<img" not in stage_html(data.compilations[0], key).lower()
+
+
+EVIL_PROGRAM = '''
+import torch
+
+
+def evil(x):
+    y = x * 2  # <img src=x onerror=alert(1)>
+    print("<img src=x onerror=alert(1)>")
+    return y + 1
+'''
+
+
+def test_every_user_string_is_escaped_in_a_real_capture(tmp_path):
+    import torch
+
+    import explorer
+
+    path = tmp_path / "evil_prog.py"
+    path.write_text(textwrap.dedent(EVIL_PROGRAM))
+    spec = importlib.util.spec_from_file_location("evil_prog", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    report = explorer.explore(mod.evil, torch.randn(3), backend="eager")
+    assert report.data.graph_breaks  # the print line really is in the report
+    page = render_page(report.data)
+    assert "<img" not in page.lower()
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_standalone_page_is_one_file_without_network(breaks_report):
+    page = render_page(breaks_report.data)
+    assert page.startswith("<!doctype html>")
+    assert '<meta charset="utf-8">' in page and "<title>compile-explorer: 6 compilations" in page
+    assert "<link" not in page and "<script" not in page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.replace('href="https://meta-pytorch', ""))
+    assert "url(" not in page and "@import" not in page
+
+
+def test_fragment_is_self_contained_and_themed(breaks_report):
+    frag = render_fragment(breaks_report.data)
+    assert frag.startswith('<div class="cx-report"><style>') and frag.endswith("</div>")
+    assert "<script" not in frag and "<!doctype" not in frag.lower()
+    css = re.search(r"<style>(.*?)</style>", frag, re.S).group(1)
+    # every rule is scoped under the root class (or a host-theme selector in front of it)
+    for rule in re.findall(r"([^{}]+)\{[^{}]*\}", re.sub(r"@media[^{]+\{", "", css)):
+        assert all(".cx-report" in sel for sel in rule.split(",")), rule
+    # light and dark both name a colour for the same token classes; code blocks set bg and fg
+    assert 'body[data-jp-theme-light="false"] .cx-report' in css and "prefers-color-scheme: dark" in css
+    light, dark = css.split("@media", 1)
+    assert "--cx-t-k:" in light and "--cx-t-k:" in dark
+    assert "pre.cx-code{background:var(--cx-code-bg);color:var(--cx-code-fg)" in css
+
+
+def test_no_compilations_is_said():
+    frag = render_fragment(tiny_data())
+    assert "No compilations were captured" in frag and chip(frag, "compilations") == "0"
+
+
+# ---- highlighting ----
+
+@pytest.mark.parametrize("lang", ["python", "cpp"])
+def test_fast_and_pygments_paths_keep_the_text_exactly(breaks_report, lang):
+    comp = comp_by_id(breaks_report.data, "0/0")
+    text = comp.graph.code if lang == "python" else comp.kernels[0].source
+    text += f"\n# {EVIL} 'a\\'b' \"\"\"x\ny\"\"\" /* c */ 1.5e3f\n"
+    for hl in (Highlighter(budget=10**9), Highlighter(budget=0)):
+        out = hl.block(text, lang, max_chars=10**9)
+        assert "<img" not in out
+        assert text_of(out) == text.rstrip("\n")
+    assert fast_html("def f(): return None", "python") == \
+        '<span class="k">def</span> <span class="nf">f</span>(): <span class="k">return</span> <span class="kc">None</span>'
