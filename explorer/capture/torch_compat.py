@@ -279,17 +279,3 @@ def bytecode_hook_count() -> int:
 
     return len(getattr(convert_frame, "_bytecode_hooks", {}))
 
-
-def forget_compiled(code: Any) -> None:
-    """Drops Dynamo's compiled versions of a code object that will never run again.
-
-    Dynamo puts helpers (``__compiled_fn_N``, ``__resume_at_N``) in the frame's
-    globals and removes them when the compiled code dies; for a function with a
-    graph break that never happens on its own (its resume function, held by those
-    globals, keeps the original code alive). Resetting the code breaks the cycle.
-    """
-    try:
-        from torch._dynamo.eval_frame import reset_code
-    except ImportError:
-        return
-    reset_code(code)

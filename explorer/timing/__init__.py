@@ -1,0 +1,68 @@
+"""Run and time: eager vs compiled per graph, compile cost, per-kernel profile, mode comparison.
+
+Sits on top of capture (imports it, never the reverse). Typical use::
+
+    from explorer.timing import GraphRecorder, time_capture
+    rec = GraphRecorder("inductor", kernel_profile=True)
+    with explorer.capture() as report:
+        out = torch.compile(fn, backend=rec)(x)
+    timing = time_capture(rec, report)        # TimingReport; timing.to_dict() for JSON
+
+Timing runs each recorded graph on private copies of its inputs, so the user's
+tensors, modules and optimizer state are never touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from . import bench
+from .bench import break_even_calls, measure, warnings_for
+from .cell import time_calls
+from .compare import DEFAULT_MODES, compare_modes
+from .graphs import GraphRecorder, RecordedGraph, time_graphs
+from .model import GraphTiming, KernelTiming, Measurement, ModeResult, PeakBandwidth, TimingReport
+from .peak import peak_bandwidth
+from .plots import bar_chart, format_time, graphs_chart, kernels_chart
+from .view import html_fragment, text_summary
+
+__all__ = ["DEFAULT_MODES", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
+           "ModeResult", "PeakBandwidth", "RecordedGraph", "TimingReport", "bar_chart",
+           "break_even_calls", "compare_modes", "format_time", "graphs_chart", "html_fragment",
+           "kernels_chart", "measure", "peak_bandwidth", "text_summary", "time_calls",
+           "time_capture", "time_graphs", "warnings_for"]
+
+
+def time_capture(recorder: GraphRecorder, capture: Any = None, *, budget_s: float = bench.DEFAULT_BUDGET_S,
+                 repeats: int = bench.DEFAULT_REPEATS, kernel_profile: bool = True,
+                 peak: Union[bool, PeakBandwidth, None] = None, modes: Optional[list[str]] = None) -> TimingReport:
+    """Everything for one captured call: per-graph timings, peak bandwidth, optional mode table.
+
+    ``peak``: True (default when kernels are profiled) measures the device's
+    copy bandwidth once per process; a PeakBandwidth is used as given.
+    ``modes`` adds a ``--compare`` table (each mode compiles the graphs again).
+    """
+    graphs = list(recorder.graphs)
+    device = graphs[0].device if graphs else "cpu"
+    notes = list(recorder.notes)
+    if not graphs:
+        notes.append("no graph was recorded: nothing compiled through the recorder in this call")
+    if isinstance(peak, PeakBandwidth):
+        pk: Optional[PeakBandwidth] = peak
+    else:
+        want = kernel_profile if peak is None else peak
+        pk = _peak(device, notes) if want and graphs else None
+    timings = time_graphs(recorder, capture=capture, budget_s=budget_s, repeats=repeats,
+                          kernel_profile=kernel_profile, peak=pk)
+    rows = tuple(compare_modes(recorder, modes=modes, budget_s=budget_s, repeats=repeats)) if modes else ()
+    warnings = tuple(f"{t.label}: {w}" for t in timings for w in t.warnings)
+    return TimingReport(device=device, graphs=tuple(timings), peak=pk, modes=rows, warnings=warnings,
+                        notes=tuple(notes))
+
+
+def _peak(device: str, notes: list[str]) -> Optional[PeakBandwidth]:
+    try:
+        return peak_bandwidth(device)
+    except Exception as e:  # noqa: BLE001 - e.g. no room for the copy buffers: report, go on
+        notes.append(f"device bandwidth not measured ({type(e).__name__}: {e}); no % of peak")
+        return None

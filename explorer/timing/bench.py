@@ -1,0 +1,178 @@
+"""How one callable is timed, and what the figures mean for the user.
+
+The method follows IPython's ``%timeit``: warm up, grow the number of calls per
+repeat until one repeat fills the budget, take several repeats, report the
+median and the spread between repeats. On CPU each repeat runs through
+``torch.utils.benchmark.Timer`` (which owns the clock and thread settings); on
+GPU each call is bracketed by CUDA events after an L2 flush, the way
+``triton.testing.do_bench`` measures, so the two agree and both count device
+time, not launch time alone.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from typing import Any, Callable, Optional, Sequence
+
+from .model import Measurement
+
+NOISY_PCT = 10.0  # spread above this: the figure is not trustworthy
+DEFAULT_BUDGET_S = 0.2  # one repeat runs at least this long (IPython's %timeit figure)
+DEFAULT_REPEATS = 5
+_MAX_GROWTH = 10  # calibration grows the loop count at most this much per step
+LAUNCH_BOUND_S = {"cpu": 200e-6, "cuda": 1e-3}  # eager work per call below this: overhead-dominated
+_L2_FLUSH_BYTES = 256 * 1024 * 1024  # what triton.testing.do_bench zeroes between calls
+
+
+def measure(fn: Callable[[], Any], *, device: str = "cpu", budget_s: float = DEFAULT_BUDGET_S,
+            repeats: int = DEFAULT_REPEATS, warmup_s: Optional[float] = None,
+            flush_l2: bool = True) -> Measurement:
+    """Times ``fn()`` (no arguments; bind them with a lambda) and returns per-call figures.
+
+    ``fn`` runs a few times first (warm-up: lazy initialisation, cudagraph
+    recording and autotuning must not land in the figures).
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    if device.startswith("cuda"):
+        return _measure_cuda(fn, device, budget_s, repeats, warmup_s, flush_l2)
+    return _measure_cpu(fn, budget_s, repeats, warmup_s)
+
+
+def summarize(per_call: Sequence[float], loops: int, method: str) -> Measurement:
+    """Median and spread of per-call times, one per repeat."""
+    times = tuple(float(t) for t in per_call)
+    med = statistics.median(times)
+    if len(times) >= 2:
+        q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
+        iqr = q3 - q1
+    else:
+        iqr = 0.0
+    scale = 100.0 / med if med > 0 else 0.0
+    return Measurement(median_s=med, times_s=times, loops=loops, method=method,
+                       iqr_pct=iqr * scale, range_pct=(max(times) - min(times)) * scale)
+
+
+def calibrate(run: Callable[[int], float], budget_s: float, max_loops: int = 10**7) -> tuple[int, float]:
+    """Grows the loop count until ``run(loops)`` (seconds for that many calls) fills the budget.
+
+    Returns (loops, seconds the last run took). Like %timeit, but scaled towards
+    the budget instead of stepping by 10x, with growth capped at 10x a step.
+    """
+    loops = 1
+    while True:
+        took = run(loops)
+        if took >= budget_s or loops >= max_loops:
+            return loops, took
+        want = math.ceil(loops * budget_s * 1.05 / max(took, 1e-9))
+        loops = min(max_loops, max(loops + 1, min(want, loops * _MAX_GROWTH)))
+
+
+def _warm_up(fn: Callable[[], Any], warmup_s: Optional[float], sync: Callable[[], None]) -> None:
+    deadline = time.perf_counter() + (warmup_s if warmup_s is not None else 0.0)
+    calls = 0
+    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
+        fn()
+        calls += 1
+    sync()
+
+
+# ---- CPU ----
+
+def _measure_cpu(fn: Callable[[], Any], budget_s: float, repeats: int,
+                 warmup_s: Optional[float]) -> Measurement:
+    import torch
+    from torch.utils.benchmark import Timer
+
+    _warm_up(fn, warmup_s, lambda: None)
+    # Timer defaults to one thread; the user's code runs with all of them.
+    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
+    loops, _ = calibrate(lambda n: timer.timeit(n).times[0] * n, budget_s)
+    per_call = [timer.timeit(loops).times[0] for _ in range(repeats)]
+    return summarize(per_call, loops, "torch.utils.benchmark.Timer")
+
+
+# ---- CUDA ----
+
+def _measure_cuda(fn: Callable[[], Any], device: str, budget_s: float, repeats: int,
+                  warmup_s: Optional[float], flush_l2: bool) -> Measurement:
+    import torch
+
+    dev = torch.device(device)
+    sync = lambda: torch.cuda.synchronize(dev)  # noqa: E731
+    cache = torch.empty(_L2_FLUSH_BYTES // 4, dtype=torch.int32, device=dev) if flush_l2 else None
+    with torch.cuda.device(dev):
+        _warm_up(fn, 0.025 if warmup_s is None else warmup_s, sync)
+
+        def wall(n: int) -> float:  # includes the flushes, so a repeat's length is known
+            sync()
+            t0 = time.perf_counter()
+            _event_times(fn, n, cache)
+            return time.perf_counter() - t0
+
+        loops, _ = calibrate(wall, budget_s, max_loops=100_000)
+        per_call = [statistics.median(_event_times(fn, loops, cache)) for _ in range(repeats)]
+    method = "cuda events" + (", L2 flushed before each call (as triton's do_bench)" if flush_l2 else "")
+    return summarize(per_call, loops, method)
+
+
+def _event_times(fn: Callable[[], Any], n: int, cache: Any) -> list[float]:
+    """Device seconds of each of n calls, each bracketed by its own pair of CUDA events."""
+    import torch
+
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+    for s, e in zip(starts, ends):
+        if cache is not None:
+            cache.zero_()
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends)]
+
+
+# ---- what the figures mean ----
+
+def break_even_calls(compile_time_s: Optional[float], eager_s: Optional[float],
+                     compiled_s: Optional[float]) -> Optional[float]:
+    """Calls until the time saved per call has paid back the compile; None if it never does."""
+    if compile_time_s is None or eager_s is None or compiled_s is None:
+        return None
+    saved = eager_s - compiled_s
+    if saved <= 0:
+        return None
+    return compile_time_s / saved
+
+
+def warnings_for(eager: Optional[Measurement], compiled: Optional[Measurement], *, device: str,
+                 backend: str = "inductor", num_kernels: Optional[int] = None) -> list[str]:
+    """Plain-words warnings: figures too noisy to trust, or compiling made it slower (and why)."""
+    out = []
+    for what, m in (("eager", eager), ("compiled", compiled)):
+        if m is not None and m.iqr_pct > NOISY_PCT:
+            out.append(f"noisy machine, figures not trustworthy: the {what} repeats spread "
+                       f"{m.iqr_pct:.0f}% (IQR) around the median")
+    if eager is None or compiled is None or compiled.median_s <= eager.median_s:
+        return out
+    slower = compiled.median_s / eager.median_s
+    out.append(f"compiled is slower than eager ({slower:.2f}x the time)"
+               f"{likely_reason(eager, device, backend, num_kernels)}")
+    return out
+
+
+def likely_reason(eager: Measurement, device: str, backend: str = "inductor",
+                  num_kernels: Optional[int] = None) -> str:
+    """Why a compiled graph may lose to eager, judged from how much work eager does per call."""
+    cuda = device.startswith("cuda")
+    if cuda and (eager.median_s < LAUNCH_BOUND_S["cuda"] or (num_kernels or 0) > 20):
+        return ("; likely launch-bound: the graph is small, so kernel launches and the compiled "
+                "wrapper's Python dominate. mode=\"reduce-overhead\" (CUDA graphs) may help")
+    if not cuda and eager.median_s < LAUNCH_BOUND_S["cpu"]:
+        return ("; likely call overhead: the tensors are tiny, so the compiled wrapper's fixed cost "
+                "per call outweighs the work saved. Larger inputs, or not compiling this part, may pay")
+    if backend != "inductor":
+        return f"; the {backend!r} backend adds tracing wrappers without generating faster code"
+    return "; Inductor's kernels lose to the eager (ATen) ones here: look at the kernel profile for the slow one"

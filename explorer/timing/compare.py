@@ -1,0 +1,83 @@
+"""--compare: the cell's graphs compiled in several torch.compile modes, side by side.
+
+Each mode compiles the recorded graphs afresh (caches off, so compile times are
+cold-start figures) straight through Inductor, without Dynamo: the user's
+function is not re-run per mode and nothing of theirs recompiles.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Optional, Sequence
+
+from ..capture import torch_compat
+from . import bench
+from .graphs import GraphRecorder, RecordedGraph, fresh_graph_module, graph_autograd_mode
+from .model import Measurement, ModeResult
+
+DEFAULT_MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs")
+
+
+def compare_modes(target: Any, args: Sequence[Any] = (), kwargs: Optional[dict] = None, *,
+                  modes: Sequence[str] = DEFAULT_MODES, budget_s: float = bench.DEFAULT_BUDGET_S,
+                  repeats: int = bench.DEFAULT_REPEATS) -> list[ModeResult]:
+    """One row per mode: cold compile time, eager and compiled time per call, speedup.
+
+    ``target`` is a GraphRecorder (or its ``.graphs``) from an earlier call, or a
+    function: then it is called once with ``args``/``kwargs`` under Dynamo to
+    record its graphs (its side effects happen that once).
+    """
+    graphs, notes = _graphs(target, args, kwargs or {})
+    if not graphs:
+        return [ModeResult(mode=m, compile_time_s=None, eager_s=None, compiled_s=None, speedup=None,
+                           spread_pct=None, error="no graph was recorded", notes=tuple(notes)) for m in modes]
+    eager = [_measure(g, g.gm, budget_s, repeats) for g in graphs]
+    return [_one_mode(mode, graphs, eager, budget_s, repeats, notes) for mode in modes]
+
+
+def _graphs(target: Any, args: Sequence[Any], kwargs: dict) -> tuple[list[RecordedGraph], list[str]]:
+    if isinstance(target, GraphRecorder):
+        return list(target.graphs), list(target.notes)
+    if isinstance(target, (list, tuple)):
+        return list(target), []
+    import torch
+
+    rec = GraphRecorder("eager")
+    torch.compile(target, backend=rec)(*args, **kwargs)
+    return list(rec.graphs), rec.notes + ["the function ran once under Dynamo to record its graphs"]
+
+
+def _one_mode(mode: str, graphs: list[RecordedGraph], eager: list[Measurement], budget_s: float,
+              repeats: int, notes: list[str]) -> ModeResult:
+    notes = list(notes)
+    if mode == "reduce-overhead" and all(g.device == "cpu" for g in graphs):
+        notes.append("on CPU, reduce-overhead (CUDA graphs) behaves like default")
+    try:
+        inner = torch_compat.inductor_backend(None if mode == "default" else mode, None, None)
+        t0 = time.perf_counter()
+        with torch_compat.cold_compile():
+            compiled = [inner(fresh_graph_module(g.gm), list(g.inputs)) for g in graphs]
+        compile_s = time.perf_counter() - t0
+        timed = [_measure(g, fn, budget_s, repeats) for g, fn in zip(graphs, compiled)]
+    except Exception as e:  # noqa: BLE001 - one failing mode must not hide the others
+        return ModeResult(mode=mode, compile_time_s=None, eager_s=None, compiled_s=None, speedup=None,
+                          spread_pct=None, error=f"{type(e).__name__}: {e}", notes=tuple(notes))
+    eager_s = sum(m.median_s for m in eager)
+    compiled_s = sum(m.median_s for m in timed)
+    spread = max(m.iqr_pct for m in eager + timed)
+    if spread > bench.NOISY_PCT:
+        notes.append(f"noisy machine, figures not trustworthy: spread up to {spread:.0f}% (IQR)")
+    return ModeResult(mode=mode, compile_time_s=compile_s, eager_s=eager_s, compiled_s=compiled_s,
+                      speedup=eager_s / compiled_s if compiled_s > 0 else None, spread_pct=spread,
+                      notes=tuple(notes))
+
+
+def _measure(g: RecordedGraph, fn: Callable[..., Any], budget_s: float, repeats: int) -> Measurement:
+    mode = graph_autograd_mode(g)
+    inputs = g.inputs
+
+    def call() -> Any:
+        with mode():
+            return fn(*inputs)
+
+    return bench.measure(call, device=g.device, budget_s=budget_s, repeats=repeats)

@@ -1,0 +1,320 @@
+"""Per-graph timing through the backend-wrapping seam.
+
+Capture keeps only plain data, but timing needs live graphs and inputs. Dynamo
+hands every graph to the backend, so ``GraphRecorder`` is a backend that keeps
+the GraphModule, private clones of its example inputs and the compiled
+callable, then passes on to the real backend. After the user's call,
+``time_graphs`` times each graph compiled vs eager on those clones: the user's
+tensors, modules and optimizer state are never touched, and the user's
+compiled function is never called again (so nothing recompiles).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from ..capture import torch_compat
+from . import bench
+from .model import GraphTiming, KernelTiming, Measurement
+
+
+@dataclass
+class RecordedGraph:
+    """One Dynamo graph as the backend saw it. Live objects: kept out of the report."""
+
+    index: int
+    compile_key: Optional[tuple[int, int, int]]  # (frame id, frame compile id, attempt)
+    gm: Any  # torch.fx.GraphModule, with its tensor attributes cloned when it has any
+    inputs: list[Any]  # clones of the example inputs (tensors detached, requires_grad kept)
+    compiled: Any  # what the inner backend returned for the user's call
+    grad_enabled: bool  # autograd mode while Dynamo traced the graph
+    backend_time_s: float  # the inner backend's compile call, wall clock
+    device: str
+    owns_attributes: bool = False  # gm had tensor attributes: the user's compiled code holds theirs
+    backend: str = "inductor"  # the inner backend's name
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def compile_id(self) -> Optional[str]:
+        return f"{self.compile_key[0]}/{self.compile_key[1]}" if self.compile_key else None
+
+    @property
+    def label(self) -> str:
+        return f"graph {self.index}" + (f" ({self.compile_id})" if self.compile_id else "")
+
+    @property
+    def trains(self) -> bool:
+        """Autograd records through this graph: the compiled code is a training forward."""
+        return self.grad_enabled and any(getattr(t, "requires_grad", False) for t in self.inputs)
+
+
+class GraphRecorder:
+    """A torch.compile backend that records each graph, then compiles it with ``inner``.
+
+    ``torch.compile(fn, backend=GraphRecorder("inductor", mode="max-autotune"))``
+    compiles exactly as ``torch.compile(fn, mode="max-autotune")`` would: mode
+    and options go to the same Inductor wrapper torch builds.
+    ``kernel_profile=True`` adds the Inductor options that make per-kernel
+    profiles possible (C++ kernels as profiler rows; Triton kernels carrying
+    their byte counts); they change the generated code only by those hooks.
+    """
+
+    def __init__(self, inner: Any = "inductor", *, mode: Optional[str] = None,
+                 options: Optional[dict] = None, dynamic: Optional[bool] = None,
+                 kernel_profile: bool = False) -> None:
+        self.mode = mode
+        self.backend_name = inner if isinstance(inner, str) else getattr(inner, "__name__", type(inner).__name__)
+        self.kernel_profile = kernel_profile
+        self.graphs: list[RecordedGraph] = []
+        self.notes: list[str] = []
+        self._inner = _resolve_backend(inner, mode, options, dynamic, None)
+        # kernel profiling options differ per device; one Inductor wrapper for each
+        self._profiled = {dev: _resolve_backend(inner, mode, options, dynamic, dev)
+                          for dev in ("cpu", "cuda")} if kernel_profile and inner == "inductor" else {}
+        for name in ("get_compiler_config", "reset"):  # Dynamo asks backends for these
+            if hasattr(self._inner, name):
+                setattr(self, name, getattr(self._inner, name))
+
+    def __call__(self, gm: Any, example_inputs: Sequence[Any]) -> Any:
+        import torch
+
+        key = torch_compat.current_compile_key()
+        grad = torch.is_grad_enabled()
+        device = _device_of(example_inputs)
+        why_not = _no_room(example_inputs, device)
+        try:
+            if why_not:
+                raise MemoryError(why_not)
+            gm_copy, inputs, owns = _private_copy(gm, example_inputs)
+        except Exception as e:  # noqa: BLE001 - recording must never break the user's compile
+            self.notes.append(f"graph {len(self.graphs)} not recorded for timing: "
+                              f"copying its inputs failed ({type(e).__name__}: {e})")
+            return self._backend_for(device)(gm, example_inputs)
+        t0 = time.perf_counter()
+        compiled = self._backend_for(device)(gm, example_inputs)
+        took = time.perf_counter() - t0
+        self.graphs.append(RecordedGraph(index=len(self.graphs), compile_key=key, gm=gm_copy, inputs=inputs,
+                                         compiled=compiled, grad_enabled=grad, backend_time_s=took,
+                                         device=device, owns_attributes=owns, backend=self.backend_name))
+        return compiled
+
+    def compile_again(self, graph: RecordedGraph) -> Any:
+        """Compiles a copy of the recorded graph with the same backend and settings."""
+        return self._backend_for(graph.device)(fresh_graph_module(graph.gm), list(graph.inputs))
+
+    def _backend_for(self, device: str) -> Callable[..., Any]:
+        inner = self._profiled.get(device.split(":")[0])
+        if inner is None:
+            return self._inner
+        return lambda gm, inputs: _quiet_module_path(inner, gm, inputs)
+
+
+def _resolve_backend(inner: Any, mode: Optional[str], options: Optional[dict], dynamic: Optional[bool],
+                     profile_device: Optional[str]) -> Callable[..., Any]:
+    if inner == "inductor":
+        extra = torch_compat.kernel_profile_options(profile_device) if profile_device else {}
+        opts = {**extra, **(options or {})}
+        return torch_compat.inductor_backend(mode, opts or None, dynamic)
+    if mode is not None or options:
+        raise ValueError("mode and options are Inductor settings; the inner backend here is "
+                         f"{inner!r}")
+    return torch_compat.lookup_backend(inner) if isinstance(inner, str) else inner
+
+
+def _quiet_module_path(inner: Callable[..., Any], gm: Any, inputs: Any) -> Any:
+    """Inductor prints "Compiled module path: ..." to stderr when benchmark_kernel is on; drop that line."""
+    real = sys.stderr
+    sys.stderr = _DropLines(real, "Compiled module path:")
+    try:
+        return inner(gm, inputs)
+    finally:
+        sys.stderr = real
+
+
+class _DropLines:
+    def __init__(self, stream: Any, prefix: str) -> None:
+        self._stream, self._prefix, self._dropped = stream, prefix, False
+
+    def write(self, text: str) -> int:
+        # print() writes the line and its newline separately: drop both
+        drop = text.startswith(self._prefix) or (self._dropped and text == "\n")
+        self._dropped = drop and text != "\n"
+        return len(text) if drop else self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _clone(value: Any) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        out = value.detach().clone()
+        return out.requires_grad_(value.requires_grad) if value.is_floating_point() or value.is_complex() else out
+    return value
+
+
+def _private_copy(gm: Any, example_inputs: Sequence[Any]) -> tuple[Any, list[Any], bool]:
+    """Clones of the inputs, and of gm's tensor attributes when it has any.
+
+    Dynamo installs some tensors as graph attributes rather than inputs (an
+    optimizer's parameters and state, for one); a graph that updates them in
+    place would update the user's tensors if run as is.
+    """
+    import torch
+
+    inputs = [_clone(v) for v in example_inputs]
+    attrs = {}
+    for node in gm.graph.nodes:
+        if node.op in ("get_attr", "call_module"):
+            attrs[node.target] = _fetch(gm, node.target)
+    if not attrs:
+        return fresh_graph_module(gm), inputs, False
+    root = {name: _clone(v) if isinstance(v, torch.Tensor) else copy.deepcopy(v) for name, v in attrs.items()}
+    return fresh_graph_module(gm, root), inputs, True
+
+
+def fresh_graph_module(gm: Any, root: Any = None) -> Any:
+    """A new GraphModule over a copy of gm's graph (attributes from ``root``, else gm's).
+
+    A GraphModule claims its graph and compiler passes edit it in place, so
+    every separate compile or copy gets its own graph.
+    """
+    import torch
+
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(gm.graph, {}))
+    return torch.fx.GraphModule(gm if root is None else root, graph, class_name=type(gm).__name__)
+
+
+def _fetch(gm: Any, target: str) -> Any:
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _no_room(example_inputs: Sequence[Any], device: str) -> Optional[str]:
+    """Why copying the inputs could starve the user's own run of GPU memory, if it could."""
+    import torch
+
+    if not device.startswith("cuda"):
+        return None
+    need = sum(t.numel() * t.element_size() for t in example_inputs if isinstance(t, torch.Tensor))
+    free, _ = torch.cuda.mem_get_info(torch.device(device))
+    if need > free // 2:
+        return f"the copies need {need / 1e9:.1f} GB and only {free / 1e9:.1f} GB of GPU memory is free"
+    return None
+
+
+def _device_of(inputs: Sequence[Any]) -> str:
+    import torch
+
+    for t in inputs:
+        if isinstance(t, torch.Tensor) and t.device.type != "cpu":
+            return str(t.device)
+    return "cpu"
+
+
+# ---- timing ----
+
+def time_graphs(recorder: GraphRecorder | Sequence[RecordedGraph], *, capture: Any = None,
+                budget_s: float = bench.DEFAULT_BUDGET_S, repeats: int = bench.DEFAULT_REPEATS,
+                kernel_profile: bool = True, peak: Any = None) -> list[GraphTiming]:
+    """Times every recorded graph eager vs compiled on its private inputs.
+
+    ``capture`` (CaptureData or a Report) supplies compile times per compile id
+    and the kernels' sources (for byte counts); without it the backend call's
+    own wall time stands in for compile time. ``peak`` (PeakBandwidth) turns
+    kernel bandwidth into % of peak; measure it with ``peak.peak_bandwidth``.
+    """
+    graphs = recorder.graphs if isinstance(recorder, GraphRecorder) else list(recorder)
+    data = getattr(capture, "data", capture)
+    return [_time_one(g, recorder if isinstance(recorder, GraphRecorder) else None, data,
+                      budget_s, repeats, kernel_profile, peak) for g in graphs]
+
+
+def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, budget_s: float, repeats: int,
+              kernel_profile: bool, peak: Any) -> GraphTiming:
+    notes = list(g.notes)
+    comp = _compilation(data, g.compile_id)
+    compiled_fn = g.compiled
+    if g.owns_attributes:
+        compiled_fn = _compile_private(g, recorder, notes)
+    eager = _measure(g, g.gm, budget_s, repeats, notes, "eager")
+    compiled = _measure(g, compiled_fn, budget_s, repeats, notes, "compiled") if compiled_fn is not None else None
+    kernels: tuple[KernelTiming, ...] = ()
+    kernels_note = None
+    if kernel_profile and g.backend != "inductor":
+        kernels_note = f"no kernel profile: the {g.backend!r} backend generates no kernels"
+    elif kernel_profile and compiled_fn is not None:
+        from .kernels import profile_graph
+
+        kernels, kernels_note = profile_graph(g, compiled_fn, comp, peak, graph_autograd_mode(g))
+    compile_s, source = _compile_time(g, comp)
+    speedup = eager.median_s / compiled.median_s if eager and compiled and compiled.median_s > 0 else None
+    warnings = bench.warnings_for(eager, compiled, device=g.device, backend=g.backend,
+                                  num_kernels=len([k for k in kernels if k.kind == "generated"]) or None)
+    return GraphTiming(index=g.index, compile_id=g.compile_id, label=g.label, device=g.device,
+                       grad_enabled=g.trains, eager=eager, compiled=compiled, speedup=speedup,
+                       compile_time_s=compile_s, compile_time_source=source,
+                       break_even_calls=bench.break_even_calls(compile_s, eager and eager.median_s,
+                                                               compiled and compiled.median_s),
+                       kernels=kernels, kernels_note=kernels_note, warnings=tuple(warnings), notes=tuple(notes))
+
+
+def _compile_private(g: RecordedGraph, recorder: Optional[GraphRecorder], notes: list[str]) -> Any:
+    """The user's compiled code holds their tensors (graph attributes); compile our copy instead."""
+    if recorder is None:
+        notes.append("compiled side not timed: the graph holds the caller's tensors as attributes "
+                     "and no recorder was given to compile a private copy")
+        return None
+    notes.append("the graph holds the caller's tensors as attributes (e.g. optimizer state): "
+                 "a private copy was compiled for timing, so theirs stay untouched")
+    try:
+        return recorder.compile_again(g)
+    except Exception as e:  # noqa: BLE001
+        notes.append(f"compiling the private copy failed: {type(e).__name__}: {e}")
+        return None
+
+
+def graph_autograd_mode(g: RecordedGraph) -> Callable[[], Any]:
+    import torch
+
+    return (lambda: torch.enable_grad()) if g.trains else (lambda: torch.no_grad())
+
+
+def _measure(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
+             what: str) -> Optional[Measurement]:
+    mode = graph_autograd_mode(g)
+    inputs = g.inputs
+
+    def call() -> Any:
+        with mode():
+            return fn(*inputs)
+
+    try:
+        return bench.measure(call, device=g.device, budget_s=budget_s, repeats=repeats)
+    except Exception as e:  # noqa: BLE001 - a graph that cannot be re-run is reported, not raised
+        notes.append(f"{what} run failed: {type(e).__name__}: {e}")
+        return None
+
+
+def _compilation(data: Any, compile_id: Optional[str]) -> Any:
+    if data is None or compile_id is None:
+        return None
+    for c in getattr(data, "compilations", ()):
+        if c.compile_id == compile_id:
+            return c
+    return None
+
+
+def _compile_time(g: RecordedGraph, comp: Any) -> tuple[Optional[float], str]:
+    if comp is not None and comp.compile_time_s:
+        return float(comp.compile_time_s), "capture"
+    return g.backend_time_s, "backend"
+

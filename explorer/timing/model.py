@@ -1,0 +1,151 @@
+"""Timing results as plain data: frozen dataclasses of strings and numbers.
+
+Like the capture model, nothing here holds a live torch object, so results can
+be written into the report JSON (``to_dict()``) and rendered without torch.
+All times are seconds per call; percentages are 0-100.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Optional
+
+
+def _to_dict(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj):
+        out = {f.name: _to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        out.update(obj._derived() if isinstance(obj, _Dict) else {})
+        return out
+    if isinstance(obj, (list, tuple)):
+        return [_to_dict(v) for v in obj]
+    return obj
+
+
+class _Dict:
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; tuples become lists; derived figures included."""
+        return _to_dict(self)
+
+    def _derived(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True)
+class Measurement(_Dict):
+    """One thing timed: several repeats of a calibrated loop.
+
+    ``times_s`` holds one per-call figure per repeat; the median is what views
+    show, the spread says how far to trust it.
+    """
+
+    median_s: float
+    times_s: tuple[float, ...]  # per-call time of each repeat
+    loops: int  # calls per repeat (calibrated)
+    method: str  # e.g. "torch.utils.benchmark.Timer", "cuda events, L2 flushed"
+    iqr_pct: float  # inter-quartile range of the repeats, % of the median
+    range_pct: float  # (max - min) of the repeats, % of the median
+
+    @property
+    def repeats(self) -> int:
+        return len(self.times_s)
+
+    @property
+    def min_s(self) -> float:
+        return min(self.times_s)
+
+    @property
+    def max_s(self) -> float:
+        return max(self.times_s)
+
+    def _derived(self) -> dict[str, Any]:
+        return {"repeats": self.repeats, "min_s": self.min_s, "max_s": self.max_s}
+
+
+@dataclass(frozen=True)
+class KernelTiming(_Dict):
+    """One generated kernel (or extern call) inside a compiled graph, from the profiler."""
+
+    name: str  # as the capture names it (cpp_fused_..., triton_poi_fused_...) or aten::mm
+    kind: str  # "generated" | "extern"
+    time_s: float  # self time per graph call
+    share_pct: float  # of the compiled graph's profiled time
+    calls: int  # per graph call
+    bytes: Optional[int] = None  # bytes read + written per call
+    bytes_source: Optional[str] = None  # how `bytes` was found, or why it is missing
+    bandwidth_gbs: Optional[float] = None  # bytes / time_s, GB/s (1e9)
+    peak_pct: Optional[float] = None  # of the device's measured copy bandwidth
+
+
+@dataclass(frozen=True)
+class PeakBandwidth(_Dict):
+    device: str
+    gbs: float  # GB/s (1e9) of a large device-to-device copy (read + write counted)
+    bytes_per_copy: int
+    measurement: Measurement
+
+
+@dataclass(frozen=True)
+class GraphTiming(_Dict):
+    """One Dynamo graph timed eager (its FX graph run as is) vs compiled."""
+
+    index: int  # order the graphs were compiled in
+    compile_id: Optional[str]  # "frame/compile", matching Compilation.compile_id
+    label: str
+    device: str
+    grad_enabled: bool  # timed with autograd recording, as the user's call ran
+    eager: Optional[Measurement]
+    compiled: Optional[Measurement]
+    speedup: Optional[float]  # eager / compiled
+    compile_time_s: Optional[float]
+    compile_time_source: str  # "capture" (Dynamo + backend) or "backend" (backend call only)
+    break_even_calls: Optional[float]  # calls until compiling paid for itself; None if never
+    kernels: tuple[KernelTiming, ...] = ()
+    kernels_note: Optional[str] = None  # why there is no kernel profile, if there is none
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModeResult(_Dict):
+    """One torch.compile mode in a --compare table (all of the cell's graphs together)."""
+
+    mode: str
+    compile_time_s: Optional[float]  # cold compile, caches off
+    eager_s: Optional[float]  # sum over graphs of the eager medians
+    compiled_s: Optional[float]  # sum over graphs of the compiled medians
+    speedup: Optional[float]
+    spread_pct: Optional[float]  # largest IQR % among the measurements used
+    error: Optional[str] = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TimingReport(_Dict):
+    """Everything timing found for one capture; what the report JSON holds as ``timing``."""
+
+    device: str
+    graphs: tuple[GraphTiming, ...] = ()
+    peak: Optional[PeakBandwidth] = None
+    modes: tuple[ModeResult, ...] = ()
+    timeit: Optional[GraphTiming] = None  # --timeit: the whole call re-run (index -1)
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def eager_s(self) -> Optional[float]:
+        return _sum(g.eager.median_s if g.eager else None for g in self.graphs)
+
+    @property
+    def compiled_s(self) -> Optional[float]:
+        return _sum(g.compiled.median_s if g.compiled else None for g in self.graphs)
+
+    def _derived(self) -> dict[str, Any]:
+        return {"eager_s": self.eager_s, "compiled_s": self.compiled_s}
+
+
+def _sum(values: Any) -> Optional[float]:
+    vals = list(values)
+    if not vals or any(v is None for v in vals):
+        return None
+    return float(sum(vals))

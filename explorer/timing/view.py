@@ -1,0 +1,121 @@
+"""Timing results as text (CLI, plain notebook output) and as an HTML fragment (widget, static page).
+
+Ready-made so the magic, CLI and HTML views only place them. Every string that
+may come from user code (labels, kernel names, notes) is escaped in the HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Optional
+
+from .model import GraphTiming, Measurement, ModeResult, TimingReport
+from .plots import format_time, graphs_chart, kernels_chart
+
+
+def _m(m: Optional[Measurement]) -> str:
+    return "n/a" if m is None else f"{format_time(m.median_s)} ±{m.iqr_pct:.0f}%"
+
+
+def _x(v: Optional[float]) -> str:
+    return "n/a" if v is None else f"{v:.2f}x"
+
+
+def _calls(v: Optional[float]) -> str:
+    return "never" if v is None else f"{v:,.0f} calls"
+
+
+def graph_line(t: GraphTiming) -> str:
+    comp = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
+    return (f"{t.label}: eager {_m(t.eager)}, compiled {_m(t.compiled)}, speedup {_x(t.speedup)}; "
+            f"compile {comp} ({t.compile_time_source}), break-even {_calls(t.break_even_calls)}")
+
+
+def text_summary(report: TimingReport, top_kernels: int = 5) -> str:
+    """A few lines per graph: times with spread, speedup, compile cost, break-even, top kernels, warnings."""
+    lines = [f"timing on {report.device} (median per call ± IQR of the repeats)"]
+    if report.peak is not None:
+        lines.append(f"  device copy bandwidth: {report.peak.gbs:,.0f} GB/s")
+    for t in report.graphs:
+        lines.append("  " + graph_line(t))
+        for k in sorted(t.kernels, key=lambda k: -k.time_s)[:top_kernels]:
+            bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
+            bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
+            lines.append(f"    {k.name}: {format_time(k.time_s)} ({k.share_pct:.0f}%){bw}")
+        lines.extend(f"    ! {w}" for w in t.warnings)
+        lines.extend(f"    note: {n}" for n in t.notes)
+    if report.timeit is not None:
+        lines.append("  " + graph_line(report.timeit))
+        lines.extend(f"    ! {w}" for w in report.timeit.warnings)
+        lines.extend(f"    note: {n}" for n in report.timeit.notes)
+    if report.modes:
+        lines.append("  modes: " + "; ".join(_mode_line(r) for r in report.modes))
+    lines.extend(f"  note: {n}" for n in report.notes)
+    return "\n".join(lines)
+
+
+def _mode_line(r: ModeResult) -> str:
+    if r.error:
+        return f"{r.mode}: failed ({r.error})"
+    return (f"{r.mode}: compile {r.compile_time_s:.1f} s, {format_time(r.compiled_s)} per call, "
+            f"{_x(r.speedup)}")
+
+
+def html_fragment(report: TimingReport) -> str:
+    """Tables and charts for the explorer view; no scripts, no external assets."""
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    rows = "".join(
+        f"<tr><td>{e(t.label)}</td><td>{e(_m(t.eager))}</td><td>{e(_m(t.compiled))}</td>"
+        f"<td>{e(_x(t.speedup))}</td><td>{e('n/a' if t.compile_time_s is None else f'{t.compile_time_s:.2f} s')}</td>"
+        f"<td>{e(_calls(t.break_even_calls))}</td></tr>"
+        for t in report.graphs + ((report.timeit,) if report.timeit else ()))
+    parts = [f'<div class="cx-timing"><p>Timing on {e(report.device)}: median per call, ± inter-quartile '
+             f'range of the repeats.</p>',
+             '<table class="cx-table"><tr><th>graph</th><th>eager</th><th>compiled</th><th>speedup</th>'
+             f'<th>compile</th><th>break-even</th></tr>{rows}</table>']
+    timed = report.graphs + ((report.timeit,) if report.timeit else ())
+    warnings = list(report.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes]
+    if report.timeit is not None:
+        warnings += [f"{report.timeit.label}: {w}" for w in report.timeit.warnings]
+    if warnings:
+        parts.append('<ul class="cx-warnings">' + "".join(f"<li>{e(w)}</li>" for w in warnings) + "</ul>")
+    if report.graphs:
+        parts.append(graphs_chart(report.graphs))
+    for t in report.graphs:
+        if t.kernels:
+            parts.append(kernels_chart(t))
+            parts.append(_kernel_table(t))
+        elif t.kernels_note:
+            parts.append(f"<p>{e(t.label)}: {e(t.kernels_note)}</p>")
+    if report.modes:
+        parts.append(_modes_table(report.modes))
+    if report.peak is not None:
+        parts.append(f"<p>Device copy bandwidth: {report.peak.gbs:,.0f} GB/s (measured once, "
+                     f"±{report.peak.measurement.iqr_pct:.0f}%).</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _kernel_table(t: GraphTiming) -> str:
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    rows = "".join(
+        f'<tr><td><code class="cx-kernel" data-kernel="{e(k.name)}">{e(k.name)}</code></td><td>{e(k.kind)}</td>'
+        f"<td>{e(format_time(k.time_s))}</td><td>{k.share_pct:.1f}%</td>"
+        f"<td>{'' if k.bytes is None else f'{k.bytes:,}'}</td>"
+        f"<td>{'' if k.bandwidth_gbs is None else f'{k.bandwidth_gbs:,.1f}'}</td>"
+        f"<td>{'' if k.peak_pct is None else f'{k.peak_pct:.0f}%'}</td></tr>"
+        for k in t.kernels)
+    return (f'<table class="cx-table"><caption>{e(t.label)}: kernels</caption><tr><th>kernel</th><th>kind</th>'
+            "<th>time</th><th>share</th><th>bytes</th><th>GB/s</th><th>% of peak</th></tr>" + rows + "</table>")
+
+
+def _modes_table(modes: tuple[ModeResult, ...]) -> str:
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    rows = "".join(
+        f"<tr><td>{e(r.mode)}</td>"
+        + (f'<td colspan="4">{e(r.error)}</td>' if r.error else
+           f"<td>{r.compile_time_s:.2f} s</td><td>{e(format_time(r.eager_s))}</td>"
+           f"<td>{e(format_time(r.compiled_s))}</td><td>{e(_x(r.speedup))}</td>")
+        + f"<td>{e('; '.join(r.notes))}</td></tr>" for r in modes)
+    return ('<table class="cx-table"><caption>modes compared</caption><tr><th>mode</th><th>compile (cold)</th>'
+            "<th>eager</th><th>compiled</th><th>speedup</th><th>notes</th></tr>" + rows + "</table>")

@@ -1,0 +1,338 @@
+"""Timing on CPU: the method, what it tells the user, and that it never touches user state.
+
+Budgets are tiny (a few ms per repeat): these tests check fields and behaviour,
+not speed. One Inductor compile (session fixture) covers the kernel profile.
+"""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+import torch
+
+import explorer
+from explorer.timing import (GraphRecorder, TimingReport, bench, break_even_calls, compare_modes, graphs_chart,
+                             html_fragment, kernels_chart, measure, peak_bandwidth, text_summary, time_calls,
+                             time_capture, time_graphs, warnings_for)
+from explorer.timing.kernels import cpp_bytes_estimate, kernel_bytes
+from explorer.capture.model import Kernel
+
+TINY = dict(budget_s=0.005, repeats=3)
+
+
+def _m(*times, loops=10):
+    return bench.summarize(times, loops, "hand-made")
+
+
+# ---- the method ----
+
+def test_measure_reports_median_spread_and_calibrated_loops():
+    x = torch.randn(64)
+    m = measure(lambda: x.sin(), budget_s=0.01, repeats=4)
+    assert m.median_s > 0
+    assert len(m.times_s) == m.repeats == 4
+    assert m.loops > 1  # a sin of 64 floats is far below 10 ms: the loop count grew
+    assert m.iqr_pct >= 0 and m.range_pct >= m.iqr_pct
+    assert m.min_s <= m.median_s <= m.max_s
+    assert m.method == "torch.utils.benchmark.Timer"
+
+
+def test_calibrate_grows_loops_until_a_repeat_fills_the_budget():
+    seen = []
+
+    def run(loops):  # a fake clock: every call costs 1 ms
+        seen.append(loops)
+        return loops * 1e-3
+
+    loops, took = bench.calibrate(run, budget_s=0.2)
+    assert took >= 0.2 and loops >= 200
+    assert all(b <= 10 * a for a, b in zip(seen, seen[1:]))  # like %timeit: at most 10x a step
+
+
+def test_summarize_median_iqr_and_range():
+    m = _m(1.0, 2.0, 3.0, 4.0, 5.0)
+    assert m.median_s == 3.0
+    assert m.iqr_pct == pytest.approx(200 / 3)  # quartiles 2 and 4
+    assert m.range_pct == pytest.approx(400 / 3)
+    assert m.to_dict()["min_s"] == 1.0 and m.to_dict()["repeats"] == 5
+
+
+def test_break_even_is_compile_time_over_time_saved():
+    assert break_even_calls(10.0, 2e-3, 1e-3) == pytest.approx(10_000)
+    assert break_even_calls(10.0, 1e-3, 2e-3) is None  # compiled slower: never pays off
+    assert break_even_calls(None, 2e-3, 1e-3) is None
+
+
+def test_no_warning_for_a_quiet_win():
+    assert warnings_for(_m(2.0, 2.01, 2.02), _m(1.0, 1.01, 1.0), device="cpu") == []
+
+
+def test_noisy_measurement_is_flagged_not_trustworthy():
+    w = warnings_for(_m(1.0, 1.5, 2.0, 1.0, 1.8), _m(0.5, 0.5, 0.5), device="cpu")
+    assert len(w) == 1 and "noisy machine, figures not trustworthy" in w[0] and "eager" in w[0]
+
+
+def test_compiled_slower_on_tiny_cpu_work_blames_call_overhead():
+    w = warnings_for(_m(20e-6, 20e-6, 20e-6), _m(50e-6, 50e-6, 50e-6), device="cpu")
+    assert len(w) == 1 and "slower than eager (2.50x" in w[0] and "call overhead" in w[0]
+
+
+def test_compiled_slower_on_gpu_small_graph_suggests_reduce_overhead():
+    w = warnings_for(_m(20e-6, 20e-6, 20e-6), _m(30e-6, 30e-6, 30e-6), device="cuda:0")
+    assert "launch-bound" in w[0] and "reduce-overhead" in w[0]
+
+
+def test_compiled_slower_on_big_work_points_at_the_kernels():
+    w = warnings_for(_m(0.5, 0.5, 0.5), _m(0.6, 0.6, 0.6), device="cpu")
+    assert "kernel profile" in w[0]
+
+
+# ---- user state is never touched ----
+
+def _snapshot(model, opt):
+    return {"params": [p.detach().clone() for p in model.parameters()],
+            "grads": [None if p.grad is None else p.grad.clone() for p in model.parameters()],
+            "state": {i: {k: v.clone() if torch.is_tensor(v) else v for k, v in s.items()}
+                      for i, s in enumerate(opt.state.values())}}
+
+
+def _same(a, b):
+    if torch.is_tensor(a):
+        return torch.equal(a, b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_default_timing_of_a_training_step_leaves_weights_grads_and_optimizer_state_alone():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    def step(x, y):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        return loss
+
+    rec = GraphRecorder("aot_eager")
+    f = torch.compile(step, backend=rec)
+    x, y = torch.randn(8, 4), torch.randn(8, 3)
+    for _ in range(3):
+        f(x, y)
+    n_graphs = len(rec.graphs)
+    before = _snapshot(model, opt)
+    assert before["state"] and all("momentum_buffer" in s for s in before["state"].values())
+
+    timings = time_graphs(rec, **TINY)
+
+    assert _same(before, _snapshot(model, opt))
+    assert len(rec.graphs) == n_graphs  # timing never re-entered Dynamo
+    assert len(timings) == n_graphs >= 2
+    assert timings[0].grad_enabled  # the forward graph trains: timed with autograd on
+    for t in timings:
+        assert t.eager.median_s > 0 and t.compiled.median_s > 0
+        assert t.compile_time_source == "backend" and t.compile_time_s > 0
+        assert t.kernels == () and "generates no kernels" in t.kernels_note
+    # the optimizer graph holds the parameters as attributes: timed on a private copy
+    assert any("private copy" in n for t in timings for n in t.notes)
+
+
+def test_recorder_forwards_mode_and_options_to_inductor_as_torch_compile_does():
+    from torch._inductor import list_mode_options
+
+    rec = GraphRecorder("inductor", mode="max-autotune-no-cudagraphs", options={"epilogue_fusion": False})
+    assert rec._inner.config == {**list_mode_options("max-autotune-no-cudagraphs"), "epilogue_fusion": False}
+    with pytest.raises(ValueError, match="Inductor settings"):
+        GraphRecorder("aot_eager", mode="max-autotune")
+
+
+# ---- Inductor: compile time apart, per-kernel profile, bandwidth ----
+
+def _pointwise_reduction(x):
+    return (x.sin() + 1).sum(1)
+
+
+@pytest.fixture(scope="session")
+def inductor_timing():
+    rec = GraphRecorder("inductor", kernel_profile=True)
+    x = torch.randn(256, 64)
+    with explorer.capture() as report:
+        with torch.no_grad():
+            torch.compile(_pointwise_reduction, backend=rec)(x)
+    peak = peak_bandwidth("cpu", nbytes=32 * 1024 * 1024, budget_s=0.01, repeats=3, refresh=True)
+    return rec, report, time_capture(rec, report, peak=peak, **TINY)
+
+
+def test_inductor_graph_timing_is_sane_and_compile_time_is_apart(inductor_timing):
+    rec, report, timing = inductor_timing
+    assert len(timing.graphs) == 1
+    t = timing.graphs[0]
+    assert t.compile_id == report.compilations[0].compile_id
+    assert t.compile_time_source == "capture" and t.compile_time_s == report.compilations[0].compile_time_s
+    assert t.compile_time_s > 100 * t.compiled.median_s  # compiling is not in the steady-state figure
+    assert t.eager.median_s > 0 and t.compiled.median_s > 0 and t.speedup > 0
+    assert t.eager.repeats == 3 and t.compiled.iqr_pct >= 0
+    assert not t.grad_enabled  # inference: timed under no_grad
+    if t.speedup > 1:
+        assert t.break_even_calls == pytest.approx(t.compile_time_s / (t.eager.median_s - t.compiled.median_s))
+    else:
+        assert t.break_even_calls is None and any("slower" in w for w in t.warnings)
+
+
+def test_kernel_profile_names_the_captured_cpp_kernel_with_bytes_and_bandwidth(inductor_timing):
+    rec, report, timing = inductor_timing
+    t = timing.graphs[0]
+    captured = {k.name for k in report.kernels}
+    generated = [k for k in t.kernels if k.kind == "generated"]
+    assert generated and {k.name for k in generated} <= captured
+    k = generated[0]
+    assert k.time_s > 0 and 0 < k.share_pct <= 100 and k.calls == 1
+    assert k.bytes == 256 * 64 * 4 + 256 * 4  # reads x once, writes the row sums
+    assert k.bandwidth_gbs == pytest.approx(k.bytes / k.time_s / 1e9)
+    assert k.peak_pct == pytest.approx(100 * k.bandwidth_gbs / timing.peak.gbs)
+    assert timing.peak.gbs > 0 and timing.peak.device == "cpu"
+    # profiling options reached this compile only, not the global config
+    assert torch._inductor.config.cpp.enable_kernel_profile is False
+
+
+def test_peak_bandwidth_is_cached_per_device():
+    a = peak_bandwidth("cpu", nbytes=8 * 1024 * 1024, budget_s=0.005, repeats=2, refresh=True)
+    assert peak_bandwidth("cpu") is a
+    assert a.bytes_per_copy == 2 * 8 * 1024 * 1024 and a.gbs > 0
+
+
+def test_timing_report_is_json_with_documented_keys(inductor_timing):
+    _, _, timing = inductor_timing
+    d = json.loads(json.dumps(timing.to_dict()))
+    assert {"device", "graphs", "peak", "modes", "warnings", "notes", "eager_s", "compiled_s"} <= d.keys()
+    g = d["graphs"][0]
+    assert {"index", "compile_id", "label", "eager", "compiled", "speedup", "compile_time_s",
+            "compile_time_source", "break_even_calls", "kernels", "warnings"} <= g.keys()
+    assert {"median_s", "times_s", "loops", "iqr_pct", "range_pct", "repeats"} <= g["compiled"].keys()
+    assert {"name", "kind", "time_s", "share_pct", "bytes", "bandwidth_gbs", "peak_pct"} <= g["kernels"][0].keys()
+
+
+@pytest.mark.slow
+def test_compare_modes_tabulates_each_mode_from_the_recorded_graphs(inductor_timing):
+    rec, _, _ = inductor_timing
+    rows = compare_modes(rec, modes=["default", "reduce-overhead", "no-such-mode"], **TINY)
+    assert [r.mode for r in rows] == ["default", "reduce-overhead", "no-such-mode"]
+    for r in rows[:2]:
+        assert r.error is None and r.compile_time_s > 0 and r.compiled_s > 0 and r.speedup > 0
+        assert r.eager_s == rows[0].eager_s  # one eager baseline for all modes
+    assert any("behaves like default" in n for n in rows[1].notes)
+    assert rows[2].error and rows[2].compile_time_s is None
+
+
+# ---- bytes, from generated code ----
+
+_CPP = '''extern "C"  void  kernel(float* in_out_ptr0,
+                       const float* in_ptr0,
+                       const int64_t* in_ptr1,
+                       c10::BFloat16* out_ptr0)
+{ }'''
+_WRAPPER = '''
+        assert_size_stride(arg0_1, (64, 32), (32, 1), 'input')
+        assert_size_stride(arg1_1, (8, ), (1, ))
+        buf0 = empty_strided_cpu((64, 32), (32, 1), torch.float32)
+        buf1 = empty_strided_cpu((64, ), (1, ), torch.float32)
+        buf3 = buf1; del buf1  # reuse
+        cpp_fused_x_0(buf3, reinterpret_tensor(buf0, (16, 4), (4, 1), 0), arg1_1, arg0_1)
+'''
+
+
+def test_cpp_bytes_estimate_reads_buffer_arguments_from_the_wrapper():
+    # in_out buf3 (64 floats, read and written) + a 16x4 float view + 8 int64 + 64x32 bf16
+    assert cpp_bytes_estimate("cpp_fused_x_0", _CPP, _WRAPPER) == 64 * 4 * 2 + 64 * 4 + 8 * 8 + 2048 * 2
+    assert cpp_bytes_estimate("cpp_fused_x_0", _CPP, _WRAPPER.replace("(8, )", "(s0, )")) is None
+
+
+def test_triton_bytes_come_from_inductor_metadata():
+    src = "@triton_heuristics.pointwise(inductor_meta={'kernel_name': 'k', 'kernel_num_gb': 0.004096})"
+    kernel = Kernel(name="triton_poi_fused_0", language="triton", source=src)
+    nbytes, how = kernel_bytes("triton_poi_fused_0", kernel, None)
+    assert nbytes == 4_096_000 and "kernel_num_gb" in how
+    nbytes, how = kernel_bytes("triton_poi_fused_0", Kernel(name="k", language="triton", source="..."), None)
+    assert nbytes is None and "kernel_profile=True" in how
+
+
+# ---- plots ----
+
+def test_charts_escape_every_label_and_are_well_formed_svg(inductor_timing):
+    _, _, timing = inductor_timing
+    evil = '<script>alert("x")</script>&'
+    g = timing.graphs[0]
+    import dataclasses
+
+    g2 = dataclasses.replace(g, label=evil, kernels=tuple(dataclasses.replace(k, name=evil) for k in g.kernels))
+    for svg in (graphs_chart([g2]), kernels_chart(g2)):
+        assert "<script>" not in svg and "&lt;script&gt;" in svg
+        root = ET.fromstring(svg)  # well-formed XML
+        assert root.tag.endswith("svg")
+    assert graphs_chart([g]).count("<rect") == 2  # eager and compiled bars
+
+
+def test_charts_and_html_fragment_escape_user_strings(inductor_timing):
+    _, _, timing = inductor_timing
+    import dataclasses
+
+    evil = '<img src=x onerror="alert(1)">'
+    g = dataclasses.replace(timing.graphs[0], label=evil, notes=(evil,))
+    page = html_fragment(dataclasses.replace(timing, graphs=(g,), warnings=(evil,)))
+    assert "<img" not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
+    assert "kernel" in page and "<svg" in page
+
+
+def test_text_summary_shows_times_speedup_compile_and_kernels(inductor_timing):
+    _, _, timing = inductor_timing
+    text = text_summary(timing)
+    g = timing.graphs[0]
+    assert g.label in text and "speedup" in text and "break-even" in text and "compile" in text
+    assert g.kernels[0].name in text
+
+
+# ---- --timeit and --compare entry points ----
+
+def test_time_calls_reruns_the_whole_call_and_says_side_effects_repeat():
+    calls = []
+    x = torch.randn(16)
+    t = time_calls(lambda: calls.append(x.sin()), lambda: calls.append(x.cos()), compile_time_s=1.0, **TINY)
+    assert len(calls) >= 2 * 3  # both sides ran, every repeat
+    assert t.eager.median_s > 0 and t.compiled.median_s > 0 and t.index == -1
+    assert "side effects repeated" in t.notes[0]
+    report = TimingReport(device="cpu", timeit=t)
+    assert report.to_dict()["timeit"]["label"] == "whole call"
+    assert "whole call" in text_summary(report)
+
+
+def test_compare_modes_records_a_function_once_and_reports_a_failing_mode():
+    runs = []
+
+    def fn(x):
+        runs.append(1)
+        return x.sin() + 1
+
+    rows = compare_modes(fn, (torch.randn(8),), modes=["no-such-mode"], **TINY)
+    assert len(runs) == 1  # recorded once under Dynamo; modes compile the graphs, not the function
+    assert rows[0].mode == "no-such-mode" and rows[0].error and rows[0].speedup is None
+    assert any("ran once" in n for n in rows[0].notes)
+
+
+def test_inductor_module_path_line_is_dropped_from_stderr_and_nothing_else(capsys):
+    import sys
+
+    from explorer.timing.graphs import _quiet_module_path
+
+    def noisy_compile(gm, inputs):
+        print("Compiled module path: /tmp/x.py", file=sys.stderr)
+        print("a real warning", file=sys.stderr)
+        return "compiled"
+
+    real = sys.stderr
+    assert _quiet_module_path(noisy_compile, None, []) == "compiled"
+    assert sys.stderr is real
+    assert capsys.readouterr().err == "a real warning\n"
