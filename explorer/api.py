@@ -28,22 +28,30 @@ def capture() -> Iterator[Report]:
 
 def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode: Optional[str] = None,
             dynamic: Optional[bool] = None, fullgraph: bool = False, options: Optional[dict] = None,
-            **kwargs: Any) -> Report:
+            time: bool = False, **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
     Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
     (``fn`` compiles again at its next compiled call).
 
     If the call raises, the exception propagates unchanged, carrying the partial
-    report as ``exc.explorer_report``.
+    report as ``exc.explorer_report``. ``time=True`` then times each captured graph
+    compiled vs eager on copies of its inputs (``report.timing``).
     """
     import torch
 
     from .capture.torch_compat import forget_compilations
 
     forget_compilations(fn)
-    compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph,
-                             options=options)
+    recorder = None
+    if time:
+        from .timing import GraphRecorder
+
+        recorder = GraphRecorder(backend, mode=mode, options=options, dynamic=dynamic, kernel_profile=True)
+        compiled = torch.compile(fn, backend=recorder, dynamic=dynamic, fullgraph=fullgraph)
+    else:
+        compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph,
+                                 options=options)
     report = Report()
     try:
         with capture() as report:
@@ -51,6 +59,10 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     except BaseException as e:
         _explain_failure(e, report)
         raise
+    if recorder is not None:
+        from .timing import time_capture
+
+        report.timing = time_capture(recorder, report.data)
     return report
 
 

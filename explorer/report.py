@@ -7,17 +7,23 @@ never builds HTML. ``with explorer.capture() as report:`` fills it on exit.
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from .capture.model import CaptureData, from_json, to_json
+from .capture.model import CaptureData, from_json, to_dict
 from .render.text import summary
+
+if TYPE_CHECKING:
+    from .timing.model import TimingReport
 
 
 class Report:
-    def __init__(self, data: Optional[CaptureData] = None, result: Any = None) -> None:
+    def __init__(self, data: Optional[CaptureData] = None, result: Any = None,
+                 timing: "Optional[TimingReport]" = None) -> None:
         self.data = data
         self.result = result  # what the explored call returned (not serialised)
+        self.timing = timing  # eager vs compiled, when timing was asked for
 
     def __getattr__(self, name: str) -> Any:
         # compilations, graph_breaks, kernels, ... come from the data
@@ -28,7 +34,9 @@ class Report:
 
     # ---- files ----
     def to_json(self, indent: Optional[int] = 1) -> str:
-        return to_json(self._ready(), indent=indent)
+        doc = to_dict(self._ready())
+        doc["timing"] = self.timing.to_dict() if self.timing is not None else None
+        return json.dumps(doc, indent=indent, default=str)
 
     def save_json(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_json())
@@ -36,7 +44,14 @@ class Report:
     def to_html(self) -> str:
         from .render.html import render_page
 
-        return render_page(self._ready())
+        return render_page(self._ready(), sections=self._sections())
+
+    def _sections(self) -> list[str]:
+        if self.timing is None:
+            return []
+        from .timing.view import html_fragment
+
+        return ['<div class="cx-h3">Eager vs compiled</div>' + html_fragment(self.timing)]
 
     def save_html(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_html())
@@ -47,7 +62,12 @@ class Report:
 
     # ---- display ----
     def summary(self) -> str:
-        return summary(self._ready())
+        text = summary(self._ready())
+        if self.timing is not None:
+            from .timing.view import text_summary
+
+            text += "\n" + text_summary(self.timing)
+        return text
 
     def __repr__(self) -> str:
         return self.summary() if self.data is not None else "<Report: capture still running>"
@@ -57,7 +77,7 @@ class Report:
             return {"text/plain": repr(self)}
         from .render.html import render_fragment
 
-        return {"text/plain": self.summary(), "text/html": render_fragment(self.data)}
+        return {"text/plain": self.summary(), "text/html": render_fragment(self.data, sections=self._sections())}
 
     def _ready(self) -> CaptureData:
         if self.data is None:

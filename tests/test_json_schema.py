@@ -10,7 +10,7 @@ import re
 from explorer.capture.model import from_json
 
 TOP = {"schema_version", "torch_version", "device", "python_version", "compilations", "wall_time_s",
-       "notes", "error", "events"}
+       "notes", "error", "events", "timing"}
 COMPILATION = {"compile_id", "frame", "status", "original_bytecode", "rewritten_bytecode", "graph", "guards",
                "guard_tree", "recompile_reason", "graph_break", "restarts", "aot_joint", "aot_forward",
                "aot_backward", "aot_inference", "post_grad_graph", "post_grad_graph_backward", "ir_pre_fusion",

@@ -18,9 +18,11 @@ and the pictures drawn for it, in parallel); nothing is cached between renders.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..capture.model import CaptureData, Compilation, Kernel
+from ..clinic import diff_compilations, explain_recompiles, fix_list
+from ..clinic.html import diff_html
 from . import stages
 from .stages import Ctx, esc, loc_text
 from .style import ROOT, stylesheet
@@ -107,29 +109,49 @@ def header_html(data: CaptureData) -> str:
 
 
 def _breaks_summary(data: CaptureData) -> str:
-    """Graph breaks de-duplicated by place and reason: the "what do I fix" list."""
-    seen: Counter = Counter()
-    first: dict = {}
-    for _, b in data.graph_breaks:
-        key = (b.filename, b.lineno, b.reason)
-        seen[key] += 1
-        first.setdefault(key, b)
-    if not seen:
+    """The clinic's "what to fix" list: one row per break site, most costly first."""
+    sites = fix_list(data)
+    if not sites:
         return ""
     items = []
-    for key, n in seen.items():
-        b = first[key]
-        times = f" ×{n}" if n > 1 else ""
-        code = f" [{esc(b.gb_code)}]" if b.gb_code else ""
-        src = f" <code>{esc(b.source_line)}</code>" if b.source_line else ""
-        items.append(f"<li><code>{esc(loc_text(b.filename, b.lineno))}</code>: {esc(b.reason)}{code}{times}{src}</li>")
-    return f'<div class="cx-h3">Graph breaks</div><ul class="cx-list cx-breaks">{"".join(items)}</ul>'
+    for s in sites:
+        code = esc(s.gb_code or "")
+        if s.doc_url and s.doc_url.startswith(("http://", "https://")):
+            code = f'<a href="{esc(s.doc_url)}" target="_blank" rel="noopener">{code}</a>'
+        times = f" ×{s.count}" if s.count > 1 else ""
+        src = f" <code>{esc(s.source_line)}</code>" if s.source_line else ""
+        hint = f'<div class="cx-muted">hint: {esc(s.hints[0])}</div>' if s.hints else ""
+        resumed = (f'<div class="cx-muted">{esc(s.ran_as_python)}'
+                   f'{" Resumed in " + esc(", ".join(s.resume_functions)) if s.resume_functions else ""}</div>')
+        items.append(f"<li><code>{esc(s.location)}</code>: {esc(s.reason)}{' [' + code + ']' if code else ''}"
+                     f"{times}{src}{hint}{resumed}</li>")
+    return (f'<div class="cx-h3">Graph breaks: what to fix ({len(sites)} sites)</div>'
+            f'<ul class="cx-list cx-breaks">{"".join(items)}</ul>')
 
 
 def _recompiles_summary(data: CaptureData) -> str:
-    items = [f"<li><code>{esc(c.compile_id)}</code> {esc(c.frame.name)}: {esc((c.recompile_reason or '').splitlines()[0])}</li>"
-             for c in data.recompiles]
+    items = [f"<li>{esc(e.one_line())}</li>" for e in explain_recompiles(data)]
     return f'<div class="cx-h3">Recompiles</div><ul class="cx-list">{"".join(items)}</ul>' if items else ""
+
+
+def _diff_previous(comp: Compilation, data: Optional[CaptureData]) -> str:
+    """For a recompile: what changed against the frame's previous compilation."""
+    if data is None or not comp.recompile_reason:
+        return ""
+    prev = [c for c in data.compilations if c.frame == comp.frame and c.compile_id != comp.compile_id
+            and _compile_no(c) < _compile_no(comp)]
+    if not prev:
+        return ""
+    diff = diff_compilations(prev[-1], comp)
+    return (f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev[-1].compile_id)}'
+            f'</summary>{diff_html(diff)}</details>')
+
+
+def _compile_no(comp: Compilation) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in comp.compile_id.split("/"))
+    except ValueError:
+        return (0,)
 
 
 def _comp_summary(comp: Compilation) -> str:
@@ -153,7 +175,7 @@ def _comp_summary(comp: Compilation) -> str:
 _OPEN_STAGES = ("graph_break", "graph")
 
 
-def compilation_html(comp: Compilation, ctx: Ctx, *, open_: bool = False) -> str:
+def compilation_html(comp: Compilation, ctx: Ctx, *, open_: bool = False, data: Optional[CaptureData] = None) -> str:
     """One compilation: its present stages, then one list of the absent ones and why."""
     present, absent = [], []
     for key, label in STAGES:
@@ -168,6 +190,7 @@ def compilation_html(comp: Compilation, ctx: Ctx, *, open_: bool = False) -> str
                         for key, label in absent)
         present.append(f'<details class="cx-stage cx-absent"><summary>Not captured here ({len(absent)}): '
                        f'{esc(", ".join(label for _, label in absent))}</summary><ul class="cx-list">{items}</ul></details>')
+    present.append(_diff_previous(comp, data))
     fail = f'<div class="cx-bad"><b>Failed:</b> {esc(comp.failure)}</div>' if comp.failure else ""
     return (f'<details class="cx-comp" data-compile-id="{esc(comp.compile_id)}"{" open" if open_ else ""}>'
             f'<summary>{_comp_summary(comp)}</summary>{fail}{"".join(present)}</details>')
@@ -177,16 +200,19 @@ def _has_story(comp: Compilation) -> bool:
     return bool(comp.graph_break or comp.recompile_reason or comp.restarts or comp.failure)
 
 
-def render_fragment(data: CaptureData, *, max_chars: int = 200_000) -> str:
-    """Self-contained HTML for a notebook output: inline scoped style, no script, no network."""
+def render_fragment(data: CaptureData, *, max_chars: int = 200_000, sections: Sequence[str] = ()) -> str:
+    """Self-contained HTML for a notebook output: inline scoped style, no script, no network.
+
+    ``sections``: HTML made by higher layers (e.g. timing), placed after the header.
+    """
     ctx = Ctx(max_chars=max_chars)
     ctx.prefetch_pictures(fx for c in data.compilations for fx in _graphs(c))
     few = len(data.compilations) <= 3
-    body = "".join(compilation_html(c, ctx, open_=few or i == 0) for i, c in enumerate(data.compilations))
+    body = "".join(compilation_html(c, ctx, open_=few or i == 0, data=data) for i, c in enumerate(data.compilations))
     if not data.compilations:
         body = ('<div class="cx-missing"><b>No compilations were captured.</b> Nothing ran through '
                 'torch.compile inside the capture (or every frame was skipped).</div>')
-    return f'<div class="{ROOT}"><style>{stylesheet()}</style>{header_html(data)}<div class="cx-h3">Compilations</div>{body}</div>'
+    return f'<div class="{ROOT}"><style>{stylesheet()}</style>{header_html(data)}{"".join(sections)}<div class="cx-h3">Compilations</div>{body}</div>'
 
 
 def _graphs(comp: Compilation) -> tuple:
@@ -194,7 +220,7 @@ def _graphs(comp: Compilation) -> tuple:
             comp.post_grad_graph, comp.post_grad_graph_backward)
 
 
-def render_page(data: CaptureData, *, max_chars: int = 200_000) -> str:
+def render_page(data: CaptureData, *, max_chars: int = 200_000, sections: Sequence[str] = ()) -> str:
     """A complete standalone document around the fragment: one file, utf-8, no network."""
     title = (f"compile-explorer: {len(data.compilations)} compilations, "
              f"{len(data.graph_breaks)} graph breaks — torch {data.torch_version}")
@@ -203,4 +229,4 @@ def render_page(data: CaptureData, *, max_chars: int = 200_000) -> str:
             f"<title>{esc(title)}</title>"
             "<style>html,body{margin:0;padding:0}body{padding:12px}"
             "@media (prefers-color-scheme: dark){body{background:#0d1117}}</style></head>"
-            f"<body>{render_fragment(data, max_chars=max_chars)}</body></html>\n")
+            f"<body>{render_fragment(data, max_chars=max_chars, sections=sections)}</body></html>\n")

@@ -81,6 +81,16 @@ _LAYOUT = """
 .R .cx-svg{overflow:auto;max-height:640px;background:#ffffff;border:1px solid var(--cx-border);border-radius:4px;padding:4px;margin:4px 0}
 .R .cx-svg svg{max-width:none;height:auto}
 .R ul.cx-list{margin:.2em 0;padding-left:1.4em}
+.R .cx-diff table{border-collapse:collapse;font-size:12px;width:100%}
+.R .cx-diff td{vertical-align:top;border-bottom:1px solid var(--cx-border);padding:0 4px;color:var(--cx-fg)}
+.R .cx-diff td pre{margin:0;white-space:pre-wrap;font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:transparent;color:inherit}
+.R .cx-diff tr.cx-chg td{background:var(--cx-hl-bg)}
+.R .cx-diff tr.cx-del td{background:var(--cx-bad-bg)}
+.R .cx-diff tr.cx-ins td{background:var(--cx-warn-bg)}
+.R .cx-diff h4{margin:.4em 0 .2em;font-size:13px}
+.R .cx-timing table{border-collapse:collapse;font-size:12px;margin:4px 0}
+.R .cx-timing th,.R .cx-timing td{border:1px solid var(--cx-border);padding:2px 6px;text-align:left;color:var(--cx-fg)}
+.R .cx-timing svg{background:#ffffff;border-radius:4px}
 """
 
 
