@@ -55,7 +55,10 @@ def _decompile(code: CodeType) -> tuple[Optional[str], Optional[str]]:
         from depyf.decompiler import Decompiler
     except ImportError:
         return None, "depyf is not installed; showing the bytecode listing"
+    # depyf caches decompile() forever (lru_cache on the method); calling the function
+    # underneath keeps the rewritten code object, and what it references, collectable.
+    decompile = getattr(Decompiler.decompile, "__wrapped__", Decompiler.decompile)
     try:
-        return Decompiler(code).decompile(), None
+        return decompile(Decompiler(code)), None
     except Exception as e:  # noqa: BLE001 - decompiling is best-effort by nature
         return None, f"depyf could not decompile {code.co_name}: {type(e).__name__}: {e}"
