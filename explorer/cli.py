@@ -1,0 +1,323 @@
+"""``python -m explorer run SCRIPT.py [ARGS...]``: a script under capture, in one step.
+
+What tlparse users ask for: no environment variable, no second tool. The
+script runs as ``python SCRIPT.py ARGS`` would run it (same ``sys.argv``,
+``__name__ == "__main__"``, its directory first on ``sys.path``) inside
+``explorer.capture()``; the reports are written whatever the script does, and
+the process exits with the script's own exit code, so the CLI can replace
+``python`` in a shell pipeline or a CI job.
+
+The summary goes to stderr so the script's stdout stays the script's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from . import __version__
+from .api import capture
+from .report import Report
+
+EXIT_OK = 0
+EXIT_SCRIPT_RAISED = 1  # as python: an uncaught exception
+EXIT_USAGE = 2  # bad options, missing script, unwritable report directory (python uses 2 too)
+EXIT_GRAPH_BREAK = 3  # --fail-on-break and the script, otherwise successful, hit a graph break
+EXIT_REPORT_FAILED = 4  # the script succeeded but a report could not be written
+EXIT_INTERRUPTED = 130  # KeyboardInterrupt, as a shell reports SIGINT
+
+PROG = "python -m explorer"
+
+RUN_DESCRIPTION = """\
+Runs SCRIPT as `python SCRIPT [ARGS...]` would, with every torch.compile
+compilation captured, then prints a one-screen summary to stderr (compilations,
+graphs, graph breaks as file:line: reason, recompiles, kernels, compile time)
+and writes the reports asked for. Reports are written also when the script
+fails. Compile caches are off while the script runs, so every stage is seen.
+
+Where the options go: explorer options may come before or after SCRIPT;
+other words after SCRIPT are the script's own arguments, in order. After SCRIPT,
+-h/--help belong to the script. A `--` ends the explorer's options: everything
+after it goes to the script untouched (use it when the script has an option
+named like one of ours).
+
+  python -m explorer run train.py --epochs 1 --json out.json --html out.html
+  python -m explorer run --html out.html train.py --epochs 1
+  python -m explorer run --json out.json train.py -- --json its_own.json"""
+
+RUN_EPILOG = """\
+exit codes:
+  the script's own   0 when it ends normally; its sys.exit() code
+  1                  the script raised (traceback on stderr, as python prints it)
+  2                  usage error, script not found, report directory missing
+  3                  --fail-on-break and a graph break happened (script succeeded)
+  4                  the script succeeded but a report could not be written
+  130                interrupted (Ctrl-C)"""
+
+
+# ---- options ----
+
+def run_parser() -> argparse.ArgumentParser:
+    """The `run` options. New options (e.g. a timing helper's --time) are added here;
+    only long option names, so they rarely collide with a script's own options."""
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} run", usage=f"{PROG} run [OPTIONS] SCRIPT [ARGS...] [OPTIONS] [-- ARGS...]",
+        description=RUN_DESCRIPTION, epilog=RUN_EPILOG, allow_abbrev=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", metavar="OUT.json", help="write the report as JSON (schema: README)")
+    p.add_argument("--html", metavar="OUT.html", help="write the standalone HTML report")
+    p.add_argument("--fail-on-break", action="store_true",
+                   help=f"exit {EXIT_GRAPH_BREAK} when any graph break happened and the script succeeded")
+    p.add_argument("--quiet", action="store_true", help="do not print the summary")
+    return p
+
+
+@dataclass
+class RunArgs:
+    options: argparse.Namespace
+    script: str
+    script_args: list[str]
+
+
+class UsageError(Exception):
+    pass
+
+
+_SCRIPT_OWNS_AFTER_PATH = {"-h", "--help"}
+
+
+def split_run_args(parser: argparse.ArgumentParser, words: Sequence[str]) -> RunArgs:
+    """Separates the explorer's options from SCRIPT and its arguments (rule in RUN_DESCRIPTION).
+
+    argparse alone cannot do this: REMAINDER swallows trailing options, and
+    parse_known_args reorders what it does not know.
+    """
+    takes_value = {s: a.nargs != 0 for a in parser._actions for s in a.option_strings}
+    ours: list[str] = []
+    script: Optional[str] = None
+    script_args: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            rest = list(words[i + 1:])
+            if script is None and rest:
+                script, rest = rest[0], rest[1:]
+            script_args += rest
+            break
+        name = word.split("=", 1)[0] if word.startswith("--") else word
+        if name in takes_value and not (script is not None and name in _SCRIPT_OWNS_AFTER_PATH):
+            if takes_value[name] and "=" not in word:
+                if i + 1 >= len(words):
+                    raise UsageError(f"{name} needs a value")
+                ours += [word, words[i + 1]]
+                i += 2
+                continue
+            ours.append(word)
+        elif script is None:
+            if word.startswith("-") and word != "-":
+                raise UsageError(f"unknown option {word!r} (the script's own options go after SCRIPT)")
+            script = word
+        else:
+            script_args.append(word)
+        i += 1
+    options = parser.parse_args(ours)  # prints help / errors and exits as argparse does
+    if script is None:
+        raise UsageError("no SCRIPT given")
+    return RunArgs(options, script, script_args)
+
+
+# ---- running the script ----
+
+@dataclass
+class ScriptOutcome:
+    exit_code: int
+    report: Report
+
+
+def run_script(path: str, args: Sequence[str] = ()) -> ScriptOutcome:
+    """Runs ``path`` as ``python path args`` would, under ``explorer.capture()``.
+
+    The script's exceptions are printed as Python prints them and turned into
+    its exit code; the report holds whatever was captured up to that point.
+    sys.argv and sys.path are restored afterwards (main() is also called in-process).
+    """
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [path, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    report = Report()
+    started = False
+    try:
+        with capture() as report:
+            started = True
+            _run_path_as_main(path)
+        code = EXIT_OK
+    except SystemExit as e:
+        code = _system_exit_code(e)
+    except BaseException as e:
+        if not started:
+            raise  # the capture itself failed to start: our error, not the script's
+        _print_script_traceback(e, path)
+        code = EXIT_INTERRUPTED if isinstance(e, KeyboardInterrupt) else EXIT_SCRIPT_RAISED
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+    return ScriptOutcome(code, report)
+
+
+def _run_path_as_main(path: str) -> None:
+    """``sys.exit(0)`` is a normal end: kept out of the capture so the report shows no error."""
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise
+
+
+def _system_exit_code(e: SystemExit) -> int:
+    """As the interpreter does: None -> 0, an int as is, anything else printed and 1."""
+    if e.code is None:
+        return EXIT_OK
+    if isinstance(e.code, int):
+        return e.code
+    print(e.code, file=sys.stderr)
+    return EXIT_SCRIPT_RAISED
+
+
+def _print_script_traceback(exc: BaseException, path: str) -> None:
+    """The traceback from the script's own frame down, as `python SCRIPT` shows it
+    (the CLI's and runpy's frames above it are noise to the user)."""
+    sys.stdout.flush()
+    tb = exc.__traceback__
+    script = os.path.abspath(path)
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
+        tb = tb.tb_next
+    if tb is None and not isinstance(exc, SyntaxError):
+        tb = exc.__traceback__  # no frame of the script's: better everything than nothing
+    # (a script that does not compile has no frame: python shows only file:line and the caret)
+    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    sys.stderr.flush()
+
+
+# ---- the command ----
+
+def cmd_run(words: Sequence[str]) -> int:
+    parser = run_parser()
+    try:
+        run = split_run_args(parser, words)
+    except UsageError as e:
+        parser.print_usage(sys.stderr)
+        _say(f"error: {e}")
+        return EXIT_USAGE
+    problem = _check_paths(run)
+    if problem:
+        _say(problem)
+        return EXIT_USAGE
+    outcome = run_script(run.script, run.script_args)
+    # a timing step (--time) would go here: it gets run.options and outcome.report
+    written, write_errors = _write_reports(outcome.report, run.options)
+    sys.stdout.flush()
+    if not run.options.quiet:
+        _say_plain(outcome.report.summary() if outcome.report.data is not None else "compile-explorer: nothing captured")
+    for kind, path in written:
+        _say(f"wrote {kind} report: {path}")
+    for message in write_errors:
+        _say(message)
+    return _final_code(outcome, run.options, write_errors)
+
+
+def _check_paths(run: RunArgs) -> Optional[str]:
+    """Fails before a long script runs, not after, when its reports could not be written."""
+    if run.script == "-":
+        return "reading the script from stdin is not supported; give a file"
+    if not os.path.exists(run.script):
+        return f"can't open file {run.script!r}: [Errno 2] No such file or directory"
+    for flag in ("json", "html"):
+        out = getattr(run.options, flag)
+        if out:
+            folder = os.path.dirname(os.path.abspath(out))
+            if not os.path.isdir(folder):
+                return f"cannot write the --{flag} report {out!r}: directory {folder!r} does not exist"
+    # the script may chdir: write where the user meant when typing the command
+    for flag in ("json", "html"):
+        if getattr(run.options, flag):
+            setattr(run.options, flag, os.path.abspath(getattr(run.options, flag)))
+    return None
+
+
+def _write_reports(report: Report, options: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
+    written: list[tuple[str, str]] = []
+    errors: list[str] = []
+    if report.data is None:
+        return written, ["nothing was captured, so no report was written"] if (options.json or options.html) else []
+    for kind, path, save in (("JSON", options.json, report.save_json), ("HTML", options.html, report.save_html)):
+        if not path:
+            continue
+        try:
+            written.append((kind, save(path)))
+        except Exception as e:  # noqa: BLE001 - one failed view must not cost the other report
+            errors.append(f"could not write the {kind} report {path!r}: {type(e).__name__}: {e}")
+    return written, errors
+
+
+def _final_code(outcome: ScriptOutcome, options: argparse.Namespace, write_errors: list[str]) -> int:
+    if outcome.exit_code != EXIT_OK:
+        return outcome.exit_code
+    if write_errors:
+        return EXIT_REPORT_FAILED
+    breaks = outcome.report.data.graph_breaks if outcome.report.data is not None else []
+    if options.fail_on_break and breaks:
+        _say(f"exit {EXIT_GRAPH_BREAK}: {len(breaks)} graph break(s) and --fail-on-break")
+        return EXIT_GRAPH_BREAK
+    return EXIT_OK
+
+
+def _say(message: str) -> None:
+    print(f"compile-explorer: {message}", file=sys.stderr, flush=True)
+
+
+def _say_plain(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---- entry point ----
+
+TOP_HELP = f"""\
+usage: {PROG} COMMAND ...
+
+See every stage of torch.compile for a whole script.
+
+commands:
+  run SCRIPT [ARGS...]   run a script with capture on; `{PROG} run --help` for options
+
+options:
+  -h, --help             show this help
+  --version              print the version"""
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The console entry point (`compile-explorer`, `python -m explorer`); returns the exit code."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words:
+        print(TOP_HELP, file=sys.stderr)
+        return EXIT_USAGE
+    command, rest = words[0], words[1:]
+    if command in ("-h", "--help"):
+        print(TOP_HELP)
+        return EXIT_OK
+    if command == "--version":
+        print(f"compile-explorer {__version__}")
+        return EXIT_OK
+    if command == "run":
+        try:
+            return cmd_run(rest)
+        except SystemExit as e:  # argparse's --help and its errors
+            return _system_exit_code(e)
+    print(TOP_HELP, file=sys.stderr)
+    _say(f"error: unknown command {command!r}")
+    return EXIT_USAGE
