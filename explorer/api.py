@@ -6,8 +6,8 @@ import contextlib
 import dataclasses
 from typing import Any, Callable, Iterator, Optional
 
-from .capture.model import CaptureData, GraphBreak
-from .capture.session import CaptureSession
+from .capturing.model import CaptureData, GraphBreak
+from .capturing.session import CaptureSession
 from .report import Report
 
 
@@ -40,7 +40,7 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     """
     import torch
 
-    from .capture.torch_compat import forget_compilations
+    from .capturing.torch_compat import forget_compilations
 
     forget_compilations(fn)
     recorder = None

@@ -47,10 +47,14 @@ class CompileMagics(Magics):
               help="return the report as the cell's value (like %%timeit -o); it displays as the view")
     @argument("-q", dest="quiet", action="store_true", help="show no view (and no status line)")
     @argument("--html", metavar="FILE", default=None, help="also save the standalone HTML report to FILE")
-    @argument("--timeit", action="store_true", help="(timing) re-run the whole cell eager and compiled")
-    @argument("--no-time", dest="no_time", action="store_true", help="(timing) skip all timing")
+    @argument("--timeit", action="store_true",
+              help="also re-run the whole cell eager and compiled, like %%timeit: its side effects repeat")
+    @argument("--no-time", dest="no_time", action="store_true",
+              help="skip timing (by default each captured graph is timed compiled vs eager on copies "
+                   "of its inputs, which changes nothing in the notebook)")
     @argument("--compare", metavar="MODES", default=None,
-              help="(timing) comma-separated modes to compile and compare, e.g. default,reduce-overhead")
+              help="comma-separated modes to compile and time side by side, "
+                   "e.g. default,reduce-overhead,max-autotune-no-cudagraphs")
     @no_var_expand
     @line_cell_magic
     def compile(self, line: str, cell: Optional[str] = None) -> Any:
@@ -132,7 +136,7 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     filename = register_source(display_text, shell)
     cell_fn = build_cell_function(source, filename, shell.user_global_ns, first_line=first_line)
     try:
-        compiled = _torch_compile(torch, cell_fn.fn, args, shell.user_ns)
+        compiled, recorder = _torch_compile(torch, cell_fn.fn, args, shell.user_ns)
     except Exception as e:  # e.g. an unknown backend, or a mode the backend does not take
         _show_from_cell(e, shell)
         raise
@@ -149,11 +153,14 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
             error = e
     report.result = value
     if report.data is not None:
-        _after_compile(shell, args, report)
+        if error is None and recorder is not None:
+            progress.stage, progress.frame = "timing eager vs compiled", None
+            progress._update()
+            report.timing = _time(args, recorder, report, cell_fn, compiled)
         if args.html:
             _save_html(report, args.html)
     if report.data is not None and not args.quiet and not args.return_report:
-        view = ExplorerView(report.data)
+        view = ExplorerView(report.data, report.extra_sections())
         if not progress.finish(view):
             _display(view)
     else:
@@ -165,21 +172,54 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     if args.return_report:
         from .widget import NotebookReport
 
-        return NotebookReport(report.data, value)
+        return NotebookReport(report.data, value, report.timing)
     return value if cell_fn.returns_value else None
 
 
-def _torch_compile(torch: Any, fn: Any, args: Any, user_ns: dict) -> Any:
-    """torch.compile with the options; ``--backend NAME`` may also name a callable in the notebook."""
+def _torch_compile(torch: Any, fn: Any, args: Any, user_ns: dict) -> tuple[Any, Any]:
+    """torch.compile with the options; ``--backend NAME`` may also name a callable in the notebook.
+
+    Unless ``--no-time``, the backend is wrapped in the timing recorder (the
+    backend-wrapping seam): it keeps each graph and copies of its inputs, so the
+    graphs can be timed afterwards without touching the user's tensors.
+    """
     backend = args.backend
     if backend in user_ns and callable(user_ns[backend]):
         backend = user_ns[backend]
-    return torch.compile(fn, backend=backend, mode=args.mode, dynamic=args.dynamic, fullgraph=args.fullgraph)
+    if args.no_time:
+        return torch.compile(fn, backend=backend, mode=args.mode, dynamic=args.dynamic,
+                             fullgraph=args.fullgraph), None
+    from .timing import GraphRecorder
+
+    recorder = GraphRecorder(backend, mode=args.mode, dynamic=args.dynamic, kernel_profile=True)
+    return torch.compile(fn, backend=recorder, dynamic=args.dynamic, fullgraph=args.fullgraph), recorder
 
 
-def _after_compile(shell: Any, args: Any, report: Report) -> None:
-    """Where the timing work plugs in: ``args.timeit``, ``args.no_time`` and ``args.compare``
-    are parsed and stored; nothing uses them yet."""
+def _time(args: Any, recorder: Any, report: Report, cell_fn: Any, compiled: Any) -> Any:
+    """Default: each graph compiled vs eager on copies of its inputs. ``--timeit``: the whole cell too."""
+    import dataclasses
+    import io
+    from contextlib import redirect_stdout
+
+    from .timing import time_calls, time_capture
+
+    modes = [m.strip() for m in args.compare.split(",") if m.strip()] if args.compare else None
+    try:
+        timing = time_capture(recorder, report.data, budget_s=0.05, modes=modes)
+        if args.timeit:
+            def quiet(fn: Any) -> Any:  # the cell's prints would repeat once per loop
+                def run() -> Any:
+                    with redirect_stdout(io.StringIO()), cell_fn.names_seeded():
+                        return fn()
+                return run
+
+            whole = time_calls(quiet(cell_fn.fn), quiet(compiled), label="whole cell",
+                               compile_time_s=report.data.compile_time_s)
+            timing = dataclasses.replace(timing, timeit=whole)
+        return timing
+    except Exception as e:  # noqa: BLE001 - timing is extra: the cell already ran
+        print(f"compile-explorer: timing failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return None
 
 
 def _save_html(report: Report, path: str) -> None:

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Optional
 
-from .capture import torch_compat
+from .capturing import torch_compat
 
 # structured-trace event -> what the user is waiting for
 STAGE_OF_EVENT = {

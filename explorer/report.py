@@ -1,6 +1,6 @@
 """The Report users hold: captured data plus the ways to look at it.
 
-The data itself is frozen (``capture.model``); this façade adds the call's
+The data itself is frozen (``capturing.model``); this façade adds the call's
 result, JSON, the standalone HTML file and the notebook display, so the model
 never builds HTML. ``with explorer.capture() as report:`` fills it on exit.
 """
@@ -11,7 +11,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any, Optional
 
-from .capture.model import CaptureData, from_json, to_dict
+from .capturing.model import CaptureData, from_json, to_dict
 from .render.text import summary
 
 if TYPE_CHECKING:
@@ -44,9 +44,9 @@ class Report:
     def to_html(self) -> str:
         from .render.html import render_page
 
-        return render_page(self._ready(), sections=self._sections())
+        return render_page(self._ready(), sections=self.extra_sections())
 
-    def _sections(self) -> list[str]:
+    def extra_sections(self) -> list[str]:
         if self.timing is None:
             return []
         from .timing.view import html_fragment
@@ -77,7 +77,7 @@ class Report:
             return {"text/plain": repr(self)}
         from .render.html import render_fragment
 
-        return {"text/plain": self.summary(), "text/html": render_fragment(self.data, sections=self._sections())}
+        return {"text/plain": self.summary(), "text/html": render_fragment(self.data, sections=self.extra_sections())}
 
     def _ready(self) -> CaptureData:
         if self.data is None:

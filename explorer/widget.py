@@ -14,9 +14,9 @@ without a kernel) and the text summary.
 from __future__ import annotations
 
 import html
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
-from .capture.model import CaptureData
+from .capturing.model import CaptureData
 from .render.html import header_html, render_fragment, stage_html, stage_keys
 from .render.style import ROOT, stylesheet
 from .render.text import summary
@@ -33,8 +33,9 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 class ExplorerView:
     """A report's notebook view; the widget is built on first display."""
 
-    def __init__(self, data: CaptureData) -> None:
+    def __init__(self, data: CaptureData, sections: Sequence[str] = ()) -> None:
         self.data = data
+        self.sections = tuple(sections)  # extra HTML from higher layers (timing), under the header
         self._widget: Any = None
         self._panes: Optional[list[_Pane]] = None
         self._cache: dict[tuple[int, str], str] = {}
@@ -48,7 +49,7 @@ class ExplorerView:
             bundle.update(self.widget()._repr_mimebundle_() or {})
         except Exception:  # noqa: BLE001 - no ipywidgets/comm: the static HTML still shows
             pass
-        bundle["text/html"] = render_fragment(self.data)
+        bundle["text/html"] = render_fragment(self.data, sections=self.sections)
         bundle["text/plain"] = summary(self.data)
         return bundle
 
@@ -85,7 +86,8 @@ class ExplorerView:
         import ipywidgets as w
 
         # the stylesheet is scoped under .cx-report: one copy in the header serves the panes too
-        header = w.HTML(value=f"<div class='{ROOT}'><style>{stylesheet()}</style>{header_html(self.data)}</div>")
+        header = w.HTML(value=f"<div class='{ROOT}'><style>{stylesheet()}</style>{header_html(self.data)}"
+                               f"{''.join(self.sections)}</div>")
         if not self.data.compilations:
             self._picker = None
             note = "No compilation happened in this cell (was any of its code run by torch.compile?)."
@@ -158,4 +160,4 @@ class NotebookReport(Report):
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         if self.data is None:
             return super()._repr_mimebundle_(include, exclude)
-        return ExplorerView(self.data)._repr_mimebundle_(include, exclude)
+        return ExplorerView(self.data, self.extra_sections())._repr_mimebundle_(include, exclude)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import explorer
-from explorer.capture import torch_compat
+from explorer.capturing import torch_compat
 from programs import basics
 
 BASICS = basics.__file__
@@ -202,8 +202,8 @@ def test_explore_compiles_afresh_each_time():
 
 
 def test_unknown_events_are_kept():
-    from explorer.capture.assemble import assemble
-    from explorer.capture.recorder import Recorder
+    from explorer.capturing.assemble import assemble
+    from explorer.capturing.recorder import Recorder
 
     rec = Recorder()
     rec._on_trace(logging.makeLogRecord({"metadata": {"brand_new_event": {"x": 1}, "frame_id": 0,

@@ -139,7 +139,7 @@ def test_a_site_hit_by_several_compilations_is_one_row_ranked_first(sites):
 
 
 def test_a_report_read_back_from_json_gives_the_same_fix_list(corpus_data, sites):
-    from explorer.capture.model import from_json, to_json
+    from explorer.capturing.model import from_json, to_json
     from explorer.clinic import fix_list
 
     assert fix_list(from_json(to_json(corpus_data))) == sites
@@ -202,8 +202,8 @@ User code traceback:
 
 
 def test_code_run_from_stdin_still_points_at_the_function_and_its_resume():
-    from explorer.capture.model import CaptureData, Compilation, Frame
-    from explorer.capture.parse_breaks import parse_graph_break
+    from explorer.capturing.model import CaptureData, Compilation, Frame
+    from explorer.capturing.parse_breaks import parse_graph_break
     from explorer.clinic import fix_list
 
     brk = parse_graph_break(_STDIN_BREAK)

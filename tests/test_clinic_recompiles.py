@@ -126,9 +126,9 @@ def test_a_local_carried_across_a_break_gets_the_remedy_on_its_input(recompile_d
      "keep it alive"),
 ])
 def test_torchs_other_guard_failures_are_described(reason, described, remedy_words):
-    from explorer.capture.model import Compilation, Frame
+    from explorer.capturing.model import Compilation, Frame
     from explorer.clinic import explain_recompile
-    from explorer.capture.model import CaptureData
+    from explorer.capturing.model import CaptureData
 
     comp = Compilation("0/1", Frame("f", "f.py", 1), "compiled", recompile_reason=reason)
     explained = explain_recompile(comp, CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
@@ -174,7 +174,7 @@ def test_the_same_size_is_predicted_to_reuse_the_entry_and_nothing_compiles(comp
     import torch
 
     from explorer.clinic import why_recompile, would_reuse
-    from explorer.capture import torch_compat
+    from explorer.capturing import torch_compat
 
     before = len(torch_compat.cache_entries(prog.why_target.__code__))
     verdicts = why_recompile(prog.why_target, torch.randn(8))  # the original function works too

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from explorer.capture.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, GraphBreak, Guard,
+from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, GraphBreak, Guard,
                                     IrDump, Kernel, OutputCode, Restart, SourceLoc)
 from explorer.render import graphviz_svg, stages
 from explorer.render.highlight import Highlighter, fast_html
@@ -24,7 +24,10 @@ def text_of(fragment: str) -> str:
 
 
 def comp_by_id(data: CaptureData, cid: str) -> Compilation:
-    return next(c for c in data.compilations if c.compile_id == cid)
+    """By compile id relative to the report's first frame: frame ids count per process."""
+    frame, n = map(int, cid.split("/"))
+    first = int(data.compilations[0].compile_id.split("/")[0])
+    return next(c for c in data.compilations if c.compile_id == f"{first + frame}/{n}")
 
 
 def chip(page: str, label: str) -> str:

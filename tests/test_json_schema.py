@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from explorer.capture.model import from_json
+from explorer.capturing.model import from_json
 
 TOP = {"schema_version", "torch_version", "device", "python_version", "compilations", "wall_time_s",
        "notes", "error", "events", "timing"}

@@ -12,7 +12,7 @@ pytest.importorskip("IPython")
 
 from IPython.utils.capture import capture_output  # noqa: E402
 
-from explorer.capture import torch_compat  # noqa: E402
+from explorer.capturing import torch_compat  # noqa: E402
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 XSS = "<img src=x onerror=alert(1)>"

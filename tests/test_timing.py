@@ -15,7 +15,7 @@ from explorer.timing import (GraphRecorder, TimingReport, bench, break_even_call
                              html_fragment, kernels_chart, measure, peak_bandwidth, text_summary, time_calls,
                              time_capture, time_graphs, warnings_for)
 from explorer.timing.kernels import cpp_bytes_estimate, kernel_bytes
-from explorer.capture.model import Kernel
+from explorer.capturing.model import Kernel
 
 TINY = dict(budget_s=0.005, repeats=3)
 

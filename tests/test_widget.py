@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 import explorer.widget as widget_mod  # noqa: E402
-from explorer.capture.model import (  # noqa: E402
+from explorer.capturing.model import (  # noqa: E402
     Bytecode, CaptureData, Compilation, FxGraph, Frame, GraphBreak, Kernel)
 from explorer.render.html import render_fragment, stage_html  # noqa: E402
 from explorer.render.text import summary  # noqa: E402
@@ -194,7 +194,7 @@ def test_progress_line_follows_torch_events_ticks_and_is_replaced(monkeypatch):
     import logging
 
     from explorer import progress as progress_mod
-    from explorer.capture import torch_compat
+    from explorer.capturing import torch_compat
 
     handle = _FakeHandle()
     monkeypatch.setattr(progress_mod, "_display", lambda obj: handle)

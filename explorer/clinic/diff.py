@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from ..capture.model import Compilation
+from ..capturing.model import Compilation
 
 _NOISE = ((re.compile(r"(__builtins_dict___)\d+"), r"\1N"),)
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..capture.model import CaptureData, Compilation, GraphBreak, SourceLoc
+from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
 from .locate import basename, rel, repaired, user_frame
 
 _RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")

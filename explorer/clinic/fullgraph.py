@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..capture.model import GraphBreak
-from ..capture.parse_breaks import parse_graph_break
+from ..capturing.model import GraphBreak
+from ..capturing.parse_breaks import parse_graph_break
 
 _FROM_USER = re.compile(r"^\s*from user code:\s*$", re.M)
 _TAIL = re.compile(r"^\s*Set TORCHDYNAMO_VERBOSE=1.*$", re.M | re.S)

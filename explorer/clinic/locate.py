@@ -15,7 +15,7 @@ import sysconfig
 from functools import lru_cache
 from typing import Optional
 
-from ..capture.model import SourceLoc
+from ..capturing.model import SourceLoc
 
 
 @lru_cache(maxsize=1)

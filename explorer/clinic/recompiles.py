@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from ..capture.model import CaptureData, Compilation, Guard
+from ..capturing.model import CaptureData, Compilation, Guard
 
 _ENTRY_RE = re.compile(r"^(?P<cid>\[?\d+/\d+(?:_\d+)?\]?): (?P<text>.*)$")
 _TENSOR_RE = re.compile(r"^tensor '(?P<name>.+?)' (?P<what>.*)$")

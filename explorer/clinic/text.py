@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..capture.model import CaptureData
+from ..capturing.model import CaptureData
 from .fixlist import fix_list
 from .recompiles import explain_recompiles
 

@@ -14,7 +14,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from ..capture import torch_compat
+from ..capturing import torch_compat
 from .recompiles import GuardFailure, reason_entries, classify, failure_from
 
 

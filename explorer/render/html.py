@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional, Sequence
 
-from ..capture.model import CaptureData, Compilation, Kernel
+from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic import diff_compilations, explain_recompiles, fix_list
 from ..clinic.html import diff_html
 from . import stages

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from ..capture.model import Bytecode, Compilation, FxGraph, FxNode, Guard, Kernel, SourceLoc
+from ..capturing.model import Bytecode, Compilation, FxGraph, FxNode, Guard, Kernel, SourceLoc
 from . import graphviz_svg
 from .highlight import Highlighter
 

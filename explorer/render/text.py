@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ..capture.model import CaptureData
+from ..capturing.model import CaptureData
+from ..clinic import explain_recompiles, fix_list
 
 
 def _rel(path: str) -> str:
@@ -13,6 +14,14 @@ def _rel(path: str) -> str:
     except ValueError:
         return path
     return rel if not rel.startswith("..") else path
+
+
+def _headline(text: str) -> str:
+    """First line, plus the next one when the first only introduces it ("backend='x' raised:")."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return f"{lines[0]} {lines[1]}"
+    return lines[0] if lines else ""
 
 
 def summary(data: CaptureData, *, max_rows: int = 12) -> str:
@@ -29,20 +38,17 @@ def summary(data: CaptureData, *, max_rows: int = 12) -> str:
         lines.append(f"  {c.compile_id:<6} {c.frame.name} ({_rel(c.frame.filename)}:{c.frame.lineno}): {what}{extra}{t}")
     if len(data.compilations) > max_rows:
         lines.append(f"  ... {len(data.compilations) - max_rows} more")
-    if breaks:
-        lines.append("graph breaks:")
-        for c, b in breaks:
-            lines.append(f"  {_rel(b.filename or '?')}:{b.lineno or '?'}: {b.reason}"
-                         + (f"  [{b.gb_code}]" if b.gb_code else ""))
-    recompiles = data.recompiles
+    sites = fix_list(data)
+    if sites:
+        lines.append("graph breaks (what to fix, most costly first):")
+        lines += [f"  {site.line()}" for site in sites]
+    recompiles = explain_recompiles(data)
     if recompiles:
         lines.append("recompiles:")
-        for c in recompiles:
-            first = (c.recompile_reason or "").splitlines()[0] if c.recompile_reason else ""
-            lines.append(f"  {c.compile_id} {c.frame.name}: {first}")
+        lines += [f"  {e.one_line()}" for e in recompiles]
     failed = [c for c in data.compilations if c.failure]
     for c in failed:
-        lines.append(f"failed: {c.compile_id} {c.frame.name}: {c.failure.splitlines()[0]}")
+        lines.append(f"failed: {c.compile_id} {c.frame.name}: {_headline(c.failure)}")
     if data.error:
         lines.append(f"the code raised {data.error.splitlines()[0]}")
     for note in data.notes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Optional, Sequence
 
-from ..capture import torch_compat
+from ..capturing import torch_compat
 from . import bench
 from .graphs import GraphRecorder, RecordedGraph, fresh_graph_module, graph_autograd_mode
 from .model import Measurement, ModeResult

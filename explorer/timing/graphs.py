@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from ..capture import torch_compat
+from ..capturing import torch_compat
 from . import bench
 from .model import GraphTiming, KernelTiming, Measurement
 

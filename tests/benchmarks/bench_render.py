@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 
-from explorer.capture.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, Guard, IrDump,
+from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, Guard, IrDump,
                                     Kernel, OutputCode, SourceLoc)
 
 USER_FILE = "/home/user/model.py"

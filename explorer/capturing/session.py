@@ -46,7 +46,9 @@ class CaptureSession:
             self._recorder.close()
         finally:
             self._stack.close()
-        error = f"{exc_type.__name__}: {exc}" if exc_type is not None else None
+        error = None
+        if exc_type is not None:
+            error = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__
         self.data = self._assemble(wall, error)
         return False  # never swallow the user's exception
 
