@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -48,7 +49,7 @@ class _Group:
         return f"{self.frame_id}/{self.frame_compile_id}"
 
 
-def assemble(rec: Recorder, *, torch_version: str, device: str, python_version: str,
+def assemble(rec: Recorder, *, torch_version: str, device: Any, python_version: str,
              wall_time_s: Optional[float], notes: list[str], error: Optional[str]) -> CaptureData:
     groups: dict[tuple[int, int], _Group] = {}
     loose: list[RawEvent] = []
@@ -63,10 +64,25 @@ def assemble(rec: Recorder, *, torch_version: str, device: str, python_version: 
     ordered = sorted(groups.values(), key=lambda g: (g.frame_id, g.frame_compile_id))
     compilations = tuple(_compilation(g, rec.strings) for g in ordered)
     return CaptureData(
-        torch_version=torch_version, device=device, python_version=python_version,
+        torch_version=torch_version, python_version=python_version,
+        device=device(graph_devices(compilations)) if callable(device) else device,  # a namer, or a name
         compilations=compilations, wall_time_s=wall_time_s, notes=tuple(notes), error=error,
         events=tuple(_unknown(e) for e in loose if e.name not in ("ir_pre_fusion", "ir_post_fusion", "bytecode_log")),
     )
+
+
+_DEVICE_RE = re.compile(r"\]((?:cpu|cuda|xpu|mps|meta|hpu)(?::\d+)?)$")
+
+
+def graph_devices(compilations: tuple[Compilation, ...]) -> list[str]:
+    """Devices named in the graphs' tensor types (``f32[8][1]cuda:0``), in first-seen order."""
+    seen: list[str] = []
+    for c in compilations:
+        for n in (c.graph.nodes if c.graph else ()):
+            m = _DEVICE_RE.search(n.type or "")
+            if m and m.group(1) not in seen:
+                seen.append(m.group(1))
+    return seen
 
 
 def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:

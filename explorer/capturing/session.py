@@ -53,13 +53,13 @@ class CaptureSession:
         return False  # never swallow the user's exception
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
-        kwargs = dict(torch_version=torch_compat.torch_version(), device=torch_compat.default_device(),
+        kwargs = dict(torch_version=torch_compat.torch_version(), device=torch_compat.describe_devices,
                       python_version=platform.python_version(), wall_time_s=wall, error=error)
         try:
             return assemble(self._recorder, notes=self.notes, **kwargs)
         except Exception as e:  # noqa: BLE001 - a bug here must not cost the user their result
             note = f"the explorer could not read what torch emitted ({type(e).__name__}: {e}); " \
                    f"please report this with the traceback:\n{traceback.format_exc()}"
-            return CaptureData(notes=tuple(self.notes) + (note,), **kwargs)
+            return CaptureData(notes=tuple(self.notes) + (note,), **{**kwargs, "device": torch_compat.default_device()})
         finally:
             self._recorder = Recorder()  # drop code objects and raw payloads

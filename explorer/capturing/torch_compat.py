@@ -45,6 +45,21 @@ def default_device() -> str:
     return "cpu"
 
 
+def describe_devices(devices: list[str]) -> str:
+    """"cpu", "cuda:0 (NVIDIA H200)", ...: the devices the captured graphs ran on, named."""
+    import torch
+
+    if not devices:
+        return default_device()
+    named = []
+    for dev in devices:
+        if dev.startswith("cuda") and torch.cuda.is_available():
+            index = int(dev.split(":")[1]) if ":" in dev else 0
+            dev = f"{dev} ({torch.cuda.get_device_name(index)})"
+        named.append(dev)
+    return ", ".join(named)
+
+
 def current_compile_key() -> Optional[tuple[int, int, int]]:
     """(frame_id, frame_compile_id, attempt) of the compile running now, if any."""
     from torch._guards import CompileContext
