@@ -375,6 +375,11 @@ def _locs(locs: tuple[SourceLoc, ...]) -> str:
     return "<br>".join(f"<code>{esc(loc_text(l.filename, l.lineno))}</code> {esc(l.code or '')}" for l in locs)
 
 
+def kernel_anchor(name: str) -> str:
+    """The element id of a kernel's section: other views (the timing table) link to it."""
+    return "cx-k-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
+
+
 def kernel_view(kernel: Kernel, ctx: Ctx) -> str:
     facts = [f'<span class="cx-chip">{esc(kernel.language)}</span>']
     if kernel.graph_kind:
@@ -388,7 +393,8 @@ def kernel_view(kernel: Kernel, ctx: Ctx) -> str:
         rows.append(f"<tr><th>user lines</th><td>{_locs(kernel.user_lines)}</td></tr>")
     table = f'<table class="cx-table cx-kfacts">{"".join(rows)}</table>' if rows else \
         '<p class="cx-muted">torch recorded no FX nodes or user lines for this kernel.</p>'
-    return (f'<div class="cx-kernel" data-kernel="{esc(kernel.name)}"><div class="cx-h4"><code>{esc(kernel.name)}</code></div>'
+    return (f'<div class="cx-kernel" id="{esc(kernel_anchor(kernel.name))}" data-kernel="{esc(kernel.name)}">'
+            f'<div class="cx-h4"><code>{esc(kernel.name)}</code></div>'
             f'<div class="cx-stat">{"".join(facts)}</div>{table}'
             f'{ctx.block(kernel.source, kernel.language)}</div>')
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import html
 from typing import Optional
 
-from .model import GraphTiming, Measurement, ModeResult, TimingReport
+from ..render.stages import kernel_anchor
+from .model import GraphTiming, KernelTiming, Measurement, ModeResult, TimingReport
 from .plots import format_time, graphs_chart, kernels_chart
 
 
@@ -96,10 +97,18 @@ def html_fragment(report: TimingReport) -> str:
     return "".join(parts)
 
 
+def _kernel_name(k: KernelTiming) -> str:
+    """A generated kernel's name links to its source in the report; library calls have none."""
+    code = f'<code class="cx-kernel" data-kernel="{html.escape(k.name, quote=True)}">{html.escape(k.name)}</code>'
+    if k.kind != "generated":
+        return code
+    return f'<a href="#{html.escape(kernel_anchor(k.name), quote=True)}" title="show the kernel\'s source">{code}</a>'
+
+
 def _kernel_table(t: GraphTiming) -> str:
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     rows = "".join(
-        f'<tr><td><code class="cx-kernel" data-kernel="{e(k.name)}">{e(k.name)}</code></td><td>{e(k.kind)}</td>'
+        f'<tr><td>{_kernel_name(k)}</td><td>{e(k.kind)}</td>'
         f"<td>{e(format_time(k.time_s))}</td><td>{k.share_pct:.1f}%</td>"
         f"<td>{'' if k.bytes is None else f'{k.bytes:,}'}</td>"
         f"<td>{'' if k.bandwidth_gbs is None else f'{k.bandwidth_gbs:,.1f}'}</td>"
