@@ -25,6 +25,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 CELL_FUNCTION_NAME = "compiled_cell"
+# Read once at the top of the cell function, bound to the torch module while the cell runs.
+# Dynamo compiles a resume function (the cell's code after a graph break) only if the frame
+# has tensors in its locals or a global torch module among its names (has_tensor_in_frame):
+# a cell's names are all globals, so without this the rest of the cell ran uncompiled.
+TORCH_MARKER = "__compile_explorer_torch__"
 
 
 class _NotYetDefined:
@@ -58,8 +63,12 @@ class CellFunction:
         as a plain run leaves it. The cost: reading such a name before the cell
         assigns it gives the placeholder instead of a NameError.
         """
+        import torch
+
         ns = self.fn.__globals__
-        seeds = {}
+        seeds: dict[str, Any] = {}
+        if TORCH_MARKER not in ns:
+            seeds[TORCH_MARKER] = ns[TORCH_MARKER] = torch
         for name in self.bound_names:
             if name not in ns:
                 seeds[name] = getattr(builtins, name, _NotYetDefined(name))
@@ -104,20 +113,24 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
         name=CELL_FUNCTION_NAME,
         args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                            kwarg=None, defaults=[]),
-        body=([ast.Global(names=names)] if names else []) + body,
+        body=([ast.Global(names=names)] if names else []) + [_torch_marker()] + body,
         decorator_list=[], returns=None, type_comment=None,
     )
     # the function starts at the registered text's first line (the %%compile line),
     # so its source, as Dynamo and the source pane read it, is the whole cell
     _place(fn_def, 1)
-    if names:
-        _place(fn_def.body[0], 1)
+    for stmt in fn_def.body[:2 if names else 1]:
+        _place(stmt, 1)
     module = ast.Module(body=[fn_def], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, filename, "exec", dont_inherit=True)
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     fn = types.FunctionType(fn_code, globals_ns, CELL_FUNCTION_NAME)
     return CellFunction(fn=fn, filename=filename, returns_value=returns_value, bound_names=bound)
+
+
+def _torch_marker() -> ast.stmt:
+    return ast.Expr(value=ast.Name(id=TORCH_MARKER, ctx=ast.Load()))
 
 
 def _top_level_names(source: str, filename: str) -> tuple[list[str], tuple[str, ...]]:

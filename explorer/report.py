@@ -49,9 +49,18 @@ class Report:
     def extra_sections(self) -> list[str]:
         if self.timing is None:
             return []
+        import html
+
         from .timing.view import html_fragment
 
-        return ['<div class="cx-h3">Eager vs compiled</div>' + html_fragment(self.timing)]
+        speedups = ", ".join(f"{g.compile_id or g.label}: {g.speedup:.2f}x" for g in self.timing.graphs
+                             if g.speedup is not None)
+        title = "Eager vs compiled" + (f" ({speedups})" if speedups else "")
+        if self.timing.warnings:
+            title += f", {len(self.timing.warnings)} warnings"
+        # folded: it is the last step of the story, and the panes should stay in view
+        return [f'<details class="cx-stage" data-stage="timing"><summary><b>{html.escape(title)}</b></summary>'
+                f'{html_fragment(self.timing)}</details>']
 
     def save_html(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_html())

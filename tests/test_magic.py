@@ -122,6 +122,18 @@ def test_cell_code_itself_is_compiled_and_functions_see_later_globals(ip):
     assert ip.user_ns["f"]().sum().item() == 0.0
 
 
+def test_the_cell_after_a_graph_break_is_compiled_too(ip):
+    # no `torch.` after the break: Dynamo would skip the resume function without the cell's torch marker
+    _fresh(ip, "model = torch.nn.Linear(8, 4)\nx = torch.randn(2, 8)")
+    with capture_output():
+        report = ip.run_cell_magic("compile", "--backend eager -q -o --no-time",
+                                   "y = model(x)\nprint('shape', tuple(y.shape))\nz = (y.relu() * 2).sum()\nz")
+    frames = [c.frame.name for c in report.data.compilations]
+    assert frames == ["compiled_cell", "torch_dynamo_resume_in_compiled_cell_at_3"]
+    assert "relu" in report.data.compilations[1].graph.code
+    assert "__compile_explorer_torch__" not in ip.user_ns
+
+
 def test_print_output_and_value_are_shown(ip):
     _fresh(ip)
     with capture_output() as cap:
