@@ -74,6 +74,10 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on-break", action="store_true",
                    help=f"exit {EXIT_GRAPH_BREAK} when any graph break happened and the script succeeded")
     p.add_argument("--quiet", action="store_true", help="do not print the summary")
+    p.add_argument("--time", action="store_true",
+                   help="after the script, time each Inductor graph eager vs compiled (from torch's "
+                        "repro of the graph, on random inputs of the same shapes); adds a few "
+                        "seconds per graph plus one compile each")
     return p
 
 
@@ -218,8 +222,10 @@ def cmd_run(words: Sequence[str]) -> int:
     if problem:
         _say(problem)
         return EXIT_USAGE
-    outcome = run_script(run.script, run.script_args)
-    # a timing step (--time) would go here: it gets run.options and outcome.report
+    if run.options.time:
+        outcome = _run_and_time(run)
+    else:
+        outcome = run_script(run.script, run.script_args)
     written, write_errors = _write_reports(outcome.report, run.options)
     sys.stdout.flush()
     if not run.options.quiet:
@@ -229,6 +235,28 @@ def cmd_run(words: Sequence[str]) -> int:
     for message in write_errors:
         _say(message)
     return _final_code(outcome, run.options, write_errors)
+
+
+def _run_and_time(run: RunArgs) -> ScriptOutcome:
+    """``--time``: keeps torch's repro of each lowered graph while the script runs, then times them.
+
+    Timing runs after the script and outside the capture (its own compiles are
+    not the script's); it never changes the exit code: a failure is one line on stderr.
+    """
+    from .timing.repro import collect_repros, time_script_capture
+
+    with collect_repros() as repros:
+        outcome = run_script(run.script, run.script_args)
+    if outcome.exit_code == EXIT_INTERRUPTED:
+        _say("interrupted: graphs not timed")
+        return outcome
+    try:
+        outcome.report.timing = time_script_capture(repros, outcome.report.data)
+    except KeyboardInterrupt:
+        _say("timing interrupted: no timing in the reports")
+    except Exception as e:  # noqa: BLE001 - timing is an extra; the script's result stands
+        _say(f"timing failed, no timing in the reports: {type(e).__name__}: {e}")
+    return outcome
 
 
 def _check_paths(run: RunArgs) -> Optional[str]:

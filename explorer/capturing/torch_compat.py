@@ -294,3 +294,54 @@ def bytecode_hook_count() -> int:
 
     return len(getattr(convert_frame, "_bytecode_hooks", {}))
 
+
+
+# ---- used by explorer.timing.repro (the CLI's --time: torch's fx_graph_runnable artifacts) ----
+
+REPRO_CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config",
+                        "torch.fx.experimental._config", "torch.compiler.config")
+
+
+@contextlib.contextmanager
+def preserved_compiler_configs() -> Iterator[None]:
+    """torch's config modules as they were on entry, restored on exit.
+
+    A repro script sets the compile-time config values it was made under
+    (so compiling it again matches the user's compile); those must not outlive it.
+    """
+    import importlib
+
+    saved = []
+    for name in REPRO_CONFIG_MODULES:
+        try:
+            module = importlib.import_module(name)
+            saved.append((module, module.get_config_copy()))
+        except Exception:  # noqa: BLE001 - a module missing in this torch has nothing to restore
+            pass
+    try:
+        yield
+    finally:
+        for module, before in saved:
+            now = module.get_config_copy()
+            for key, old in before.items():
+                with contextlib.suppress(Exception):  # a value that cannot be compared or set stays
+                    if key in now and now[key] != old:
+                        setattr(module, key, old)
+
+
+def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
+    """Inputs a repro's ``load_args(reader)`` describes: right shapes, strides, dtypes, devices,
+    random values (torch's reader without a save directory), without its "random data" warnings."""
+    from torch._dynamo.debug_utils import InputReader
+
+    quiet = logging.Filter("no such logger")  # rejects every record of the reader's logger
+    reader_log = logging.getLogger("torch._dynamo.debug_utils")
+    reader_log.addFilter(quiet)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = InputReader(save_dir=None)
+            load_args(reader)
+            return list(reader.args)
+    finally:
+        reader_log.removeFilter(quiet)

@@ -10,6 +10,10 @@ Sits on top of capture (imports it, never the reverse). Typical use::
 
 Timing runs each recorded graph on private copies of its inputs, so the user's
 tensors, modules and optimizer state are never touched.
+
+Where the backend cannot be wrapped (a whole script's own torch.compile calls,
+``python -m explorer run --time``), ``collect_repros`` keeps torch's repro of
+each lowered graph and ``time_script_capture`` times those (see ``repro``).
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ from .graphs import GraphRecorder, RecordedGraph, time_graphs
 from .model import GraphTiming, KernelTiming, Measurement, ModeResult, PeakBandwidth, TimingReport
 from .peak import peak_bandwidth
 from .plots import bar_chart, format_time, graphs_chart, kernels_chart
+from .repro import Repro, collect_repros, time_repros, time_script_capture
 from .view import html_fragment, text_summary
 
 __all__ = ["DEFAULT_MODES", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
-           "ModeResult", "PeakBandwidth", "RecordedGraph", "TimingReport", "bar_chart",
-           "break_even_calls", "compare_modes", "format_time", "graphs_chart", "html_fragment",
-           "kernels_chart", "measure", "peak_bandwidth", "text_summary", "time_calls",
-           "time_capture", "time_graphs", "warnings_for"]
+           "ModeResult", "PeakBandwidth", "RecordedGraph", "Repro", "TimingReport", "bar_chart",
+           "break_even_calls", "collect_repros", "compare_modes", "format_time", "graphs_chart",
+           "html_fragment", "kernels_chart", "measure", "peak_bandwidth", "text_summary", "time_calls",
+           "time_capture", "time_graphs", "time_repros", "time_script_capture", "warnings_for"]
 
 
 def time_capture(recorder: GraphRecorder, capture: Any = None, *, budget_s: float = bench.DEFAULT_BUDGET_S,
