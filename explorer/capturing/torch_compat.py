@@ -184,8 +184,7 @@ def forget_compilations(fn: Any) -> int:
 
 
 def _code_objects(fn: Any) -> list[Any]:
-    fn = getattr(fn, "_orig_mod", fn)  # OptimizedModule
-    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    fn = compiled_original(fn)
     out = []
     for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):
         candidate = getattr(candidate, "__func__", candidate)
