@@ -52,6 +52,9 @@ class CompileMagics(Magics):
     @argument("--no-time", dest="no_time", action="store_true",
               help="skip timing (by default each captured graph is timed compiled vs eager on copies "
                    "of its inputs, which changes nothing in the notebook)")
+    @argument("--why", action="store_true",
+              help="line magic only: %%compile --why f(new_args) says, without compiling or running f, "
+                   "which cached compilation of f these arguments would reuse, or which guard fails")
     @argument("--compare", metavar="MODES", default=None,
               help="comma-separated modes to compile and time side by side, "
                    "e.g. default,reduce-overhead,max-autotune-no-cudagraphs")
@@ -72,6 +75,8 @@ class CompileMagics(Magics):
                 from IPython.core.error import UsageError
 
                 raise UsageError("%compile needs an expression, e.g. %compile model(x)")
+            if args.why:
+                return why_recompile_line(self.shell, expr)
             return run_compiled(self.shell, args, expr, f"%compile {line}", first_line=1)
         args = parse_argstring(self.compile, line)
         return run_compiled(self.shell, args, self.shell.transform_cell(cell), f"%%compile {line}\n{cell}",
@@ -108,6 +113,33 @@ def _syntax_check(shell: Any) -> Any:
 
     check._explorer_syntax_check = True  # type: ignore[attr-defined]
     return check
+
+
+def why_recompile_line(shell: Any, expr: str) -> Any:
+    """``%compile --why f(x, n=2)``: the call's function and arguments are evaluated, f is not called."""
+    import ast
+
+    from IPython.core.error import UsageError
+
+    from .clinic import why_recompile
+
+    try:
+        call = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise UsageError(f"--why needs a call such as f(x): {e.msg}") from None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        raise UsageError("--why needs a plain call such as f(x, n=2) (no *args or **kwargs)")
+    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), shell.user_ns)  # noqa: E731,S307
+    fn = ev(call.func)
+    verdicts = why_recompile(fn, *[ev(a) for a in call.args], **{k.arg: ev(k.value) for k in call.keywords})
+    if not verdicts:
+        print(f"{ast.unparse(call.func)} has no compiled entry yet: this call would compile it")
+    for v in verdicts:
+        print(v)
+    if verdicts and not any(v.reused for v in verdicts):
+        print("=> this call would recompile")
+    return None
 
 
 def split_line(line: str) -> tuple[str, str]:

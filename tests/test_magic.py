@@ -186,6 +186,17 @@ def test_line_magic_compiles_one_expression(ip):
     assert value.item() == 6.0
 
 
+def test_why_names_the_failing_guard_without_compiling(ip):
+    _fresh(ip, "def f(x):\n    return x.sin() * 2\ncf = torch.compile(f, backend='eager')\ncf(torch.randn(8))")
+    with capture_output() as out:
+        ip.run_line_magic("compile", "--why cf(torch.randn(16))")
+    assert "fails" in out.stdout and "8" in out.stdout and "16" in out.stdout
+    assert "would recompile" in out.stdout
+    with capture_output() as out:
+        ip.run_line_magic("compile", "--why cf(torch.randn(8))")
+    assert "would be reused" in out.stdout and "recompile" not in out.stdout
+
+
 def test_options_parse(ip):
     from IPython.core.magic_arguments import parse_argstring
 
