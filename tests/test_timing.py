@@ -133,6 +133,10 @@ def test_default_timing_of_a_training_step_leaves_weights_grads_and_optimizer_st
     assert len(rec.graphs) == n_graphs  # timing never re-entered Dynamo
     assert len(timings) == n_graphs >= 2
     assert timings[0].grad_enabled  # the forward graph trains: timed with autograd on
+    # ... and also as forward+backward (its compiled backward runs), still touching nothing of the user's
+    assert timings[0].train_eager.median_s > 0 and timings[0].train_compiled.median_s > 0
+    assert timings[0].train_speedup > 0
+    assert all(t.train_eager is None for t in timings if not t.grad_enabled)
     for t in timings:
         assert t.eager.median_s > 0 and t.compiled.median_s > 0
         assert t.compile_time_source == "backend" and t.compile_time_s > 0

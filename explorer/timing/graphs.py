@@ -256,7 +256,12 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
 
         kernels, kernels_note = profile_graph(g, compiled_fn, comp, peak, graph_autograd_mode(g))
     compile_s, source = _compile_time(g, comp)
-    speedup = eager.median_s / compiled.median_s if eager and compiled and compiled.median_s > 0 else None
+    speedup = _ratio(eager, compiled)
+    train_eager = train_compiled = None
+    if g.trains:
+        train_eager = _measure_training(g, g.gm, budget_s, repeats, notes, "eager")
+        if compiled_fn is not None:
+            train_compiled = _measure_training(g, compiled_fn, budget_s, repeats, notes, "compiled")
     warnings = bench.warnings_for(eager, compiled, device=g.device, backend=g.backend,
                                   num_kernels=len([k for k in kernels if k.kind == "generated"]) or None)
     return GraphTiming(index=g.index, compile_id=g.compile_id, label=g.label, device=g.device,
@@ -264,7 +269,41 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
                        compile_time_s=compile_s, compile_time_source=source,
                        break_even_calls=bench.break_even_calls(compile_s, eager and eager.median_s,
                                                                compiled and compiled.median_s),
-                       kernels=kernels, kernels_note=kernels_note, warnings=tuple(warnings), notes=tuple(notes))
+                       kernels=kernels, kernels_note=kernels_note, warnings=tuple(warnings), notes=tuple(notes),
+                       train_eager=train_eager, train_compiled=train_compiled,
+                       train_speedup=_ratio(train_eager, train_compiled))
+
+
+def _ratio(eager: Optional[Measurement], compiled: Optional[Measurement]) -> Optional[float]:
+    return eager.median_s / compiled.median_s if eager and compiled and compiled.median_s > 0 else None
+
+
+def _measure_training(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
+                      what: str) -> Optional[Measurement]:
+    """One forward and its backward (the compiled backward graph runs here), on the private inputs.
+
+    Gradients are taken with ``torch.autograd.grad`` for the private inputs only, so no
+    ``.grad`` anywhere accumulates, the user's parameters' included.
+    """
+    import torch
+
+    leaves = [t for t in g.inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+
+    def step() -> Any:
+        with torch.enable_grad():
+            out = fn(*g.inputs)
+            outs = [t for t in (out if isinstance(out, (list, tuple)) else (out,))
+                    if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not outs:
+                return None
+            return torch.autograd.grad(outs, leaves, grad_outputs=[torch.ones_like(t) for t in outs],
+                                       allow_unused=True)
+
+    try:
+        return bench.measure(step, device=g.device, budget_s=budget_s, repeats=repeats)
+    except Exception as e:  # noqa: BLE001 - reported, not raised
+        notes.append(f"{what} forward+backward run failed: {type(e).__name__}: {e}")
+        return None
 
 
 def _compile_private(g: RecordedGraph, recorder: Optional[GraphRecorder], notes: list[str]) -> Any:

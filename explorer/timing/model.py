@@ -104,6 +104,11 @@ class GraphTiming(_Dict):
     kernels_note: Optional[str] = None  # why there is no kernel profile, if there is none
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    # training graphs only: one forward and its backward, eager vs compiled (gradients taken
+    # with autograd.grad, so nothing accumulates into any .grad)
+    train_eager: Optional[Measurement] = None
+    train_compiled: Optional[Measurement] = None
+    train_speedup: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ may come from user code (labels, kernel names, notes) is escaped in the HTML.
 from __future__ import annotations
 
 import html
-from typing import Optional
+from typing import Any, Optional
 
 from ..render.stages import kernel_anchor
 from .model import GraphTiming, KernelTiming, Measurement, ModeResult, TimingReport
@@ -28,7 +28,11 @@ def _calls(v: Optional[float]) -> str:
 
 def graph_line(t: GraphTiming) -> str:
     comp = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
-    return (f"{t.label}: eager {_m(t.eager)}, compiled {_m(t.compiled)}, speedup {_x(t.speedup)}; "
+    train = ""
+    if t.train_eager is not None or t.train_compiled is not None:
+        train = (f"; forward+backward: eager {_m(t.train_eager)}, compiled {_m(t.train_compiled)}, "
+                 f"speedup {_x(t.train_speedup)}")
+    return (f"{t.label}: eager {_m(t.eager)}, compiled {_m(t.compiled)}, speedup {_x(t.speedup)}{train}; "
             f"compile {comp} ({t.compile_time_source}), break-even {_calls(t.break_even_calls)}")
 
 
@@ -62,13 +66,20 @@ def _mode_line(r: ModeResult) -> str:
             f"{_x(r.speedup)}")
 
 
+def _train_row(t: GraphTiming, e: Any) -> str:
+    if t.train_eager is None and t.train_compiled is None:
+        return ""
+    return (f"<tr><td>{e(t.label)} forward+backward</td><td>{e(_m(t.train_eager))}</td>"
+            f"<td>{e(_m(t.train_compiled))}</td><td>{e(_x(t.train_speedup))}</td><td></td><td></td></tr>")
+
+
 def html_fragment(report: TimingReport) -> str:
     """Tables and charts for the explorer view; no scripts, no external assets."""
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     rows = "".join(
         f"<tr><td>{e(t.label)}</td><td>{e(_m(t.eager))}</td><td>{e(_m(t.compiled))}</td>"
         f"<td>{e(_x(t.speedup))}</td><td>{e('n/a' if t.compile_time_s is None else f'{t.compile_time_s:.2f} s')}</td>"
-        f"<td>{e(_calls(t.break_even_calls))}</td></tr>"
+        f"<td>{e(_calls(t.break_even_calls))}</td></tr>" + _train_row(t, e)
         for t in report.graphs + ((report.timeit,) if report.timeit else ()))
     parts = [f'<div class="cx-timing"><p>Timing on {e(report.device)}: median per call, ± inter-quartile '
              f'range of the repeats.</p>',
