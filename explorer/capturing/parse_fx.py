@@ -208,7 +208,7 @@ def to_dot(nodes: list[FxNode] | tuple[FxNode, ...]) -> str:
     """Graphviz source for a node table: inputs on top, data flowing down."""
     out = ["digraph G {", '  rankdir=TB; node [fontname="Helvetica", fontsize=10];']
     for n in nodes:
-        parts = [n.name] if n.op in ("placeholder", "output") else [n.name, n.target]
+        parts = [n.name] if n.op in ("placeholder", "output") or n.target == n.name else [n.name, n.target]
         if n.type:
             parts.append(n.type)
         shape = {"placeholder": "ellipse", "output": "doubleoctagon"}.get(n.op, "box")
