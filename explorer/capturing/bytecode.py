@@ -16,6 +16,7 @@ from .model import Bytecode, Instruction
 
 def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
     instructions = tuple(Instruction(*row) for row in torch_compat.instructions(code))
+    lines = [i.line for i in instructions if i.line]
     decompiled, error = _decompile(code) if decompile else (None, None)
     return Bytecode(
         name=code.co_name,
@@ -23,7 +24,7 @@ def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
         firstlineno=code.co_firstlineno,
         listing=dis.Bytecode(code).dis(),
         instructions=instructions,
-        source=source_of(code),
+        source=_source_lines(code.co_filename, code.co_firstlineno, max(lines) if lines else None),
         decompiled=decompiled,
         decompile_error=error,
     )
@@ -33,12 +34,6 @@ def from_listing(name: str, filename: str, firstlineno: int, listing: str) -> By
     """When only torch's printed listing exists (frames the hook never saw)."""
     return Bytecode(name=name, filename=filename, firstlineno=firstlineno, listing=listing,
                     source=_source_lines(filename, firstlineno, None))
-
-
-def source_of(code: CodeType) -> Optional[str]:
-    lines = [l for l in (i[3] for i in torch_compat.instructions(code)) if l]
-    last = max(lines) if lines else None
-    return _source_lines(code.co_filename, code.co_firstlineno, last)
 
 
 def _source_lines(filename: str, first: int, last: Optional[int]) -> Optional[str]:
