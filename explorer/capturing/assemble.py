@@ -102,8 +102,6 @@ def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:
             _bytecode_log(ev, listing_fallback)
         elif ev.name.endswith("_BYTECODE") and ev.name.startswith("artifact:"):
             pass  # resume-frame listings; the bytecode hook gives us the same, structured
-        elif ev.name in ("describe_tensor", "describe_source"):
-            f.setdefault("_describe", []).append(ev)
         else:
             unknown.append(_unknown(ev))
     frame = _frame(g, f, strings)
@@ -112,7 +110,6 @@ def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:
     if f.get("guard_tree"):
         f["guards"] = parse_guards(f["guard_tree"], frame.filename)
     _lowerings(lowerings, f)
-    f.pop("_describe", None)
     comp = Compilation(compile_id=g.compile_id, frame=frame, status=_status(f), restarts=tuple(restarts),
                        events=tuple(unknown), **{k: v for k, v in f.items() if not k.startswith("_")})
     return _explain_missing(comp)

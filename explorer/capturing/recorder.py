@@ -20,7 +20,7 @@ from . import torch_compat
 # events whose content is noise for a reader (profiling spans, huge cache keys)
 DROPPED = {"chromium_event", "fx_graph_cache_miss", "fx_graph_cache_hit", "fx_graph_cache_bypass",
            "aotautograd_cache_miss", "aotautograd_cache_hit", "aotautograd_cache_bypass",
-           "describe_storage", "guard_added_fast", "create_symbol", "symbolic_shape_specialization",
+           "describe_storage", "describe_tensor", "describe_source", "guard_added_fast", "create_symbol", "symbolic_shape_specialization",
            "link", "bwd_compilation_metrics", "dynamo_guards"}
 DROPPED_ARTIFACTS = {"fx_graph_runnable", "torch._functorch.config", "aot_forward_graph_fw_metadata",
                      "backward_prologue", "backward_epilogue", "compiled_function_forward",
