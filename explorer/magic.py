@@ -186,8 +186,7 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     report.result = value
     if report.data is not None:
         if error is None and recorder is not None:
-            progress.stage, progress.frame = "timing eager vs compiled", None
-            progress._update()
+            progress.set_stage("timing eager vs compiled")
             report.timing = _time(args, recorder, report, cell_fn, compiled)
         if args.html:
             _save_html(report, args.html)

@@ -115,6 +115,11 @@ class Progress:
         except Exception:  # noqa: BLE001
             return False
 
+    def set_stage(self, stage: str) -> None:
+        """A stage of the explorer's own (e.g. timing) after torch's events have stopped."""
+        self.stage, self.frame = stage, None
+        self._update()
+
     @property
     def elapsed_s(self) -> float:
         return time.perf_counter() - self._t0
