@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from . import bytecode as bc
-from .model import CaptureData, Compilation, Event, Frame, IrDump, Kernel, OutputCode, Restart
+from .model import CaptureData, Compilation, Frame, IrDump, Kernel, OtherArtifact, OutputCode, Restart
 from .parse_breaks import parse_graph_break
 from .parse_fx import parse_graph
 from .parse_guards import parse_guards
@@ -67,7 +67,8 @@ def assemble(rec: Recorder, *, torch_version: str, device: Any, python_version: 
         torch_version=torch_version, python_version=python_version,
         device=device(graph_devices(compilations)) if callable(device) else device,  # a namer, or a name
         compilations=compilations, wall_time_s=wall_time_s, notes=tuple(notes), error=error,
-        events=tuple(_unknown(e) for e in loose if e.name not in ("ir_pre_fusion", "ir_post_fusion", "bytecode_log")),
+        other_artifacts=tuple(_unknown(e) for e in loose
+                              if e.name not in ("ir_pre_fusion", "ir_post_fusion", "bytecode_log")),
     )
 
 
@@ -87,7 +88,7 @@ def graph_devices(compilations: tuple[Compilation, ...]) -> list[str]:
 
 def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:
     f: dict[str, Any] = {"missing": {}, "metrics": {}}
-    unknown: list[Event] = []
+    unknown: list[OtherArtifact] = []
     lowerings: list[_Lowering] = []
     listing_fallback: dict[str, str] = {}
     for ev in g.events:
@@ -111,7 +112,7 @@ def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:
         f["guards"] = parse_guards(f["guard_tree"], frame.filename)
     _lowerings(lowerings, f)
     comp = Compilation(compile_id=g.compile_id, frame=frame, status=_status(f), restarts=tuple(restarts),
-                       events=tuple(unknown), **{k: v for k, v in f.items() if not k.startswith("_")})
+                       **{k: v for k, v in f.items() if not k.startswith("_")})
     return _explain_missing(comp)
 
 
@@ -317,5 +318,6 @@ def _why(c: Compilation, stage: str, aot_ran: bool) -> str:
     return "the backend is not Inductor (for example backend='aot_eager'), or Inductor's result came from a cache"
 
 
-def _unknown(ev: RawEvent) -> Event:
-    return Event(ev.name, json.dumps(ev.metadata, default=str)[:20000], ev.payload)
+def _unknown(ev: RawEvent) -> OtherArtifact:
+    cid = f"{ev.key[0]}/{ev.key[1]}" if ev.key else None
+    return OtherArtifact(ev.name, cid, 1, len(ev.payload or ""))

@@ -3,19 +3,16 @@
 Everything torch.compile showed us is turned into these frozen dataclasses of
 strings and numbers at capture time, so a report can outlive the process, be
 written to JSON and read back, and be rendered without torch being imported.
-No live torch object is ever stored here. The JSON schema (``SCHEMA_VERSION``)
-is public: README.md documents it and ``tests/test_json_schema.py`` pins it.
+No live torch object is ever stored here. The report's JSON (``explorer.report``)
+is public: README.md documents it and ``explorer/schema/report.schema.json`` pins it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-SCHEMA_VERSION = 1
-
+from ..serial import from_jsonable, to_jsonable
 
 @dataclass(frozen=True)
 class SourceLoc:
@@ -139,12 +136,35 @@ class IrDump:
 
 
 @dataclass(frozen=True)
-class Event:
-    """A structured-trace event the explorer has no parser for; kept for newer torch."""
+class OtherArtifact:
+    """Structured-trace records no decoder turned into a stage: listed, never dropped without a word.
 
-    name: str
-    metadata: str  # JSON
-    payload: Optional[str] = None
+    One row per (event name, compile id): how many records came and their payload size.
+    """
+
+    name: str  # the event name, or "artifact:<name>" for torch's named artifacts
+    compile_id: Optional[str] = None
+    count: int = 1
+    size: int = 0  # characters of payload, summed
+    why: str = "no decoder for this event in this explorer version"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something the explorer could not do, shown in every output (never a silent except).
+
+    ``where`` names the step (a decoder, the recorder, timing, an output file);
+    ``event`` and ``compile_id`` name the record it concerns, when there is one.
+    """
+
+    where: str
+    message: str
+    event: Optional[str] = None
+    compile_id: Optional[str] = None
+
+    def one_line(self) -> str:
+        about = " ".join(x for x in (f"[{self.compile_id}]" if self.compile_id else "", self.event or "") if x)
+        return f"{self.where}{' ' + about if about else ''}: {self.message.splitlines()[0] if self.message else ''}"
 
 
 @dataclass(frozen=True)
@@ -174,7 +194,6 @@ class Compilation:
     metrics: dict[str, Any] = field(default_factory=dict)
     failure: Optional[str] = None  # why Dynamo or the backend failed, if it did
     missing: dict[str, str] = field(default_factory=dict)  # stage -> why it is null
-    events: tuple[Event, ...] = ()
 
     @property
     def is_resume(self) -> bool:
@@ -194,8 +213,8 @@ class CaptureData:
     wall_time_s: Optional[float] = None
     notes: tuple[str, ...] = ()  # what the capture could not do, in words
     error: Optional[str] = None  # the user code's exception, "Type: message"
-    events: tuple[Event, ...] = ()  # unknown events not tied to a compilation
-    schema_version: int = SCHEMA_VERSION
+    other_artifacts: tuple[OtherArtifact, ...] = ()  # records no decoder made a stage of
+    problems: tuple[Problem, ...] = ()  # records that could not be read, steps that failed
 
     # ---- derived counts used by every view ----
     @property
@@ -227,55 +246,8 @@ def _basename(path: str) -> str:
 
 def to_dict(obj: Any) -> Any:
     """Dataclasses to JSON-ready dicts; tuples become lists."""
-    if dataclasses.is_dataclass(obj):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, (list, tuple)):
-        return [to_dict(v) for v in obj]
-    if isinstance(obj, dict):
-        return {str(k): to_dict(v) for k, v in obj.items()}
-    return obj
+    return to_jsonable(obj)
 
 
-def to_json(data: CaptureData, indent: Optional[int] = 1) -> str:
-    return json.dumps(to_dict(data), indent=indent, default=str)
-
-
-def _build(cls: type, value: Any) -> Any:
-    """Inverse of to_dict for our own classes, driven by the field annotations."""
-    if value is None:
-        return None
-    kwargs = {}
-    hints = _hints(cls)
-    for f in dataclasses.fields(cls):
-        if f.name not in value:
-            continue
-        kwargs[f.name] = _coerce(hints[f.name], value[f.name])
-    return cls(**kwargs)
-
-
-def _coerce(hint: str, value: Any) -> Any:
-    if value is None:
-        return None
-    for name, cls in _CLASSES.items():
-        if f"tuple[{name}," in hint:
-            return tuple(_build(cls, v) for v in value)
-        if hint in (name, f"Optional[{name}]"):
-            return _build(cls, value)
-    if hint.startswith(("tuple[", "Optional[tuple[")):
-        return tuple(value)
-    return value
-
-
-def _hints(cls: type) -> dict[str, str]:
-    return {f.name: str(f.type) for f in dataclasses.fields(cls)}
-
-
-_CLASSES = {
-    c.__name__: c
-    for c in (SourceLoc, Frame, Instruction, Bytecode, FxNode, FxGraph, Guard, GraphBreak,
-              Restart, Kernel, OutputCode, IrDump, Event, Compilation, CaptureData)
-}
-
-
-def from_json(text: str) -> CaptureData:
-    return _build(CaptureData, json.loads(text))
+def from_dict(doc: dict) -> CaptureData:
+    return from_jsonable(CaptureData, doc)

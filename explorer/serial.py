@@ -1,0 +1,67 @@
+"""Frozen dataclasses <-> JSON-ready values, driven by their type hints.
+
+Every piece of a report (capture, clinic, timing) is a frozen dataclass of
+strings and numbers, so one generic pair of functions writes and reads all of
+them: ``to_jsonable`` turns tuples into lists and adds the read-only figures a
+class names in ``_json_derived`` (for readers of the JSON); ``from_jsonable``
+rebuilds the exact objects from the field annotations and ignores those
+derived keys, so ``from_jsonable(T, to_jsonable(x)) == x``.
+Imports nothing of the explorer: every layer may use it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import types
+import typing
+from functools import lru_cache
+from typing import Any, Union
+
+
+def to_jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        for name in getattr(obj, "_json_derived", ()):
+            out[name] = to_jsonable(getattr(obj, name))
+        return out
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def from_jsonable(hint: Any, value: Any) -> Any:
+    """``value`` (parsed JSON) as an instance of ``hint`` (a class or a typing form)."""
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (Union, getattr(types, "UnionType", Union)):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        return from_jsonable(options[0], value) if len(options) == 1 else value
+    if origin is tuple:
+        args = typing.get_args(hint)
+        item = args[0] if args else Any
+        return tuple(from_jsonable(item, v) for v in value)
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return [from_jsonable(item, v) for v in value]
+    if origin is dict:
+        args = typing.get_args(hint)
+        item = args[1] if len(args) == 2 else Any
+        return {k: from_jsonable(item, v) for k, v in value.items()}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        hints = _hints(hint)
+        kwargs = {f.name: from_jsonable(hints[f.name], value[f.name])
+                  for f in dataclasses.fields(hint) if f.init and f.name in value}
+        return hint(**kwargs)
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+@lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, Any]:
+    module = sys.modules.get(cls.__module__)
+    return typing.get_type_hints(cls, vars(module) if module else None)
