@@ -251,3 +251,15 @@ def to_dict(obj: Any) -> Any:
 
 def from_dict(doc: dict) -> CaptureData:
     return from_jsonable(CaptureData, doc)
+
+
+def to_json(data: CaptureData, indent: Optional[int] = 1) -> str:
+    import json
+
+    return json.dumps(to_dict(data), indent=indent, default=str)
+
+
+def from_json(text: str) -> CaptureData:
+    import json
+
+    return from_dict(json.loads(text))
