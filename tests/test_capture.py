@@ -201,7 +201,7 @@ def test_explore_compiles_afresh_each_time():
     assert counts == [1, 1]
 
 
-def test_unknown_events_are_kept():
+def test_unknown_events_are_listed_as_other_artifacts():
     from explorer.capturing.assemble import assemble
     from explorer.capturing.recorder import Recorder
 
@@ -212,9 +212,9 @@ def test_unknown_events_are_kept():
     rec._on_trace(logging.makeLogRecord({"metadata": {"report_level_event": {}}, "payload": None}))
     data = assemble(rec, torch_version="t", device="cpu", python_version="3", wall_time_s=0, notes=[],
                     error=None)
-    assert data.compilations[0].events[0].name == "brand_new_event"
-    assert data.compilations[0].events[0].payload == "hello"
-    assert data.events[0].name == "report_level_event"
+    by_name = {a.name: a for a in data.other_artifacts}
+    assert by_name["brand_new_event"].compile_id == "0/0" and by_name["brand_new_event"].size == len("hello")
+    assert by_name["report_level_event"].compile_id is None
 
 
 def test_fullgraph_failure_is_reported_as_the_break_that_failed_it():

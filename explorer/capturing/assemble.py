@@ -62,13 +62,15 @@ def assemble(rec: Recorder, *, torch_version: str, device: Any, python_version: 
         if raw.key is not None:
             groups.setdefault(raw.key[:2], _Group(*raw.key[:2])).bytecodes.append(raw)
     ordered = sorted(groups.values(), key=lambda g: (g.frame_id, g.frame_compile_id))
-    compilations = tuple(_compilation(g, rec.strings) for g in ordered)
+    built = [_compilation(g, rec.strings) for g in ordered]
+    compilations = tuple(comp for comp, _ in built)
+    per_compilation = tuple(a for _, unknown in built for a in unknown)
     return CaptureData(
         torch_version=torch_version, python_version=python_version,
         device=device(graph_devices(compilations)) if callable(device) else device,  # a namer, or a name
         compilations=compilations, wall_time_s=wall_time_s, notes=tuple(notes), error=error,
-        other_artifacts=tuple(_unknown(e) for e in loose
-                              if e.name not in ("ir_pre_fusion", "ir_post_fusion", "bytecode_log")),
+        other_artifacts=per_compilation + tuple(_unknown(e) for e in loose
+                                                if e.name not in ("ir_pre_fusion", "ir_post_fusion", "bytecode_log")),
     )
 
 
@@ -86,7 +88,7 @@ def graph_devices(compilations: tuple[Compilation, ...]) -> list[str]:
     return seen
 
 
-def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:
+def _compilation(g: _Group, strings: dict[int, str]) -> tuple[Compilation, list[OtherArtifact]]:
     f: dict[str, Any] = {"missing": {}, "metrics": {}}
     unknown: list[OtherArtifact] = []
     lowerings: list[_Lowering] = []
@@ -113,7 +115,7 @@ def _compilation(g: _Group, strings: dict[int, str]) -> Compilation:
     _lowerings(lowerings, f)
     comp = Compilation(compile_id=g.compile_id, frame=frame, status=_status(f), restarts=tuple(restarts),
                        **{k: v for k, v in f.items() if not k.startswith("_")})
-    return _explain_missing(comp)
+    return _explain_missing(comp), unknown
 
 
 # ---- per-event parsers ----
