@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 
 from .capturing.model import CaptureData
 from .capturing.session import CaptureSession
+from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report
 from .targets import CallTarget, CellTarget, RunResult, ScriptTarget
@@ -91,6 +92,7 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
         data = report.capture
         report.capture = _step(report, "reading the exception", lambda: _with_error(data, error), data)
     report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture), Clinic())
+    report.lineage = _step(report, "lineage", lambda: lineage_of(report.capture), ())
     if error is None and options.time and (recorder is not None or repros is not None):
         if progress is not None:
             progress.set_stage("timing eager vs compiled")

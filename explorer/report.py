@@ -20,6 +20,7 @@ from typing import Any, Optional
 from .capturing.model import CaptureData, Finding, Problem
 from .clinic.fixlist import BreakSite
 from .clinic.recompiles import RecompileExplanation
+from .lineage import Lineage
 from .options import Options
 from .serial import from_jsonable, to_jsonable
 from .timing.model import ModeResult, TimingReport
@@ -54,6 +55,7 @@ class Report:
     clinic: Clinic = field(default_factory=Clinic)
     timing: Optional[TimingReport] = None
     comparisons: tuple[ModeResult, ...] = ()  # --compare: the graphs compiled in each mode
+    lineage: tuple[Lineage, ...] = ()  # per compilation: the user line of each line of every stage
     findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
     entry: str = "capture"
