@@ -1,158 +1,208 @@
-"""The explorer view: a header, a compile-id picker and two panes side by side.
+"""The notebook view: one anywidget widget per view, drawn by ``present/frontend/explorer.js``.
 
-Each pane has its own stage picker, so any two stages of one compilation can
-be compared (original vs rewritten bytecode, FX graph vs kernels, ...). The
-content of every pane comes from ``present.html.stage_html``; this module only
-lays it out. A pane is rendered when it is first shown and cached per
-(compilation, stage), so a report with hundreds of kernels opens at once.
+The same ES module draws the standalone page (``present.page``), from the same
+JSON payload (``present.payload``), so a report looks and behaves the same in
+JupyterLab, Notebook 7, VS Code, Colab, marimo and a browser. The widget is one
+ipywidgets model (no Layout child either): a view made by each ``%%compile``
+run costs one widget, however big the report. Its state: ``payload`` (the
+report, one JSON string), ``made_at`` (when the view was made: the front end
+records its own latency against it) and ``selection`` (the panes' stages and
+the pinned chain, written by the front end, settable from Python by
+``ExplorerView.select``).
 
-``ExplorerView`` is what a cell displays: its mime bundle carries the widget
-view, the static HTML of the whole report (for GitHub, nbviewer, VS Code
-without a kernel) and the text summary.
+What needs the kernel is offered only here (the page has no kernel): the front
+end sends ``{"type": "action", "id", "action", "args"}`` and gets
+``{"type": "result", "id", "ok", ...}`` back. ``ACTIONS`` is the hook; it holds
+``pictures`` (Graphviz runs in the kernel after the view is up, so the view
+shows within a fraction of a second), ``why`` ("would this call recompile?",
+``%compile --why`` on an expression of the notebook) and ``save_html``.
+
+``ExplorerView`` is what a cell displays: its mime bundle carries the widget,
+a static HTML copy of the report (for GitHub and nbviewer, which run no
+JavaScript; no pictures and a size budget, so it is quick to make) and the text
+summary.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from typing import Any, Optional
+import io
+import os
+import time
+from typing import Any, Callable, Optional
 
 from .present.escape import esc
-from .present.html import header_html, render_fragment, stage_html, stage_keys, timing_section
-from .present.style import ROOT, stylesheet
-from .present.text import summary
+from .present.html import KERNEL_PREFIX, render_fragment, stage_html, stage_keys
+from .present.style import ROOT
 from .report import Report
 
-PRESETS = {  # name -> (left stage, right stage)
-    "Bytecode: original vs rewritten": ("original_bytecode", "rewritten_bytecode"),
-    "FX graph vs kernels": ("graph", "kernels"),
-}
-PANE_STYLE = "max-height:36em;overflow:auto;"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+FALLBACK_BUDGET = 400_000  # characters of stage HTML in the static copy: past it, stages are named only
+PANE_STYLE = "max-height:36em;overflow:auto;"
+
+
+def _widget_class() -> type:
+    import anywidget
+    import traitlets
+
+    from .present.page import MODULE, STYLES
+
+    class ExplorerWidget(anywidget.AnyWidget):
+        """One view of one report."""
+
+        _esm = MODULE
+        _css = STYLES
+        payload = traitlets.Unicode("").tag(sync=True)
+        made_at = traitlets.Float(0.0).tag(sync=True)
+        selection = traitlets.Dict().tag(sync=True)
+        # no Layout widget: the module styles itself, and a view must stay one widget
+        layout = traitlets.Any(None, allow_none=True).tag(sync=True)
+
+    return ExplorerWidget
+
+
+_WIDGET_CLASS: Optional[type] = None
+
+
+def widget_class() -> type:
+    global _WIDGET_CLASS
+    if _WIDGET_CLASS is None:
+        _WIDGET_CLASS = _widget_class()
+    return _WIDGET_CLASS
 
 
 class ExplorerView:
-    """A report's notebook view; the widget is built on first display."""
+    """A report's notebook view; the widget is made on first display."""
 
     def __init__(self, report: "Report | Any") -> None:
         report = Report.of(report)
         self.report = report
         self.data = report.capture
+        self.made_at = time.time()  # the capture has just finished: the latency target counts from here
         self._widget: Any = None
-        self._panes: Optional[list[_Pane]] = None
+        self._dots: dict[str, str] = {}
         self._cache: dict[tuple[int, str], str] = {}
-        self._comp_index = 0
-        self._picker: Any = None
+        self._selects = 0
 
     # ---- mime bundle ----
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         bundle: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
         try:
-            bundle.update(self.widget()._repr_mimebundle_() or {})
-        except ImportError:  # no ipywidgets: the static HTML still shows
+            shown = self.widget()._repr_mimebundle_()
+            if isinstance(shown, tuple):
+                shown, metadata = shown
+            bundle.update(shown or {})
+        except ImportError:  # no anywidget / ipywidgets: the static HTML still shows
             pass
-        bundle["text/html"] = render_fragment(self.report)
-        bundle["text/plain"] = summary(self.report)
-        return bundle
+        bundle["text/html"] = self.static_html()
+        bundle["text/plain"] = self.summary()
+        return (bundle, metadata) if metadata else bundle
 
-    # ---- widgets ----
+    def static_html(self) -> str:
+        return render_fragment(self.report, pictures=False, budget=FALLBACK_BUDGET, pygments_budget=0)
+
+    def summary(self) -> str:
+        from .present.text import summary
+
+        return summary(self.report)
+
+    # ---- the widget ----
     def widget(self) -> Any:
         if self._widget is None:
-            self._widget = self._build()
+            from .present.payload import build, to_json
+
+            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at)
+            self._widget = widget_class()(payload=to_json(payload), made_at=self.made_at)
+            self._widget.on_msg(self._on_msg)
         return self._widget
-
-    def pane_html(self, comp_index: int, key: str) -> str:
-        """The HTML a pane shows for one stage of one compilation (cached)."""
-        cache_key = (comp_index, key)
-        if cache_key not in self._cache:
-            comp = self.data.compilations[comp_index]
-            self._cache[cache_key] = f"<div class='{ROOT}' style='{PANE_STYLE}'>{stage_html(comp, key, report=self.report)}</div>"
-        return self._cache[cache_key]
-
-    def stage_options(self, comp_index: int) -> list[tuple[str, str]]:
-        """(label, key) for a pane's picker: every stage, then one entry per kernel."""
-        return [(label, key) for key, label in stage_keys(self.data.compilations[comp_index])]
 
     def select(self, comp_index: Optional[int] = None, left: Optional[str] = None,
                right: Optional[str] = None) -> None:
-        """Shows a compilation and/or stages (what the pickers and preset buttons do)."""
-        self.widget()
-        if comp_index is not None and self._picker is not None:
-            self._picker.value = comp_index
-        if self._panes:
-            for pane, key in zip(self._panes, (left, right)):
-                if key is not None:
-                    pane.show(key)
+        """Shows a compilation and/or stages in the panes (stage ids, or ``kernel:KEY``)."""
+        self._selects += 1
+        sel: dict[str, Any] = {"from": "python", "n": self._selects}
+        if comp_index is not None:
+            sel["comp"] = self.data.compilations[comp_index].compile_id
+        if left is not None:
+            sel["left"] = left
+        if right is not None:
+            sel["right"] = right
+        self.widget().selection = sel
 
-    def _build(self) -> Any:
-        import ipywidgets as w
-
-        # the stylesheet is scoped under .cx-report: one copy in the header serves the panes too
-        header = w.HTML(value=f"<div class='{ROOT}'><style>{stylesheet()}</style>{header_html(self.report)}"
-                               f"{timing_section(self.report)}</div>")
-        if not self.data.compilations:
-            self._picker = None
-            note = "No compilation happened in this cell (was any of its code run by torch.compile?)."
-            return w.VBox([header, w.HTML(value=f"<p>{esc(note)}</p>")])
-        self._picker = w.Dropdown(options=[(c.label, i) for i, c in enumerate(self.data.compilations)],
-                                  value=0, description="Compilation", layout=w.Layout(width="auto"),
-                                  style={"description_width": "initial"})
-        self._panes = [_Pane(self, "original_bytecode"), _Pane(self, "rewritten_bytecode")]
-        self._picker.observe(self._on_compilation, names="value")
-        buttons = []
-        for name, (left, right) in PRESETS.items():
-            b = w.Button(description=name, layout=w.Layout(width="auto"))
-            b.on_click(lambda _b, l=left, r=right: self.select(left=l, right=r))
-            buttons.append(b)
-        panes = w.HBox([p.box for p in self._panes], layout=w.Layout(width="100%"))
-        return w.VBox([header, w.HBox([self._picker] + buttons), panes])
-
-    def _on_compilation(self, change: dict) -> None:
-        self._comp_index = change["new"]
-        for pane in self._panes or ():
-            pane.refresh()
-
-
-class _Pane:
-    """One side: a stage picker above an HTML area filled on demand."""
-
-    def __init__(self, view: ExplorerView, key: str) -> None:
-        import ipywidgets as w
-
-        self.view = view
-        self.picker = w.Dropdown(options=view.stage_options(view._comp_index), value=key,
-                                 layout=w.Layout(width="auto"))
-        self.html = w.HTML(value=view.pane_html(view._comp_index, key))
-        self.box = w.VBox([self.picker, self.html], layout=w.Layout(width="50%", min_width="0"))
-        self._quiet = False  # set while the options are swapped, to render once
-        self.picker.observe(self._on_pick, names="value")
-
-    def show(self, key: str) -> None:
-        if self.picker.value == key:
-            self._render(key)
-        else:
-            self.picker.value = key  # observer renders
-
-    def refresh(self) -> None:
-        """Another compilation was picked: its kernels differ, its content too."""
-        key = self.picker.value
-        options = self.view.stage_options(self.view._comp_index)
-        if key not in [k for _, k in options]:
-            key = "kernels"
-        self._quiet = True
+    # ---- what the kernel answers ----
+    def _on_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
+        if not isinstance(content, dict) or content.get("type") != "action":
+            return
+        action = ACTIONS.get(str(content.get("action")))
+        reply: dict[str, Any] = {"type": "result", "id": content.get("id")}
         try:
-            self.picker.options = options
-            self.picker.value = key
-        finally:
-            self._quiet = False
-        self._render(key)
+            if action is None:
+                raise ValueError(f"no such action: {content.get('action')!r}")
+            reply.update(action(self, content.get("args") or {}))
+            reply["ok"] = True
+        except Exception as e:  # noqa: BLE001 - the answer goes back to the view, as text
+            reply.update(ok=False, text=f"{type(e).__name__}: {e}")
+        self.widget().send(reply)
 
-    def _on_pick(self, change: dict) -> None:
-        if not self._quiet:
-            self._render(change["new"])
+    # ---- static HTML of one pane (other outputs, tests) ----
+    def pane_html(self, comp_index: int, key: str) -> str:
+        """The static HTML of one stage of one compilation (what the page's fallback shows)."""
+        cache_key = (comp_index, key)
+        if cache_key not in self._cache:
+            comp = self.data.compilations[comp_index]
+            self._cache[cache_key] = (f"<div class='{ROOT}' style='{PANE_STYLE}'>"
+                                      f"{stage_html(comp, key, report=self.report)}</div>")
+        return self._cache[cache_key]
 
-    def _render(self, key: Optional[str]) -> None:
-        if key is not None:
-            self.html.value = self.view.pane_html(self.view._comp_index, key)
+    def stage_options(self, comp_index: int) -> list[tuple[str, str]]:
+        """(label, key) a pane's picker offers: every stage in pipeline order, then each kernel."""
+        return [(label, key) for key, label in stage_keys(self.data.compilations[comp_index])]
+
+
+# ---- kernel-only actions: name -> fn(view, args) -> reply fields ----
+
+def _pictures(view: ExplorerView, args: dict) -> dict:
+    from .present.payload import draw_pictures
+
+    ids = [i for i in args.get("ids", ()) if i in view._dots]
+    return {"pictures": draw_pictures({i: view._dots[i] for i in ids})}
+
+
+def _why(view: ExplorerView, args: dict) -> dict:
+    """``%compile --why EXPR``: which cached compilation the call would reuse, or which guard fails."""
+    from IPython import get_ipython
+
+    from .magic import why_recompile_line
+
+    shell = get_ipython()
+    expr = str(args.get("expr") or "").strip()
+    if shell is None:
+        raise RuntimeError("no IPython kernel here")
+    if not expr:
+        return {"text": "Type a call, e.g. f(torch.randn(16)): its guards are checked, nothing is compiled or run."}
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            why_recompile_line(shell, expr)
+    except Exception as e:  # UsageError and the call's own errors: said, not raised
+        out.write(f"{type(e).__name__}: {e}")
+    return {"text": out.getvalue().strip()}
+
+
+def _save_html(view: ExplorerView, args: dict) -> dict:
+    first = view.data.compilations[0].compile_id.replace("/", "_") if view.data.compilations else "empty"
+    path = os.path.abspath(str(args.get("path") or f"compile-explorer-{first}-{time.strftime('%H%M%S')}.html"))
+    view.report.save_html(path)
+    return {"text": f"wrote {path}", "path": path}
+
+
+ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
+    "pictures": _pictures,
+    "why": _why,
+    "save_html": _save_html,
+}
 
 
 class NotebookReport(Report):
@@ -163,7 +213,10 @@ class NotebookReport(Report):
         fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
         return cls(**fields)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         if self.capture is None:
             return super()._repr_mimebundle_(include, exclude)
         return ExplorerView(self)._repr_mimebundle_(include, exclude)
+
+
+__all__ = ["ACTIONS", "ExplorerView", "NotebookReport", "WIDGET_MIME", "KERNEL_PREFIX", "esc", "widget_class"]

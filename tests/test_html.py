@@ -186,17 +186,23 @@ def test_a_huge_graph_skips_the_picture_without_running_dot(monkeypatch):
 def test_each_distinct_graph_is_drawn_once_per_render(breaks_report, monkeypatch):
     if graphviz_svg.dot_program() is None:
         pytest.skip("Graphviz's dot is not installed")
+    from explorer.present.payload import build
+
     calls = []
     real = graphviz_svg.render_svg
     monkeypatch.setattr(graphviz_svg, "render_svg", lambda dot, **k: calls.append(dot) or real(dot, **k))
-    page = render_page(breaks_report.data)
     data = breaks_report.data
     dots = {fx.dot for c in data.compilations for fx in (c.graph, c.aot_joint, c.aot_forward, c.aot_backward,
                                                           c.aot_inference, c.post_grad_graph,
                                                           c.post_grad_graph_backward)
             if fx is not None and fx.dot}
+    frag = render_fragment(data)  # the static copy
     assert sorted(calls) == sorted(dots)
-    assert page.count("<svg") >= len(dots)
+    assert frag.count("<svg") >= len(dots)
+    calls.clear()
+    payload, _ = build(data, pictures="inline")  # the interactive page's payload
+    assert sorted(calls) == sorted(dots)
+    assert sum(svg.startswith("<svg") for svg in payload["pictures"].values()) == len(dots)
 
 
 def test_bad_or_slow_dot_gives_a_note_not_an_error():
@@ -372,18 +378,24 @@ def test_every_user_string_is_escaped_in_a_real_capture(tmp_path):
     spec.loader.exec_module(mod)
     report = explorer.explore(mod.evil, torch.randn(3), backend="eager")
     assert report.data.graph_breaks  # the print line really is in the report
-    page = render_page(report.data)
+    frag = render_fragment(report.data)
+    assert "<img" not in frag.lower()
+    assert "&lt;img src=x onerror=alert(1)&gt;" in frag
+    page = render_page(report.data)  # the interactive page: the string travels as JSON data, shown as text
     assert "<img" not in page.lower()
-    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert EVIL.replace("<", "\\u003c") in page
 
 
 def test_standalone_page_is_one_file_without_network(breaks_report):
     page = render_page(breaks_report.data)
     assert page.startswith("<!doctype html>")
     assert '<meta charset="utf-8">' in page and "<title>compile-explorer: 6 compilations" in page
-    assert "<link" not in page and "<script" not in page
-    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.replace('href="https://meta-pytorch', ""))
-    assert "url(" not in page and "@import" not in page
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    scripts = re.findall(r"<script\b([^>]*)>", page)
+    assert len(scripts) == 2 and all("src" not in attrs for attrs in scripts)  # the payload, the module: inline
+    assert 'type="module"' in scripts[1] and 'id="cx-payload"' in scripts[0]
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert not re.search(r"""\bimport\s*\(|\bimport\s+[^;]*\bfrom\b|\bfetch\(|XMLHttpRequest|WebSocket""", page)
 
 
 def test_fragment_is_self_contained_and_themed(breaks_report):

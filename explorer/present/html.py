@@ -5,12 +5,13 @@ Public API, used by the report, the widget and the CLI:
   stage_html(comp, key, report=...) -> one stage of one compilation
   kernel_html(kernel)               -> one kernel
   header_html(report)               -> counts, the fix list, recompiles, findings, problems
-  render_fragment(report)           -> self-contained HTML for a notebook output
-  render_page(report)               -> a complete standalone .html document
+  render_fragment(report)           -> self-contained HTML for a notebook output (no script)
+  render_page(report)               -> the standalone page (``present.page``: the interactive view)
 
-Why static HTML with ``<details>``: the same output must read on GitHub,
-nbviewer and VS Code without a kernel or JavaScript, and from a saved file
-without network. Styles are inline and scoped under ``.cx-report``. Every
+Why static HTML with ``<details>``: a notebook output must still read on GitHub
+and nbviewer, which run no JavaScript; this is the fallback the notebook view
+carries next to its widget. The interactive view (panes side by side, stepping,
+diffs, the line-level chain) is ``frontend/explorer.js``. Styles are inline and scoped under ``.cx-report``. Every
 render makes its own ``Ctx`` (a pygments budget and the pictures drawn for
 it); nothing is cached between renders. Stages come from ``explorer.stages``.
 """
@@ -34,13 +35,16 @@ KERNEL_PREFIX = "kernel:"
 _OPEN_STAGES = ("graph_break", "graph")
 
 
+def kernel_refs(comp: Compilation) -> list[str]:
+    """A stable key per kernel, parallel to ``comp.kernels``: its name, or ``graph_kind/name`` when a
+    name repeats (forward and backward can each have a ``cpp_fused_0``)."""
+    names = Counter(k.name for k in comp.kernels)
+    return [k.name if names[k.name] == 1 else f"{k.graph_kind}/{k.name}" for k in comp.kernels]
+
+
 def stage_keys(comp: Compilation) -> list[tuple[str, str]]:
     """Every key ``stage_html`` accepts for this compilation, with labels (for pickers)."""
-    names = Counter(k.name for k in comp.kernels)
-    per_kernel = []
-    for k in comp.kernels:
-        ref = k.name if names[k.name] == 1 else f"{k.graph_kind}/{k.name}"
-        per_kernel.append((KERNEL_PREFIX + ref, f"Kernel {ref}"))
+    per_kernel = [(KERNEL_PREFIX + ref, f"Kernel {ref}") for ref in kernel_refs(comp)]
     return [(s.id, s.title) for s in STAGES] + per_kernel
 
 
@@ -150,18 +154,24 @@ def timing_fragment_modes(comparisons: Any) -> str:
     return f'<div class="cx-timing">{modes_table(comparisons)}</div>'
 
 
-def _diff_previous(comp: Compilation, data: CaptureData) -> str:
-    """For a recompile: what changed against the frame's previous compilation."""
-    if not comp.recompile_reason:
-        return ""
+def previous_compilation(comp: Compilation, data: CaptureData) -> Optional[Compilation]:
+    """The frame's compilation before ``comp`` (what a recompile replaced), or None."""
     from ..capturing.compile_id import sort_key
 
     prev = [c for c in data.compilations if c.frame == comp.frame and c.compile_id != comp.compile_id
             and sort_key(c.compile_id) < sort_key(comp.compile_id)]
-    if not prev:
+    return prev[-1] if prev else None
+
+
+def _diff_previous(comp: Compilation, data: CaptureData) -> str:
+    """For a recompile: what changed against the frame's previous compilation."""
+    if not comp.recompile_reason:
         return ""
-    diff = diff_compilations(prev[-1], comp)
-    return (f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev[-1].compile_id)}'
+    prev = previous_compilation(comp, data)
+    if prev is None:
+        return ""
+    diff = diff_compilations(prev, comp)
+    return (f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev.compile_id)}'
             f'</summary>{diff_html(diff)}</details>')
 
 
@@ -184,22 +194,35 @@ def _comp_summary(comp: Compilation) -> str:
 
 
 def compilation_html(comp: Compilation, ctx: Ctx, report: Any, *, open_: bool = False) -> str:
-    """One compilation: its present stages, then one list of the absent ones and why."""
-    present, absent = [], []
+    """One compilation: its present stages, then one list of the absent ones and why.
+
+    Past ``ctx.budget`` characters, further stages are named, not drawn (the
+    notebook's static copy stays small and quick; the interactive view has them)."""
+    present, absent, left_out = [], [], []
     for stage in STAGES:
         if stage.scope == "report":
             continue  # timing has its own section
         if stage.present(comp):
+            if ctx.budget is not None and ctx.spent > ctx.budget:
+                left_out.append(stage)
+                continue
             is_open = " open" if stage.id in _OPEN_STAGES else ""
-            present.append(f'<details class="cx-stage" data-stage="{stage.id}"{is_open}><summary>'
-                           f'{esc(stage.title)}</summary>{stage_html(comp, stage.id, ctx=ctx)}</details>')
+            part = (f'<details class="cx-stage" data-stage="{stage.id}"{is_open}><summary>'
+                    f'{esc(stage.title)}</summary>{stage_html(comp, stage.id, ctx=ctx)}</details>')
+            ctx.spent += len(part)
+            present.append(part)
         else:
             absent.append(stage)
+    if left_out:
+        present.append(f'<div class="cx-missing cx-left-out"><b>Left out of this static copy</b> (to keep the '
+                       f'notebook small): {esc(", ".join(s.title for s in left_out))}. The interactive view shows '
+                       f'them, and so does the standalone page (<code>report.save_html(path)</code>).</div>')
     if absent:
         items = "".join(f"<li><b>{esc(s.title)}</b>: {stage_html(comp, s.id, ctx=ctx)}</li>" for s in absent)
         present.append(f'<details class="cx-stage cx-absent"><summary>Not captured here ({len(absent)}): '
                        f'{esc(", ".join(s.title for s in absent))}</summary><ul class="cx-list">{items}</ul></details>')
-    present.append(_diff_previous(comp, report.capture))
+    if ctx.budget is None or ctx.spent <= ctx.budget:
+        present.append(_diff_previous(comp, report.capture))
     fail = f'<div class="cx-bad"><b>Failed:</b> {esc(comp.failure)}</div>' if comp.failure else ""
     return (f'<details class="cx-comp" data-compile-id="{esc(comp.compile_id)}"{" open" if open_ else ""}>'
             f'<summary>{_comp_summary(comp)}</summary>{fail}{"".join(present)}</details>')
@@ -212,11 +235,20 @@ def as_report(obj: Any) -> Any:
     return Report.of(obj)
 
 
-def render_fragment(report: Any, *, max_chars: int = 200_000) -> str:
-    """Self-contained HTML for a notebook output: inline scoped style, no script, no network."""
+def render_fragment(report: Any, *, max_chars: int = 200_000, pictures: bool = True,
+                    budget: Optional[int] = None, pygments_budget: Optional[int] = None) -> str:
+    """Self-contained HTML for a notebook output: inline scoped style, no script, no network.
+
+    ``pictures=False`` runs no ``dot``; ``budget`` caps the characters of stage HTML
+    (past it, stages are named, not drawn); ``pygments_budget=0`` colours code with the
+    fast tokenizer only: all three keep the notebook's static copy quick."""
+    from .highlight import Highlighter
+
     report = as_report(report)
     data = report.capture
-    ctx = Ctx(max_chars=max_chars)
+    ctx = Ctx(max_chars=max_chars, pictures=pictures, budget=budget)
+    if pygments_budget is not None:
+        ctx.hl = Highlighter(budget=pygments_budget)
     ctx.prefetch_pictures(getattr(c, s.field, None) for c in data.compilations for s in STAGES if s.kind == "graph")
     few = len(data.compilations) <= 3
     body = "".join(compilation_html(c, ctx, report, open_=few or i == 0) for i, c in enumerate(data.compilations))
@@ -227,15 +259,10 @@ def render_fragment(report: Any, *, max_chars: int = 200_000) -> str:
             f'<div class="cx-h3">Compilations</div>{body}</div>')
 
 
-def render_page(report: Any, *, max_chars: int = 200_000) -> str:
-    """A complete standalone document around the fragment: one file, utf-8, no network."""
-    report = as_report(report)
-    data = report.capture
-    title = (f"compile-explorer: {len(data.compilations)} compilations, "
-             f"{len(data.graph_breaks)} graph breaks — torch {data.torch_version}")
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{esc(title)}</title>"
-            "<style>html,body{margin:0;padding:0}body{padding:12px}"
-            "@media (prefers-color-scheme: dark){body{background:#0d1117}}</style></head>"
-            f"<body>{render_fragment(report, max_chars=max_chars)}</body></html>\n")
+def render_page(report: Any) -> str:
+    """The standalone page (``report.save_html``): the interactive view, one file, no network.
+
+    Made by ``present.page`` from the same module and payload as the notebook widget."""
+    from .page import render_page as page
+
+    return page(report)

@@ -30,6 +30,9 @@ class Ctx:
     hl: Highlighter = field(default_factory=Highlighter)
     max_chars: int = 200_000
     svgs: dict[str, tuple[Optional[str], str]] = field(default_factory=dict)
+    pictures: bool = True  # False: no `dot` runs (the notebook's static copy, which must be quick)
+    budget: Optional[int] = None  # characters of stage HTML one render may spend; None: no limit
+    spent: int = 0
 
     def block(self, text: str, lang: Optional[str], *, max_chars: Optional[int] = None, **kw) -> str:
         return self.hl.block(text, lang, max_chars=max_chars or self.max_chars, **kw)
@@ -42,6 +45,8 @@ class Ctx:
     def prefetch_pictures(self, graphs: Iterable[Optional[FxGraph]]) -> None:
         """Run ``dot`` for every drawable graph at once: it is a subprocess, so threads
         overlap the waits and a report with dozens of graphs draws them in parallel."""
+        if not self.pictures:
+            return
         dots = list({fx.dot for fx in graphs if fx is not None and fx.dot and drawable(fx)} - set(self.svgs))
         if len(dots) < 2 or graphviz_svg.dot_program() is None:
             return
@@ -187,6 +192,8 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
 def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
     """The SVG, or the node table with a one-line reason when there is no picture."""
     count = max(fx.num_nodes, len(fx.nodes))
+    if not ctx.pictures:
+        return '<p class="cx-muted cx-nopic">The picture is drawn in the interactive view.</p>'
     if not drawable(fx):
         note = (f"Picture skipped: {count:,} nodes is over the {graphviz_svg.MAX_NODES}-node limit "
                 "(too big to read, and slow to lay out). The node table is below.")

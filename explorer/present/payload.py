@@ -1,0 +1,335 @@
+"""The front end's input: one JSON payload per report, read by ``frontend/explorer.js``.
+
+The notebook widget (``explorer.widget``) and the standalone page
+(``present.page``) send the same payload to the same module, so they look and
+behave the same. It is the report's own JSON with what the view can derive
+left out, plus the few facts the view needs that are computed in Python (so
+that no rule lives twice): which stages each compilation has and why the
+others are empty, stable kernel keys, which compilation a recompile replaced,
+graph pictures, and the line-level chain in a compact form.
+
+Format (``"format": 1``)::
+
+    {
+      "format": 1,
+      "stages":  [Stage.to_dict(), ...],     # explorer.stages.STAGES, in pipeline order: the only list of stages
+      "report":  {...},                      # Report.to_dict(), less what "omitted" names
+      "views":   [{                          # one per compilation, in the order of report.capture.compilations
+          "label":      "0/0 f (prog.py:3)",
+          "present":    ["source", "graph", ...],   # stages with content (Stage.present)
+          "why":        {"aot_backward": "..."},     # for every other stage: why it is empty (stages.why_missing)
+          "kernels":    ["cpp_fused_sin_0", "backward/cpp_fused_1"],  # stable kernel keys, parallel to
+                                                     # compilation.kernels: the name, or graph_kind/name when
+                                                     # a name repeats; a pane shows one as "kernel:KEY"
+          "previous":   "0/0" | null,                # the compilation a recompile replaced (for its diff)
+          "break_line": 7 | null,                    # the graph-break line, when it is in this frame's source
+          "pictures":   {"graph": "PICTURE-ID"},     # graph stages that have a picture
+          "no_picture": {"post_grad_graph": "why"}}],
+      "pictures": {"PICTURE-ID": "<svg ...>"},  # sanitised Graphviz SVG; empty when "pictures_lazy"
+      "pictures_lazy": false,                # true in the widget: it asks the kernel to draw them
+      "lineage": {                           # Report.lineage, compacted
+          "origins": ["FILE:LINE", ...],     # every user line the chain reaches, sorted by file and line
+          "compilations": {"0/0": {
+              "blocks":   {"graph:0": [0, 3, 3, -1, [3, 4], ...]},  # per line of the block (index 0 is
+                          # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
+                          # a list for several origins
+              "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
+      "derived": {"fix_list": [{"location", "count"}], "recompiles": [{"one_line", "origin"}]},
+      "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
+      "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
+    }
+
+A block key names one text as a pane shows it: ``STAGE:PART`` (``source:0``,
+``original_bytecode:0``, ``graph:0``, ``ir_pre_fusion:1``, ``output_code:0``;
+``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source.
+LineLink.line, .part and .kernel (explorer.lineage) map onto it directly.
+
+Left out of ``report`` (derivable, and most of a big report's size): each FX
+graph's ``nodes`` table and ``dot`` text (the code shows the nodes; pictures
+are drawn here), bytecode ``instructions`` (the listing has them), the
+report's ``lineage`` list (sent compacted) and, in wrapper modules, the kernel
+sources they embed verbatim (``code`` becomes ``code_parts`` + ``kernel_refs``:
+code = parts[0] + source(refs[0]) + parts[1] + ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from typing import Any, Iterable, Optional
+
+from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
+from ..serial import to_jsonable
+from ..stages import STAGES, why_missing
+from . import graphviz_svg
+from .html import as_report, kernel_refs, previous_compilation
+from .panes import break_line, drawable
+
+FORMAT = 1
+OMITTED = (
+    "capture.compilations[].{graph,aot_*,post_grad_graph*}.nodes: the node table (the graph's code shows it)",
+    "capture.compilations[].{graph,aot_*,post_grad_graph*}.dot: Graphviz text (drawn into 'pictures')",
+    "capture.compilations[].{original,rewritten}_bytecode.instructions: the listing shows them",
+    "capture.compilations[].output_code[].code: when it embeds kernel sources verbatim, code_parts + kernel_refs",
+    "lineage: sent compacted under the payload's 'lineage'",
+)
+_MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
+
+
+def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None) -> tuple[dict, dict[str, str]]:
+    """The payload, and ``{picture id: DOT text}`` for every picture it names.
+
+    ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
+    drawn on request (the widget, through ``draw_pictures``), "none" skips them.
+    """
+    report = as_report(report)
+    data: CaptureData = report.capture
+    views, dots = [], {}
+    for comp in data.compilations:
+        view, comp_dots = _view(comp, data, with_pictures=pictures != "none")
+        views.append(view)
+        dots.update(comp_dots)
+    drawn = draw_pictures(dots) if pictures == "inline" else {}
+    payload = {
+        "format": FORMAT,
+        "stages": [s.to_dict() for s in STAGES],
+        "report": _report_dict(report),
+        "views": views,
+        "pictures": drawn,
+        "pictures_lazy": pictures == "lazy",
+        "lineage": compact_lineage(report.lineage, {c.compile_id: kernel_refs(c) for c in data.compilations}),
+        "derived": _derived(report),
+        "omitted": list(OMITTED),
+        "made_at": time.time() if made_at is None else made_at,
+    }
+    return payload, dots
+
+
+def to_json(payload: dict) -> str:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def to_script_json(payload: dict) -> str:
+    """JSON safe inside ``<script type="application/json">``: no ``<`` at all, so no ``</script>``."""
+    return to_json(payload).replace("<", "\\u003c")
+
+
+# ---- per compilation ----
+
+def _view(comp: Compilation, data: CaptureData, *, with_pictures: bool) -> tuple[dict, dict[str, str]]:
+    present = [s.id for s in STAGES if s.scope == "compilation" and s.present(comp)]
+    why = {s.id: why_missing(s.id, comp) for s in STAGES if s.scope == "compilation" and s.id not in present}
+    prev = previous_compilation(comp, data) if comp.recompile_reason else None
+    pics, no_pic, dots = {}, {}, {}
+    for s in STAGES:
+        fx = s.content(comp) if s.kind == "graph" else None
+        if not isinstance(fx, FxGraph):
+            continue
+        count = max(fx.num_nodes, len(fx.nodes))
+        if not with_pictures:
+            no_pic[s.id] = "pictures were not drawn for this view"
+        elif not drawable(fx):
+            no_pic[s.id] = (f"Picture skipped: {count:,} nodes is over the {graphviz_svg.MAX_NODES}-node limit "
+                            "(too big to read, and slow to lay out).")
+        elif not fx.dot:
+            no_pic[s.id] = "No Graphviz text was captured for this graph."
+        elif graphviz_svg.dot_program() is None:
+            no_pic[s.id] = "Graphviz's `dot` program was not found: " + graphviz_svg.INSTALL_HINT + "."
+        else:
+            pid = picture_id(fx.dot)
+            pics[s.id] = pid
+            dots[pid] = fx.dot
+    view = {
+        "label": comp.label,
+        "present": present,
+        "why": why,
+        "kernels": kernel_refs(comp),
+        "previous": prev.compile_id if prev is not None else None,
+        "break_line": break_line(comp),
+        "pictures": pics,
+        "no_picture": no_pic,
+    }
+    return view, dots
+
+
+def picture_id(dot: str) -> str:
+    return hashlib.sha1(dot.encode("utf-8")).hexdigest()[:16]
+
+
+def draw_pictures(dots: dict[str, str]) -> dict[str, str]:
+    """``{id: svg}``, or ``{id: why not}`` (text, not starting with ``<svg``); ``dot`` runs in parallel."""
+    if not dots:
+        return {}
+    items = list(dots.items())
+    if len(items) == 1:
+        results = [graphviz_svg.render_svg(items[0][1])]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(items), os.cpu_count() or 2)) as pool:
+            results = list(pool.map(graphviz_svg.render_svg, (d for _, d in items)))
+    return {pid: (svg if svg else f"No picture: {why}.") for (pid, _), (svg, why) in zip(items, results)}
+
+
+# ---- the report, less what the view derives ----
+
+def _report_dict(report: Any) -> dict:
+    doc = {}
+    for f in dataclasses.fields(report):
+        if not f.compare or f.name in ("capture", "lineage"):
+            continue
+        doc[f.name] = to_jsonable(getattr(report, f.name))
+    doc["capture"] = _capture_dict(report.capture)
+    return doc
+
+
+def _capture_dict(data: CaptureData) -> dict:
+    doc = {f.name: to_jsonable(getattr(data, f.name)) for f in dataclasses.fields(data) if f.name != "compilations"}
+    doc["compilations"] = [_compilation_dict(c) for c in data.compilations]
+    return doc
+
+
+def _compilation_dict(comp: Compilation) -> dict:
+    refs = kernel_refs(comp)
+    out = {}
+    for f in dataclasses.fields(comp):
+        value = getattr(comp, f.name)
+        if isinstance(value, FxGraph):
+            out[f.name] = {"code": value.code, "num_nodes": max(value.num_nodes, len(value.nodes))}
+        elif isinstance(value, Bytecode):
+            d = to_jsonable(dataclasses.replace(value, instructions=()))
+            del d["instructions"]
+            out[f.name] = d
+        elif f.name == "output_code" and value:
+            out[f.name] = [_wrapper_dict(o, comp, refs) for o in value]
+        else:
+            out[f.name] = to_jsonable(value)
+    return out
+
+
+def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
+    """The wrapper module with the kernel sources it embeds verbatim cut out (the kernels carry them)."""
+    code, parts, used, pos = o.code, [], [], 0
+    for k, ref in zip(comp.kernels, refs):
+        if len(k.source) < _MIN_SPLICE or (k.graph_kind and o.graph_kind and k.graph_kind != o.graph_kind):
+            continue
+        at = code.find(k.source, pos)
+        if at < 0:
+            continue
+        parts.append(code[pos:at])
+        used.append(ref)
+        pos = at + len(k.source)
+    if not used:
+        return to_jsonable(o)
+    parts.append(code[pos:])
+    return {"graph_kind": o.graph_kind, "filename": o.filename, "code": None, "code_parts": parts, "kernel_refs": used}
+
+
+def _derived(report: Any) -> dict:
+    from .clinic_html import origin_of
+
+    fix = [{"location": s.location, "count": s.count} for s in report.clinic.fix_list]
+    rec = [{"one_line": e.one_line(),
+            "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
+           for e in report.clinic.recompiles]
+    return {"fix_list": fix, "recompiles": rec}
+
+
+# ---- the chain, compacted ----
+
+def origin_sort_key(origin: str) -> tuple[str, int]:
+    file, _, line = origin.rpartition(":")
+    return (file, int(line)) if line.isdigit() else (origin, 0)
+
+
+def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
+    return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
+
+
+def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]]) -> dict:
+    """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
+
+    Reads each compilation's ``links`` (one ``LineLink`` per line); a lineage that also
+    carries ``texts``/``sets``/``origins`` (one index per line) is read from those directly.
+    A kernel's line names it by ``part`` (its index in the compilation's kernels) or by
+    ``kernel``: a name that repeats in one compilation needs the index."""
+    lineages = list(lineages)
+    origins: set[str] = set()
+    for lin in lineages:
+        if hasattr(lin, "texts"):
+            origins.update(lin.origins)
+        else:
+            for link in lin.links:
+                origins.update(link.origins)
+    ordered = sorted(origins, key=origin_sort_key)
+    index = {o: i + 1 for i, o in enumerate(ordered)}
+    comps = {}
+    for lin in lineages:
+        comp_refs = refs.get(lin.compile_id, [])
+        if hasattr(lin, "texts"):
+            comps[lin.compile_id] = _compact_texts(lin, index, comp_refs)
+        else:
+            comps[lin.compile_id] = _compact_links(lin.links, index, comp_refs)
+    return {"origins": ordered, "compilations": comps}
+
+
+def _kernel_ref(stage: str, part: int, kernel: Optional[str], refs: list[str]) -> Optional[str]:
+    if stage != "kernels":
+        return None
+    if 0 <= part < len(refs) and (kernel is None or refs[part].rsplit("/", 1)[-1] == kernel):
+        return refs[part]
+    return kernel if kernel in refs else ""  # "": cannot tell which kernel
+
+
+def _entry(numbers: list[int]):
+    return -1 if not numbers else numbers[0] if len(numbers) == 1 else numbers
+
+
+def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str]) -> dict:
+    blocks: dict[str, list] = {}
+    elements: dict[str, dict[str, str]] = {}
+    keys: dict[tuple, Optional[str]] = {}  # (stage, part, kernel) -> block key; None: an unknown kernel
+    entries: dict[tuple[str, ...], Any] = {(): -1}
+    for link in links:
+        where = (link.stage, link.part, link.kernel)
+        key = keys.get(where, "")
+        if key == "":
+            ref = _kernel_ref(link.stage, link.part, link.kernel, refs)
+            key = keys[where] = None if ref == "" else block_key(link.stage, link.part, ref)
+        line = link.line
+        if key is None or line < 1:
+            continue
+        arr = blocks.get(key)
+        if arr is None:
+            arr = blocks[key] = []
+        if len(arr) < line:
+            arr.extend([0] * (line - len(arr)))
+        entry = entries.get(link.origins)
+        if entry is None:
+            entry = entries[link.origins] = _entry(sorted({index[o] for o in link.origins}))
+        old = arr[line - 1]
+        if old and old != -1 and entry != -1 and old != entry:  # two links for one line: keep every origin
+            entry = _entry(sorted(set((old if isinstance(old, list) else [old]) + (entry if isinstance(entry, list) else [entry]))))
+        arr[line - 1] = entry
+        if link.element:
+            elements.setdefault(key, {})[str(line)] = link.element
+    return {"blocks": blocks, "elements": elements}
+
+
+def _compact_texts(lin: Any, index: dict[str, int], refs: list[str]) -> dict:
+    sets = [_entry(sorted(index[lin.origins[i]] for i in s)) for s in lin.sets]
+    blocks: dict[str, list] = {}
+    elements: dict[str, dict[str, str]] = {}
+    for t in lin.texts:
+        ref = _kernel_ref(t.stage, t.part, t.kernel, refs)
+        if ref == "":
+            continue
+        key = block_key(t.stage, t.part, ref)
+        blocks[key] = [sets[i] for i in t.lines]
+        named = {str(i + 1): e for i, e in enumerate(t.elements) if e}
+        if named:
+            elements[key] = named
+    return {"blocks": blocks, "elements": elements}
