@@ -67,7 +67,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("original_bytecode", "Original bytecode", "bytecode", "original_bytecode", "dis", "dynamo",
           "The bytecode CPython compiled this frame to, as Dynamo received it. Dynamo interprets these "
           "instructions symbolically, one by one, recording tensor operations into a graph instead of "
-          "running them. Each instruction carries its source line (the line table)."),
+          "running them. Each instruction carries its source line (the line table): click a row to see "
+          "which line of your code it is."),
     Stage("rewritten_bytecode", "Rewritten bytecode", "bytecode", "rewritten_bytecode", "dis", "dynamo",
           "The bytecode Dynamo built to run instead of the original: it calls the compiled graph once with "
           "the frame's tensors, then rebuilds the Python state (locals, return value, side effects). After "
@@ -79,8 +80,9 @@ STAGES: tuple[Stage, ...] = (
           "break)."),
     Stage("graph", "Dynamo FX graph", "graph", "graph", "python", "dynamo",
           "The FX graph Dynamo captured: the run of PyTorch operations it could trace without leaving the "
-          "graph, with Python control flow already evaluated. Inputs are the frame's tensors (L[...] locals, "
-          "G[...] globals); each node keeps the user line it came from."),
+          "graph, with Python control flow already evaluated (a graph records one path through your code). "
+          "Inputs are the frame's tensors (L[...] locals, G[...] globals); each node keeps the user line it "
+          "came from. Where Dynamo met something it could not record, the graph ends: a graph break."),
     Stage("guards", "Guards", "guards", "guards", None, "dynamo",
           "The checks Dynamo runs before every call to decide whether this compiled graph may be reused: "
           "tensor sizes, dtypes and devices, Python values the trace depended on, object identities. A "
@@ -96,7 +98,8 @@ STAGES: tuple[Stage, ...] = (
           "Built only when some input requires grad."),
     Stage("aot_forward", "AOT forward graph", "graph", "aot_forward", "python", "aot",
           "The forward half after AOTAutograd partitioned the joint graph. Its extra outputs are the "
-          "tensors saved for backward: the partitioner chooses what to save and what to recompute."),
+          "tensors saved for backward: the partitioner (a min-cut over the joint graph) chooses what to save "
+          "and what to recompute in the backward instead."),
     Stage("aot_backward", "AOT backward graph", "graph", "aot_backward", "python", "aot",
           "The backward half of the partition: it takes the saved tensors and the incoming gradients "
           "(tangents) and computes the gradients of the inputs. Compiled ahead of time, before "
@@ -115,16 +118,18 @@ STAGES: tuple[Stage, ...] = (
           "written as a Python function of its loop indices (the loop body's ops.load / ops.store). One "
           "scheduler node per buffer, before any fusion."),
     Stage("ir_post_fusion", "Loop-level IR after fusion", "ir", "ir_post_fusion", None, "inductor",
-          "The same scheduler nodes after fusion: buffers computed in the same loops are merged into fused "
-          "nodes (op0_op1_...), so intermediate results stay in registers instead of memory. Fewer nodes "
-          "here means fewer kernels."),
+          "The same scheduler nodes after fusion: buffers computed over the same loops are merged into "
+          "fused nodes (op0_op1_...: a consumer into its producer, or siblings that read the same data), so "
+          "intermediate results stay in registers instead of going through memory. Fewer nodes here means "
+          "fewer kernels; compare with the IR before fusion."),
     Stage("output_code", "Wrapper code", "code", "output_code", "python", "inductor",
           "The Python module Inductor generated (codegen): it allocates buffers and calls the kernels and "
           "library calls (extern kernels such as matmuls) in order. This is what runs when the compiled "
           "graph is called."),
     Stage("kernels", "Kernels", "kernels", "kernels", None, "inductor",
-          "The kernels Inductor generated: C++ with OpenMP and vector intrinsics on CPU, Triton on GPU. "
-          "Each one is a fused group of loop-level IR nodes; its header names the FX nodes it computes."),
+          "The kernels Inductor generated (codegen): C++ with OpenMP and vector intrinsics on CPU, Triton on "
+          "GPU. Each one is a fused group of loop-level IR nodes; its header names the FX nodes it computes. "
+          "Click a line of a kernel to light the line of your code it computes."),
     Stage("timing", "Timing", "timing", "timing", None, "runtime",
           "What the compiled code costs against eager: the whole compiled call as you make it (guards, "
           "frames, resume functions) and the graph alone, each with its spread, measured after warm-up; "

@@ -13,9 +13,11 @@ the pinned chain, written by the front end, settable from Python by
 What needs the kernel is offered only here (the page has no kernel): the front
 end sends ``{"type": "action", "id", "action", "args"}`` and gets
 ``{"type": "result", "id", "ok", ...}`` back. ``ACTIONS`` is the hook; it holds
-``pictures`` (Graphviz runs in the kernel after the view is up, so the view
-shows within a fraction of a second), ``why`` ("would this call recompile?",
-``%compile --why`` on an expression of the notebook) and ``save_html``.
+``rest`` (a big report's view is drawn from what its first panes need, and the
+rest follows), ``pictures`` (Graphviz runs in the kernel after the view is up),
+``why`` ("would this call recompile?", ``%compile --why`` on an expression of
+the notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
+within a fraction of a second of the capture, however big the report.
 
 ``ExplorerView`` is what a cell displays: its mime bundle carries the widget,
 a static HTML copy of the report (for GitHub and nbviewer, which run no
@@ -38,7 +40,7 @@ from .present.style import ROOT
 from .report import Report
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-FALLBACK_BUDGET = 400_000  # characters of stage HTML in the static copy: past it, stages are named only
+FALLBACK_BUDGET = 200_000  # characters of stage HTML in the static copy: past it, stages are named only
 PANE_STYLE = "max-height:36em;overflow:auto;"
 
 
@@ -53,7 +55,8 @@ def _widget_class() -> type:
 
         _esm = MODULE
         _css = STYLES
-        payload = traitlets.Unicode("").tag(sync=True)
+        payload = traitlets.Bytes(b"").tag(sync=True)  # a binary buffer: no JSON escaping on the way
+        payload_encoding = traitlets.Unicode("utf-8").tag(sync=True)  # "utf-8" JSON, or "gzip" of it
         made_at = traitlets.Float(0.0).tag(sync=True)
         selection = traitlets.Dict().tag(sync=True)
         # no Layout widget: the module styles itself, and a view must stay one widget
@@ -62,14 +65,39 @@ def _widget_class() -> type:
     return ExplorerWidget
 
 
-_WIDGET_CLASS: Optional[type] = None
-
-
 def widget_class() -> type:
     global _WIDGET_CLASS
     if _WIDGET_CLASS is None:
         _WIDGET_CLASS = _widget_class()
     return _WIDGET_CLASS
+
+
+# Made when this module is imported, which the magic does before it runs the cell:
+# importing anywidget (and ipywidgets) then costs nothing between the capture and the view.
+try:
+    _WIDGET_CLASS: Optional[type] = _widget_class()
+except ImportError:  # no anywidget: views show their static HTML
+    _WIDGET_CLASS = None
+
+
+DEFER_OVER = 1_000_000  # a report with more text than this draws its first view first, then gets the rest
+GZIP_OVER = 64 * 1024  # bigger payloads travel gzipped (level 1: ~20 ms for 4 MB, 10x smaller)
+
+
+def encode_payload(text: str) -> tuple[bytes, str]:
+    import gzip
+
+    data = text.encode("utf-8")
+    if len(data) <= GZIP_OVER:
+        return data, "utf-8"
+    return gzip.compress(data, compresslevel=1, mtime=0), "gzip"
+
+
+def decode_payload(data: bytes, encoding: str) -> dict:
+    import gzip
+    import json
+
+    return json.loads(gzip.decompress(data) if encoding == "gzip" else data)
 
 
 class ExplorerView:
@@ -111,12 +139,18 @@ class ExplorerView:
     # ---- the widget ----
     def widget(self) -> Any:
         if self._widget is None:
-            from .present.payload import build, to_json
+            from .present.payload import build, heavy_chars, to_json
 
-            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at)
-            self._widget = widget_class()(payload=to_json(payload), made_at=self.made_at)
+            self._defer = heavy_chars(self.report) > DEFER_OVER
+            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at, defer=self._defer)
+            data, encoding = encode_payload(to_json(payload))
+            self._widget = widget_class()(payload=data, payload_encoding=encoding, made_at=self.made_at)
             self._widget.on_msg(self._on_msg)
         return self._widget
+
+    def payload(self) -> dict:
+        """The payload the widget carries, decoded (what the front end reads)."""
+        return decode_payload(self.widget().payload, self.widget().payload_encoding)
 
     def select(self, comp_index: Optional[int] = None, left: Optional[str] = None,
                right: Optional[str] = None) -> None:
@@ -144,7 +178,8 @@ class ExplorerView:
             reply["ok"] = True
         except Exception as e:  # noqa: BLE001 - the answer goes back to the view, as text
             reply.update(ok=False, text=f"{type(e).__name__}: {e}")
-        self.widget().send(reply)
+        buffers = reply.pop("_buffers", None)
+        self.widget().send(reply, buffers)
 
     # ---- static HTML of one pane (other outputs, tests) ----
     def pane_html(self, comp_index: int, key: str) -> str:
@@ -162,6 +197,14 @@ class ExplorerView:
 
 
 # ---- kernel-only actions: name -> fn(view, args) -> reply fields ----
+
+def _rest(view: ExplorerView, args: dict) -> dict:
+    """The rest of a big report, after its first view is drawn (a binary buffer, like the payload)."""
+    from .present.payload import build_rest, to_json
+
+    data, encoding = encode_payload(to_json(build_rest(view.report)))
+    return {"encoding": encoding, "_buffers": [data]}
+
 
 def _pictures(view: ExplorerView, args: dict) -> dict:
     from .present.payload import draw_pictures
@@ -199,6 +242,7 @@ def _save_html(view: ExplorerView, args: dict) -> dict:
 
 
 ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
+    "rest": _rest,
     "pictures": _pictures,
     "why": _why,
     "save_html": _save_html,

@@ -32,7 +32,7 @@ def live_widgets():
 
 
 def payload_of(view):
-    return json.loads(view.widget().payload)
+    return view.payload()
 
 
 def test_bundle_carries_widget_static_html_and_text(breaks_report):
@@ -67,6 +67,20 @@ def test_payload_is_the_report_with_the_registry(breaks_report):
     assert abs(p["made_at"] - view.made_at) < 1e-6 and view.widget().made_at == view.made_at
     recompile = next(i for i, c in enumerate(data.compilations) if c.recompile_reason)
     assert p["views"][recompile]["previous"] == data.compilations[recompile - 1].compile_id
+
+
+def test_payload_travels_as_bytes_gzipped_when_big(breaks_report):
+    import gzip
+
+    from explorer.widget import GZIP_OVER, decode_payload, encode_payload
+
+    small, enc = encode_payload('{"a": "\u00e9"}')
+    assert enc == "utf-8" and decode_payload(small, enc) == {"a": "\u00e9"}
+    text = '{"a": "' + "x" * (GZIP_OVER + 1) + '"}'
+    big, enc = encode_payload(text)
+    assert enc == "gzip" and gzip.decompress(big).decode() == text and len(big) < GZIP_OVER
+    w = ExplorerView(breaks_report.data).widget()
+    assert isinstance(w.payload, bytes) and w.payload_encoding in ("utf-8", "gzip")
 
 
 def test_pictures_are_drawn_by_the_kernel_on_request(breaks_report):
@@ -160,6 +174,37 @@ def test_user_strings_are_escaped_in_the_static_copy_and_data_in_the_payload():
     assert p["report"]["capture"]["device"] == XSS and p["report"]["capture"]["compilations"][0]["failure"] == XSS
 
 
+def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
+    from frontend_report import synthetic
+
+    from explorer.present.payload import FIRST_FIELDS, _compilation_dict, build_rest
+    from explorer.widget import decode_payload
+
+    report = synthetic()
+    view = ExplorerView(report)
+    first = view.payload()
+    comp = first["report"]["capture"]["compilations"][0]
+    assert first["deferred"] is True and set(comp) <= FIRST_FIELDS and "source" not in comp["kernels"][0]
+    assert set(first["lineage"]["compilations"]["0/0"]["blocks"]) <= {"source:0", "original_bytecode:0",
+                                                                      "rewritten_bytecode:0", "graph:0", "guards:0"}
+    sent = []
+    view.widget().send = lambda content, buffers=None: sent.append((content, buffers))
+    view._on_msg(view.widget(), {"type": "action", "id": 3, "action": "rest", "args": {}}, [])
+    (reply, buffers), = sent
+    assert reply["ok"] and "_buffers" not in reply and len(buffers) == 1
+    rest = decode_payload(buffers[0], reply["encoding"])
+    assert rest == json.loads(json.dumps(build_rest(report)))
+    merged = dict(comp, **{k: v for k, v in rest["compilations"]["0/0"].items() if k != "kernel_sources"})
+    for k, src in zip(merged["kernels"], rest["compilations"]["0/0"]["kernel_sources"]):
+        k["source"] = src
+    assert merged == json.loads(json.dumps(_compilation_dict(report.capture.compilations[0])))
+    assert rest["lineage"]["origins"] == first["lineage"]["origins"]  # one index space for both parts
+
+
 def test_big_report_view_is_quick_and_its_static_copy_small():
     """2,300 FX nodes and 100 kernels: making the widget and the static copy stays well under the 0.3 s target."""
     import sys
@@ -174,7 +219,8 @@ def test_big_report_view_is_quick_and_its_static_copy_small():
     view = ExplorerView(report)
     bundle = view._repr_mimebundle_()
     made_s = time.perf_counter() - t0
-    print(f"\nbig report: widget + static copy in {made_s * 1000:.0f} ms; payload {len(view.widget().payload) / 1e6:.2f} MB,"
+    assert view.widget().payload_encoding == "gzip"
+    print(f"\nbig report: widget + static copy in {made_s * 1000:.0f} ms; payload {len(view.widget().payload) / 1e6:.2f} MB gzipped,"
           f" static copy {len(bundle['text/html']) / 1e6:.2f} MB")
     assert len(bundle["text/html"]) < 1_000_000 and "Left out of this static copy" in bundle["text/html"]
     assert made_s < 1.0, f"the view took {made_s:.2f} s to make"

@@ -42,14 +42,20 @@ class Highlighter:
         self._classes: dict[_TokenType, str] = {}
 
     def block(self, text: str, lang: Optional[str], *, max_chars: int = 200_000,
-              hl_lines: Iterable[int] = (), first_line: int = 1, linenos: bool = False) -> str:
-        """A code block; text past ``max_chars`` goes, unhighlighted, into a "show all" fold.
+              hl_lines: Iterable[int] = (), first_line: int = 1, linenos: bool = False,
+              keep_rest: bool = True) -> str:
+        """A code block; text past ``max_chars`` goes, unhighlighted, into a "show all" fold
+        (``keep_rest=False``: it is left out and counted).
 
         ``hl_lines`` are line numbers counted from ``first_line`` (the file's numbers)."""
         head, rest = cut(text, max_chars)
         body = self.lines_html(head, lang_of(lang) if lang else None, set(hl_lines), first_line, linenos)
         out = f'<pre class="cx-code">{body}</pre>'
-        if rest:
+        if rest and not keep_rest:
+            n = rest.count("\n") + 1
+            out += (f'<p class="cx-muted cx-cut">… {n:,} more lines ({len(rest):,} characters) are in the interactive '
+                    f'view and the standalone page, left out of this static copy.</p>')
+        elif rest:
             n = rest.count("\n") + 1
             out += (f'<details class="cx-more"><summary>show all ({n:,} more lines, {len(rest):,} characters)</summary>'
                     f'<pre class="cx-code">{_esc(rest)}</pre></details>')

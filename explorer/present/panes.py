@@ -35,6 +35,9 @@ class Ctx:
     spent: int = 0
 
     def block(self, text: str, lang: Optional[str], *, max_chars: Optional[int] = None, **kw) -> str:
+        if self.budget is not None:  # a budgeted copy: long texts are cut, not folded
+            return self.hl.block(text, lang, max_chars=min(max_chars or self.max_chars, self.budget // 4),
+                                 keep_rest=False, **kw)
         return self.hl.block(text, lang, max_chars=max_chars or self.max_chars, **kw)
 
     def svg(self, dot: str) -> tuple[Optional[str], str]:
@@ -241,9 +244,12 @@ def guards(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
         from_user = sum(1 for g in comp.guards if g.source)
         parts.append(f'<p class="cx-muted">{len(comp.guards)} guards checked before each call reuses this '
                      f'compilation; {from_user} point at a line of user code.</p>')
-        rows = "".join(_guard_row(g) for g in comp.guards[:MAX_TABLE_ROWS])
+        limit = MAX_TABLE_ROWS if ctx.budget is None else 100  # a budgeted copy lists the first ones
+        rows = "".join(_guard_row(g) for g in comp.guards[:limit])
         parts.append('<table class="cx-table cx-guards"><tr><th>kind</th><th>check</th><th>guarded value</th>'
                      f'<th>user line</th></tr>{rows}</table>')
+        if len(comp.guards) > limit:
+            parts.append(f'<p class="cx-muted">… {len(comp.guards) - limit:,} more guards</p>')
     if comp.guard_tree:
         parts.append(f'<details class="cx-sub"{"" if comp.guards else " open"}><summary>guard tree (as torch printed it)</summary>'
                      f'{ctx.block(comp.guard_tree, None)}</details>')

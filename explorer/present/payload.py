@@ -36,6 +36,7 @@ Format (``"format": 1``)::
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
       "derived": {"fix_list": [{"location", "count"}], "recompiles": [{"one_line", "origin"}]},
       "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
+      "deferred": false,                     # true: only FIRST_FIELDS are here; build_rest() has the rest
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
     }
 
@@ -79,11 +80,23 @@ OMITTED = (
 _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
 
 
-def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None) -> tuple[dict, dict[str, str]]:
+# What a view draws first (the default panes: source and bytecode | Dynamo FX graph; the header);
+# with ``defer=True`` everything else follows in a second message (``build_rest``).
+FIRST_FIELDS = frozenset({"compile_id", "frame", "status", "original_bytecode", "rewritten_bytecode", "graph",
+                          "guards", "recompile_reason", "graph_break", "restarts", "compile_time_s", "metrics",
+                          "failure", "missing", "kernels"})  # kernels: their facts; their sources come later
+FIRST_STAGES = frozenset({"source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph", "guards"})
+
+
+def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
+          defer: bool = False) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
     drawn on request (the widget, through ``draw_pictures``), "none" skips them.
+    ``defer``: only what the first view draws (``FIRST_FIELDS``, the chain of
+    ``FIRST_STAGES``); ``"deferred": true`` tells the front end to ask for the
+    rest (``build_rest``), which a big report's widget does right after it is drawn.
     """
     report = as_report(report)
     data: CaptureData = report.capture
@@ -93,19 +106,50 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
         views.append(view)
         dots.update(comp_dots)
     drawn = draw_pictures(dots) if pictures == "inline" else {}
+    refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     payload = {
         "format": FORMAT,
         "stages": [s.to_dict() for s in STAGES],
-        "report": _report_dict(report),
+        "report": _report_dict(report, first_only=defer),
         "views": views,
         "pictures": drawn,
         "pictures_lazy": pictures == "lazy",
-        "lineage": compact_lineage(report.lineage, {c.compile_id: kernel_refs(c) for c in data.compilations}),
+        "lineage": compact_lineage(report.lineage, refs, stages=FIRST_STAGES if defer else None),
         "derived": _derived(report),
         "omitted": list(OMITTED),
+        "deferred": defer,
+        "first_fields": sorted(FIRST_FIELDS),
         "made_at": time.time() if made_at is None else made_at,
     }
     return payload, dots
+
+
+def build_rest(report: Any) -> dict:
+    """What ``build(defer=True)`` left out: ``{"compilations": {cid: {field: value, "kernel_sources": [...]}},
+    "lineage": the whole chain}``; the front end merges it into the payload it has."""
+    report = as_report(report)
+    data: CaptureData = report.capture
+    comps = {}
+    for comp in data.compilations:
+        full = _compilation_dict(comp)
+        rest = {k: v for k, v in full.items() if k not in FIRST_FIELDS}
+        rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
+        comps[comp.compile_id] = rest
+    refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
+    return {"compilations": comps, "lineage": compact_lineage(report.lineage, refs)}
+
+
+def heavy_chars(report: Any) -> int:
+    """About how many characters of text a payload carries (decides whether a widget defers)."""
+    data = as_report(report).capture
+    n = 0
+    for c in data.compilations:
+        for fx in (c.graph, c.aot_joint, c.aot_forward, c.aot_backward, c.aot_inference, c.post_grad_graph,
+                   c.post_grad_graph_backward):
+            n += len(fx.code) if fx is not None else 0
+        n += sum(len(d.text) for d in (c.ir_pre_fusion or ()) + (c.ir_post_fusion or ()))
+        n += sum(len(o.code) for o in c.output_code or ()) + sum(len(k.source) for k in c.kernels)
+    return n
 
 
 def to_json(payload: dict) -> str:
@@ -176,28 +220,33 @@ def draw_pictures(dots: dict[str, str]) -> dict[str, str]:
 
 # ---- the report, less what the view derives ----
 
-def _report_dict(report: Any) -> dict:
+def _report_dict(report: Any, *, first_only: bool = False) -> dict:
     doc = {}
     for f in dataclasses.fields(report):
         if not f.compare or f.name in ("capture", "lineage"):
             continue
         doc[f.name] = to_jsonable(getattr(report, f.name))
-    doc["capture"] = _capture_dict(report.capture)
+    doc["capture"] = _capture_dict(report.capture, first_only=first_only)
     return doc
 
 
-def _capture_dict(data: CaptureData) -> dict:
+def _capture_dict(data: CaptureData, *, first_only: bool = False) -> dict:
     doc = {f.name: to_jsonable(getattr(data, f.name)) for f in dataclasses.fields(data) if f.name != "compilations"}
-    doc["compilations"] = [_compilation_dict(c) for c in data.compilations]
+    doc["compilations"] = [_compilation_dict(c, first_only=first_only) for c in data.compilations]
     return doc
 
 
-def _compilation_dict(comp: Compilation) -> dict:
+def _compilation_dict(comp: Compilation, *, first_only: bool = False) -> dict:
     refs = kernel_refs(comp)
     out = {}
     for f in dataclasses.fields(comp):
+        if first_only and f.name not in FIRST_FIELDS:
+            continue
         value = getattr(comp, f.name)
-        if isinstance(value, FxGraph):
+        if first_only and f.name == "kernels":
+            out[f.name] = [{g.name: to_jsonable(getattr(k, g.name)) for g in dataclasses.fields(k) if g.name != "source"}
+                           for k in value]
+        elif isinstance(value, FxGraph):
             out[f.name] = {"code": value.code, "num_nodes": max(value.num_nodes, len(value.nodes))}
         elif isinstance(value, Bytecode):
             d = to_jsonable(dataclasses.replace(value, instructions=()))
@@ -249,13 +298,15 @@ def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
     return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
 
 
-def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]]) -> dict:
+def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
+                    stages: Optional[frozenset] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 
     Reads each compilation's ``links`` (one ``LineLink`` per line); a lineage that also
     carries ``texts``/``sets``/``origins`` (one index per line) is read from those directly.
     A kernel's line names it by ``part`` (its index in the compilation's kernels) or by
-    ``kernel``: a name that repeats in one compilation needs the index."""
+    ``kernel``: a name that repeats in one compilation needs the index. ``stages``: only
+    the blocks of these stages (the origins are always all of them, so indexes agree)."""
     lineages = list(lineages)
     origins: set[str] = set()
     for lin in lineages:
@@ -270,9 +321,10 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]]) -> dict
     for lin in lineages:
         comp_refs = refs.get(lin.compile_id, [])
         if hasattr(lin, "texts"):
-            comps[lin.compile_id] = _compact_texts(lin, index, comp_refs)
+            comps[lin.compile_id] = _compact_texts(lin, index, comp_refs, stages)
         else:
-            comps[lin.compile_id] = _compact_links(lin.links, index, comp_refs)
+            links = lin.links if stages is None else [k for k in lin.links if k.stage in stages]
+            comps[lin.compile_id] = _compact_links(links, index, comp_refs)
     return {"origins": ordered, "compilations": comps}
 
 
@@ -319,11 +371,13 @@ def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str])
     return {"blocks": blocks, "elements": elements}
 
 
-def _compact_texts(lin: Any, index: dict[str, int], refs: list[str]) -> dict:
+def _compact_texts(lin: Any, index: dict[str, int], refs: list[str], stages: Optional[frozenset] = None) -> dict:
     sets = [_entry(sorted(index[lin.origins[i]] for i in s)) for s in lin.sets]
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}
     for t in lin.texts:
+        if stages is not None and t.stage not in stages:
+            continue
         ref = _kernel_ref(t.stage, t.part, t.kernel, refs)
         if ref == "":
             continue

@@ -56,7 +56,8 @@ function fmtS(s) {
 }
 
 function num(n) {
-  return typeof n === "number" ? n.toLocaleString("en-US") : String(n ?? "");
+  // 12,345 (not toLocaleString: its first call loads locale data, ~30 ms)
+  return typeof n === "number" && Number.isFinite(n) ? String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",") : String(n ?? "");
 }
 
 function shortPath(p) {
@@ -239,8 +240,33 @@ class Model {
     this.linkedOrigins = this.origins.length; // origins [0, linkedOrigins) appear in the chain
     this.lineage = lin.compilations || {};
     this.pictures = payload.pictures || {};
+    this.deferred = !!payload.deferred; // only the first view's data is here; the rest comes from the kernel
+    this.firstFields = new Set(payload.first_fields || []);
     this._text = new Map();
     this._chain = new Map();
+  }
+
+  // what build_rest() sent: the heavy fields, kernel sources, the whole chain
+  merge(rest) {
+    for (const [cid, fields] of Object.entries(rest.compilations || {})) {
+      const comp = this.comp(cid);
+      if (!comp) continue;
+      const { kernel_sources: sources, ...others } = fields;
+      Object.assign(comp, others);
+      (sources || []).forEach((src, i) => { if (comp.kernels[i]) comp.kernels[i].source = src; });
+    }
+    if (rest.lineage) this.lineage = rest.lineage.compilations || {};
+    this.deferred = false;
+    this._text.clear();
+    this._chain.clear();
+  }
+
+  pending(key) {
+    if (!this.deferred) return false;
+    if (key.startsWith(KERNEL_PREFIX)) return true;
+    const st = this.byId.get(key);
+    if (!st || st.scope !== "compilation") return false;
+    return st.kind === "kernels" || !this.firstFields.has(st.field.split(".")[0]);
   }
 
   comp(cid) { return this.comps[this.cidIndex.get(cid)]; }
@@ -360,11 +386,11 @@ class Model {
     const comp = this.comp(cid);
     if (!comp) return [];
     if (key.startsWith(KERNEL_PREFIX)) {
-      const ref = key.slice(KERNEL_PREFIX.length), k = this.kernelOf(cid, ref);
+      const ref = key.slice(KERNEL_PREFIX.length), k = this.pending(key) ? null : this.kernelOf(cid, ref);
       return k ? [{ key: `kernels:${ref}`, text: trimNl(k.source), lang: langOf(k.language), kernel: k, ref }] : [];
     }
     const st = this.byId.get(key);
-    if (!st || st.scope !== "compilation" || !this.present(cid, key)) return [];
+    if (!st || st.scope !== "compilation" || !this.present(cid, key) || this.pending(key)) return [];
     const content = fieldOf(comp, st.field);
     switch (st.kind) {
       case "source": {
@@ -500,6 +526,7 @@ class Pane {
         for (const e of entries) if (e.isIntersecting) { this.io.unobserve(e.target); e.target._block.fill(e.target); }
       }, { root: this.body, rootMargin: "800px 0px" })
       : null;
+    this.body.addEventListener("scroll", () => { this._scrolled = true; }, { passive: true });
     this.el.addEventListener("focusin", () => view.setActive(this));
     this.el.addEventListener("pointerdown", () => view.setActive(this));
   }
@@ -545,7 +572,7 @@ class Pane {
       body.push(h("div", { class: "cx-bad cx-error" }, `The view could not draw this stage: ${err && err.message}`));
     }
     this.body.replaceChildren(...body);
-    this.body.scrollTop = 0;
+    if (this._scrolled) { this.body.scrollTop = 0; this._scrolled = false; } // reading or writing it forces a layout
     view.relight();
   }
 
@@ -604,6 +631,12 @@ class Pane {
     const out = [];
     for (const f of view.findings(this.cid, st.id)) out.push(f);
     if (st.scope === "report") return out.concat(view.timingPane(this.cid));
+    if (m.pending(this.stage)) {
+      out.push(h("p", { class: "cx-muted cx-pending" }, view.host.kernel
+        ? "Loading this stage: the kernel is sending the rest of this big report…"
+        : "This stage is not in the view's first part, and no kernel is connected to send it: run the cell again, or open report.save_html()."));
+      return out;
+    }
     if (!this.stage.startsWith(KERNEL_PREFIX) && !m.present(this.cid, st.id)) {
       const why = (m.view(this.cid).why || {})[st.id] || "it was not recorded";
       out.push(h("div", { class: "cx-missing" }, h("b", null, "Not captured here: "), why));
@@ -757,6 +790,7 @@ class Pane {
 
   renderDiff() {
     const m = this.view.m, [ocid, okey] = splitTarget(this.diff);
+    if (m.pending(okey) || m.pending(this.stage)) return [h("p", { class: "cx-muted cx-pending" }, "Loading: the kernel is sending the rest of this big report…")];
     const a = m.stageLines(ocid, okey), b = m.stageLines(this.cid, this.stage);
     const head = h("div", { class: "cx-diff-head" },
       h("span", { class: "cx-del-t" }, `− ${ocid} ${titleOf(m, okey)}`), "  →  ", h("span", { class: "cx-add-t" }, `+ ${this.cid} ${titleOf(m, this.stage)}`));
@@ -909,6 +943,19 @@ class View {
     this.setActive(this.panes[1]);
     this.wire();
     if (this.host.kernel && this.m.p.pictures_lazy) this.fetchPictures();
+    if (this.host.kernel && this.m.deferred) this.fetchRest();
+  }
+
+  fetchRest() {
+    Promise.resolve(this.host.kernel.call("rest", {}))
+      .then((r) => readPayload(r.buffers && r.buffers[0], r.encoding))
+      .then((rest) => {
+        const waiting = this.panes.filter((p) => this.m.pending(p.stage) || (p.diff && this.m.pending(splitTarget(p.diff)[1])));
+        this.m.merge(rest);
+        for (const p of waiting) p.render();
+        this.renderChain();
+        this.root.setAttribute("data-complete", "1");
+      }, () => {});
   }
 
   themeWatch() {
@@ -1023,8 +1070,11 @@ class View {
     }
     const explain = h("button", { type: "button", class: "cx-btn", "aria-pressed": String(this.showExplain), title: "Show or hide each stage's explanation" }, "Explanations");
     explain.addEventListener("click", () => { this.showExplain = !this.showExplain; explain.setAttribute("aria-pressed", String(this.showExplain)); for (const p of this.panes) p.explain.hidden = !this.showExplain; });
-    const help = h("span", { class: "cx-muted cx-keys" }, "keys: ← → stages · ↑ ↓ lines · Enter follow · Esc clear");
-    tb.replaceChildren(h("label", { class: "cx-lbl" }, "Compilation ", cidSel), prev, this.stepLabel, next, presets, explain, help);
+    const help = h("span", { class: "cx-muted cx-keys" }, "Keys: ← → step through the stages · ↑ ↓ move along a pane's lines · Enter follows a line · Esc clears");
+    tb.replaceChildren(
+      h("div", { class: "cx-row" }, h("label", { class: "cx-lbl" }, "Compilation ", cidSel),
+        h("span", { class: "cx-stepper", role: "group", "aria-label": "step through the stages" }, prev, this.stepLabel, next), explain),
+      h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, "Side by side: "), presets, help));
     if (this.host.kernel) tb.append(this.kernelActions());
     this.updateStep();
   }
@@ -1177,13 +1227,14 @@ class View {
         if (stage === "kernels") c.kernels.add(key.slice(8));
       }
     }
-    kids.push(h("span", { class: "cx-muted" }, ` in ${cid} reaches `));
+    kids.push(h("span", { class: "cx-muted" }, `→ in ${cid}:`));
     if (!counts.size) kids.push(h("span", { class: "cx-muted" }, "nothing else (no later stage came from it)"));
     for (const s of m.stages) {
       const c = counts.get(s.id);
       if (!c) continue;
-      const label = s.id === "kernels" ? `${c.lines.size} line${c.lines.size > 1 ? "s" : ""} in ${c.kernels.size} kernel${c.kernels.size > 1 ? "s" : ""}` : `${c.lines.size}`;
-      kids.push(h("button", { type: "button", class: "cx-btn cx-hop", "data-stage": s.id, onclick: () => this.showStage(s.id, cid) }, `${s.title} ${label}`));
+      const n = c.lines.size, label = s.id === "kernels" ? `${n} line${n > 1 ? "s" : ""} in ${c.kernels.size} kernel${c.kernels.size > 1 ? "s" : ""}` : `${n} line${n > 1 ? "s" : ""}`;
+      kids.push(h("button", { type: "button", class: "cx-btn cx-hop", "data-stage": s.id, title: `show ${s.title} in the other pane`, onclick: () => this.showStage(s.id, cid) },
+        s.title, h("span", { class: "cx-count" }, label)));
     }
     kids.push(h("button", { type: "button", class: "cx-btn cx-clear", title: "clear (Esc)", onclick: () => this.select([]) }, "✕"));
     bar.replaceChildren(...kids);
@@ -1407,7 +1458,9 @@ export function mount(el, payload, host = {}) {
   if (host.subscribe) host.subscribe((s) => view.applyState(s));
   const ms = typeof performance !== "undefined" ? performance.now() - t0 : 0;
   el.setAttribute("data-ready", "1");
-  el.setAttribute("data-render-ms", ms.toFixed(1));
+  if (!view.m.deferred) el.setAttribute("data-complete", "1");
+  el.setAttribute("data-render-ms", ms.toFixed(1)); // mount() alone
+  if (typeof performance !== "undefined") el.setAttribute("data-ready-ms", performance.now().toFixed(1)); // since navigation
   el.setAttribute("data-rendered-at", String(Date.now()));
   el._cxView = view;
   return { view, destroy() { view.destroy(); } };
@@ -1417,13 +1470,7 @@ export function mount(el, payload, host = {}) {
 // report, as gzip + base64 (data-encoding="gzip+base64"), unpacked by the browser itself.
 export async function mountPage(root, script) {
   try {
-    let text = script.textContent;
-    if (script.dataset.encoding === "gzip+base64") {
-      if (typeof DecompressionStream !== "function") throw new Error("this browser cannot unpack it (no DecompressionStream); open the report in a current browser");
-      const bin = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-      text = await new Response(new Blob([bin]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
-    }
-    return mount(root, JSON.parse(text));
+    return mount(root, await readPayload(script.textContent, script.dataset.encoding));
   } catch (err) {
     root.replaceChildren(h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`));
     root.setAttribute("data-ready", "error");
@@ -1431,16 +1478,35 @@ export async function mountPage(root, script) {
   }
 }
 
+// The payload as text (JSON), base64 text of gzip ("gzip+base64"), or bytes (a widget's
+// binary buffer: a DataView) of UTF-8 JSON or of gzip ("gzip").
+async function readPayload(data, encoding) {
+  let bytes;
+  if (typeof data === "string") {
+    if (encoding !== "gzip+base64") return JSON.parse(data);
+    bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  } else if (data instanceof DataView || ArrayBuffer.isView(data)) {
+    bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  } else if (data instanceof ArrayBuffer) {
+    bytes = new Uint8Array(data);
+  } else throw new Error("no report arrived");
+  if (encoding === "gzip" || encoding === "gzip+base64") {
+    if (typeof DecompressionStream !== "function") throw new Error("this browser cannot unpack it (no DecompressionStream); open the report in a current browser");
+    return JSON.parse(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text());
+  }
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
+
 // The anywidget entry: one widget per view; the payload is one JSON string trait.
 export default {
   render({ model, el }) {
     const pending = new Map();
     let seq = 0;
-    const onMsg = (msg) => {
+    const onMsg = (msg, buffers) => {
       if (!msg || msg.type !== "result" || !pending.has(msg.id)) return;
       const [ok, fail] = pending.get(msg.id);
       pending.delete(msg.id);
-      if (msg.ok) ok(msg); else fail(new Error(msg.text || "the kernel could not do it"));
+      if (msg.ok) ok({ ...msg, buffers: buffers || [] }); else fail(new Error(msg.text || "the kernel could not do it"));
     };
     model.on("msg:custom", onMsg);
     const subs = [];
@@ -1460,19 +1526,29 @@ export default {
       },
       subscribe(fn) { subs.push(fn); },
     };
-    let payload;
-    try { payload = JSON.parse(model.get("payload")); } catch (err) { payload = null; }
-    if (!payload) { el.append(h("div", { class: "cx-bad" }, "compile-explorer: the report did not arrive.")); return () => {}; }
-    const made = model.get("made_at");
-    const handle = mount(el, payload, host);
-    if (made) el.setAttribute("data-latency-ms", String(Date.now() - made * 1000));
-    const s0 = model.get("selection");
-    if (s0 && s0.from !== "view" && handle.view) handle.view.applyState(s0);
+    let handle = null, gone = false;
+    el.append(h("div", { class: "cx-muted" }, "compile-explorer: drawing the report…"));
+    const t0 = Date.now();
+    readPayload(model.get("payload"), model.get("payload_encoding")).then((payload) => {
+      if (gone) return;
+      el.setAttribute("data-arrived-ms", String(t0 - (model.get("made_at") || 0) * 1000)); // the view made -> here
+      el.setAttribute("data-decode-ms", String(Date.now() - t0));
+      el.replaceChildren();
+      handle = mount(el, payload, host);
+      const made = model.get("made_at");
+      if (made) el.setAttribute("data-latency-ms", String(Date.now() - made * 1000));
+      const s0 = model.get("selection");
+      if (s0 && s0.from !== "view" && handle.view) handle.view.applyState(s0);
+    }, (err) => {
+      el.replaceChildren(h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`));
+      el.setAttribute("data-ready", "error");
+    });
     return () => {
+      gone = true;
       model.off("msg:custom", onMsg);
       model.off("change:selection", onSel);
       clearTimeout(timer);
-      handle.destroy();
+      if (handle) handle.destroy();
     };
   },
 };

@@ -1,0 +1,510 @@
+"""The front end in a real browser: the standalone page (file://) and the widget in a live JupyterLab.
+
+Playwright drives a Chromium that is already installed (Debian's ``chromium``
+at /usr/bin/chromium, or ``CX_CHROMIUM``); no browser is downloaded. Without
+Playwright or Chromium these tests skip and say so.
+
+The same checks run on both hosts: the two panes stand side by side; stepping
+changes a pane's stage and shows that stage's explanation from the registry;
+clicking the user line holding ``torch.sin`` lights its FX node and a kernel
+line computing it, and clicking that kernel line lights the user line back;
+the diff of a recompile's two FX graphs shows what changed; an HTML payload in
+the code stays text; nothing is logged as an error. Screenshots go to assets/.
+
+The chain comes from ``report.lineage``; while ``explorer.lineage.lineage_of``
+returns nothing, ``lineage_stub`` supplies a hand-made one (``with_lineage``
+and ``install`` keep a real one when there is one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+from explorer.stages import BY_ID, STAGES  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+ASSETS = REPO / "assets"
+EVIL = "<img src=x onerror=window.__cx_xss=1>"
+SHOTS = os.environ.get("CX_SCREENSHOTS", "1") != "0"  # CX_SCREENSHOTS=0: leave assets/ alone
+
+
+def chromium_path():
+    for path in (os.environ.get("CX_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
+                 shutil.which("chromium-browser")):
+        if path and os.path.exists(path):
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no Chromium found: apt-get install chromium (Debian), or set CX_CHROMIUM to its path")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+class Console:
+    """Errors the page logged or threw; a test fails on any of ours."""
+
+    def __init__(self, page, ignore=()):
+        self.errors = []
+        self.ignore = ignore
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))
+
+    def ours(self):
+        return [e for e in self.errors if not any(re.search(p, e) for p in self.ignore)]
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.console = Console(pg)
+    yield pg
+    ctx.close()
+    assert pg.console.ours() == [], pg.console.errors
+
+
+# ---- reports ----
+
+@pytest.fixture(scope="module")
+def sin_report():
+    """torch.sin through Inductor, called with two sizes: a recompile ([N/0] then [N/1])."""
+    import torch
+
+    import explorer
+    from lineage_stub import with_lineage
+    from programs import sin
+
+    with explorer.capture() as report:
+        f = torch.compile(sin.sin_chain)
+        f(torch.randn(8))
+        f(torch.randn(16))
+    assert len(report.compilations) == 2 and report.compilations[1].recompile_reason
+    return with_lineage(report)
+
+
+def _page_file(tmp_path_factory, name, report, **kw):
+    from explorer.present.page import render_page
+
+    path = tmp_path_factory.mktemp("pages") / name
+    path.write_text(render_page(report, **kw), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def sin_page(tmp_path_factory, sin_report):
+    return _page_file(tmp_path_factory, "sin.html", sin_report)
+
+
+def open_page(page, path):
+    page.goto(path.as_uri())
+    page.wait_for_selector("#cx-root[data-ready]")
+    assert page.get_attribute("#cx-root", "data-ready") == "1"
+    return page.locator("#cx-root")
+
+
+# ---- the checks, for either host ----
+
+def side(view, which):
+    return view.locator(f".cx-pane[data-side={which}]")
+
+
+def show(pane, stage=None, cid=None, diff=None):
+    if cid is not None:
+        pane.locator(".cx-cid-pick").select_option(cid)
+    if stage is not None:
+        pane.locator(".cx-stage-pick").select_option(stage)
+    if diff is not None:
+        pane.locator(".cx-diff-pick").select_option(diff)
+
+
+def check_side_by_side(view):
+    left, right = side(view, "left").bounding_box(), side(view, "right").bounding_box()
+    assert left["width"] > 250 and right["width"] > 250
+    assert abs(left["y"] - right["y"]) < 2 and left["x"] + left["width"] <= right["x"] + 1  # one row, left first
+    assert abs(left["height"] - right["height"]) < 2
+
+
+def check_stepping(view, page):
+    right = side(view, "right")
+    pick = right.locator(".cx-stage-pick")
+    order = [s.id for s in STAGES]
+    before = pick.input_value()
+    view.locator(".cx-next").click()
+    after = pick.input_value()
+    assert order.index(after) > order.index(before), (before, after)
+    assert right.locator(".cx-explain-text").inner_text() == BY_ID[after].explanation
+    assert BY_ID[after].title in view.locator(".cx-step-label").inner_text()
+    right.locator(".cx-pane-body").focus()
+    page.keyboard.press("ArrowLeft")
+    assert pick.input_value() == before
+    assert right.locator(".cx-explain-text").inner_text() == BY_ID[before].explanation
+
+
+def check_chain(view, page):
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "source")
+    show(right, "graph")
+    line = left.locator(".cx-ln", has_text="torch.sin").first
+    line.click()
+    origin = line.get_attribute("data-origin")
+    assert re.fullmatch(r".+:\d+", origin), origin
+    assert "cx-lit" in line.get_attribute("class")
+    fx = right.locator(".cx-ln.cx-lit")
+    assert any(re.search(r"\bsin\b", t) for t in fx.all_inner_texts()), fx.all_inner_texts()  # the FX node sin
+    show(right, "kernels")
+    lit = right.locator(".cx-code .cx-ln.cx-lit")
+    assert any("sin" in t for t in lit.all_inner_texts()), lit.all_inner_texts()  # a kernel line computing it
+    view.locator(".cx-clear").click()
+    assert view.locator(".cx-lit").count() == 0
+    kline = right.locator(f".cx-code .cx-ln[data-origin='{origin}'], .cx-code .cx-ln[data-origins*='{json.dumps(origin)}']",
+                          has_text="sin").first
+    kline.click()
+    back = left.locator(".cx-ln.cx-lit")
+    assert back.count() >= 1 and "torch.sin" in " ".join(back.all_inner_texts())
+    assert origin in [back.nth(i).get_attribute("data-origin") for i in range(back.count())]
+    return origin
+
+
+def check_recompile_diff(view, first, second):
+    right = side(view, "right")
+    show(right, "graph", cid=second, diff=f"{first}|graph")
+    dels, adds = right.locator(".cx-diff .cx-ln.cx-del"), right.locator(".cx-diff .cx-ln.cx-add")
+    assert dels.count() >= 1 and adds.count() >= 1
+    assert set(dels.all_inner_texts()).isdisjoint(adds.all_inner_texts())
+    assert right.locator(".cx-diff mark.cx-chg").count() >= 1  # what changed inside a line is marked
+    assert f"{first}" in right.locator(".cx-diff-head").inner_text()
+
+
+def check_text_only(view, page, evil=EVIL):
+    assert view.locator("img").count() == 0
+    assert page.evaluate("window.__cx_xss") is None
+    assert view.get_by_text(evil).count() >= 1 or evil in view.inner_text()
+
+
+# ---- the standalone page ----
+
+def test_page_two_panes_side_by_side(page, sin_page, sin_report):
+    view = open_page(page, sin_page)
+    check_side_by_side(view)
+    assert page.locator("script[src], link").count() == 0
+
+
+def test_page_stepping_shows_each_stages_explanation(page, sin_page):
+    check_stepping(open_page(page, sin_page), page)
+
+
+def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin_report):
+    view = open_page(page, sin_page)
+    origin = check_chain(view, page)
+    file, line = origin.rsplit(":", 1)
+    assert file.endswith("programs/sin.py") and int(line) == 6
+    # every linked element names its user line as FILE:LINE
+    for value in view.locator("[data-origin]").evaluate_all("els => els.map(e => e.dataset.origin)"):
+        assert re.fullmatch(r".+:\d+", value), value
+    if SHOTS:  # the README's picture of the page: the chain from torch.sin to its kernel line
+        left, right = side(view, "left"), side(view, "right")
+        view.locator(".cx-clear").click()
+        left.locator(".cx-ln", has_text="torch.sin").first.click()
+        right.locator(".cx-code .cx-ln.cx-lit").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(ASSETS / "standalone-report.png"), full_page=True)
+
+
+def test_page_recompile_diff_shows_what_changed(page, sin_page, sin_report):
+    a, b = (c.compile_id for c in sin_report.compilations)
+    check_recompile_diff(open_page(page, sin_page), a, b)
+
+
+def test_page_keyboard_navigation(page, sin_page):
+    view = open_page(page, sin_page)
+    left = side(view, "left")
+    show(left, "source")
+    code = left.locator(".cx-code").first
+    code.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    cursor = left.locator(".cx-ln.cx-cursor")
+    assert cursor.count() == 1 and cursor.get_attribute("data-line") == "2"
+    page.keyboard.press("Enter")
+    assert view.locator(".cx-lit").count() >= 2 and "Chain" in view.locator(".cx-chainbar").inner_text()
+    page.keyboard.press("Escape")
+    assert view.locator(".cx-lit").count() == 0
+    before = side(view, "left").locator(".cx-stage-pick").input_value()
+    page.keyboard.press("ArrowRight")  # the focused (left) pane steps
+    assert side(view, "left").locator(".cx-stage-pick").input_value() != before
+
+
+def test_page_keeps_html_payloads_as_text(page, tmp_path_factory):
+    from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, GraphBreak, Guard,
+                                          IrDump, Kernel, OutputCode, SourceLoc)
+
+    loc = SourceLoc(EVIL, 3, EVIL, EVIL)
+    comp = Compilation(
+        compile_id="0/0", frame=Frame(EVIL, EVIL, 3), status="compiled",
+        original_bytecode=Bytecode(EVIL, EVIL, 3, f"  3           0 LOAD_CONST               1 ('{EVIL}')\n",
+                                   source=f"def f():\n    {EVIL.replace('=', '_')} = '{EVIL}'\n"),
+        graph=FxGraph(code=f"def forward(self, L_x_):\n    # {EVIL}\n    return ('{EVIL}',)\n", num_nodes=2),
+        guards=(Guard(EVIL, EVIL, EVIL, EVIL, EVIL, 4, EVIL),), guard_tree=EVIL, recompile_reason=EVIL,
+        graph_break=GraphBreak(reason=EVIL, filename=EVIL, lineno=4, source_line=EVIL, hints=(EVIL,),
+                               doc_url="javascript:window.__cx_xss=1", gb_code=EVIL),
+        ir_pre_fusion=(IrDump(EVIL, EVIL),), output_code=(OutputCode(EVIL, EVIL, EVIL),),
+        kernels=(Kernel(EVIL, "cpp", f"// {EVIL}", EVIL, (EVIL,), (EVIL,), (loc,)),), failure=EVIL)
+    data = CaptureData(torch_version=EVIL, device=EVIL, python_version="3.11", compilations=(comp,),
+                       notes=(EVIL,), error=EVIL)
+    view = open_page(page, _page_file(tmp_path_factory, "evil.html", data))
+    for stage in ("source", "original_bytecode", "graph", "guards", "graph_break", "ir_pre_fusion", "output_code",
+                  "kernels"):
+        show(side(view, "right"), stage)
+        check_text_only(view, page)
+    assert view.locator("a[href^='javascript']").count() == 0
+
+
+def test_page_themes_follow_the_host(browser, sin_page):
+    def background(scheme):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
+        pg = ctx.new_page()
+        view = open_page(pg, sin_page)
+        rgb = view.evaluate("e => getComputedStyle(e).backgroundColor")
+        dark = "cx-dark" in view.get_attribute("class")
+        if scheme == "dark" and SHOTS:
+            side(view, "left").locator(".cx-ln", has_text="torch.sin").first.click()
+            pg.screenshot(path=str(ASSETS / "standalone-dark.png"))
+        ctx.close()
+        r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
+        return dark, (0.299 * r + 0.587 * g + 0.114 * b) / 255
+
+    dark, lum = background("dark")
+    assert dark and lum < 0.3
+    light, lum = background("light")
+    assert not light and lum > 0.8
+
+
+def test_page_of_a_big_report_is_small_and_quick(page, tmp_path_factory):
+    """2,300 FX nodes, 100 kernels (tests/benchmarks/frontend_report.py): ≤ 3 MB, first render and hover fast.
+
+    The targets are 1 s and 50 ms; this guard allows twice that on a loaded CI machine
+    (tests/benchmarks/bench_frontend.py measures properly)."""
+    sys.path.insert(0, str(TESTS / "benchmarks"))
+    from frontend_report import synthetic
+
+    path = _page_file(tmp_path_factory, "big.html", synthetic())
+    size = path.stat().st_size
+    assert size <= 3_000_000, size
+    view = open_page(page, path)
+    first_ms = float(view.get_attribute("data-ready-ms"))
+    hover_ms = page.evaluate(HOVER_JS)
+    print(f"\nbig page: {size / 1e6:.2f} MB, ready {first_ms:.0f} ms after navigation, hover {hover_ms:.1f} ms")
+    assert first_ms <= 2000 and hover_ms <= 100
+
+
+def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
+    """A big report's widget draws its first panes, then asks the kernel for the rest (here a stand-in kernel)."""
+    from explorer.present.page import module_text, styles_text
+    from explorer.present.payload import build, build_rest, to_script_json
+
+    first, _ = build(sin_report, pictures="none", defer=True)
+    rest = build_rest(sin_report)
+    assert first["deferred"] and "ir_pre_fusion" not in first["report"]["capture"]["compilations"][0]
+    page.set_content(
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{styles_text()}</style></head><body>"
+        f"<div id='cx-root'></div><script type='module'>{module_text()}\n"
+        f"const first = {to_script_json(first)}, rest = {to_script_json(rest)};\n"
+        "window.__calls = [];\n"
+        "const kernel = {call: async (action) => { window.__calls.push(action);\n"
+        "  if (action !== 'rest') return {pictures: {}};\n"
+        "  await new Promise((r) => setTimeout(r, 2500));\n"
+        "  return {encoding: 'utf-8', buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
+        "mount(document.getElementById('cx-root'), first, {kernel});</script></body></html>")
+    page.wait_for_selector("#cx-root[data-ready]")
+    view = page.locator("#cx-root")
+    right = side(view, "right")
+    show(right, "kernels")
+    assert view.get_attribute("data-complete") is None and right.locator(".cx-pending").count() == 1
+    page.wait_for_selector("#cx-root[data-complete]")
+    assert right.locator(".cx-kernel").count() == len(sin_report.compilations[0].kernels)
+    assert page.evaluate("window.__calls") == ["rest"]
+    assert view.locator(".cx-kernel-actions").count() == 1  # a kernel: its actions are offered
+    side(view, "left").locator(".cx-ln", has_text="torch.sin").first.click()
+    assert any("sin" in t for t in right.locator(".cx-code .cx-ln.cx-lit").all_inner_texts())
+
+
+# hover every 7th source line; the time until the highlight is applied and painted (median, ms)
+HOVER_JS = """async () => {
+  const lines = [...document.querySelectorAll('.cx-pane[data-side=left] .cx-ln.cx-l')];
+  const times = [];
+  for (let i = 0; i < lines.length; i += 7) {
+    await new Promise(r => requestAnimationFrame(r));
+    const t0 = performance.now();
+    lines[i].dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}"""
+
+
+# ---- the widget in a live JupyterLab ----
+
+NOTEBOOK_CELLS = [
+    f"import sys\nsys.path.insert(0, {str(TESTS)!r})\nimport lineage_stub\nlineage_stub.install()  # the real chain wins when there is one\nimport torch",
+    "%load_ext explorer",
+    f"%%compile\nx = torch.randn(64)\ny = torch.sin(x)\nz = (y * 2 + 1).sum()\ns = {EVIL!r}\nz",
+    "import explorer\nfrom explorer.widget import ExplorerView\n\ndef g(x):\n    return torch.sin(x) * 2\n\n"
+    "with explorer.capture() as rep:\n    cg = torch.compile(g)\n    cg(torch.randn(8))\n    cg(torch.randn(16))\n"
+    "ExplorerView(lineage_stub.with_lineage(rep))",
+]
+# JupyterLab's own noise, not ours
+LAB_NOISE = (r"Failed to load resource", r"favicon", r"/api/(workspaces|settings|lab|nbconvert|translations)",
+             r"Could not load schema", r"JupyterLab.*translation", r"the server responded with a status of 404")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory):
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
+    import nbformat
+
+    root = tmp_path_factory.mktemp("lab")
+    settings = root / ".settings"
+    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "view.ipynb")
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={root}",
+         f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={root / '.workspaces'}",
+         "--LabApp.expose_app_in_browser=True"],
+        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=open(root / "server.log", "w"))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                pytest.fail(f"JupyterLab did not start: {(root / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser, jupyterlab):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.console = Console(pg, ignore=LAB_NOISE)
+    pg.goto(f"{jupyterlab}/lab/tree/view.ipynb")
+    pg.wait_for_function("window.jupyterapp && document.querySelector('.jp-NotebookPanel .jp-Cell')", timeout=90_000)
+    pg.wait_for_function("(() => { const w = window.jupyterapp.shell.currentWidget;"
+                         " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+                         " return k && k.status === 'idle' && k.connectionStatus === 'connected'; })()", timeout=90_000)
+    pg.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+    pg.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    pg.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 2", timeout=300_000)
+    yield pg
+    ctx.close()
+    assert pg.console.ours() == [], pg.console.errors
+
+
+def lab_views(pg):
+    return pg.locator(".jp-OutputArea .cxv[data-ready]")
+
+
+@pytest.mark.slow
+def test_lab_widget_panes_stepping_and_text(lab_page):
+    view = lab_views(lab_page).nth(0)
+    view.scroll_into_view_if_needed()
+    assert view.get_attribute("data-ready") == "1"
+    check_side_by_side(view)
+    check_stepping(view, lab_page)
+    check_text_only(view, lab_page)
+    latency = float(view.get_attribute("data-latency-ms"))
+    print(f"\nwidget: shown {latency:.0f} ms after the capture finished (target 300 ms)")
+    assert latency < 3000  # the target is 0.3 s; a first view in a fresh kernel also imports anywidget
+    assert view.locator(".cx-kernel-actions").count() == 1  # a kernel is connected: its actions are offered
+
+
+@pytest.mark.slow
+def test_lab_widget_chain_and_screenshot(lab_page):
+    view = lab_views(lab_page).nth(0)
+    view.scroll_into_view_if_needed()
+    check_chain(view, lab_page)
+    if SHOTS:
+        side(view, "right").locator(".cx-stage-pick").select_option("graph")
+        view.locator(".cx-clear").click()
+        side(view, "left").locator(".cx-ln", has_text="torch.sin").first.click()
+        cell = lab_page.locator(".jp-Cell").nth(2)
+        cell.scroll_into_view_if_needed()
+        cell.screenshot(path=str(ASSETS / "jupyterlab-view.png"))
+
+
+@pytest.mark.slow
+def test_lab_widget_recompile_diff_and_kernel_action(lab_page):
+    view = lab_views(lab_page).nth(1)
+    view.scroll_into_view_if_needed()
+    cids = view.locator(".cx-comp-pick option").evaluate_all("os => os.map(o => o.value)")
+    assert len(cids) == 2
+    check_recompile_diff(view, cids[0], cids[1])
+    show(side(view, "right"), "graph", cid=cids[0])
+    side(view, "right").locator(".cx-seg button", has_text="Picture").click()
+    lab_page.wait_for_function("(v) => v.querySelector('.cx-pane[data-side=right] .cx-svg svg')", arg=view.element_handle(),
+                               timeout=30_000)  # drawn by Graphviz in the kernel, on request
+    view.locator(".cx-why-input").fill("cg(torch.randn(32))")
+    view.locator(".cx-kernel-actions button", has_text="Check guards").click()
+    out = view.locator(".cx-action-out")
+    lab_page.wait_for_function("(o) => o.textContent && o.textContent !== '…'", arg=out.element_handle(), timeout=30_000)
+    assert "reused" in out.inner_text() or "fails" in out.inner_text(), out.inner_text()
+
+
+@pytest.mark.slow
+def test_lab_dark_theme(lab_page):
+    lab_page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    lab_page.wait_for_function("document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+    view = lab_views(lab_page).nth(0)
+    lab_page.wait_for_function("(v) => v.classList.contains('cx-dark')", arg=view.element_handle(), timeout=10_000)
+    rgb = view.evaluate("e => getComputedStyle(e).backgroundColor")
+    r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
+    assert (0.299 * r + 0.587 * g + 0.114 * b) / 255 < 0.3, rgb
+    if SHOTS:
+        cell = lab_page.locator(".jp-Cell").nth(2)
+        cell.scroll_into_view_if_needed()
+        cell.screenshot(path=str(ASSETS / "jupyterlab-dark.png"))
+    lab_page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
