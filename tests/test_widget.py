@@ -271,3 +271,21 @@ def test_progress_never_raises_without_a_front_end(monkeypatch):
     with progress_mod.Progress() as p:
         p._on_event({"dynamo_start": {}})
     assert p.finish("x") is False
+
+
+def test_thirty_runs_make_thirty_widgets_at_most():
+    """Issue 11 item 6: a %%compile view is one widget (it used to be 34: 1,020 after 30 runs)."""
+    pytest.importorskip("torch")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "explorer")
+    shell.run_cell("import torch")
+    before = live_widgets()
+    with capture_output() as cap:
+        for i in range(30):
+            assert shell.run_cell(f"%%compile --backend eager --no-time\ny = torch.ones(2) * {i}").success
+    views = [o for o in cap.outputs if WIDGET_MIME in o.data]
+    assert len(views) == 30  # every run showed its view
+    assert live_widgets() - before <= 30

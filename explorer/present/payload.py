@@ -85,7 +85,8 @@ _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
 FIRST_FIELDS = frozenset({"compile_id", "frame", "status", "original_bytecode", "rewritten_bytecode", "graph",
                           "guards", "recompile_reason", "graph_break", "restarts", "compile_time_s", "metrics",
                           "failure", "missing", "kernels"})  # kernels: their facts; their sources come later
-FIRST_STAGES = frozenset({"source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph", "guards"})
+FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.kind != "kernels"
+                         and s.field.split(".")[0] in FIRST_FIELDS)
 
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,

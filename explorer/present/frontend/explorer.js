@@ -585,7 +585,7 @@ class Pane {
     }
     const refs = m.view(this.cid).kernels || [];
     if (refs.length) {
-      const g = h("optgroup", { label: "Kernels" });
+      const g = h("optgroup", { label: m.byId.has("kernels") ? m.byId.get("kernels").title : "kernels" });
       for (const r of refs) g.append(h("option", { value: KERNEL_PREFIX + r, selected: KERNEL_PREFIX + r === this.stage }, `Kernel ${r}`));
       stageSel.append(g);
     }
@@ -1064,9 +1064,11 @@ class View {
     const prev = h("button", { type: "button", class: "cx-btn cx-prev", title: "Previous stage (←)", onclick: () => this.step(-1) }, "◀ Previous");
     const next = h("button", { type: "button", class: "cx-btn cx-next", title: "Next stage (→)", onclick: () => this.step(1) }, "Next ▶");
     const presets = h("span", { class: "cx-presets" });
-    for (const [label, l, r] of [["Source | FX graph", "source", "graph"], ["Bytecode before | after", "original_bytecode", "rewritten_bytecode"],
-      ["FX graph | kernels", "graph", "kernels"], ["IR before | after fusion", "ir_pre_fusion", "ir_post_fusion"]]) {
-      presets.append(h("button", { type: "button", class: "cx-btn cx-preset", onclick: () => { this.panes[0].set({ stage: l, diff: null }); this.panes[1].set({ stage: r, diff: null }); } }, label));
+    // pairs worth seeing side by side (their names come from the registry)
+    for (const [l, r] of [["source", "graph"], ["original_bytecode", "rewritten_bytecode"], ["graph", "kernels"], ["ir_pre_fusion", "ir_post_fusion"]]) {
+      if (!m.byId.has(l) || !m.byId.has(r)) continue;
+      presets.append(h("button", { type: "button", class: "cx-btn cx-preset", onclick: () => { this.panes[0].set({ stage: l, diff: null }); this.panes[1].set({ stage: r, diff: null }); } },
+        `${m.byId.get(l).title} | ${m.byId.get(r).title}`));
     }
     const explain = h("button", { type: "button", class: "cx-btn", "aria-pressed": String(this.showExplain), title: "Show or hide each stage's explanation" }, "Explanations");
     explain.addEventListener("click", () => { this.showExplain = !this.showExplain; explain.setAttribute("aria-pressed", String(this.showExplain)); for (const p of this.panes) p.explain.hidden = !this.showExplain; });

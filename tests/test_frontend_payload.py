@@ -1,0 +1,201 @@
+"""The front end's data boundary: the payload explorer.js reads (present/payload.py) and the page around it.
+
+The stage list comes from the registry alone; kernels have stable keys; what the
+view derives is left out and comes back exactly; the line-level chain survives
+its compaction; a big report's page stays within its size budget; no string of
+the report can leave the script element it travels in.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.capturing.model import CaptureData, Compilation, Frame, Kernel, OutputCode
+from explorer.lineage import LineLink
+from explorer.present.html import kernel_refs
+from explorer.present.page import module_text, payload_script, render_page
+from explorer.present.payload import (FIRST_FIELDS, FIRST_STAGES, build, compact_lineage, to_json,
+                                      to_script_json)
+from explorer.stages import STAGES
+
+sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
+
+
+def decode_entry(origins, entry):
+    """The JS reading of one line's entry (explorer.js Model.linkOf)."""
+    if entry == 0:
+        return None
+    if entry == -1:
+        return ()
+    return tuple(origins[i - 1] for i in (entry if isinstance(entry, list) else [entry]))
+
+
+def test_the_stage_list_is_the_registry_alone(breaks_report):
+    payload, _ = build(breaks_report, pictures="none")
+    assert payload["stages"] == [s.to_dict() for s in STAGES]
+    js = module_text()
+    for s in STAGES:  # titles and explanations reach the view through the payload only
+        assert f'"{s.title}"' not in js and s.explanation[:40] not in js, s.id
+    ids = "|".join(re.escape(s.id) for s in STAGES)
+    assert not re.search(rf'"(?:{ids})"\s*,\s*"(?:{ids})"\s*,\s*"(?:{ids})"', js)  # no list of stage ids in JS
+    assert FIRST_STAGES <= {s.id for s in STAGES}
+
+
+def test_views_say_what_each_compilation_has_and_why_not(breaks_report):
+    from explorer.stages import why_missing
+
+    payload, _ = build(breaks_report, pictures="none")
+    for comp, view in zip(breaks_report.capture.compilations, payload["views"]):
+        present = [s.id for s in STAGES if s.scope == "compilation" and s.present(comp)]
+        assert view["present"] == present
+        assert view["why"] == {s.id: why_missing(s.id, comp) for s in STAGES
+                               if s.scope == "compilation" and s.id not in present}
+        assert view["label"] == comp.label
+
+
+def test_kernels_are_keyed_stably():
+    ks = (Kernel("cpp_fused_0", "cpp", "a", "forward"), Kernel("cpp_fused_0", "cpp", "b", "backward"),
+          Kernel("cpp_fused_1", "cpp", "c", "forward"))
+    comp = Compilation("0/0", Frame("f", "/u/p.py", 1), "compiled", kernels=ks)
+    data = CaptureData("2.13", "cpu", "3.11", compilations=(comp,))
+    assert kernel_refs(comp) == ["forward/cpp_fused_0", "backward/cpp_fused_0", "cpp_fused_1"]
+    a, _ = build(data, pictures="none")
+    b, _ = build(data, pictures="inline")
+    assert a["views"][0]["kernels"] == b["views"][0]["kernels"] == kernel_refs(comp)
+    # a chain line names its kernel by index (part); a repeated name alone is ambiguous and is skipped
+    links = (LineLink("kernels", 1, ("/u/p.py:2",), part=1, kernel="cpp_fused_0"),
+             LineLink("kernels", 1, ("/u/p.py:3",), part=0, kernel="cpp_fused_1"),  # index and name disagree
+             LineLink("kernels", 1, ("/u/p.py:4",), part=2, kernel="cpp_fused_1"))
+    lin = type("L", (), {"compile_id": "0/0", "links": links})()
+    blocks = compact_lineage([lin], {"0/0": kernel_refs(comp)})["compilations"]["0/0"]["blocks"]
+    assert set(blocks) == {"kernels:backward/cpp_fused_0", "kernels:cpp_fused_1"}
+
+
+def test_derivable_fields_are_left_out_and_come_back_exactly(breaks_report):
+    from frontend_report import synthetic
+
+    for report in (breaks_report, synthetic()):
+        payload, _ = build(report, pictures="none")
+        for comp, doc in zip(report.capture.compilations, payload["report"]["capture"]["compilations"]):
+            for name in ("graph", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph"):
+                fx = getattr(comp, name)
+                if fx is not None:
+                    assert doc[name] == {"code": fx.code, "num_nodes": max(fx.num_nodes, len(fx.nodes))}
+            for name in ("original_bytecode", "rewritten_bytecode"):
+                if doc[name] is not None:
+                    assert "instructions" not in doc[name] and doc[name]["listing"] == getattr(comp, name).listing
+            refs = kernel_refs(comp)
+            for o, d in zip(comp.output_code or (), doc["output_code"] or ()):
+                if d["code"] is None:  # the wrapper embeds kernel sources: they travel once, in the kernels
+                    text = d["code_parts"][0] + "".join(
+                        comp.kernels[refs.index(r)].source + part for r, part in zip(d["kernel_refs"], d["code_parts"][1:]))
+                    assert text == o.code
+                else:
+                    assert d["code"] == o.code
+        assert "lineage" not in payload["report"] and payload["omitted"]
+
+
+def test_wrapper_code_that_does_not_embed_a_kernel_is_kept_whole():
+    k = Kernel("k", "cpp", "x" * 300)
+    comp = Compilation("0/0", Frame("f", "/u/p.py", 1), "compiled", kernels=(k,),
+                       output_code=(OutputCode("inference", "no kernel text here"),))
+    payload, _ = build(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)), pictures="none")
+    assert payload["report"]["capture"]["compilations"][0]["output_code"][0]["code"] == "no kernel text here"
+
+
+def test_the_chain_survives_compaction(breaks_report):
+    from lineage_stub import hand_lineage
+
+    lineage = hand_lineage(breaks_report.capture)
+    refs = {c.compile_id: kernel_refs(c) for c in breaks_report.capture.compilations}
+    packed = compact_lineage(lineage, refs)
+    origins = packed["origins"]
+    assert origins == sorted(origins, key=lambda o: (o.rpartition(":")[0], int(o.rpartition(":")[2])))
+    seen = 0
+    for lin in lineage:
+        comp = packed["compilations"][lin.compile_id]
+        for link in lin.links:
+            key = f"kernels:{refs[lin.compile_id][link.part]}" if link.stage == "kernels" else f"{link.stage}:{link.part}"
+            assert set(decode_entry(origins, comp["blocks"][key][link.line - 1])) == set(link.origins), link
+            if link.element:
+                assert comp["elements"][key][str(link.line)] == link.element
+            seen += 1
+    assert seen > 100
+
+
+def test_the_chain_in_its_per_text_form_reads_the_same(breaks_report):
+    """explorer.lineage may store one index per line (texts, sets, origins): the payload is the same."""
+    from itertools import groupby
+
+    from lineage_stub import hand_lineage
+
+    refs = {c.compile_id: kernel_refs(c) for c in breaks_report.capture.compilations}
+    lineage = hand_lineage(breaks_report.capture)
+    per_text = []
+    for lin in lineage:
+        origins = sorted({o for k in lin.links for o in k.origins})
+        sets = [()]
+        texts = []
+        for (stage, part, kernel), group in groupby(lin.links, key=lambda k: (k.stage, k.part, k.kernel)):
+            group = list(group)
+            lines, elements = [0] * max(k.line for k in group), [""] * max(k.line for k in group)
+            for k in group:
+                s = tuple(sorted(origins.index(o) for o in set(k.origins)))
+                if s not in sets:
+                    sets.append(s)
+                lines[k.line - 1] = sets.index(s)
+                elements[k.line - 1] = k.element or ""
+            texts.append(type("T", (), dict(stage=stage, part=part, kernel=kernel, lines=tuple(lines),
+                                            elements=tuple(elements)))())
+        per_text.append(type("L", (), dict(compile_id=lin.compile_id, origins=tuple(origins), sets=tuple(sets),
+                                           texts=tuple(texts)))())
+    a, b = compact_lineage(lineage, refs), compact_lineage(per_text, refs)
+    assert a["origins"] == b["origins"]
+    for cid in a["compilations"]:
+        for key, arr in a["compilations"][cid]["blocks"].items():
+            other = b["compilations"][cid]["blocks"][key]
+            # lines no link covers are 0 ("no data") in one and glue in the other: compare the linked ones
+            assert [x for x in arr if x not in (0, -1)] == [x for x in other if x not in (0, -1)], key
+
+
+def test_a_big_reports_page_is_within_budget():
+    from frontend_report import synthetic
+
+    report = synthetic()
+    page = render_page(report)
+    assert len(page.encode("utf-8")) <= 3_000_000
+    assert 'data-encoding="gzip+base64"' in page  # a big payload is packed; the browser unpacks it
+    first, _ = build(report, pictures="lazy", defer=True)
+    assert len(gzip.compress(to_json(first).encode(), 1)) < 200_000  # the widget's first message
+
+
+def test_a_small_page_keeps_readable_json(breaks_report):
+    page = render_page(breaks_report, compress=False)
+    m = re.search(r'<script type="application/json" id="cx-payload">(.*?)</script>', page, re.S)
+    assert json.loads(m.group(1))["report"]["capture"]["torch_version"] == breaks_report.capture.torch_version
+
+
+def test_packed_payload_decodes_to_the_same_json(breaks_report):
+    payload, _ = build(breaks_report, pictures="none")
+    tag = payload_script(payload, compress=True)
+    packed = re.search(r">([A-Za-z0-9+/=]+)</script>", tag).group(1)
+    assert json.loads(gzip.decompress(base64.b64decode(packed))) == json.loads(to_json(payload))
+
+
+@pytest.mark.parametrize("evil", ["</script><script>alert(1)</script>", "<!--", "</SCRIPT >", "\u2028<b>"])
+def test_no_report_string_can_leave_the_script_element(evil):
+    comp = Compilation("0/0", Frame(evil, evil, 1), "compiled", failure=evil)
+    data = CaptureData(evil, evil, "3.11", compilations=(comp,), notes=(evil,))
+    payload, _ = build(data, pictures="none")
+    text = to_script_json(payload)
+    assert "<" not in text and json.loads(text)["report"]["capture"]["notes"] == [evil]
+    page = render_page(data, compress=False)
+    body = page.split('id="cx-payload">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(body)["report"]["capture"]["device"] == evil
