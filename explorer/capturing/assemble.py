@@ -238,12 +238,25 @@ def _lowerings(lowerings: list[_Lowering], f: dict) -> None:
         }
         for ev in code_ev or []:
             meta = ev.metadata.get("inductor_output_code") or {}
-            outputs.append(OutputCode(kind, ev.payload or "", meta.get("filename")))
+            outputs.append(OutputCode(kind, ev.payload or "", meta.get("filename"),
+                                      _handles(provenance["node_mappings"], ev.payload or "")))
             kernels += parse_kernels(ev.payload or "", kind, provenance)
     f["ir_pre_fusion"] = tuple(pre) or None
     f["ir_post_fusion"] = tuple(post) or None
     f["output_code"] = tuple(outputs) or None
     f["kernels"] = tuple(_dedupe(kernels))
+
+
+_HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
+
+
+def _handles(mappings: Any, code: str) -> dict[str, tuple[str, ...]]:
+    """torch's kernel -> post-grad nodes map, for the debug handles this output module names."""
+    table = mappings.get("cppCodeToPost") if isinstance(mappings, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    return {key: tuple(str(n) for n in table[key]) for key in _HANDLE_RE.findall(code)
+            if isinstance(table.get(key), list)}
 
 
 def _fallback_kinds(f: dict, n: int) -> list[str]:

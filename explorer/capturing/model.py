@@ -127,6 +127,9 @@ class OutputCode:
     graph_kind: str
     code: str
     filename: Optional[str] = None
+    # torch's provenance for the calls in this module: "kernel:handle" (the wrapper's
+    # "[Provenance debug handles]" comment) -> the post-grad nodes it computes; extern calls too
+    provenance: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
