@@ -21,6 +21,7 @@ from collections import defaultdict
 import jsonschema
 import pytest
 import torch
+from programs import lineage as P
 
 import explorer
 from explorer import pipeline
@@ -32,7 +33,6 @@ from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
 from explorer.serial import from_jsonable
 from explorer.stages import BY_ID
-from programs import lineage as P
 
 PROGRAMS = os.path.abspath(P.__file__)
 DATA = os.path.join(os.path.dirname(__file__), "data", "cuda_lineage.json")

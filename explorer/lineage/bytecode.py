@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import re
+
 from ..capturing.model import Bytecode, Compilation
 from .graphs import Row
 

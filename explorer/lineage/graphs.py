@@ -22,7 +22,6 @@ from .match import NodeInfo, op_of
 Row = tuple[tuple[str, ...], Optional[str]]  # (origins, element)
 
 _FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in ")
-_ASSIGN_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*(?::\s*"[^"]*")?\s*=(?!=)')
 _PARAM_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"[^"]*"\s*(?:,|#|$)')
 _PARAM_NAME = re.compile(r"[A-Za-z_]\w*")
 _GLUE: tuple[str, ...] = ()
@@ -43,52 +42,53 @@ class GraphLines:
         for order, n in enumerate(graph.nodes):
             if n.op not in ("placeholder", "output"):
                 self.table[n.name] = (op_of(n.target), n.inputs, order)
-        loc: Optional[str] = None
+        loc: tuple[str, ...] = _GLUE  # the user line of the current `# File:` group
         pending: list[tuple[int, str]] = []  # rows of nodes printed without a user line
         in_return = in_signature = False
+        rows, table, origins = self.rows, self.table, self.origins
         for line in graph.code.splitlines():
             stripped = line.strip()
+            if not stripped:
+                loc = _GLUE
+                rows.append((_GLUE, None))
+                continue
+            first = stripped[0]
+            if first == "#":
+                m = _FILE_RE.match(line)
+                loc = (f"{m['file']}:{m['line']}",) if m else _GLUE
+                rows.append((loc, None))
+                continue
             if in_signature:  # `def forward(\n self,\n primals_1: "f32[8]",  # PlainAOTInput(idx=0)\n ):`
-                in_signature = not stripped.startswith(")")
+                in_signature = first != ")"
                 name = _PARAM_NAME.match(stripped)
-                self.rows.append((_GLUE, name.group(0) if name and in_signature and name.group(0) != "self" else None))
+                rows.append((_GLUE, name.group(0) if name and in_signature and name.group(0) != "self" else None))
+                continue
+            if in_return:
+                rows.append((_GLUE, None))
+                closes = stripped.endswith(")") and stripped.count(")") > stripped.count("(")
+                in_return = not (first == ")" or closes)
+                continue
+            lhs, eq, _ = stripped.partition(" = ")
+            name = lhs.split(":", 1)[0].rstrip() if eq else ""
+            if name and name.isidentifier():
+                if name in placeholders or name not in table:
+                    rows.append((_GLUE, name))  # an input (`l_x_ = L_x_`) or a line the node table skipped
+                elif loc:
+                    origins[name] = loc
+                    rows.append((loc, name))
+                else:
+                    pending.append((len(rows), name))
+                    rows.append((_GLUE, name))
                 continue
             if stripped.startswith("def ") and stripped.endswith("("):
                 in_signature = True
-                self.rows.append((_GLUE, None))
-                continue
-            if in_return:
-                self.rows.append((_GLUE, None))
-                in_return = not (stripped.startswith(")") or stripped.endswith(")") and stripped.count(")") > stripped.count("("))
-                continue
-            if not stripped:
-                loc = None
-                self.rows.append((_GLUE, None))
-                continue
-            if stripped[0] == "#":
-                m = _FILE_RE.match(line)
-                loc = f"{m['file']}:{m['line']}" if m else None
-                self.rows.append(((loc,) if loc else _GLUE, None))
-                continue
-            if stripped.startswith("return"):
-                self.rows.append((_GLUE, None))
+                rows.append((_GLUE, None))
+            elif stripped.startswith("return"):
+                rows.append((_GLUE, None))
                 in_return = stripped.endswith(("(", "[", ",")) and not stripped.endswith(")")
-                continue
-            m = _ASSIGN_RE.match(line)
-            if m is None:
+            else:
                 m = _PARAM_RE.match(line)
-                self.rows.append((_GLUE, m["name"] if m else None))
-                continue
-            name = m["name"]
-            if name in placeholders or name not in self.table:
-                self.rows.append((_GLUE, name))  # an input (`l_x_ = L_x_`) or a line the node table skipped
-                continue
-            if loc is None:
-                pending.append((len(self.rows), name))
-                self.rows.append((_GLUE, name))
-                continue
-            self.origins[name] = (loc,)
-            self.rows.append(((loc,), name))
+                rows.append((_GLUE, m["name"] if m else None))
         if pending:
             self._inherit(graph, pending)
 

@@ -37,10 +37,10 @@ _ATEN_MAP = re.compile(r"^#\s+\w*\s*=>\s*(?P<nodes>[\w, ]+)$")
 _CPP_PARAMS = re.compile(r"\bkernel\(([^)]*)\)", re.S)
 _PY_PARAMS = re.compile(r"^def \w+\(([^)]*)\)", re.M)
 _VAR = re.compile(r"\b_?tmp\w*")
-_IR_HEAD = re.compile(r"^(?P<name>op\w+): (?P<kind>\w+)\(")
-_IR_BUF = re.compile(r"^\s+(?P<buf>buf\d+): \w")
 _IR_STRING = re.compile(r"'(\w+)'")
 _IR_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+_FLOAT = re.compile(r"\d\.\d+(?:e[-+]?\d+)?|\de[-+]\d+")  # what differs between layers: eps, scales
+_QUOTED_NAME = re.compile(r"'[A-Za-z_]*\d\w*'")  # 'buf12', 'arg0_1', 'index0' (not 'sum')
 _EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.", "torch._C.", "inductor_ops.")
 
 
@@ -78,7 +78,9 @@ class Lowering:
         for name, (op, _, _) in self.table.items():
             self._by_op.setdefault(op, []).append(name)
         self._fragments: dict[int, tuple[str, ...]] = {}
-        self._body_memo: dict[tuple, tuple] = {}
+        self._body_memo: dict[tuple, list] = {}
+        self._body_exact: dict[tuple, tuple] = {}
+        self._kernel_memo: dict[tuple, tuple] = {}
         self._params: dict[int, list[str]] = {}
 
     def origins_of(self, nodes: tuple[str, ...]) -> tuple[str, ...]:
@@ -119,7 +121,7 @@ class Lowering:
     def wrapper_rows(self, part: int) -> list[Row]:
         lines, spans, inside, calls = self._wrappers[part]
         rows: list[Row] = [(_GLUE, None)] * len(lines)
-        for i, (head, start, first, end) in spans.items():
+        for i, (head, start, first, _) in spans.items():
             korigins = self.kernel_origins[i]
             for r in range(head, start):
                 rows[r] = self._header_row(lines[r], korigins)
@@ -310,31 +312,17 @@ class Lowering:
         stated = tuple(f"{u.filename}:{u.lineno}" for u in k.user_lines if u.lineno)
         korigins = self.union((self.origins_of(nodes), stated))
         rows: list[Row] = [(_GLUE, None)] * len(lines)
-        vocab = matcher.vocabulary
-        stmts = []
-        signature = None
-        for r, line in enumerate(lines):
-            if "tmp" not in line:
-                if signature is None and (line.startswith("def ") or "kernel(" in line):
-                    signature = r
-                continue
-            split = _assignment(line)
-            if split is not None:
-                defs, rhs = split
-                uses = tuple(_VAR.findall(rhs))
-                if "_ptr" in rhs:
-                    stmts.append(match.Stmt(r, defs, uses, frozenset(), "load"))
-                else:
-                    stmts.append(match.Stmt(r, defs, uses, match.line_words(rhs, vocab), "op"))
-                continue
-            uses = tuple(_VAR.findall(line))
-            if uses:
-                kind = "store" if ("store" in line or "_ptr" in line) else "other"
-                stmts.append(match.Stmt(r, (), uses, frozenset(), kind))
-        if matcher.cands and stmts:
-            assigned, direct = matcher.assign(stmts)
-            for s, ns, d in zip(stmts, assigned, direct):
-                rows[s.row] = (self.origins_of(ns), d)
+        # a model's layers make kernels alike but for constants and names: read each shape once
+        key = (_FLOAT.sub("0", k.source.replace(k.name, "K")), matcher.signature)
+        got = self._kernel_memo.get(key)
+        if got is None:
+            stmts, signature = _kernel_statements(lines, matcher.vocabulary)
+            matched = matcher.ranks(stmts) if matcher.cands and stmts else ([], [])
+            got = self._kernel_memo[key] = (signature, [(s.row, ns, d) for s, ns, d in zip(stmts, *matched)])
+        signature, matched_rows = got
+        names = matcher.everything
+        for row, ns, d in matched_rows:
+            rows[row] = (self.origins_of(tuple(names[i] for i in ns)), names[d] if d >= 0 else None)
         if signature is not None:
             rows[signature] = (korigins, k.name)
         return rows, korigins
@@ -343,17 +331,16 @@ class Lowering:
     def ir_rows(self, dump: IrDump) -> list[Row]:
         """Call ``ir_rows`` on the post-fusion dump first: pre-fusion nodes whose buffers
         fusion made local (never passed to a call) are found through their fused node."""
-        lines = dump.text.splitlines()
-        blocks = _ir_blocks(lines)
+        blocks, n = _ir_blocks(dump.text)
         calls = self._ir_calls(blocks)
-        rows: list[Row] = [(_GLUE, None)] * len(lines)
+        rows: list[Row] = [(_GLUE, None)] * n
         node_origins: dict[str, tuple[str, ...]] = {}
         bodies: dict[str, list[tuple[int, tuple[str, ...], Optional[str]]]] = {}
         for name, block in blocks.items():
             call = calls.get(name)
             body_nodes: tuple[str, ...] = ()
             if block.body is not None and call is not None and call.nodes:
-                bodies[name], body_nodes = self._body(lines, block.body, call.nodes)
+                bodies[name], body_nodes = self._body(block.body_text, call.nodes)
             node_origins[name] = (self.origins_of(body_nodes or call.nodes) if call else _GLUE) \
                 or (call.origins if call else _GLUE)
             if not block.members:
@@ -373,27 +360,33 @@ class Lowering:
                     rows[start + rel] = (origins_, element)
         return rows
 
-    def _body(self, lines: list[str], span: tuple[int, int], nodes: tuple[str, ...]
+    def _body(self, text: str, nodes: tuple[str, ...]
               ) -> tuple[list[tuple[int, tuple[str, ...], Optional[str]]], tuple[str, ...]]:
-        """A loop body's lines matched among ``nodes``; the same body printed before and after
-        fusion is matched once."""
-        text = tuple(lines[span[0]:span[1]])
-        key = (text, nodes)
+        """A loop body's lines matched among ``nodes``. Bodies alike but for buffer names and
+        constants (the same node before and after fusion, a model's layers) are read once."""
+        exact = self._body_exact.get((text, nodes))
+        if exact is not None:
+            return exact
+        matcher = self.matcher(nodes)
+        if not matcher.cands:
+            return [], ()
+        key = (_QUOTED_NAME.sub("''", _FLOAT.sub("0", text)), matcher.signature)
         got = self._body_memo.get(key)
         if got is None:
-            matcher = self.matcher(nodes)
-            out: list[tuple[int, tuple[str, ...], Optional[str]]] = []
-            found: dict[str, None] = {}
-            stmts = _body_statements(text, matcher.vocabulary) if matcher.cands else []
-            if stmts:
-                assigned, direct = matcher.assign(stmts)
-                for st, ns, d in zip(stmts, assigned, direct):
-                    out.append((st.row, self.origins_of(ns), d))
-                    found.update(dict.fromkeys(ns))
-            got = self._body_memo[key] = (out, tuple(found))
-        return got
+            stmts = _body_statements(tuple(text.split("\n")), matcher.vocabulary)
+            matched = matcher.ranks(stmts) if stmts else ([], [])
+            got = self._body_memo[key] = [(s.row, ns, d) for s, ns, d in zip(stmts, *matched)]
+        names = matcher.everything
+        out: list[tuple[int, tuple[str, ...], Optional[str]]] = []
+        found: dict[str, None] = {}
+        for row, ns, d in got:
+            named = tuple(names[i] for i in ns)
+            out.append((row, self.origins_of(named), names[d] if d >= 0 else None))
+            found.update(dict.fromkeys(named))
+        result = self._body_exact[(text, nodes)] = (out, tuple(found))
+        return result
 
-    def _ir_calls(self, blocks: dict[str, "_Block"]) -> dict[str, Call]:
+    def _ir_calls(self, blocks: dict[str, _Block]) -> dict[str, Call]:
         calls: dict[str, Call] = {}
         group_of: dict[str, str] = {}
         for name, block in blocks.items():
@@ -426,46 +419,50 @@ class _Block:
         self.name = name
         self.span = (start, start)
         self.body: Optional[tuple[int, int]] = None  # the rows of the loop body's statements
+        self.body_text = ""
         self.buffers: list[str] = []
         self.elements: dict[int, str] = {start: name}
         parts = name.split("_")
         self.members = parts if len(parts) > 1 and all(p[:2] == "op" and p[2:].isdigit() for p in parts) else []
 
 
-def _ir_blocks(lines: list[str]) -> dict[str, _Block]:
+# each match starts at the newline before its line (anchoring on "\n" scans far faster than ^ with re.M)
+_IR_MARKS = re.compile(r"\n(?:(?P<op>op\w+): \w+\(|    (?P<buf>buf\d+): \w|(?P<body>    def body\(self, ops\):\n)"
+                       r"|(?P<ret>        return [^\n]*))")
+
+
+def _ir_blocks(text: str) -> tuple[dict[str, _Block], int]:
+    """The scheduler nodes of a dump (found by one regex scan, not line by line) and its line count."""
     blocks: dict[str, _Block] = {}
     current: Optional[_Block] = None
-    n = len(lines)
-    interesting = ("op", "    buf", "    def body(", "        return ")
-    marks = [r for r, line in enumerate(lines) if line.startswith(interesting)]
+    row, pos = 0, 0
     body_start = -1
-    for r in marks:
-        line = lines[r]
-        if line[0] == "o":
-            colon = line.find(": ")
-            if colon < 0 or line.find(".", 0, colon) >= 0:
-                continue  # `op3.writes = ...`
-            m = _IR_HEAD.match(line)
-            if m:
-                if current is not None:
-                    current.span = (current.span[0], r)
-                current = blocks.setdefault(m["name"], _Block(m["name"], r))
-                current.span = (r, r)
+    for m in _IR_MARKS.finditer(text):
+        start = m.start() + 1  # the line itself
+        row += text.count("\n", pos, start)
+        pos = start
+        kind = m.lastgroup
+        if kind == "op":
+            name = m["op"]
+            if current is not None:
+                current.span = (current.span[0], row)
+            current = blocks.setdefault(name, _Block(name, row))
+            current.span = (row, row)
         elif current is None:
             continue
-        elif line[:7] == "    buf":
-            m = _IR_BUF.match(line)
-            if m:
-                current.buffers.append(m["buf"])
-                current.elements[r] = m["buf"]
-        elif line == "    def body(self, ops):":
-            body_start = r + 1
-        elif body_start > 0:  # the body's return: its last line
-            current.body = (body_start, r + 1)
+        elif kind == "buf":
+            current.buffers.append(m["buf"])
+            current.elements[row] = m["buf"]
+        elif kind == "body":
+            body_start = m.end()
+        elif body_start >= 0:  # the body's return: its last line
+            current.body = (row - text.count("\n", body_start, start), row + 1)
+            current.body_text = text[body_start:m.end()]
             body_start = -1
+    n = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
     if current is not None:
         current.span = (current.span[0], n)
-    return blocks
+    return blocks, n
 
 
 def _body_statements(text: tuple[str, ...], vocab: frozenset[str]) -> list[match.Stmt]:
@@ -504,6 +501,31 @@ def _body_statements(text: tuple[str, ...], vocab: frozenset[str]) -> list[match
         out.append(Stmt(r, (name,), uses, words, kind))
         defined.add(name)
     return out
+
+
+def _kernel_statements(lines: list[str], vocab: frozenset[str]) -> tuple[list[match.Stmt], Optional[int]]:
+    """A kernel's statements (lines defining or using a CSE variable) and its signature's line."""
+    stmts = []
+    signature = None
+    for r, line in enumerate(lines):
+        if "tmp" not in line:
+            if signature is None and (line.startswith("def ") or "kernel(" in line):
+                signature = r
+            continue
+        split = _assignment(line)
+        if split is not None:
+            defs, rhs = split
+            uses = tuple(_VAR.findall(rhs))
+            if "_ptr" in rhs:
+                stmts.append(match.Stmt(r, defs, uses, frozenset(), "load"))
+            else:
+                stmts.append(match.Stmt(r, defs, uses, match.line_words(rhs, vocab), "op"))
+            continue
+        uses = tuple(_VAR.findall(line))
+        if uses:
+            kind = "store" if ("store" in line or "_ptr" in line) else "other"
+            stmts.append(match.Stmt(r, (), uses, frozenset(), kind))
+    return stmts, signature
 
 
 def _assignment(line: str) -> Optional[tuple[tuple[str, ...], str]]:

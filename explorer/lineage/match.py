@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Iterable, Optional
 
 # the words a node's op is spelled with in generated code (C++, Triton) and in loop bodies (ops.*)
@@ -75,7 +75,7 @@ def op_of(target: str) -> str:
     return parts[-1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def node_words(op: str) -> frozenset[str]:
     """The words that spell ``op`` in a line: its name, its aliases, its operator symbol."""
     if op in _NO_COMPUTE:
@@ -153,6 +153,12 @@ class Matcher:
 
     def assign(self, stmts: list[Stmt]) -> tuple[list[tuple[str, ...]], list[Optional[str]]]:
         """For each statement: the node names it computes, and the one it was matched to directly."""
+        nodes, direct = self.ranks(stmts)
+        names = self.everything
+        return [tuple(names[i] for i in ns) for ns in nodes], [names[d] if d >= 0 else None for d in direct]
+
+    def ranks(self, stmts: list[Stmt]) -> tuple[list[tuple[int, ...]], list[int]]:
+        """``assign`` with candidates by position (-1: none), the same for every layer alike."""
         key = (self.signature, tuple((s.defs, s.uses, s.words, s.kind) for s in stmts))
         got = self.memo.get(key)
         if got is None:
@@ -160,9 +166,7 @@ class Matcher:
             rank = self._rank
             got = self.memo[key] = ([tuple(rank[x] for x in ns) for ns in nodes],
                                     [rank[d] if d is not None else -1 for d in direct])
-        names = self.everything
-        return ([tuple(names[i] for i in ns) for ns in got[0]],
-                [names[d] if d >= 0 else None for d in got[1]])
+        return got
 
     def _assign(self, stmts: list[Stmt]) -> tuple[list[tuple[str, ...]], list[Optional[str]]]:
         n = len(stmts)
@@ -231,7 +235,10 @@ def _best(words: frozenset[str], by_word: dict[str, list[Candidate]], upstream: 
             seen.setdefault(c.name, c)
     best, best_key = None, None
     for c in seen.values():
-        exact = 3 if c.op in words or c.op.lstrip("_") in words else (2 if any(len(w) > 2 for w in words & c.words) else 1)
+        if c.op in words or c.op.lstrip("_") in words:
+            exact = 3  # the op's own name: `tmp0.sin()`, `ops.exp(...)`, `tl.sum(...)`
+        else:
+            exact = 2 if any(len(w) > 2 for w in words & c.words) else 1  # an alias, else an operator symbol
         flows = 3 if c.inputs & upstream else 0
         continues = 4 if c.name in upstream else 0  # an accumulator line of the same reduction
         fresh = 2 if c.name not in used else 0
