@@ -8,6 +8,7 @@ neighbours for one that has one).
 from __future__ import annotations
 
 from itertools import groupby
+from operator import itemgetter
 from typing import Iterable, Optional
 
 from ..capturing.model import CaptureData, Compilation, FxGraph
@@ -16,6 +17,7 @@ from . import bytecode as bc
 from .graphs import GraphLines, Row
 from .inductor import Lowering
 
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _GRAPHS = ("graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
            "post_grad_graph_backward")
 
@@ -67,14 +69,14 @@ class _Builder:
         if not rows:
             return
         runs: list[int] = []
-        for origins, group in groupby([o for o, _ in rows]):
+        for origins, group in groupby(map(_FIRST, rows)):
             idx = self._set(origins)
             count = len(list(group))
             if runs and runs[-2] == idx:
                 runs[-1] += count
             else:
                 runs += [idx, count]
-        elements = {str(n): e for n, e in enumerate([e for _, e in rows], 1) if e}
+        elements = {str(n): e for n, e in enumerate(map(_SECOND, rows), 1) if e}
         self.texts.append(TextLines(stage, part, kernel, tuple(runs), elements))
 
     # ---- stages ----
