@@ -93,7 +93,8 @@ def test_readme_documents_every_key():
 
 
 def test_one_stage_shows_its_explanation_and_content(breaks_report):
-    view = breaks_report.stage("graph", "[0/0]")
+    first = breaks_report.capture.compilations[0].compile_id  # ids count on across the test session
+    view = breaks_report.stage("graph", f"[{first}]")
     assert view.content is breaks_report.capture.compilations[0].graph
     assert view.explanation in repr(view) and "def forward" in repr(view)
     assert "cx-explain" in view._repr_html_()
