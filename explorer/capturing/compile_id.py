@@ -42,6 +42,11 @@ class CompileId:
                    attempt if isinstance(attempt, int) else 0)
 
     @property
+    def compilation(self) -> "CompileId":
+        """The id of the compilation this attempt belongs to (attempt 0): restarts fold into one."""
+        return self if not self.attempt else CompileId(self.frame_id, self.frame_compile_id)
+
+    @property
     def key(self) -> str:
         """The compilation's key in the report: frame and compile, without the attempt."""
         return f"{self.frame_id}/{self.frame_compile_id}"

@@ -31,7 +31,7 @@ def parse_graph(code: str) -> FxGraph:
 def _forward_lines(code: str) -> tuple[list[str], list[str]]:
     """Splits the first ``def forward`` into its signature lines and body lines."""
     lines = code.splitlines()
-    start = next((i for i, l in enumerate(lines) if l.lstrip().startswith("def forward(")), None)
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def forward(")), None)
     if start is None:
         return [], []
     indent = len(lines[start]) - len(lines[start].lstrip())
@@ -119,7 +119,7 @@ def _join_returns(body: list[str]) -> list[str]:
 
 
 def _params(sig: list[str]) -> dict[str, Optional[str]]:
-    text = " ".join(l.split("#", 1)[0] if '"' not in l.split("#", 1)[0] else _strip_comment(l) for l in sig)
+    text = " ".join(s.split("#", 1)[0] if '"' not in s.split("#", 1)[0] else _strip_comment(s) for s in sig)
     text = text[text.find("(") + 1:]
     out: dict[str, Optional[str]] = {}
     for m in _PARAM_RE.finditer(text):
