@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Optional
 from . import torch_compat
 from .assemble import Assembly
 from .model import CaptureData, Problem
-from .raw import describe_error
+from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
 
 
@@ -64,14 +64,22 @@ class CaptureSession:
         return False  # never swallow the user's exception
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
-        assembly = Assembly(self._recorder.raw)
-        self._recorder = Recorder()  # the session lets go of code objects and raw payloads
-        try:
-            assembly.run()
-        except Exception as e:  # a bug in the assembly's loop: keep what it built, say what happened
-            assembly.problems.append(Problem("assemble", f"the explorer stopped reading what torch emitted "
-                                             f"({describe_error(e)}); compilations after this point are missing; "
-                                             f"please report this"))
-        return assembly.data(torch_version=torch_compat.torch_version(), device=torch_compat.describe_devices,
-                             python_version=platform.python_version(), wall_time_s=wall, notes=self.notes,
-                             error=error)
+        raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
+        return read(raw, notes=self.notes, wall_time_s=wall, error=error)
+
+
+def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], error: Optional[str]) -> CaptureData:
+    """The CaptureData of a finished capture; never raises for what torch emitted.
+
+    Only a bug in the assembly's own loop gets here as an exception: then
+    the compilations built before it are kept, and the report says what happened.
+    """
+    assembly = Assembly(raw)
+    try:
+        assembly.run()
+    except Exception as e:  # a bug in the assembly's loop: keep what it built, say what happened
+        assembly.problems.append(Problem("assemble", f"the explorer stopped reading what torch emitted "
+                                         f"({describe_error(e)}); compilations after this point are missing; "
+                                         f"please report this"))
+    return assembly.data(torch_version=torch_compat.torch_version(), device=torch_compat.describe_devices,
+                         python_version=platform.python_version(), wall_time_s=wall_time_s, notes=notes, error=error)
