@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import runpy
 import sys
 import traceback
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from . import __version__
-from .api import capture
+from . import __version__, pipeline
+from .options import Options
 from .report import Report
 
 EXIT_OK = 0
@@ -144,43 +143,22 @@ class ScriptOutcome:
     report: Report
 
 
-def run_script(path: str, args: Sequence[str] = ()) -> ScriptOutcome:
-    """Runs ``path`` as ``python path args`` would, under ``explorer.capture()``.
+def run_script(path: str, args: Sequence[str] = (), options: Optional[Options] = None) -> ScriptOutcome:
+    """Runs ``path`` as ``python path args`` would, through the pipeline every entry point uses.
 
     The script's exceptions are printed as Python prints them and turned into
     its exit code; the report holds whatever was captured up to that point.
-    sys.argv and sys.path are restored afterwards (main() is also called in-process).
     """
-    saved_argv, saved_path = sys.argv, list(sys.path)
-    sys.argv = [path, *args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    report = Report()
-    started = False
-    try:
-        with capture() as report:
-            started = True
-            _run_path_as_main(path)
-        code = EXIT_OK
-    except SystemExit as e:
-        code = _system_exit_code(e)
-    except BaseException as e:
-        if not started:
-            raise  # the capture itself failed to start: our error, not the script's
-        _print_script_traceback(e, path)
-        code = EXIT_INTERRUPTED if isinstance(e, KeyboardInterrupt) else EXIT_SCRIPT_RAISED
-    finally:
-        sys.argv = saved_argv
-        sys.path[:] = saved_path
-    return ScriptOutcome(code, report)
-
-
-def _run_path_as_main(path: str) -> None:
-    """``sys.exit(0)`` is a normal end: kept out of the capture so the report shows no error."""
-    try:
-        runpy.run_path(path, run_name="__main__")
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            raise
+    options = options or Options(capture_only=True)
+    outcome = pipeline.run(pipeline.ScriptTarget(path, tuple(args)), options)
+    error = outcome.error
+    if error is None:
+        return ScriptOutcome(EXIT_OK, outcome.report)
+    if isinstance(error, SystemExit):
+        return ScriptOutcome(_system_exit_code(error), outcome.report)
+    _print_script_traceback(error, path)
+    code = EXIT_INTERRUPTED if isinstance(error, KeyboardInterrupt) else EXIT_SCRIPT_RAISED
+    return ScriptOutcome(code, outcome.report)
 
 
 def _system_exit_code(e: SystemExit) -> int:
@@ -222,41 +200,24 @@ def cmd_run(words: Sequence[str]) -> int:
     if problem:
         _say(problem)
         return EXIT_USAGE
-    if run.options.time:
-        outcome = _run_and_time(run)
-    else:
-        outcome = run_script(run.script, run.script_args)
-    written, write_errors = _write_reports(outcome.report, run.options)
+    options = Options(capture_only=True, time=run.options.time, html=run.options.html, json=run.options.json)
+    outcome = run_script(run.script, run.script_args, options)
     sys.stdout.flush()
+    report = outcome.report
     if not run.options.quiet:
-        _say_plain(outcome.report.summary() if outcome.report.data is not None else "compile-explorer: nothing captured")
-    for kind, path in written:
-        _say(f"wrote {kind} report: {path}")
-    for message in write_errors:
-        _say(message)
-    return _final_code(outcome, run.options, write_errors)
-
-
-def _run_and_time(run: RunArgs) -> ScriptOutcome:
-    """``--time``: keeps torch's repro of each lowered graph while the script runs, then times them.
-
-    Timing runs after the script and outside the capture (its own compiles are
-    not the script's); it never changes the exit code: a failure is one line on stderr.
-    """
-    from .timing.repro import collect_repros, time_script_capture
-
-    with collect_repros() as repros:
-        outcome = run_script(run.script, run.script_args)
-    if outcome.exit_code == EXIT_INTERRUPTED:
-        _say("interrupted: graphs not timed")
-        return outcome
-    try:
-        outcome.report.timing = time_script_capture(repros, outcome.report.data)
-    except KeyboardInterrupt:
-        _say("timing interrupted: no timing in the reports")
-    except Exception as e:  # noqa: BLE001 - timing is an extra; the script's result stands
-        _say(f"timing failed, no timing in the reports: {type(e).__name__}: {e}")
-    return outcome
+        _say_plain(report.summary() if report.capture is not None else "compile-explorer: nothing captured")
+    output_problems = [p for p in report.problems if p.where.endswith(" output")]
+    for flag in ("json", "html"):
+        path = getattr(options, flag)
+        if path and report.capture is not None and not any(p.where == f"{flag} output" for p in output_problems):
+            _say(f"wrote {flag.upper()} report: {path}")
+    if report.capture is None and (options.json or options.html):
+        output_problems.append(None)
+        _say("nothing was captured, so no report was written")
+    for p in output_problems:
+        if p is not None:
+            _say(p.message)
+    return _final_code(outcome, run.options, output_problems)
 
 
 def _check_paths(run: RunArgs) -> Optional[str]:
@@ -278,22 +239,32 @@ def _check_paths(run: RunArgs) -> Optional[str]:
     return None
 
 
-def _write_reports(report: Report, options: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
-    written: list[tuple[str, str]] = []
-    errors: list[str] = []
-    if report.data is None:
-        return written, ["nothing was captured, so no report was written"] if (options.json or options.html) else []
-    for kind, path, save in (("JSON", options.json, report.save_json), ("HTML", options.html, report.save_html)):
-        if not path:
-            continue
+
+def cmd_show(words: Sequence[str]) -> int:
+    """``show REPORT.json [--html OUT.html]``: a saved report, read and rendered without torch."""
+    parser = argparse.ArgumentParser(prog=f"{PROG} show", description="Print a saved JSON report's summary "
+                                     "and optionally render it as the standalone HTML page (no torch needed).")
+    parser.add_argument("report", metavar="REPORT.json")
+    parser.add_argument("--html", metavar="OUT.html", help="write the standalone HTML report")
+    parser.add_argument("--quiet", action="store_true", help="do not print the summary")
+    args = parser.parse_args(list(words))
+    try:
+        report = Report.load(args.report)
+    except (OSError, ValueError) as e:
+        _say(f"cannot read {args.report!r}: {e}")
+        return EXIT_USAGE
+    if not args.quiet:
+        print(report.summary())
+    if args.html:
         try:
-            written.append((kind, save(path)))
-        except Exception as e:  # noqa: BLE001 - one failed view must not cost the other report
-            errors.append(f"could not write the {kind} report {path!r}: {type(e).__name__}: {e}")
-    return written, errors
+            _say(f"wrote HTML report: {report.save_html(args.html)}")
+        except OSError as e:
+            _say(f"could not write the HTML report {args.html!r}: {e}")
+            return EXIT_REPORT_FAILED
+    return EXIT_OK
 
 
-def _final_code(outcome: ScriptOutcome, options: argparse.Namespace, write_errors: list[str]) -> int:
+def _final_code(outcome: ScriptOutcome, options: argparse.Namespace, write_errors: list) -> int:
     if outcome.exit_code != EXIT_OK:
         return outcome.exit_code
     if write_errors:
@@ -322,6 +293,7 @@ See every stage of torch.compile for a whole script.
 
 commands:
   run SCRIPT [ARGS...]   run a script with capture on; `{PROG} run --help` for options
+  show REPORT.json       print a saved report's summary; --html OUT.html renders it (no torch needed)
 
 options:
   -h, --help             show this help
@@ -341,9 +313,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if command == "--version":
         print(f"compile-explorer {__version__}")
         return EXIT_OK
-    if command == "run":
+    if command in ("run", "show"):
         try:
-            return cmd_run(rest)
+            return cmd_run(rest) if command == "run" else cmd_show(rest)
         except SystemExit as e:  # argparse's --help and its errors
             return _system_exit_code(e)
     print(TOP_HELP, file=sys.stderr)

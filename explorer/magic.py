@@ -19,11 +19,10 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .cell import build_cell_function, register_source
+from .options import MODES, Options, parse_compare
 from .progress import Progress
-from .report import Report
 
-MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--compare")  # options followed by a value
+_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare")  # options followed by a value
 
 _EXPLORER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # torch's compiler machinery: frames a plain run of the cell would not show
@@ -43,10 +42,13 @@ class CompileMagics(Magics):
     @argument("--no-dynamic", dest="dynamic", action="store_false",
               help="never compile with dynamic shapes (specialise on every size)")
     @argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
+    @argument("--capture-only", dest="capture_only", action="store_true",
+              help="compile nothing: run the cell as it is and capture the torch.compile calls it makes itself")
     @argument("-o", dest="return_report", action="store_true",
               help="return the report as the cell's value (like %%timeit -o); it displays as the view")
     @argument("-q", dest="quiet", action="store_true", help="show no view (and no status line)")
     @argument("--html", metavar="FILE", default=None, help="also save the standalone HTML report to FILE")
+    @argument("--json", metavar="FILE", default=None, help="also save the report as JSON to FILE")
     @argument("--timeit", action="store_true",
               help="also re-run the whole cell eager and compiled, like %%timeit: its side effects repeat")
     @argument("--no-time", dest="no_time", action="store_true",
@@ -160,112 +162,46 @@ def split_line(line: str) -> tuple[str, str]:
 def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first_line: int) -> Any:
     """Runs ``source`` as one torch.compile'd function under capture; shows the view; returns the value."""
     __tracebackhide__ = True  # noqa: F841
-    import torch
-
-    from .api import capture
+    from . import pipeline
     from .widget import ExplorerView
 
+    options = options_from_args(args)
+    backend_fn = shell.user_ns.get(args.backend) if callable(shell.user_ns.get(args.backend)) else None
     filename = register_source(display_text, shell)
     cell_fn = build_cell_function(source, filename, shell.user_global_ns, first_line=first_line)
-    try:
-        compiled, recorder = _torch_compile(torch, cell_fn.fn, args, shell.user_ns)
-    except Exception as e:  # e.g. an unknown backend, or a mode the backend does not take
-        _show_from_cell(e, shell)
-        raise
-
-    value: Any = None
-    error: Optional[BaseException] = None
-    report = Report()
     with Progress(enabled=not args.quiet) as progress:
         try:
-            with capture() as report:
-                with cell_fn.names_seeded():
-                    value = compiled()
-        except BaseException as e:  # noqa: BLE001 - re-raised below, after the partial report
-            error = e
-    report.result = value
-    if report.data is not None:
-        if error is None and recorder is not None:
-            progress.set_stage("timing eager vs compiled")
-            report.timing = _time(args, recorder, report, cell_fn, compiled)
-        if args.html:
-            _save_html(report, args.html)
-    if report.data is not None and not args.quiet and not args.return_report:
-        view = ExplorerView(report.data, report.extra_sections())
-        if not progress.finish(view):
-            _display(view)
-    else:
-        progress.finish(None)
-    if error is not None:
-        _show_from_cell(error, shell)
-        _attach(error, report)
-        raise error
+            outcome = pipeline.run(pipeline.CellTarget(cell_fn), options, backend_fn=backend_fn, progress=progress)
+        except Exception as e:  # the setup failed (an unknown backend, a mode it does not take): nothing ran
+            progress.finish(None)
+            _show_from_cell(e, shell)
+            raise
+        report = outcome.report
+        if not args.quiet and not args.return_report:
+            view = ExplorerView(report)
+            if not progress.finish(view):
+                _display(view)
+        else:
+            progress.finish(None)
+    if outcome.error is not None:
+        from .api import attach_report
+
+        _show_from_cell(outcome.error, shell)
+        attach_report(outcome.error, report)
+        raise outcome.error
     if args.return_report:
         from .widget import NotebookReport
 
-        return NotebookReport(report.data, value, report.timing)
-    return value if cell_fn.returns_value else None
+        return NotebookReport.of(report)
+    return outcome.value if cell_fn.returns_value else None
 
 
-def _torch_compile(torch: Any, fn: Any, args: Any, user_ns: dict) -> tuple[Any, Any]:
-    """torch.compile with the options; ``--backend NAME`` may also name a callable in the notebook.
-
-    Unless ``--no-time``, the backend is wrapped in the timing recorder (the
-    backend-wrapping seam): it keeps each graph and copies of its inputs, so the
-    graphs can be timed afterwards without touching the user's tensors.
-    """
-    backend = args.backend
-    if backend in user_ns and callable(user_ns[backend]):
-        backend = user_ns[backend]
-    if args.no_time:
-        return torch.compile(fn, backend=backend, mode=args.mode, dynamic=args.dynamic,
-                             fullgraph=args.fullgraph), None
-    from .timing import GraphRecorder
-
-    recorder = GraphRecorder(backend, mode=args.mode, dynamic=args.dynamic, kernel_profile=True)
-    return torch.compile(fn, backend=recorder, dynamic=args.dynamic, fullgraph=args.fullgraph), recorder
-
-
-def _time(args: Any, recorder: Any, report: Report, cell_fn: Any, compiled: Any) -> Any:
-    """Default: each graph compiled vs eager on copies of its inputs. ``--timeit``: the whole cell too."""
-    import dataclasses
-    import io
-    from contextlib import redirect_stdout
-
-    from .timing import time_calls, time_capture
-
-    modes = [m.strip() for m in args.compare.split(",") if m.strip()] if args.compare else None
-    try:
-        timing = time_capture(recorder, report.data, budget_s=0.05, modes=modes)
-        if args.timeit:
-            def quiet(fn: Any) -> Any:  # the cell's prints would repeat once per loop
-                def run() -> Any:
-                    with redirect_stdout(io.StringIO()), cell_fn.names_seeded():
-                        return fn()
-                return run
-
-            whole = time_calls(quiet(cell_fn.fn), quiet(compiled), label="whole cell",
-                               compile_time_s=report.data.compile_time_s)
-            timing = dataclasses.replace(timing, timeit=whole)
-        return timing
-    except Exception as e:  # noqa: BLE001 - timing is extra: the cell already ran
-        print(f"compile-explorer: timing failed: {type(e).__name__}: {e}", file=sys.stderr)
-        return None
-
-
-def _save_html(report: Report, path: str) -> None:
-    try:
-        report.save_html(os.path.expanduser(path))
-    except Exception as e:  # noqa: BLE001 - the cell ran; a bad path must not turn it into an error
-        print(f"compile-explorer: could not save {path}: {type(e).__name__}: {e}", file=sys.stderr)
-
-
-def _attach(exc: BaseException, report: Report) -> None:
-    """The partial report travels with the exception, as with ``explorer.explore``."""
-    try:
-        exc.explorer_report = report  # type: ignore[attr-defined]
-    except (AttributeError, TypeError):
-        pass
+def options_from_args(args: Any) -> Options:
+    """The magic's flags as the pipeline's options (the same names as explore() and the CLI)."""
+    timing = not args.no_time
+    return Options(backend=args.backend, mode=args.mode, dynamic=args.dynamic, fullgraph=args.fullgraph,
+                   time=timing or args.timeit, timeit=args.timeit, compare=parse_compare(args.compare),
+                   capture_only=args.capture_only, html=args.html, json=args.json)
 
 
 def _display(obj: Any) -> None:

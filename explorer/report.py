@@ -1,97 +1,213 @@
-"""The Report users hold: captured data plus the ways to look at it.
+"""The Report users hold: what was captured, what the analyses found, and how it was made.
 
-The data itself is frozen (``capturing.model``); this façade adds the call's
-result, JSON, the standalone HTML file and the notebook display, so the model
-never builds HTML. ``with explorer.capture() as report:`` fills it on exit.
+A report is data. ``to_json()`` writes all of it (the capture, the clinic's
+fix list and explained recompiles, timing, the mode comparisons, findings and
+problems, the options it was made with) under a ``schema_version``; the JSON
+Schema ``explorer/report.schema.json`` ships with the package, and
+``Report.from_json(text)`` gives back a report equal to the original, field by
+field. Views (``explorer.present``) read a report and never change it; nothing
+here builds HTML. Reading and rendering a saved report needs no torch.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from typing import TYPE_CHECKING, Any, Optional
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
-from .capturing.model import CaptureData, from_json, to_dict
-from .render.text import summary
+from .capturing.model import CaptureData, Finding, Problem
+from .clinic.fixlist import BreakSite
+from .clinic.recompiles import RecompileExplanation
+from .lineage import Lineage
+from .options import Options
+from .serial import from_jsonable, to_jsonable
+from .timing.model import ModeResult, TimingReport
 
-if TYPE_CHECKING:
-    from .timing.model import TimingReport
+SCHEMA_VERSION = 2
+ENTRIES = ("capture", "explore", "magic", "cli")  # which entry point made the report
 
 
+@dataclass(frozen=True)
+class Clinic:
+    """The graph-break and recompile clinic's results for one capture."""
+
+    fix_list: tuple[BreakSite, ...] = ()  # one row per break site, most costly first
+    recompiles: tuple[RecompileExplanation, ...] = ()  # in compile order
+
+    @classmethod
+    def of(cls, data: CaptureData) -> "Clinic":
+        from .clinic import explain_recompiles, fix_list
+
+        return cls(tuple(fix_list(data)), tuple(explain_recompiles(data)))
+
+
+@dataclass(eq=True)
 class Report:
-    def __init__(self, data: Optional[CaptureData] = None, result: Any = None,
-                 timing: "Optional[TimingReport]" = None) -> None:
-        self.data = data
-        self.result = result  # what the explored call returned (not serialised)
-        self.timing = timing  # eager vs compiled, when timing was asked for
+    """``report.capture`` (also ``report.data``) is the captured stages; ``report.result`` the call's value.
+
+    Attributes of the capture (``compilations``, ``graph_breaks``, ``kernels``, ...)
+    are readable on the report itself.
+    """
+
+    capture: Optional[CaptureData] = None
+    clinic: Clinic = field(default_factory=Clinic)
+    timing: Optional[TimingReport] = None
+    comparisons: tuple[ModeResult, ...] = ()  # --compare: the graphs compiled in each mode
+    lineage: tuple[Lineage, ...] = ()  # per compilation: the user line of each line of every stage
+    findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
+    problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
+    entry: str = "capture"
+    options: Optional[Options] = None
+    schema_version: int = SCHEMA_VERSION
+    result: Any = field(default=None, compare=False, repr=False)  # what the explored call returned; not saved
+
+    @classmethod
+    def of(cls, obj: "Report | CaptureData") -> "Report":
+        """A Report as is; bare capture data gets the clinic's reading, so it shows the same way."""
+        if isinstance(obj, CaptureData):
+            return cls(capture=obj, clinic=Clinic.of(obj))
+        return obj
+
+    # ---- the capture, under its old name ----
+    @property
+    def data(self) -> Optional[CaptureData]:
+        return self.capture
+
+    @data.setter
+    def data(self, value: Optional[CaptureData]) -> None:
+        self.capture = value
 
     def __getattr__(self, name: str) -> Any:
-        # compilations, graph_breaks, kernels, ... come from the data
-        data = self.__dict__.get("data")
+        # compilations, graph_breaks, kernels, ... come from the capture (only called for missing names)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        data = self.__dict__.get("capture")
         if data is None:
             raise AttributeError(f"{name!r}: the capture is still running (the report is filled when the block ends)")
         return getattr(data, name)
 
+    @property
+    def all_problems(self) -> tuple[Problem, ...]:
+        """The capture's problems (records that could not be read) and the later steps' ones."""
+        return (self.capture.problems if self.capture is not None else ()) + self.problems
+
+    def with_problem(self, where: str, error: BaseException | str) -> None:
+        message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+        self.problems = self.problems + (Problem(where, message),)
+
     # ---- files ----
+    def to_dict(self) -> dict[str, Any]:
+        doc = {f.name: to_jsonable(getattr(self, f.name)) for f in dataclasses.fields(self) if f.compare}
+        doc["capture"] = to_jsonable(self._ready())
+        return doc
+
     def to_json(self, indent: Optional[int] = 1) -> str:
-        doc = to_dict(self._ready())
-        doc["timing"] = self.timing.to_dict() if self.timing is not None else None
-        return json.dumps(doc, indent=indent, default=str)
+        return json.dumps(self.to_dict(), indent=indent)
 
     def save_json(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_json())
 
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> "Report":
+        version = doc.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"this report has schema_version {version!r}; this explorer reads {SCHEMA_VERSION}")
+        return from_jsonable(cls, doc)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Report":
+        with open(path, encoding="utf-8") as fh:
+            return cls.from_json(fh.read())
+
     def to_html(self) -> str:
-        from .render.html import render_page
+        from .present.html import render_page
 
-        return render_page(self._ready(), sections=self.extra_sections())
-
-    def extra_sections(self) -> list[str]:
-        if self.timing is None:
-            return []
-        import html
-
-        from .timing.view import html_fragment
-
-        speedups = ", ".join(f"{g.compile_id or g.label}: {g.speedup:.2f}x" for g in self.timing.graphs
-                             if g.speedup is not None)
-        title = "Eager vs compiled" + (f" ({speedups})" if speedups else "")
-        if self.timing.warnings:
-            title += f", {len(self.timing.warnings)} warnings"
-        # folded: it is the last step of the story, and the panes should stay in view
-        return [f'<details class="cx-stage" data-stage="timing"><summary><b>{html.escape(title)}</b></summary>'
-                f'{html_fragment(self.timing)}</details>']
+        return render_page(self)
 
     def save_html(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_html())
 
-    @classmethod
-    def from_json(cls, text: str) -> "Report":
-        return cls(from_json(text))
+    # ---- one stage at a time (notebooks that teach, scripts that print one thing) ----
+    def compilation(self, compile_id: Optional[str] = None) -> Any:
+        """The compilation with this id (``"0/1"`` or ``"[0/1]"``), or the first one."""
+        comps = self._ready().compilations
+        if not comps:
+            raise LookupError("no compilation was captured")
+        if compile_id is None:
+            return comps[0]
+        from .capturing.compile_id import CompileId
+
+        cid = CompileId.parse(compile_id)
+        key = cid.key if cid is not None else compile_id
+        for comp in comps:
+            if comp.compile_id == key:
+                return comp
+        raise LookupError(f"no compilation {compile_id!r}; there are {', '.join(c.compile_id for c in comps)}")
+
+    def stage(self, stage_id: str, compile_id: Optional[str] = None) -> "StageView":
+        """One stage of one compilation, displayable (HTML in a notebook, text in a terminal).
+
+        ``report.stage("graph")``, ``report.stage("kernels", "1/0")``; ``.content`` is the data.
+        """
+        from .stages import BY_ID
+
+        if stage_id not in BY_ID:
+            raise KeyError(f"unknown stage {stage_id!r}; stages: {', '.join(BY_ID)}")
+        return StageView(self, BY_ID[stage_id], self.compilation(compile_id))
 
     # ---- display ----
     def summary(self) -> str:
-        text = summary(self._ready())
-        if self.timing is not None:
-            from .timing.view import text_summary
+        from .present.text import summary
 
-            text += "\n" + text_summary(self.timing)
-        return text
+        return summary(self)
 
     def __repr__(self) -> str:
-        return self.summary() if self.data is not None else "<Report: capture still running>"
+        return self.summary() if self.capture is not None else "<Report: capture still running>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        if self.data is None:
+        if self.capture is None:
             return {"text/plain": repr(self)}
-        from .render.html import render_fragment
+        from .present.html import render_fragment
 
-        return {"text/plain": self.summary(), "text/html": render_fragment(self.data, sections=self.extra_sections())}
+        return {"text/plain": self.summary(), "text/html": render_fragment(self)}
 
     def _ready(self) -> CaptureData:
-        if self.data is None:
+        if self.capture is None:
             raise RuntimeError("the capture is still running: use the report after the `with` block")
-        return self.data
+        return self.capture
+
+
+@dataclass(frozen=True)
+class StageView:
+    """What ``Report.stage`` returns: the stage's data, its explanation, and how it displays."""
+
+    report: Report
+    stage: Any  # stages.Stage
+    comp: Any  # capturing.model.Compilation
+
+    @property
+    def content(self) -> Any:
+        return self.stage.content(self.comp)
+
+    @property
+    def explanation(self) -> str:
+        return self.stage.explanation
+
+    def __repr__(self) -> str:
+        from .present.text import stage_text
+
+        return stage_text(self.report, self.stage, self.comp)
+
+    def _repr_html_(self) -> str:
+        from .present.html import stage_block
+
+        return stage_block(self.report, self.stage, self.comp)
 
 
 def _write(path: str | os.PathLike, text: str) -> str:

@@ -2,7 +2,7 @@
 
 Each pane has its own stage picker, so any two stages of one compilation can
 be compared (original vs rewritten bytecode, FX graph vs kernels, ...). The
-content of every pane comes from ``render.html.stage_html``; this module only
+content of every pane comes from ``present.html.stage_html``; this module only
 lays it out. A pane is rendered when it is first shown and cached per
 (compilation, stage), so a report with hundreds of kernels opens at once.
 
@@ -13,13 +13,13 @@ without a kernel) and the text summary.
 
 from __future__ import annotations
 
-import html
-from typing import Any, Optional, Sequence
+import dataclasses
+from typing import Any, Optional
 
-from .capturing.model import CaptureData
-from .render.html import header_html, render_fragment, stage_html, stage_keys
-from .render.style import ROOT, stylesheet
-from .render.text import summary
+from .present.escape import esc
+from .present.html import header_html, render_fragment, stage_html, stage_keys, timing_section
+from .present.style import ROOT, stylesheet
+from .present.text import summary
 from .report import Report
 
 PRESETS = {  # name -> (left stage, right stage)
@@ -33,9 +33,10 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 class ExplorerView:
     """A report's notebook view; the widget is built on first display."""
 
-    def __init__(self, data: CaptureData, sections: Sequence[str] = ()) -> None:
-        self.data = data
-        self.sections = tuple(sections)  # extra HTML from higher layers (timing), under the header
+    def __init__(self, report: "Report | Any") -> None:
+        report = Report.of(report)
+        self.report = report
+        self.data = report.capture
         self._widget: Any = None
         self._panes: Optional[list[_Pane]] = None
         self._cache: dict[tuple[int, str], str] = {}
@@ -47,10 +48,10 @@ class ExplorerView:
         bundle: dict[str, Any] = {}
         try:
             bundle.update(self.widget()._repr_mimebundle_() or {})
-        except Exception:  # noqa: BLE001 - no ipywidgets/comm: the static HTML still shows
+        except ImportError:  # no ipywidgets: the static HTML still shows
             pass
-        bundle["text/html"] = render_fragment(self.data, sections=self.sections)
-        bundle["text/plain"] = summary(self.data)
+        bundle["text/html"] = render_fragment(self.report)
+        bundle["text/plain"] = summary(self.report)
         return bundle
 
     # ---- widgets ----
@@ -64,7 +65,7 @@ class ExplorerView:
         cache_key = (comp_index, key)
         if cache_key not in self._cache:
             comp = self.data.compilations[comp_index]
-            self._cache[cache_key] = f"<div class='{ROOT}' style='{PANE_STYLE}'>{stage_html(comp, key)}</div>"
+            self._cache[cache_key] = f"<div class='{ROOT}' style='{PANE_STYLE}'>{stage_html(comp, key, report=self.report)}</div>"
         return self._cache[cache_key]
 
     def stage_options(self, comp_index: int) -> list[tuple[str, str]]:
@@ -86,12 +87,12 @@ class ExplorerView:
         import ipywidgets as w
 
         # the stylesheet is scoped under .cx-report: one copy in the header serves the panes too
-        header = w.HTML(value=f"<div class='{ROOT}'><style>{stylesheet()}</style>{header_html(self.data)}"
-                               f"{''.join(self.sections)}</div>")
+        header = w.HTML(value=f"<div class='{ROOT}'><style>{stylesheet()}</style>{header_html(self.report)}"
+                               f"{timing_section(self.report)}</div>")
         if not self.data.compilations:
             self._picker = None
             note = "No compilation happened in this cell (was any of its code run by torch.compile?)."
-            return w.VBox([header, w.HTML(value=f"<p>{html.escape(note)}</p>")])
+            return w.VBox([header, w.HTML(value=f"<p>{esc(note)}</p>")])
         self._picker = w.Dropdown(options=[(c.label, i) for i, c in enumerate(self.data.compilations)],
                                   value=0, description="Compilation", layout=w.Layout(width="auto"),
                                   style={"description_width": "initial"})
@@ -157,7 +158,12 @@ class _Pane:
 class NotebookReport(Report):
     """The Report ``%%compile -o`` returns: it displays as the explorer view."""
 
+    @classmethod
+    def of(cls, report: Report) -> "NotebookReport":
+        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
+        return cls(**fields)
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        if self.data is None:
+        if self.capture is None:
             return super()._repr_mimebundle_(include, exclude)
-        return ExplorerView(self.data, self.extra_sections())._repr_mimebundle_(include, exclude)
+        return ExplorerView(self)._repr_mimebundle_(include, exclude)

@@ -58,3 +58,14 @@ def dynamic_report():
     from programs import basics
 
     return explorer.explore(basics.simple, torch.randn(5), dynamic=True)
+
+
+@pytest.fixture(scope="session")
+def timed_report():
+    """A small function explored with timing and a one-mode comparison: the JSON's timing and comparisons."""
+    import torch
+
+    import explorer
+    from programs import basics
+
+    return explorer.explore(basics.simple, torch.randn(64), time=True, compare=("default",))

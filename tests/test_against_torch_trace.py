@@ -111,7 +111,7 @@ def runs(tmp_path_factory):
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_same_compile_ids_graphs_and_output_code_as_torchs_trace(runs, program):
     r = runs[program]
-    comps = r.report["compilations"]
+    comps = r.report["capture"]["compilations"]
     assert {c["compile_id"] for c in comps} == r.trace.compile_ids
     assert len(comps) == len(r.trace.compile_ids)
     assert sum(c["graph"] is not None for c in comps) == r.trace.events["dynamo_output_graph"]
@@ -123,7 +123,7 @@ def test_same_compile_ids_graphs_and_output_code_as_torchs_trace(runs, program):
 def test_graph_breaks_at_the_lines_torch_reports(runs, program):
     r = runs[program]
     ours = {c["compile_id"]: (c["graph_break"]["filename"], c["graph_break"]["lineno"])
-            for c in r.report["compilations"] if c["graph_break"]}
+            for c in r.report["capture"]["compilations"] if c["graph_break"]}
     assert ours == r.trace.breaks
 
 
@@ -136,7 +136,7 @@ def test_programs_cover_breaks_recompiles_backward_dynamic_and_no_graph(runs):
     assert train.trace.events["artifact:recompile_reasons"] == 1
     assert train.trace.events["aot_backward_graph"] == 2
     dynamic = runs["trace_dynamic.py"]
-    comps = dynamic.report["compilations"]
+    comps = dynamic.report["capture"]["compilations"]
     assert [c["graph"] is None for c in comps] == [False, True]  # softmax graph, then the int-only frame
     assert '"Sym(' in comps[0]["graph"]["code"]  # dynamic=True: sizes are symbols in the graph
 

@@ -49,8 +49,8 @@ def test_break_is_summarised_as_file_line_reason_and_both_reports_are_written(tm
     assert re.search(rf"eager_break\.py:{line}: \S", err), err
     assert re.search(r"compile-explorer: 2 compilations, 2 graphs, 1 graph breaks", err), err
     report = load(js)
-    assert [c["graph_break"]["lineno"] for c in report["compilations"] if c["graph_break"]] == [line]
-    assert report["error"] is None
+    assert [c["graph_break"]["lineno"] for c in report["capture"]["compilations"] if c["graph_break"]] == [line]
+    assert report["capture"]["error"] is None
     assert "<html" in html.read_text().lower()
     assert f"wrote JSON report: {js}" in err and f"wrote HTML report: {html}" in err
 
@@ -125,7 +125,7 @@ def test_exit_code_is_the_scripts_own(tmp_path, capsys):
     assert code == 7
     assert out == "script output\n"
     report = load(js)
-    assert len(report["compilations"]) == 1 and report["error"] == "SystemExit: 7"
+    assert len(report["capture"]["compilations"]) == 1 and report["capture"]["error"] == "SystemExit: 7"
 
 
 def test_script_that_raises_exits_1_with_its_traceback_and_the_partial_report(tmp_path, capsys):
@@ -137,8 +137,8 @@ def test_script_that_raises_exits_1_with_its_traceback_and_the_partial_report(tm
     assert err.rstrip().count("ValueError: boom from the script") >= 1
     assert "runpy" not in err and "explorer/cli.py" not in err  # the traceback starts at the script
     report = load(js)
-    assert report["error"] == "ValueError: boom from the script"
-    assert len(report["compilations"]) == 1  # what compiled before the error is kept
+    assert report["capture"]["error"] == "ValueError: boom from the script"
+    assert len(report["capture"]["compilations"]) == 1  # what compiled before the error is kept
     assert html.exists()
 
 
@@ -150,7 +150,7 @@ def test_syntax_error_names_file_and_line_and_still_writes_the_report(tmp_path, 
     assert code == 1
     assert f'File "{bad}", line 2' in err and "SyntaxError" in err
     assert "Traceback" not in err  # as python: no traceback for a script that does not compile
-    assert load(js)["error"].startswith("SyntaxError:")
+    assert load(js)["capture"]["error"].startswith("SyntaxError:")
 
 
 def test_missing_script_is_a_clear_usage_error(tmp_path, capsys):
@@ -192,10 +192,10 @@ def test_backend_crash_keeps_the_partial_report_and_shows_the_failure(tmp_path, 
     summary = err[err.index("compile-explorer: 1 compilations"):]
     assert re.search(r"failed: \d+/0 f: BackendCompilerFailed", summary), summary  # frame ids count per process
     report = load(js)
-    (comp,) = report["compilations"]
+    (comp,) = report["capture"]["compilations"]
     assert comp["graph"] is not None  # Dynamo's graph was captured before the backend crashed
     assert "BackendCompilerFailed" in comp["failure"]
-    assert report["error"].startswith("BackendCompilerFailed")
+    assert report["capture"]["error"].startswith("BackendCompilerFailed")
 
 
 def test_keyboard_interrupt_exits_130_and_writes_the_report(tmp_path, capsys):
@@ -203,7 +203,7 @@ def test_keyboard_interrupt_exits_130_and_writes_the_report(tmp_path, capsys):
     code, _, err = run(capsys, script("interrupted.py"), "--json", str(js))
     assert code == 130
     assert "KeyboardInterrupt" in err
-    assert load(js)["error"].startswith("KeyboardInterrupt")
+    assert load(js)["capture"]["error"].startswith("KeyboardInterrupt")
 
 
 def test_a_failing_html_view_still_leaves_the_json_and_says_so(tmp_path, capsys, monkeypatch):
@@ -227,11 +227,11 @@ def test_python_m_explorer_keeps_stdout_for_the_script_and_its_exit_code(tmp_pat
     assert proc.returncode == 5, proc.stderr
     assert proc.stdout == "script output\n"
     assert "compile-explorer: 1 compilations, 1 graphs" in proc.stderr
-    assert len(load(js)["compilations"]) == 1
+    assert len(load(js)["capture"]["compilations"]) == 1
 
 
 def test_sys_exit_0_is_a_normal_end_not_an_error(tmp_path, capsys):
     js = tmp_path / "r.json"
     code, _, err = run(capsys, script("exit_with.py"), "0", "--json", str(js))
     assert code == 0
-    assert load(js)["error"] is None and "raised" not in err
+    assert load(js)["capture"]["error"] is None and "raised" not in err

@@ -55,7 +55,7 @@ def test_each_graph_is_timed_eager_and_compiled_with_positive_medians(timed_run)
 
 def test_timings_carry_the_compile_ids_and_compile_times_of_the_capture(timed_run):
     _, doc, *_ = timed_run
-    compilations = {c["compile_id"]: c for c in doc["compilations"]}
+    compilations = {c["compile_id"]: c for c in doc["capture"]["compilations"]}
     timed = [g["compile_id"] for g in doc["timing"]["graphs"]]
     assert timed == [c for c in compilations if compilations[c]["graph"]]
     for g in doc["timing"]["graphs"]:

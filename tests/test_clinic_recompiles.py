@@ -137,11 +137,12 @@ def test_torchs_other_guard_failures_are_described(reason, described, remedy_wor
 
 
 def test_render_text_gives_one_line_per_recompile(recompile_data):
-    from explorer.clinic import explain_recompiles, render_text
+    from explorer.clinic import explain_recompiles
+    from explorer.present.text import clinic_text
 
-    text = render_text(recompile_data)
+    text = clinic_text(recompile_data)
     assert text.startswith("graph breaks: 1 site to fix (2 breaks)")  # prog.carried
-    lines = [l for l in text.splitlines() if l.startswith("  ")]
+    lines = [l for l in text.split("recompiles:", 1)[1].splitlines() if l.startswith("  ")]
     assert len(lines) == len(explain_recompiles(recompile_data)) == 13
     assert any("size of x at dim 0: 8 -> 16" in l and "mark_dynamic" in l for l in lines)
 

@@ -1,62 +1,104 @@
-"""The report JSON is public (README.md, "Report JSON"): this pins its keys.
+"""The report JSON is public: a JSON Schema ships with the package and every report must match it.
 
-Adding a key is fine but must be deliberate: update PINNED and the README together.
+The schema is derived from the dataclasses (``python -m explorer.schema`` writes it);
+changing a field means regenerating it and updating README.md's "Report JSON" section.
 """
 
 import json
 import os
 import re
 
-from explorer.capturing.model import from_json
+import jsonschema
+import pytest
 
-TOP = {"schema_version", "torch_version", "device", "python_version", "compilations", "wall_time_s",
-       "notes", "error", "events", "timing"}
-COMPILATION = {"compile_id", "frame", "status", "original_bytecode", "rewritten_bytecode", "graph", "guards",
-               "guard_tree", "recompile_reason", "graph_break", "restarts", "aot_joint", "aot_forward",
-               "aot_backward", "aot_inference", "post_grad_graph", "post_grad_graph_backward", "ir_pre_fusion",
-               "ir_post_fusion", "output_code", "kernels", "compile_time_s", "metrics", "failure", "missing",
-               "events"}
-NESTED = {
-    "frame": {"name", "filename", "lineno"},
-    "graph": {"code", "num_nodes", "nodes", "dot"},
-    "guard": {"kind", "code", "subject", "source", "filename", "lineno", "function"},
-    "graph_break": {"reason", "filename", "lineno", "source_line", "explanation", "hints", "gb_code", "doc_url",
-                    "user_traceback", "detail"},
-    "kernel": {"name", "language", "source", "graph_kind", "source_nodes", "aten_ops", "user_lines",
-               "wrapper_lineno"},
-    "bytecode": {"name", "filename", "firstlineno", "listing", "instructions", "source", "decompiled",
-                 "decompile_error"},
-}
+from explorer.report import SCHEMA_VERSION, Report
+from explorer.schema import SCHEMA_PATH, report_schema
+
 README = os.path.join(os.path.dirname(__file__), "..", "README.md")
+REPORTS = ["breaks_report", "module_report", "dynamic_report", "timed_report"]
 
 
-def test_keys_are_pinned(breaks_report):
+def _schema():
+    with open(SCHEMA_PATH, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def test_the_shipped_schema_is_what_the_code_writes():
+    assert _schema() == json.loads(json.dumps(report_schema())), \
+        "explorer/report.schema.json is stale: run `python -m explorer.schema`"
+
+
+@pytest.mark.parametrize("fixture", REPORTS)
+def test_reports_validate_against_the_schema(fixture, request):
+    doc = json.loads(request.getfixturevalue(fixture).to_json())
+    assert doc["schema_version"] == SCHEMA_VERSION
+    jsonschema.validate(doc, _schema())
+
+
+def test_the_schema_catches_a_wrong_report(breaks_report):
     doc = json.loads(breaks_report.to_json())
-    assert set(doc) == TOP
-    assert doc["schema_version"] == 1
-    c = doc["compilations"][0]
-    assert set(c) == COMPILATION
-    assert set(c["frame"]) == NESTED["frame"]
-    assert set(c["graph"]) == NESTED["graph"]
-    assert set(c["guards"][0]) == NESTED["guard"]
-    assert set(c["graph_break"]) == NESTED["graph_break"]
-    assert set(c["kernels"][0]) == NESTED["kernel"]
-    assert set(c["original_bytecode"]) == NESTED["bytecode"]
+    doc["capture"]["compilations"][0]["guards"][0]["kind"] = 3
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, _schema())
+    del doc["clinic"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, _schema())
+
+
+@pytest.mark.parametrize("fixture", REPORTS)
+def test_round_trip_gives_back_an_equal_report(fixture, request):
+    report = request.getfixturevalue(fixture)
+    again = Report.from_json(report.to_json())
+    assert again == report
+    assert again.to_json() == report.to_json()
+
+
+def test_round_trip_keeps_timing_and_clinic(timed_report, breaks_report):
+    assert timed_report.timing is not None and timed_report.timing.graphs
+    assert Report.from_json(timed_report.to_json()).timing == timed_report.timing
+    assert breaks_report.clinic.fix_list and breaks_report.clinic.recompiles
+    assert Report.from_json(breaks_report.to_json()).clinic == breaks_report.clinic
+
+
+def test_a_report_of_another_schema_version_is_refused(breaks_report):
+    doc = json.loads(breaks_report.to_json())
+    doc["schema_version"] = 1
+    with pytest.raises(ValueError, match="schema_version 1"):
+        Report.from_json(json.dumps(doc))
 
 
 def test_missing_stages_are_null_with_a_reason(module_report):
-    c = json.loads(module_report.to_json())["compilations"][0]
+    c = json.loads(module_report.to_json())["capture"]["compilations"][0]
     assert c["aot_backward"] is None and c["missing"]["aot_backward"]
     assert c["graph_break"] is None and c["recompile_reason"] is None
 
 
-def test_round_trip(breaks_report):
-    assert from_json(breaks_report.to_json()) == breaks_report.data
+def _keys(node, out):
+    if isinstance(node, dict):
+        out.update(node.get("properties", {}))
+        for value in node.values():
+            _keys(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _keys(value, out)
+    return out
 
 
 def test_readme_documents_every_key():
     with open(README) as fh:
         text = fh.read()
-    documented = set(re.findall(r"`([a-z_]+)`", text))
-    missing = (TOP | COMPILATION | set().union(*NESTED.values())) - documented
+    documented = set(re.findall(r"`([a-z_0-9]+)`", text))
+    missing = set(_keys(_schema(), {})) - documented
     assert not missing, f"README.md's JSON section lacks {sorted(missing)}"
+
+
+def test_one_stage_shows_its_explanation_and_content(breaks_report):
+    view = breaks_report.stage("graph", "[0/0]")
+    assert view.content is breaks_report.capture.compilations[0].graph
+    assert view.explanation in repr(view) and "def forward" in repr(view)
+    assert "cx-explain" in view._repr_html_()
+    assert "not captured" in repr(breaks_report.stage("aot_inference"))
+    with pytest.raises(KeyError):
+        breaks_report.stage("no_such_stage")
+    with pytest.raises(LookupError):
+        breaks_report.compilation("9/9")

@@ -11,8 +11,11 @@ import pytest
 import torch
 
 import explorer
-from explorer.timing import (GraphRecorder, TimingReport, bench, break_even_calls, compare_modes, graphs_chart,
-                             html_fragment, kernels_chart, measure, peak_bandwidth, text_summary, time_calls,
+from explorer.present.plots import graphs_chart, kernels_chart
+from explorer.present.timing_html import html_fragment
+from explorer.present.text import timing_text
+from explorer.timing import (GraphRecorder, TimingReport, bench, break_even_calls, compare_modes,
+                             measure, peak_bandwidth, time_calls,
                              time_capture, time_graphs, warnings_for)
 from explorer.timing.kernels import cpp_bytes_estimate, kernel_bytes
 from explorer.capturing.model import Kernel
@@ -212,7 +215,7 @@ def test_peak_bandwidth_is_cached_per_device():
 def test_timing_report_is_json_with_documented_keys(inductor_timing):
     _, _, timing = inductor_timing
     d = json.loads(json.dumps(timing.to_dict()))
-    assert {"device", "graphs", "peak", "modes", "warnings", "notes", "eager_s", "compiled_s"} <= d.keys()
+    assert {"device", "graphs", "peak", "warnings", "notes", "eager_s", "compiled_s"} <= d.keys()
     g = d["graphs"][0]
     assert {"index", "compile_id", "label", "eager", "compiled", "speedup", "compile_time_s",
             "compile_time_source", "break_even_calls", "kernels", "warnings"} <= g.keys()
@@ -293,7 +296,7 @@ def test_charts_and_html_fragment_escape_user_strings(inductor_timing):
 
 def test_text_summary_shows_times_speedup_compile_and_kernels(inductor_timing):
     _, _, timing = inductor_timing
-    text = text_summary(timing)
+    text = "\n".join(timing_text(timing))
     g = timing.graphs[0]
     assert g.label in text and "speedup" in text and "break-even" in text and "compile" in text
     assert g.kernels[0].name in text
@@ -310,7 +313,7 @@ def test_time_calls_reruns_the_whole_call_and_says_side_effects_repeat():
     assert "side effects repeated" in t.notes[0]
     report = TimingReport(device="cpu", timeit=t)
     assert report.to_dict()["timeit"]["label"] == "whole call"
-    assert "whole call" in text_summary(report)
+    assert "whole call" in "\n".join(timing_text(report))
 
 
 def test_compare_modes_records_a_function_once_and_reports_a_failing_mode():

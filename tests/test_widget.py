@@ -9,8 +9,8 @@ pytest.importorskip("ipywidgets")
 import explorer.widget as widget_mod  # noqa: E402
 from explorer.capturing.model import (  # noqa: E402
     Bytecode, CaptureData, Compilation, FxGraph, Frame, GraphBreak, Kernel)
-from explorer.render.html import render_fragment, stage_html  # noqa: E402
-from explorer.render.text import summary  # noqa: E402
+from explorer.present.html import render_fragment, stage_html  # noqa: E402
+from explorer.present.text import summary  # noqa: E402
 from explorer.widget import PRESETS, ExplorerView, NotebookReport  # noqa: E402
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"

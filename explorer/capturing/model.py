@@ -151,6 +151,21 @@ class OtherArtifact:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """Where torch.compile behaved differently from a plain run of the same code.
+
+    Not an explorer failure: what the user came to learn (a frame Dynamo could
+    not trace and ran as plain Python, Inductor's random numbers differing from
+    eager's). Shown next to the stage it concerns.
+    """
+
+    message: str
+    stage: Optional[str] = None  # a stage id of ``explorer.stages``
+    compile_id: Optional[str] = None
+    hint: Optional[str] = None  # what the user can do about it
+
+
+@dataclass(frozen=True)
 class Problem:
     """Something the explorer could not do, shown in every output (never a silent except).
 

@@ -6,13 +6,12 @@ Pure functions over captured data (``CaptureData``/``Compilation``), except
 
 from .diff import CompilationDiff, DiffRow, SectionDiff, diff_compilations
 from .fixlist import BreakSite, fix_list
-from .fullgraph import explain_exception
+from .fullgraph import explain_exception, with_failure_break
 from .recompiles import GuardFailure, RecompileExplanation, explain_recompile, explain_recompiles
-from .text import render_text
 from .why import GuardVerdict, why_recompile, would_reuse
 
 __all__ = [
     "BreakSite", "CompilationDiff", "DiffRow", "GuardFailure", "GuardVerdict", "RecompileExplanation",
-    "SectionDiff", "diff_compilations", "explain_exception", "explain_recompile", "explain_recompiles",
-    "fix_list", "render_text", "why_recompile", "would_reuse",
+    "SectionDiff", "diff_compilations", "explain_exception", "explain_recompile", "explain_recompiles", "with_failure_break",
+    "fix_list", "why_recompile", "would_reuse",
 ]

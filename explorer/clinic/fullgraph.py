@@ -9,10 +9,11 @@ traceback:``; once that header is renamed the break parser reads it as is.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Optional
 
-from ..capturing.model import GraphBreak
+from ..capturing.model import CaptureData, GraphBreak
 from ..capturing.parse_breaks import parse_graph_break
 
 _FROM_USER = re.compile(r"^\s*from user code:\s*$", re.M)
@@ -42,3 +43,13 @@ def explain_message(text: str) -> Optional[GraphBreak]:
     text = _FROM_USER.sub("User code traceback:", text, count=1)
     brk = parse_graph_break(text)
     return brk if brk.reason else None
+
+
+def with_failure_break(data: CaptureData, brk: GraphBreak) -> CaptureData:
+    """The failed compilation (the last one without a break) gets the break that failed it."""
+    comps = list(data.compilations)
+    for i in range(len(comps) - 1, -1, -1):
+        if comps[i].status == "failed" and comps[i].graph_break is None:
+            comps[i] = dataclasses.replace(comps[i], graph_break=brk)
+            return dataclasses.replace(data, compilations=tuple(comps))
+    return data

@@ -27,25 +27,21 @@ from .compare import DEFAULT_MODES, compare_modes
 from .graphs import GraphRecorder, RecordedGraph, time_graphs
 from .model import GraphTiming, KernelTiming, Measurement, ModeResult, PeakBandwidth, TimingReport
 from .peak import peak_bandwidth
-from .plots import bar_chart, format_time, graphs_chart, kernels_chart
 from .repro import Repro, collect_repros, time_repros, time_script_capture
-from .view import html_fragment, text_summary
 
 __all__ = ["DEFAULT_MODES", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
-           "ModeResult", "PeakBandwidth", "RecordedGraph", "Repro", "TimingReport", "bar_chart",
-           "break_even_calls", "collect_repros", "compare_modes", "format_time", "graphs_chart",
-           "html_fragment", "kernels_chart", "measure", "peak_bandwidth", "text_summary", "time_calls",
+           "ModeResult", "PeakBandwidth", "RecordedGraph", "Repro", "TimingReport",
+           "break_even_calls", "collect_repros", "compare_modes", "measure", "peak_bandwidth", "time_calls",
            "time_capture", "time_graphs", "time_repros", "time_script_capture", "warnings_for"]
 
 
 def time_capture(recorder: GraphRecorder, capture: Any = None, *, budget_s: float = bench.DEFAULT_BUDGET_S,
                  repeats: int = bench.DEFAULT_REPEATS, kernel_profile: bool = True,
-                 peak: Union[bool, PeakBandwidth, None] = None, modes: Optional[list[str]] = None) -> TimingReport:
+                 peak: Union[bool, PeakBandwidth, None] = None) -> TimingReport:
     """Everything for one captured call: per-graph timings, peak bandwidth, optional mode table.
 
     ``peak``: True (default when kernels are profiled) measures the device's
     copy bandwidth once per process; a PeakBandwidth is used as given.
-    ``modes`` adds a ``--compare`` table (each mode compiles the graphs again).
     """
     graphs = list(recorder.graphs)
     device = graphs[0].device if graphs else "cpu"
@@ -59,9 +55,8 @@ def time_capture(recorder: GraphRecorder, capture: Any = None, *, budget_s: floa
         pk = _peak(device, notes) if want and graphs else None
     timings = time_graphs(recorder, capture=capture, budget_s=budget_s, repeats=repeats,
                           kernel_profile=kernel_profile, peak=pk)
-    rows = tuple(compare_modes(recorder, modes=modes, budget_s=budget_s, repeats=repeats)) if modes else ()
     warnings = tuple(f"{t.label}: {w}" for t in timings for w in t.warnings)
-    return TimingReport(device=device, graphs=tuple(timings), peak=pk, modes=rows, warnings=warnings,
+    return TimingReport(device=device, graphs=tuple(timings), peak=pk, warnings=warnings,
                         notes=tuple(notes))
 
 

@@ -7,28 +7,18 @@ All times are seconds per call; percentages are 0-100.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
-
-def _to_dict(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj):
-        out = {f.name: _to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        out.update(obj._derived() if isinstance(obj, _Dict) else {})
-        return out
-    if isinstance(obj, (list, tuple)):
-        return [_to_dict(v) for v in obj]
-    return obj
+from ..serial import to_jsonable
 
 
 class _Dict:
+    _json_derived: tuple[str, ...] = ()  # read-only figures written into the JSON too
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; tuples become lists; derived figures included."""
-        return _to_dict(self)
-
-    def _derived(self) -> dict[str, Any]:
-        return {}
+        return to_jsonable(self)
 
 
 @dataclass(frozen=True)
@@ -58,8 +48,7 @@ class Measurement(_Dict):
     def max_s(self) -> float:
         return max(self.times_s)
 
-    def _derived(self) -> dict[str, Any]:
-        return {"repeats": self.repeats, "min_s": self.min_s, "max_s": self.max_s}
+    _json_derived = ("repeats", "min_s", "max_s")
 
 
 @dataclass(frozen=True)
@@ -113,7 +102,7 @@ class GraphTiming(_Dict):
 
 @dataclass(frozen=True)
 class ModeResult(_Dict):
-    """One torch.compile mode in a --compare table (all of the cell's graphs together)."""
+    """One torch.compile mode in a --compare table (all of the cell's graphs together); ``Report.comparisons``."""
 
     mode: str
     compile_time_s: Optional[float]  # cold compile, caches off
@@ -132,7 +121,6 @@ class TimingReport(_Dict):
     device: str
     graphs: tuple[GraphTiming, ...] = ()
     peak: Optional[PeakBandwidth] = None
-    modes: tuple[ModeResult, ...] = ()
     timeit: Optional[GraphTiming] = None  # --timeit: the whole call re-run (index -1)
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -145,8 +133,7 @@ class TimingReport(_Dict):
     def compiled_s(self) -> Optional[float]:
         return _sum(g.compiled.median_s if g.compiled else None for g in self.graphs)
 
-    def _derived(self) -> dict[str, Any]:
-        return {"eager_s": self.eager_s, "compiled_s": self.compiled_s}
+    _json_derived = ("eager_s", "compiled_s")
 
 
 def _sum(values: Any) -> Optional[float]:

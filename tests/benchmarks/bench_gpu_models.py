@@ -32,7 +32,7 @@ import torch  # noqa: E402
 
 import explorer  # noqa: E402
 from explorer.timing import GraphRecorder, measure, peak_bandwidth, time_graphs  # noqa: E402
-from explorer.timing.plots import format_time  # noqa: E402
+from explorer.present.plots import format_time  # noqa: E402
 
 TOLERANCE_PCT = 3.0
 

@@ -12,25 +12,21 @@ cached between renders.
 The formatter is ours because it must split tokens at line ends (multi-line
 strings) to number lines and mark whole lines (the graph-break line), and it
 skips spans for plain names and whitespace to keep big pages small.
-pygments escapes nothing here: every token value is escaped by ``_esc``.
+pygments escapes nothing here: every token value is escaped by ``escape.esc``.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Iterable, Iterator, Optional
 
+from .escape import esc as _esc
 from pygments.token import STANDARD_TYPES, Comment, Keyword, Name, Number, Operator, String, Text, _TokenType
 
 PYGMENTS_BUDGET = 20_000  # characters per render handed to pygments' lexers
 
 _LANGS = {"python": "python", "py": "python", "triton": "python", "halide": "python",
           "cpp": "cpp", "c++": "cpp", "c": "cpp", "cuda": "cpp"}
-
-
-def _esc(s: str) -> str:
-    return html.escape(s, quote=False)
 
 
 def lang_of(language: Optional[str]) -> Optional[str]:

@@ -7,10 +7,10 @@ from user code.
 
 from __future__ import annotations
 
-import html
 from typing import Optional, Sequence
 
-from .model import GraphTiming, KernelTiming
+from ..timing.model import GraphTiming, KernelTiming
+from .escape import esc as _esc
 
 EAGER_COLOUR = "#9aa5b1"
 COMPILED_COLOUR = "#3b7dd8"
@@ -79,5 +79,3 @@ def _clip(label: str, n: int = 32) -> str:
     return label if len(label) <= n else label[: n - 1] + "…"
 
 
-def _esc(text: str) -> str:
-    return html.escape(str(text), quote=True)

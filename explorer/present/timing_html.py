@@ -1,69 +1,19 @@
-"""Timing results as text (CLI, plain notebook output) and as an HTML fragment (widget, static page).
+"""Timing results as an HTML fragment (widget, static page): the timing table written once.
 
-Ready-made so the magic, CLI and HTML views only place them. Every string that
-may come from user code (labels, kernel names, notes) is escaped in the HTML.
+Every string that may come from user code (labels, kernel names, notes) is escaped.
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any, Optional
 
-from ..render.stages import kernel_anchor
-from .model import GraphTiming, KernelTiming, Measurement, ModeResult, TimingReport
+from ..timing.model import GraphTiming, KernelTiming, Measurement, ModeResult, TimingReport
+from .escape import esc
+from .panes import kernel_anchor
 from .plots import format_time, graphs_chart, kernels_chart
 
 
-def _m(m: Optional[Measurement]) -> str:
-    return "n/a" if m is None else f"{format_time(m.median_s)} ±{m.iqr_pct:.0f}%"
-
-
-def _x(v: Optional[float]) -> str:
-    return "n/a" if v is None else f"{v:.2f}x"
-
-
-def _calls(v: Optional[float]) -> str:
-    return "never" if v is None else f"{v:,.0f} calls"
-
-
-def graph_line(t: GraphTiming) -> str:
-    comp = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
-    train = ""
-    if t.train_eager is not None or t.train_compiled is not None:
-        train = (f"; forward+backward: eager {_m(t.train_eager)}, compiled {_m(t.train_compiled)}, "
-                 f"speedup {_x(t.train_speedup)}")
-    return (f"{t.label}: eager {_m(t.eager)}, compiled {_m(t.compiled)}, speedup {_x(t.speedup)}{train}; "
-            f"compile {comp} ({t.compile_time_source}), break-even {_calls(t.break_even_calls)}")
-
-
-def text_summary(report: TimingReport, top_kernels: int = 5) -> str:
-    """A few lines per graph: times with spread, speedup, compile cost, break-even, top kernels, warnings."""
-    lines = [f"timing on {report.device} (median per call ± IQR of the repeats)"]
-    if report.peak is not None:
-        lines.append(f"  device copy bandwidth: {report.peak.gbs:,.0f} GB/s")
-    for t in report.graphs:
-        lines.append("  " + graph_line(t))
-        for k in sorted(t.kernels, key=lambda k: -k.time_s)[:top_kernels]:
-            bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
-            bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
-            lines.append(f"    {k.name}: {format_time(k.time_s)} ({k.share_pct:.0f}%){bw}")
-        lines.extend(f"    ! {w}" for w in t.warnings)
-        lines.extend(f"    note: {n}" for n in t.notes)
-    if report.timeit is not None:
-        lines.append("  " + graph_line(report.timeit))
-        lines.extend(f"    ! {w}" for w in report.timeit.warnings)
-        lines.extend(f"    note: {n}" for n in report.timeit.notes)
-    if report.modes:
-        lines.append("  modes: " + "; ".join(_mode_line(r) for r in report.modes))
-    lines.extend(f"  note: {n}" for n in report.notes)
-    return "\n".join(lines)
-
-
-def _mode_line(r: ModeResult) -> str:
-    if r.error:
-        return f"{r.mode}: failed ({r.error})"
-    return (f"{r.mode}: compile {r.compile_time_s:.1f} s, {format_time(r.compiled_s)} per call, "
-            f"{_x(r.speedup)}")
+from .text import calls_text as _calls, measurement_text as _m, speedup_text as _x
 
 
 def _train_row(t: GraphTiming, e: Any) -> str:
@@ -73,9 +23,9 @@ def _train_row(t: GraphTiming, e: Any) -> str:
             f"<td>{e(_m(t.train_compiled))}</td><td>{e(_x(t.train_speedup))}</td><td></td><td></td></tr>")
 
 
-def html_fragment(report: TimingReport) -> str:
+def html_fragment(report: TimingReport, comparisons: tuple[ModeResult, ...] = ()) -> str:
     """Tables and charts for the explorer view; no scripts, no external assets."""
-    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    e = esc
     rows = "".join(
         f"<tr><td>{e(t.label)}</td><td>{e(_m(t.eager))}</td><td>{e(_m(t.compiled))}</td>"
         f"<td>{e(_x(t.speedup))}</td><td>{e('n/a' if t.compile_time_s is None else f'{t.compile_time_s:.2f} s')}</td>"
@@ -99,8 +49,8 @@ def html_fragment(report: TimingReport) -> str:
             parts.append(_kernel_table(t))
         elif t.kernels_note:
             parts.append(f"<p>{e(t.label)}: {e(t.kernels_note)}</p>")
-    if report.modes:
-        parts.append(_modes_table(report.modes))
+    if comparisons:
+        parts.append(modes_table(comparisons))
     if report.peak is not None:
         parts.append(f"<p>Device copy bandwidth: {report.peak.gbs:,.0f} GB/s (measured once, "
                      f"±{report.peak.measurement.iqr_pct:.0f}%).</p>")
@@ -110,14 +60,14 @@ def html_fragment(report: TimingReport) -> str:
 
 def _kernel_name(k: KernelTiming) -> str:
     """A generated kernel's name links to its source in the report; library calls have none."""
-    code = f'<code class="cx-kernel" data-kernel="{html.escape(k.name, quote=True)}">{html.escape(k.name)}</code>'
+    code = f'<code class="cx-kernel" data-kernel="{esc(k.name)}">{esc(k.name)}</code>'
     if k.kind != "generated":
         return code
-    return f'<a href="#{html.escape(kernel_anchor(k.name), quote=True)}" title="show the kernel\'s source">{code}</a>'
+    return f'<a href="#{esc(kernel_anchor(k.name))}" title="show the kernel\'s source">{code}</a>'
 
 
 def _kernel_table(t: GraphTiming) -> str:
-    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    e = esc
     rows = "".join(
         f'<tr><td>{_kernel_name(k)}</td><td>{e(k.kind)}</td>'
         f"<td>{e(format_time(k.time_s))}</td><td>{k.share_pct:.1f}%</td>"
@@ -129,8 +79,8 @@ def _kernel_table(t: GraphTiming) -> str:
             "<th>time</th><th>share</th><th>bytes</th><th>GB/s</th><th>% of peak</th></tr>" + rows + "</table>")
 
 
-def _modes_table(modes: tuple[ModeResult, ...]) -> str:
-    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+def modes_table(modes: tuple[ModeResult, ...]) -> str:
+    e = esc
     rows = "".join(
         f"<tr><td>{e(r.mode)}</td>"
         + (f'<td colspan="4">{e(r.error)}</td>' if r.error else

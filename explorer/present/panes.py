@@ -1,21 +1,22 @@
-"""One HTML pane per stage of one compilation.
+"""One HTML renderer per kind of stage (``explorer.stages``), for one compilation.
 
-Each function takes the compilation and the render's ``Ctx`` (highlighter,
-character limit, pictures) and returns a fragment. A stage with nothing in it
-says what is missing and why (``comp.missing`` first, then a likely cause), so
-a pane is never blank. Every string from user code goes through ``esc``.
+Each renderer takes the registry's ``Stage``, the compilation and the render's
+``Ctx`` (highlighter, character limit, pictures) and returns a fragment. A
+stage with nothing in it says what is missing and why (``stages.why_missing``),
+so a pane is never blank. Every string from user code goes through ``esc``.
 """
 
 from __future__ import annotations
 
-import html
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from ..capturing.model import Bytecode, Compilation, FxGraph, FxNode, Guard, Kernel, SourceLoc
+from ..stages import Stage, why_missing
 from . import graphviz_svg
+from .escape import esc, safe_url
 from .highlight import Highlighter
 
 MAX_TABLE_ROWS = 2_000
@@ -56,30 +57,6 @@ def drawable(fx: FxGraph) -> bool:
     return max(fx.num_nodes, len(fx.nodes)) <= graphviz_svg.MAX_NODES
 
 
-# Why a stage is usually empty, when the capture recorded no reason of its own.
-LIKELY_WHY = {
-    "source": "the frame's source text could not be read (code typed at a prompt, or built by exec/eval)",
-    "original_bytecode": "Dynamo reported no bytecode for this frame",
-    "rewritten_bytecode": "Dynamo did not rewrite this frame (it skipped it, or the compile failed)",
-    "graph": "Dynamo produced no FX graph here (no tensor operation was traced in this frame)",
-    "guards": "no guards were recorded for this compilation",
-    "aot_joint": "AOTAutograd did not run (e.g. backend=\"eager\"), or this graph is inference-only",
-    "aot_forward": "no training graph: AOTAutograd did not run (e.g. backend=\"eager\"), or no input requires grad (see AOT inference)",
-    "aot_backward": "no backward graph: no input requires grad, AOTAutograd did not run, or .backward() was never called",
-    "aot_inference": "no inference graph: this graph was compiled for training (see AOT forward / backward), or AOTAutograd did not run",
-    "post_grad_graph": "Inductor did not lower this graph (another backend, or a cache hit skipped lowering)",
-    "post_grad_graph_backward": "the backward graph was not lowered by Inductor (lowered lazily at the first .backward())",
-    "ir_pre_fusion": "Inductor did not lower this graph (another backend, or a cache hit skipped lowering)",
-    "ir_post_fusion": "Inductor did not lower this graph (another backend, or a cache hit skipped lowering)",
-    "output_code": "Inductor generated no code here (another backend, or a cache hit)",
-    "kernels": "no kernels: another backend than Inductor, or everything ran as library calls (e.g. matmuls)",
-}
-
-
-def esc(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
 def short_path(path: Optional[str]) -> str:
     """Paths under the working directory are shown relative: shorter, same meaning."""
     if not path:
@@ -99,16 +76,9 @@ def loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[
 
 
 def missing(comp: Compilation, key: str, what: str = "") -> str:
-    why = comp.missing.get(key) or LIKELY_WHY.get(key) or "it was not recorded"
-    if comp.status not in ("compiled",) and key not in comp.missing:
-        why += f" (this frame's status: {comp.status.replace('_', ' ')})"
+    why = why_missing(key, comp)
     label = what or "Not captured"
     return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(why)}</div>'
-
-
-def safe_url(url: Optional[str]) -> Optional[str]:
-    """Only http(s) links: a URL from a log must not become a javascript: link."""
-    return url if url and re.match(r"https?://", url) else None
 
 
 # ---- source and bytecode ----
@@ -125,7 +95,7 @@ def break_line(comp: Compilation) -> Optional[int]:
     return gb.lineno if first <= gb.lineno <= last else None
 
 
-def source(comp: Compilation, ctx: Ctx) -> str:
+def source(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     bc = comp.original_bytecode
     if bc is None or not bc.source:
         why_key = "source" if "source" in comp.missing or bc is not None else "original_bytecode"
@@ -171,32 +141,28 @@ def _listing(bc: Bytecode, ctx: Ctx, mark_line: Optional[int] = None) -> str:
     return ctx.block(bc.listing, None, hl_lines=rows)
 
 
-def original_bytecode(comp: Compilation, ctx: Ctx) -> str:
-    bc = comp.original_bytecode
+def bytecode(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
+    """A ``dis`` listing; the original's marks the graph-break line's instructions."""
+    bc = stage.content(comp)
     if bc is None:
-        return missing(comp, "original_bytecode")
-    line = break_line(comp)
+        return missing(comp, stage.id)
+    line = break_line(comp) if stage.id == "original_bytecode" else None
     head = f'<p class="cx-muted">{esc(bc.name)} — {esc(loc_text(bc.filename, bc.firstlineno))}</p>'
     if line is not None:
         head += f'<p>Highlighted: the instructions of line <b>{line}</b>, where the graph break happened.</p>'
     return head + _listing(bc, ctx, line)
 
 
-def rewritten_bytecode(comp: Compilation, ctx: Ctx) -> str:
-    bc = comp.rewritten_bytecode
-    if bc is None:
-        return missing(comp, "rewritten_bytecode")
-    parts = [f'<p class="cx-muted">{esc(bc.name)}: the bytecode Dynamo runs instead of the original '
-             '(calls the compiled graph, then the rest).</p>']
-    if bc.decompiled:
-        parts.append('<div class="cx-h4">Decompiled</div>' + ctx.block(bc.decompiled, "python"))
-        parts.append(f'<details class="cx-sub"><summary>dis listing</summary>{_listing(bc, ctx)}</details>')
-    else:
-        why = bc.decompile_error or "no decompiler result was recorded"
-        parts.append(f'<div class="cx-missing"><b>Could not decompile:</b> {esc(why)}. '
-                     'The listing below is the exact bytecode.</div>')
-        parts.append(_listing(bc, ctx))
-    return "".join(parts)
+def code(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
+    """Text in the stage's language; a tuple of wrapper modules gets one block per graph kind."""
+    content = stage.content(comp)
+    if not content:
+        return missing(comp, stage.id)
+    if isinstance(content, str):
+        return ctx.block(content, stage.language)
+    return "".join(
+        f'<div class="cx-h4">{esc(o.graph_kind)}</div><p class="cx-muted"><code>{esc(o.filename or "")}</code></p>'
+        f'{ctx.block(o.code, stage.language)}' for o in content)
 
 
 # ---- graphs ----
@@ -242,28 +208,10 @@ def graph_view(fx: FxGraph, ctx: Ctx, *, title: str = "") -> str:
             f'<details class="cx-sub" open><summary>picture</summary>{graph_picture(fx, ctx)}</details>')
 
 
-def one_graph(key: str) -> Callable[[Compilation, Ctx], str]:
-    def render(comp: Compilation, ctx: Ctx) -> str:
-        fx = getattr(comp, key)
-        return missing(comp, key) if fx is None else graph_view(fx, ctx)
-    render.__doc__ = f"The {key} FX graph: code and picture."
-    return render
-
-
-def post_grad(comp: Compilation, ctx: Ctx) -> str:
-    fwd, bwd = comp.post_grad_graph, comp.post_grad_graph_backward
-    if fwd is None and bwd is None:
-        return missing(comp, "post_grad_graph")
-    training = comp.aot_forward is not None or comp.aot_backward is not None or bwd is not None
-    parts = []
-    title = "Forward" if training else "Inference"
-    parts.append(graph_view(fwd, ctx, title=title) if fwd is not None
-                 else f'<div class="cx-h4">{title}</div>' + missing(comp, "post_grad_graph"))
-    if bwd is not None:
-        parts.append(graph_view(bwd, ctx, title="Backward"))
-    elif comp.aot_backward is not None:
-        parts.append('<div class="cx-h4">Backward</div>' + missing(comp, "post_grad_graph_backward"))
-    return "".join(parts)
+def graph(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
+    """An FX graph: its code and its picture."""
+    fx = stage.content(comp)
+    return missing(comp, stage.id) if fx is None else graph_view(fx, ctx)
 
 
 # ---- guards, breaks, recompiles ----
@@ -278,7 +226,7 @@ def _guard_row(g: Guard) -> str:
             f"<td><code>{esc(g.subject or '')}</code></td><td>{user}</td></tr>")
 
 
-def guards(comp: Compilation, ctx: Ctx) -> str:
+def guards(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     if not comp.guards and not comp.guard_tree:
         return missing(comp, "guards")
     parts = []
@@ -325,7 +273,7 @@ def graph_break_html(comp: Compilation, ctx: Ctx) -> str:
     return "".join(parts)
 
 
-def graph_break(comp: Compilation, ctx: Ctx) -> str:
+def graph_break(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     """Graph break, recompile reason, restarts and failure: why this compilation looks as it does."""
     parts = []
     if comp.failure:
@@ -341,8 +289,7 @@ def graph_break(comp: Compilation, ctx: Ctx) -> str:
             for r in comp.restarts)
         parts.append(f'<div class="cx-h4">Restarts</div><p>Dynamo threw its trace away and traced this frame again:</p><ul class="cx-list">{items}</ul>')
     if not any(parts):
-        parts.append('<p class="cx-none">No graph break: Dynamo traced this frame to its end. '
-                     'Not a recompile: this is the first compilation that matched.</p>')
+        parts.append(missing(comp, stage.id, "No graph break"))
     else:
         if comp.graph_break is None:
             parts.append('<p class="cx-muted">No graph break in this compilation.</p>')
@@ -353,22 +300,12 @@ def graph_break(comp: Compilation, ctx: Ctx) -> str:
 
 # ---- Inductor ----
 
-def ir(key: str) -> Callable[[Compilation, Ctx], str]:
-    def render(comp: Compilation, ctx: Ctx) -> str:
-        dumps = getattr(comp, key)
-        if not dumps:
-            return missing(comp, key)
-        return "".join(f'<div class="cx-h4">{esc(d.graph_kind)}</div>{ctx.block(d.text, "python")}' for d in dumps)
-    render.__doc__ = f"Inductor's loop-level IR ({key})."
-    return render
-
-
-def output_code(comp: Compilation, ctx: Ctx) -> str:
-    if not comp.output_code:
-        return missing(comp, "output_code")
-    return "".join(
-        f'<div class="cx-h4">{esc(o.graph_kind)}</div><p class="cx-muted"><code>{esc(o.filename or "")}</code></p>'
-        f'{ctx.block(o.code, "python")}' for o in comp.output_code)
+def ir(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
+    """Inductor's loop-level IR, one dump per lowered graph (forward, backward, inference)."""
+    dumps = stage.content(comp)
+    if not dumps:
+        return missing(comp, stage.id)
+    return "".join(f'<div class="cx-h4">{esc(d.graph_kind)}</div>{ctx.block(d.text, "python")}' for d in dumps)
 
 
 def _locs(locs: tuple[SourceLoc, ...]) -> str:
@@ -399,7 +336,7 @@ def kernel_view(kernel: Kernel, ctx: Ctx) -> str:
             f'{ctx.block(kernel.source, kernel.language)}</div>')
 
 
-def kernels(comp: Compilation, ctx: Ctx) -> str:
+def kernels(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     if not comp.kernels:
         return missing(comp, "kernels", "No kernels")
     rows = "".join(
@@ -419,35 +356,18 @@ def find_kernel(comp: Compilation, ref: str) -> Optional[Kernel]:
     return None
 
 
-RENDERERS: dict[str, Callable[[Compilation, Ctx], str]] = {
+BY_KIND: dict[str, Callable[[Stage, Compilation, Ctx], str]] = {
     "source": source,
-    "original_bytecode": original_bytecode,
-    "rewritten_bytecode": rewritten_bytecode,
-    "graph": one_graph("graph"),
+    "code": code,
+    "bytecode": bytecode,
+    "graph": graph,
     "guards": guards,
-    "graph_break": graph_break,
-    "aot_joint": one_graph("aot_joint"),
-    "aot_forward": one_graph("aot_forward"),
-    "aot_backward": one_graph("aot_backward"),
-    "aot_inference": one_graph("aot_inference"),
-    "post_grad_graph": post_grad,
-    "post_grad_graph_backward": one_graph("post_grad_graph_backward"),
-    "ir_pre_fusion": ir("ir_pre_fusion"),
-    "ir_post_fusion": ir("ir_post_fusion"),
-    "output_code": output_code,
+    "break": graph_break,
+    "ir": ir,
     "kernels": kernels,
 }
 
 
-def is_present(comp: Compilation, key: str) -> bool:
-    """Whether a stage has content (the fragment lists the absent ones apart)."""
-    if key == "source":
-        return comp.original_bytecode is not None and bool(comp.original_bytecode.source)
-    if key == "graph_break":
-        return True  # it always has something to say
-    if key == "guards":
-        return bool(comp.guards or comp.guard_tree)
-    if key == "post_grad_graph":
-        return comp.post_grad_graph is not None or comp.post_grad_graph_backward is not None
-    value = getattr(comp, key, None)
-    return bool(value) if isinstance(value, tuple) else value is not None
+def render(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
+    """The pane of one stage of one compilation (report-wide stages are drawn by ``html``)."""
+    return BY_KIND[stage.kind](stage, comp, ctx)

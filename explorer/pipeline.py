@@ -1,0 +1,209 @@
+"""One path from code to report, behind ``explore()``, ``%%compile`` and ``python -m explorer run``.
+
+    compile (unless capture-only) -> capture while the target runs -> assemble
+    -> the failure read as a graph break (fullgraph) -> clinic -> timing,
+    --timeit, --compare -> outputs (HTML, JSON) -> Report
+
+The entry points parse their own arguments into ``Options``, call ``run``,
+and display the ``Outcome``; everything one of them can do the others can
+(where it makes sense), under the same names. Each analysis step that fails
+becomes a ``Problem`` in the report, shown in every output: the user's own
+result or exception is never replaced by ours.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional, Protocol
+
+from .capturing.model import CaptureData
+from .capturing.session import CaptureSession
+from .lineage import lineage_of
+from .options import Options
+from .report import Clinic, Report
+from .targets import CallTarget, CellTarget, RunResult, ScriptTarget
+
+__all__ = ["CallTarget", "CellTarget", "Outcome", "ScriptTarget", "capture", "finish", "run"]
+
+
+class Stages(Protocol):
+    """What shows progress (the magic's status line): told the explorer's own steps."""
+
+    def set_stage(self, stage: str) -> None: ...
+
+
+@dataclass
+class Outcome:
+    report: Report
+    value: Any = None
+    error: Optional[BaseException] = None
+
+
+def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any]] = None,
+        progress: Optional[Stages] = None) -> Outcome:
+    """Runs ``target`` once under capture with ``options``; never raises the target's exception.
+
+    Errors of the setup itself (an unknown backend, a mode the backend does not
+    take) are raised before anything runs, as ``torch.compile`` raises them.
+    """
+    target.prepare()
+    compiled, recorder = _compiled(target, options, backend_fn)
+    report = Report(entry=target.entry, options=_recorded(options, backend_fn))
+    with _timing_source(target, options) as repros:
+        session = CaptureSession()
+        with session:
+            result: RunResult = target.run(compiled)
+    report.capture = session.data
+    report.result = result.value
+    report.findings = tuple(result.findings)
+    finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
+           calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None)
+    return Outcome(report, result.value, result.error)
+
+
+@contextlib.contextmanager
+def capture(options: Optional[Options] = None) -> Iterator[Report]:
+    """``explorer.capture()``: every torch.compile call inside the block, whatever compiles it."""
+    options = options or Options(capture_only=True)
+    report = Report(entry="capture", options=options)
+    session = CaptureSession()
+    error: Optional[BaseException] = None
+    try:
+        with session:
+            yield report
+    except BaseException as e:
+        error = e
+        raise
+    finally:
+        report.capture = session.data
+        finish(report, error, options)
+
+
+def finish(report: Report, error: Optional[BaseException], options: Options, *, recorder: Any = None,
+           repros: Optional[list] = None, progress: Optional[Stages] = None,
+           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None) -> Report:
+    """Everything after the capture: the same steps, in the same order, for every entry point."""
+    if report.capture is None:
+        return report
+    if error is not None:
+        data = report.capture
+        report.capture = _step(report, "reading the exception", lambda: _with_error(data, error), data)
+    report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture), Clinic())
+    report.lineage = _step(report, "lineage", lambda: lineage_of(report.capture), ())
+    if error is None and options.time and (recorder is not None or repros is not None):
+        if progress is not None:
+            progress.set_stage("timing eager vs compiled")
+        report.timing = _step(report, "timing", lambda: _time(report, recorder, repros, options, calls), None)
+    if error is None and recorder is not None and options.compare:
+        if progress is not None:
+            progress.set_stage(f"comparing modes: {', '.join(options.compare)}")
+        report.comparisons = _step(report, "compare", lambda: _compare(recorder, options), ())
+    _write_outputs(report, options)
+    return report
+
+
+# ---- steps ----
+
+def _compiled(target: Any, options: Options, backend_fn: Optional[Callable[..., Any]]) -> tuple[Any, Any]:
+    """The target's function under torch.compile with ``options``, and the timing recorder if timing.
+
+    With timing on, the backend is wrapped in ``timing.GraphRecorder`` (the
+    backend-wrapping seam): it keeps each graph and private copies of its
+    inputs, so graphs can be timed afterwards without touching the user's tensors.
+    """
+    fn = target.function
+    if fn is None or options.capture_only:
+        return fn, None
+    import torch
+
+    backend = backend_fn if backend_fn is not None else options.backend
+    if options.time or options.compare:
+        from .timing import GraphRecorder
+
+        recorder = GraphRecorder(backend, mode=options.mode, options=options.inductor_options or None,
+                                 dynamic=options.dynamic, kernel_profile=True)
+        return torch.compile(fn, backend=recorder, dynamic=options.dynamic, fullgraph=options.fullgraph), recorder
+    kwargs = options.compile_kwargs()
+    kwargs["backend"] = backend
+    return torch.compile(fn, **kwargs), None
+
+
+def _recorded(options: Options, backend_fn: Optional[Callable[..., Any]]) -> Options:
+    """The options as the report keeps them: a backend callable by its name."""
+    if backend_fn is None:
+        return options
+    name = getattr(backend_fn, "__name__", type(backend_fn).__name__)
+    return dataclasses.replace(options, backend=name)
+
+
+@contextlib.contextmanager
+def _timing_source(target: Any, options: Options) -> Iterator[Optional[list]]:
+    """A script's graphs cannot be wrapped: with timing on, torch's repro of each one is kept instead."""
+    if not (options.time and isinstance(target, ScriptTarget)):
+        yield None
+        return
+    from .timing.repro import collect_repros
+
+    with collect_repros() as repros:
+        yield repros
+
+
+def _with_error(data: CaptureData, error: BaseException) -> CaptureData:
+    """The exception in words, and a fullgraph refusal put in as the graph break that caused it."""
+    from .clinic.fullgraph import explain_exception, with_failure_break
+
+    if isinstance(error, SystemExit):
+        text = f"SystemExit: {error.code}"
+    else:
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    data = dataclasses.replace(data, error=text)
+    brk = explain_exception(error)
+    return with_failure_break(data, brk) if brk is not None else data
+
+
+def _time(report: Report, recorder: Any, repros: Optional[list], options: Options,
+          calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]]) -> Any:
+    if repros is not None:
+        from .timing.repro import time_script_capture
+
+        return time_script_capture(repros, report.capture, budget_s=options.time_budget_s)
+    from .timing import time_calls, time_capture
+
+    timing = time_capture(recorder, report.capture, budget_s=options.time_budget_s)
+    if calls is not None:
+        whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,
+                           budget_s=options.time_budget_s)
+        timing = dataclasses.replace(timing, timeit=whole)
+    return timing
+
+
+def _compare(recorder: Any, options: Options) -> tuple:
+    from .timing import compare_modes
+
+    return tuple(compare_modes(recorder, modes=list(options.compare), budget_s=options.time_budget_s))
+
+
+def _step(report: Report, where: str, fn: Callable[[], Any], fallback: Any) -> Any:
+    """One analysis step; its failure is a problem in the report, never the user's exception."""
+    try:
+        return fn()
+    except KeyboardInterrupt:  # Ctrl-C during an extra step stops that step, not the report
+        report.with_problem(where, "interrupted (Ctrl-C): this step was not finished")
+        return fallback
+    except Exception as e:  # shown in every output as a problem; the user's result stands
+        report.with_problem(where, e)
+        return fallback
+
+
+def _write_outputs(report: Report, options: Options) -> None:
+    # the JSON last: the page then lists a failed JSON write only if it came first, never the reverse
+    for where, path, save in (("html", options.html, report.save_html), ("json", options.json, report.save_json)):
+        if not path:
+            continue
+        try:
+            save(os.path.expanduser(path))
+        except Exception as e:  # a bad path must not turn the user's run into an error
+            report.with_problem(f"{where} output", f"could not write the {where.upper()} report {path!r}: {type(e).__name__}: {e}")

@@ -1,1 +1,0 @@
-"""Views of a CaptureData: plain text (CLI, repr) and standalone HTML."""

@@ -1,0 +1,82 @@
+"""The report's JSON Schema, derived from the dataclasses that make a report.
+
+``explorer/report.schema.json`` ships with the package for other tools; it is
+written by ``python -m explorer.schema`` and a test checks it equals what the
+dataclasses say today, so it cannot drift from the code. Every key is
+required (a stage that was not captured is ``null``, never absent), and no
+object takes keys the schema does not name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import types
+import typing
+from typing import Any, Union
+
+from .serial import _hints
+
+SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.schema.json")
+_PRIMITIVES = {str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
+               bool: {"type": "boolean"}}
+
+
+def report_schema() -> dict[str, Any]:
+    from .report import SCHEMA_VERSION, Report
+
+    defs: dict[str, Any] = {}
+    root = _object(Report, defs)
+    root["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://github.com/compile-explorer/compile-explorer/report.schema.json",
+            "title": "compile-explorer report", **root, "$defs": dict(sorted(defs.items()))}
+
+
+def _object(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
+    hints = _hints(cls)
+    props = {f.name: _type(hints[f.name], defs) for f in dataclasses.fields(cls) if f.compare}
+    for name in getattr(cls, "_json_derived", ()):
+        props[name] = _type(typing.get_type_hints(getattr(cls, name).fget)["return"], defs)
+    doc = (cls.__doc__ or "").strip().splitlines()
+    return {"type": "object", "description": doc[0] if doc else cls.__name__,
+            "properties": props, "required": sorted(props), "additionalProperties": False}
+
+
+def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if origin is Union or origin is getattr(types, "UnionType", Union):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        inner = _type(options[0], defs) if len(options) == 1 else {}
+        return {"anyOf": [inner, {"type": "null"}]}
+    if origin in (tuple, list):
+        args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+        return {"type": "array", "items": _type(args[0], defs) if args else {}}
+    if origin is dict:
+        args = typing.get_args(hint)
+        return {"type": "object", "additionalProperties": _type(args[1], defs) if len(args) == 2 else {}}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if hint.__name__ not in defs:
+            defs[hint.__name__] = {}  # placeholder first: the classes nest
+            defs[hint.__name__] = _object(hint, defs)
+        return {"$ref": f"#/$defs/{hint.__name__}"}
+    if hint in _PRIMITIVES:
+        if hint is float:
+            return {"type": "number"}
+        return dict(_PRIMITIVES[hint])
+    return {}  # Any: numbers, strings, lists of them (compile metrics)
+
+
+def schema_text() -> str:
+    return json.dumps(report_schema(), indent=1, sort_keys=False) + "\n"
+
+
+def write() -> str:
+    with open(SCHEMA_PATH, "w", encoding="utf-8") as fh:
+        fh.write(schema_text())
+    return SCHEMA_PATH
+
+
+if __name__ == "__main__":
+    print(write())

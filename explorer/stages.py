@@ -1,0 +1,204 @@
+"""The one list of stages a compilation goes through, in pipeline order.
+
+Every output (notebook view, standalone page, text summary, CLI, JSON for
+other tools) iterates ``STAGES``; adding a stage is one entry here plus, if it
+needs a new ``kind`` of drawing, one renderer per output. Each entry says what
+the stage is called, where its content lives in the captured data, how to
+highlight it, and, for learners stepping through the view, what that compiler
+stage does and what to look at (in the PyTorch 2 paper's terms).
+
+Sits directly on the capture model: no torch, no rendering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .capturing.model import Compilation
+
+# how an output draws a stage's content
+KINDS = ("source", "code", "bytecode", "graph", "guards", "break", "ir", "kernels", "timing")
+
+
+@dataclass(frozen=True)
+class Stage:
+    id: str
+    title: str
+    kind: str  # one of KINDS
+    field: str  # dotted path of the content in a Compilation (scope "compilation") or in the Report
+    language: Optional[str]  # highlighting: python | cpp | triton | dis | None (plain text)
+    part: str  # which half of torch.compile: dynamo | aot | inductor | runtime
+    explanation: str  # for learners: what this stage does and what to look at
+    scope: str = "compilation"  # "report": content is report-wide (timing), filtered by compile id
+
+    def content(self, comp: Compilation) -> Any:
+        """The stage's data in ``comp`` (None when it was not captured); report-scoped stages give None."""
+        if self.scope != "compilation":
+            return None
+        value: Any = comp
+        for name in self.field.split("."):
+            value = getattr(value, name, None)
+            if value is None:
+                return None
+        return value
+
+    def present(self, comp: Compilation) -> bool:
+        """Whether ``comp`` has anything to show for this stage (an empty tuple counts as absent)."""
+        if self.id == "graph_break":
+            return bool(comp.graph_break or comp.recompile_reason or comp.restarts or comp.failure)
+        if self.id == "guards":
+            return bool(comp.guards or comp.guard_tree)
+        value = self.content(comp)
+        return bool(value) if isinstance(value, (tuple, str)) else value is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "kind": self.kind, "field": self.field,
+                "language": self.language, "part": self.part, "scope": self.scope,
+                "explanation": self.explanation}
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("source", "Source", "source", "original_bytecode.source", "python", "dynamo",
+          "The Python code of the frame Dynamo was handed. torch.compile does not read your source: it "
+          "installs a frame evaluation hook (PEP 523) and sees each function's bytecode just before CPython "
+          "would run it. Look at which lines hold PyTorch operations; click a line to follow it through "
+          "every later stage."),
+    Stage("original_bytecode", "Original bytecode", "bytecode", "original_bytecode", "dis", "dynamo",
+          "The bytecode CPython compiled this frame to, as Dynamo received it. Dynamo interprets these "
+          "instructions symbolically, one by one, recording tensor operations into a graph instead of "
+          "running them. Each instruction carries its source line (the line table)."),
+    Stage("rewritten_bytecode", "Rewritten bytecode", "bytecode", "rewritten_bytecode", "dis", "dynamo",
+          "The bytecode Dynamo built to run instead of the original: it calls the compiled graph once with "
+          "the frame's tensors, then rebuilds the Python state (locals, return value, side effects). After "
+          "a graph break it also calls the original code for the unsupported part and a resume function "
+          "for the rest."),
+    Stage("decompiled", "Rewritten code as Python", "code", "rewritten_bytecode.decompiled", "python", "dynamo",
+          "The rewritten bytecode turned back into readable Python (by depyf's decompiler). Look for the "
+          "call to __compiled_fn_N (the graph) and any __resume_at_N call (a resume function after a graph "
+          "break)."),
+    Stage("graph", "Dynamo FX graph", "graph", "graph", "python", "dynamo",
+          "The FX graph Dynamo captured: the run of PyTorch operations it could trace without leaving the "
+          "graph, with Python control flow already evaluated. Inputs are the frame's tensors (L[...] locals, "
+          "G[...] globals); each node keeps the user line it came from."),
+    Stage("guards", "Guards", "guards", "guards", None, "dynamo",
+          "The checks Dynamo runs before every call to decide whether this compiled graph may be reused: "
+          "tensor sizes, dtypes and devices, Python values the trace depended on, object identities. A "
+          "failing guard means a recompile (a new entry for this frame) instead of reuse."),
+    Stage("graph_break", "Graph break / recompile", "break", "graph_break", None, "dynamo",
+          "Why this compilation exists or ended early. A graph break is code Dynamo could not put in the "
+          "graph (print, data-dependent control flow, an unsupported call): the graph so far is compiled, "
+          "the offending code runs as ordinary Python, and a resume function picks up after it. A recompile "
+          "happens when a guard of an earlier compilation failed."),
+    Stage("aot_joint", "AOT joint graph", "graph", "aot_joint", "python", "aot",
+          "AOTAutograd traces the Dynamo graph once more, at the level of ATen operations, together with "
+          "its backward: one joint forward+backward graph, functionalized (no in-place mutation left). "
+          "Built only when some input requires grad."),
+    Stage("aot_forward", "AOT forward graph", "graph", "aot_forward", "python", "aot",
+          "The forward half after AOTAutograd partitioned the joint graph. Its extra outputs are the "
+          "tensors saved for backward: the partitioner chooses what to save and what to recompute."),
+    Stage("aot_backward", "AOT backward graph", "graph", "aot_backward", "python", "aot",
+          "The backward half of the partition: it takes the saved tensors and the incoming gradients "
+          "(tangents) and computes the gradients of the inputs. Compiled ahead of time, before "
+          ".backward() is ever called."),
+    Stage("aot_inference", "AOT inference graph", "graph", "aot_inference", "python", "aot",
+          "When nothing requires grad AOTAutograd builds one inference graph of ATen operations, "
+          "functionalized and decomposed into the smaller op set Inductor lowers."),
+    Stage("post_grad_graph", "Post-grad graph", "graph", "post_grad_graph", "python", "inductor",
+          "The graph Inductor lowers, after its post-grad passes (pattern rewrites, removal of no-op views, "
+          "reinplacing). Each node here becomes one or more buffers of the loop-level IR."),
+    Stage("post_grad_graph_backward", "Post-grad graph (backward)", "graph", "post_grad_graph_backward",
+          "python", "inductor",
+          "The backward graph after Inductor's post-grad passes, lowered into its own kernels."),
+    Stage("ir_pre_fusion", "Loop-level IR before fusion", "ir", "ir_pre_fusion", None, "inductor",
+          "Inductor's define-by-run loop-level IR: each buffer is a Pointwise or Reduction computation "
+          "written as a Python function of its loop indices (the loop body's ops.load / ops.store). One "
+          "scheduler node per buffer, before any fusion."),
+    Stage("ir_post_fusion", "Loop-level IR after fusion", "ir", "ir_post_fusion", None, "inductor",
+          "The same scheduler nodes after fusion: buffers computed in the same loops are merged into fused "
+          "nodes (op0_op1_...), so intermediate results stay in registers instead of memory. Fewer nodes "
+          "here means fewer kernels."),
+    Stage("output_code", "Wrapper code", "code", "output_code", "python", "inductor",
+          "The Python module Inductor generated (codegen): it allocates buffers and calls the kernels and "
+          "library calls (extern kernels such as matmuls) in order. This is what runs when the compiled "
+          "graph is called."),
+    Stage("kernels", "Kernels", "kernels", "kernels", None, "inductor",
+          "The kernels Inductor generated: C++ with OpenMP and vector intrinsics on CPU, Triton on GPU. "
+          "Each one is a fused group of loop-level IR nodes; its header names the FX nodes it computes."),
+    Stage("timing", "Timing", "timing", "timing", None, "runtime",
+          "What the compiled code costs against eager: the whole compiled call as you make it (guards, "
+          "frames, resume functions) and the graph alone, each with its spread, measured after warm-up; "
+          "compile time apart, with the number of calls it takes to pay for itself.", scope="report"),
+)
+
+BY_ID: dict[str, Stage] = {s.id: s for s in STAGES}
+
+
+def stage(stage_id: str) -> Stage:
+    return BY_ID[stage_id]
+
+
+def compilation_stages() -> tuple[Stage, ...]:
+    """The stages whose content lives in a compilation (everything but report-wide ones)."""
+    return tuple(s for s in STAGES if s.scope == "compilation")
+
+
+# ---- why a stage is empty ----
+
+_INDUCTOR_DID_NOT_LOWER = "Inductor did not lower this graph (another backend, or a cache hit skipped lowering)"
+_USUALLY = {  # when the compilation's state says nothing more specific
+    "source": "the frame's source text could not be read (code typed at a prompt, or built by exec/eval)",
+    "original_bytecode": "Dynamo did not rewrite this frame, so its bytecode hook never fired",
+    "rewritten_bytecode": "Dynamo did not rewrite this frame, so its bytecode hook never fired",
+    "decompiled": "no decompiler result was recorded",
+    "graph": "Dynamo captured no FX graph in this frame: its operations all ran as ordinary Python",
+    "guards": "no guards were recorded for this compilation",
+    "graph_break": "Dynamo traced this frame to its end, and this is the first compilation that matched "
+                   "(not a recompile)",
+    "aot_joint": "no joint graph: nothing here requires grad, or AOTAutograd did not run (e.g. backend='eager')",
+    "aot_forward": "the backend did not run AOTAutograd (for example backend='eager')",
+    "aot_backward": "AOTAutograd produced no backward graph",
+    "aot_inference": "no inference graph: this graph was compiled for training (see AOT forward / backward), "
+                     "or AOTAutograd did not run",
+    "post_grad_graph": _INDUCTOR_DID_NOT_LOWER,
+    "post_grad_graph_backward": "no backward graph was lowered by Inductor (nothing requires grad, or another backend)",
+    "ir_pre_fusion": _INDUCTOR_DID_NOT_LOWER,
+    "ir_post_fusion": _INDUCTOR_DID_NOT_LOWER,
+    "output_code": "Inductor generated no code here (another backend, or a cache hit)",
+    "kernels": "no kernels: another backend than Inductor, or everything ran as library calls (e.g. matmuls)",
+    "timing": "timing was not asked for (explore(..., time=True), %%compile without --no-time, run --time)",
+}
+
+
+def why_missing(stage_id: str, comp: Compilation) -> str:
+    """A reason a person can act on for an empty stage, from what the compilation shows."""
+    recorded = comp.missing.get(stage_id)
+    if recorded:
+        return recorded
+    if comp.status == "failed":
+        return f"the compilation failed before this stage: {comp.failure}"
+    if comp.status == "skipped":
+        return "Dynamo looked at this frame and left it as it was (no PyTorch operations to put in a graph)"
+    if stage_id == "decompiled" and comp.rewritten_bytecode is not None:
+        return comp.rewritten_bytecode.decompile_error or _USUALLY["decompiled"]
+    if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph_break"):
+        return _USUALLY[stage_id]
+    if comp.graph is None:
+        return _USUALLY["graph"]
+    aot_ran = any(x is not None for x in (comp.aot_forward, comp.aot_inference, comp.aot_joint))
+    if stage_id in ("aot_backward", "aot_forward", "aot_joint") and comp.aot_inference is not None:
+        return ("inference only: no input requires grad (or grad mode was off), so AOTAutograd built one "
+                "inference graph (see AOT inference)")
+    if stage_id == "kernels" and comp.output_code:
+        return "Inductor generated no kernels of its own here (only library calls or views)"
+    if not aot_ran and stage_id not in ("guards",):
+        return "the backend did not run AOTAutograd or Inductor (for example backend='eager')"
+    return _USUALLY.get(stage_id, "it was not recorded")
+
+
+def with_missing(comp: Compilation) -> Compilation:
+    """``comp`` with ``missing`` giving, for every empty stage of the registry, why it is empty."""
+    import dataclasses
+
+    why = {s.id: why_missing(s.id, comp) for s in compilation_stages() if not s.present(comp)}
+    return dataclasses.replace(comp, missing=why)

@@ -1,0 +1,128 @@
+"""What the explorer runs: one call of a function, a notebook cell, or a whole script.
+
+Each target knows how to run itself once under the capture and what its
+"plain" and "compiled" calls are (for ``--timeit``); ``explorer.pipeline``
+does everything else the same way for all three. A target never decides what
+to show: the entry points display the outcome.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import runpy
+import sys
+from contextlib import redirect_stdout
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from .capturing.model import Finding
+
+
+@dataclass
+class RunResult:
+    """How one run of a target ended: its value or its exception, and what torch.compile did differently."""
+
+    value: Any = None
+    error: Optional[BaseException] = None
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass
+class CallTarget:
+    """``explore(fn, *args, **kwargs)``: compile ``fn`` afresh, call it once."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    entry: str = "explore"
+
+    def prepare(self) -> None:
+        """Dynamo reuses cached compilations whose guards pass: forget them so this one compiles."""
+        from .capturing.torch_compat import forget_compilations
+
+        forget_compilations(self.fn)
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        return self.fn
+
+    def run(self, compiled: Callable[..., Any]) -> RunResult:
+        try:
+            return RunResult(value=compiled(*self.args, **self.kwargs))
+        except BaseException as e:  # handed to the entry point, which re-raises it unchanged
+            return RunResult(error=e)
+
+    def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
+        return (lambda: self.fn(*self.args, **self.kwargs)), (lambda: compiled(*self.args, **self.kwargs))
+
+
+@dataclass
+class CellTarget:
+    """``%%compile``: the cell's own code as one function (``explorer.cell``), run once."""
+
+    cell_fn: Any  # cell.CellFunction
+    entry: str = "magic"
+
+    def prepare(self) -> None:
+        return None
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        return self.cell_fn.fn
+
+    def run(self, compiled: Callable[..., Any]) -> RunResult:
+        try:
+            with self.cell_fn.names_seeded():
+                return RunResult(value=compiled())
+        except BaseException as e:  # re-raised by the magic after the partial report is shown
+            return RunResult(error=e)
+
+    def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
+        def quiet(fn: Callable[[], Any]) -> Callable[[], Any]:  # the cell's prints would repeat per loop
+            def run() -> Any:
+                with redirect_stdout(io.StringIO()), self.cell_fn.names_seeded():
+                    return fn()
+            return run
+
+        return quiet(self.cell_fn.fn), quiet(compiled)
+
+
+@dataclass
+class ScriptTarget:
+    """``python -m explorer run SCRIPT ARGS``: the script runs as ``python SCRIPT ARGS`` would.
+
+    Same ``sys.argv``, ``__name__ == "__main__"``, its folder first on
+    ``sys.path`` (both restored afterwards). Nothing is compiled by the explorer:
+    the script's own torch.compile calls are captured. ``value`` is the exit
+    code a ``sys.exit()`` asked for (0 for a normal end).
+    """
+
+    path: str
+    argv: tuple[str, ...] = ()
+    entry: str = "cli"
+
+    def prepare(self) -> None:
+        return None
+
+    function = None  # nothing of ours to compile
+
+    def run(self, compiled: Any = None) -> RunResult:
+        saved_argv, saved_path = sys.argv, list(sys.path)
+        sys.argv = [self.path, *self.argv]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(self.path)))
+        try:
+            runpy.run_path(self.path, run_name="__main__")
+            return RunResult(value=0)
+        except SystemExit as e:
+            if e.code in (None, 0):
+                return RunResult(value=0)  # a normal end: the report shows no error
+            return RunResult(value=e.code, error=e)
+        except BaseException as e:  # the CLI prints it as python would, and exits 1 (130 for Ctrl-C)
+            return RunResult(error=e)
+        finally:
+            sys.argv = saved_argv
+            sys.path[:] = saved_path
+
+    def timeit_calls(self, compiled: Any) -> None:
+        return None
