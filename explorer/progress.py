@@ -75,7 +75,7 @@ class Progress:
         self._t0 = 0.0
         self._last_update = 0.0
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         self._t0 = time.perf_counter()
         if not self.enabled:
             return self
@@ -107,7 +107,7 @@ class Progress:
         try:
             handle.update(obj if obj is not None else _StatusLine(""))
             return True
-        except Exception:  # the front end is gone: the caller shows the view another way
+        except Exception:  # noqa: BLE001 - the front end is gone: the caller shows the view another way
             return False
 
     def set_stage(self, stage: str) -> None:
@@ -147,8 +147,8 @@ class Progress:
             self._last_update = time.perf_counter()
             try:
                 self._handle.update(_StatusLine(self._line()))
-            except Exception:  # a status line must never break the compile; the next tick tries again
-                pass
+            except Exception:  # noqa: BLE001 - a status line must never break the compile
+                self._handle = None  # the front end is gone: stop updating; finish() then shows the view anew
 
 
 def _display(obj: Any) -> Any:
@@ -156,5 +156,5 @@ def _display(obj: Any) -> Any:
         from IPython.display import display
 
         return display(obj, display_id=True)
-    except Exception:  # no front end (or IPython missing): no status line
+    except Exception:  # noqa: BLE001 - no front end (or IPython missing): no status line
         return None

@@ -4,10 +4,10 @@ import logging
 
 import pytest
 import torch
+from programs import basics
 
 import explorer
 from explorer.capturing import torch_compat
-from programs import basics
 
 BASICS = basics.__file__
 

@@ -121,7 +121,7 @@ def _emit(name, frame, payload):
 
 def test_collect_repros_adds_no_handler_of_its_own_and_lets_exceptions_through():
     logger = torch_compat.trace_logger()
-    _emit("warm-up", None, None)  # torch's own lazy trace handler removes itself at the first record without TORCH_TRACE
+    _emit("warm-up", None, None)  # torch's lazy trace handler removes itself at a first record without TORCH_TRACE
     handlers = list(logger.handlers)
     with pytest.raises(KeyError, match="theirs"):
         with collect_repros() as repros:

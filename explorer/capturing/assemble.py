@@ -75,7 +75,7 @@ class Assembly:
     def _add(self, fold: Fold, ev: RawEvent, record: Any) -> None:
         try:
             fold.add(record)
-        except Exception as e:  # a record the fold cannot take: named, the others still fold
+        except Exception as e:  # noqa: BLE001 - a record the fold cannot take: named, the others still fold
             self.problems.append(Problem("fold", describe_error(e), ev.name, fold.compile_id.key))
 
     def data(self, *, torch_version: str, device: Union[str, DeviceNamer], python_version: str,
@@ -94,7 +94,7 @@ class Assembly:
             return device
         try:
             return device(graph_devices(compilations))
-        except Exception as e:  # naming the device is cosmetic: say so, keep the report
+        except Exception as e:  # noqa: BLE001 - naming the device is cosmetic: say so, keep the report
             self.problems.append(Problem("device", describe_error(e)))
             return UNKNOWN_DEVICE
 

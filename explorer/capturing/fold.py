@@ -128,7 +128,7 @@ class Fold:
             comp = Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(),
                                restarts=restarts, **self.fields)
             return explain_missing(comp, self.unreadable)
-        except Exception as e:  # a field torch filled oddly: keep the others
+        except Exception as e:  # noqa: BLE001 - a field torch filled oddly: keep the others
             self._problem("build", e)
             kept = {k: v for k, v in self.fields.items() if k in _FIELDS and k not in ("compile_id", "frame")}
             return Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(), **kept)
@@ -136,7 +136,7 @@ class Fold:
     def _step(self, name: str, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
-        except Exception as e:  # one step's failure costs that step only
+        except Exception as e:  # noqa: BLE001 - one step's failure costs that step only
             self._problem(name, e)
             return None
 
@@ -205,7 +205,7 @@ class Fold:
     def _kernels(self, out: OutputCodeText, kind: str, provenance: dict[str, dict]) -> tuple[Kernel, ...]:
         try:
             return parse_kernels(out.code, kind, provenance)
-        except Exception as e:  # the output code stays; only its kernel table is lost
+        except Exception as e:  # noqa: BLE001 - the output code stays; only its kernel table is lost
             self._problem("kernels", e, "inductor_output_code")
             return ()
 

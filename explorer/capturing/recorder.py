@@ -73,7 +73,7 @@ class Subscription:
 
 
 _LOCK = threading.Lock()
-_OPEN: list["Recorder"] = []  # open recorders, outermost first
+_OPEN: list[Recorder] = []  # open recorders, outermost first
 _WATCHERS: list[Subscription] = []
 
 
@@ -96,14 +96,14 @@ def watching(fn: Subscriber, keep: Iterable[str] = ()) -> Iterator[Subscription]
 
 
 class _ListHandler(logging.Handler):
-    def __init__(self, sink: "Recorder", kind: str) -> None:
+    def __init__(self, sink: Recorder, kind: str) -> None:
         super().__init__(logging.DEBUG)
         self.sink, self.kind = sink, kind
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             self.sink.on_log_record(self.kind, record)
-        except Exception as e:  # a listener must never break the compile: the failure is a Problem
+        except Exception as e:  # noqa: BLE001 - a listener must never break the compile: the failure is a Problem
             self.sink.record_failure("recorder", e, _name_of(self.kind, record))
 
 
@@ -164,7 +164,7 @@ class Recorder:
             undo = self._undo.pop()
             try:
                 undo()
-            except Exception as e:  # keep undoing the rest; the user sees what could not be undone
+            except Exception as e:  # noqa: BLE001 - keep undoing the rest; the user sees what could not be undone
                 self.record_failure("recorder.close", e, None)
 
     # ---- intake ----
@@ -177,7 +177,7 @@ class Recorder:
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
         try:
             self.take("bytecode_hook", torch_compat.current_compile_id(), {}, (code, new_code))
-        except Exception as e:  # a hook must never break the compile
+        except Exception as e:  # noqa: BLE001 - a hook must never break the compile
             self.record_failure("recorder", e, "bytecode_hook")
 
     def take_trace(self, metadata: Any, payload: Any) -> None:
@@ -226,7 +226,7 @@ class Recorder:
         for sub in readers:
             try:
                 sub.fn(event)
-            except Exception as e:  # a subscriber's bug is reported, never raised into the compile
+            except Exception as e:  # noqa: BLE001 - a subscriber's bug is reported, never raised into the compile
                 sub.failed = True
                 cid = event.compile_id.trace_key if event.compile_id else None
                 message = f"{describe_error(e)}; not called again in this capture"

@@ -40,7 +40,7 @@ class CaptureSession:
         """Calls ``fn(event)`` for each record from now until the capture ends; returns the unsubscribe."""
         return self._recorder.subscribe(fn, keep)
 
-    def __enter__(self) -> "CaptureSession":
+    def __enter__(self) -> CaptureSession:
         self._t0 = time.perf_counter()
         try:
             self._stack.enter_context(torch_compat.capture_config(self.notes))
@@ -77,7 +77,7 @@ def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], err
     assembly = Assembly(raw)
     try:
         assembly.run()
-    except Exception as e:  # a bug in the assembly's loop: keep what it built, say what happened
+    except Exception as e:  # noqa: BLE001 - a bug in the assembly's loop: keep what it built, say what happened
         assembly.problems.append(Problem("assemble", f"the explorer stopped reading what torch emitted "
                                          f"({describe_error(e)}); compilations after this point are missing; "
                                          f"please report this"))

@@ -190,7 +190,7 @@ def forget_compilations(fn: Any) -> int:
 def _code_objects(fn: Any) -> list[Any]:
     fn = compiled_original(fn)
     out = []
-    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):
+    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):  # noqa: B004 - its code, not callability
         candidate = getattr(candidate, "__func__", candidate)
         code = getattr(candidate, "__code__", None)
         if code is not None and code not in out:
@@ -239,7 +239,7 @@ def evaluate_entry_guards(entry: Any, f_locals: dict[str, Any]) -> tuple[bool, O
 
         extra = [getattr(entry, "backend", None)] if len(inspect.signature(helper).parameters) >= 4 else []
         return False, helper(manager, f_locals, getattr(entry, "compile_id", None), *extra) or parts
-    except Exception as e:  # the verbose parts still answer; the reader sees why they are terser
+    except Exception as e:  # noqa: BLE001 - the verbose parts still answer; the reader sees why they are terser
         return False, f"{parts} (torch's recompile-reason helper failed: {type(e).__name__}: {e})"
 
 
@@ -335,7 +335,7 @@ def _restore_config(name: str, module: Any, before: dict[str, Any], notes: list[
         try:
             if key in now and now[key] != old:
                 setattr(module, key, old)
-        except Exception as e:  # one odd value (not comparable, read-only) must not stop the others
+        except Exception as e:  # noqa: BLE001 - one odd value (not comparable, read-only) must not stop the others
             notes.append(f"{name}.{key} could not be restored after the repro: {type(e).__name__}: {e}")
 
 

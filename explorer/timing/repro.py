@@ -171,7 +171,7 @@ def _time_one(index: int, repro: Repro, data: Any, budget_s: float, repeats: int
             fn = _compile(mod, args, notes)
             if fn is not None:
                 compiled = _measure(lambda: fn(*args), device, budget_s, repeats, notes, "compiled")
-    except Exception as e:  # one bad repro is a note, never the CLI's failure
+    except Exception as e:  # noqa: BLE001 - one bad repro is a note, never the CLI's failure
         notes.append(f"the repro could not be loaded: {type(e).__name__}: {e}")
     compile_s = _compile_time(data, repro.compile_id)
     speedup = eager.median_s / compiled.median_s if eager and compiled and compiled.median_s > 0 else None
@@ -192,7 +192,7 @@ def _compile(mod: Any, args: list[Any], notes: list[str]) -> Any:
         fn = torch.compile(mod, backend="inductor")
         fn(*args)
         return fn
-    except Exception as e:  # a note on this graph's timing
+    except Exception as e:  # noqa: BLE001 - a note on this graph's timing
         notes.append(f"compiling the repro failed: {type(e).__name__}: {e}")
         return None
 
@@ -201,7 +201,7 @@ def _measure(call: Any, device: str, budget_s: float, repeats: int, notes: list[
              what: str) -> Optional[Measurement]:
     try:
         return bench.measure(call, device=device, budget_s=budget_s, repeats=repeats)
-    except Exception as e:  # a graph that cannot be re-run is reported, not raised
+    except Exception as e:  # noqa: BLE001 - a graph that cannot be re-run is reported, not raised
         notes.append(f"{what} run failed: {type(e).__name__}: {e}")
         return None
 
