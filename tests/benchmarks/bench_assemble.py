@@ -2,9 +2,9 @@
 
 The issue's program: N blocks of pointwise ops, a reduction and a matmul, each
 block with its own constant so Inductor's kernels differ (100 blocks: a
-~2,300-node graph, ~100 kernels). Each size is compiled once under the
-recorder, then its raw records are read (``explorer.capturing.session.read``)
-several times; the median is printed with the record count and the result.
+2,300-node graph, 100 kernels). Each size is compiled once under the
+recorder; then its raw records are read (``explorer.capturing.session.read``)
+and rendered (``Report.to_html``) three times each, and the medians printed.
 
     PYTHONPATH=. python tests/benchmarks/bench_assemble.py [blocks ...]   # default: 100 200 400
 """
@@ -27,6 +27,7 @@ def program(blocks: int):
             y = torch.relu(y) * y - c
             y = torch.tanh(y) + y.exp() * 0.01
             y = y / (1.0 + y.abs())
+            y = y * torch.sigmoid(y) + torch.cos(y) * 0.5 - y.square()
             y = y - y.mean(dim=-1, keepdim=True)  # a reduction
             x = y @ w  # a matmul
         return x
@@ -52,24 +53,30 @@ def record(blocks: int):
     return rec.raw, time.perf_counter() - t0
 
 
+def _median_s(fn, n: int = 3):
+    runs, out = [], None
+    for _ in range(n):
+        t0 = time.perf_counter()
+        out = fn()
+        runs.append(time.perf_counter() - t0)
+    return statistics.median(runs), out
+
+
 def main(sizes: list[int]) -> None:
     from explorer.capturing.session import read
+    from explorer.report import Report
 
     base = None
     for blocks in sizes:
         raw, compile_s = record(blocks)
-        runs, data = [], None
-        for _ in range(3):
-            t0 = time.perf_counter()
-            data = read(raw, notes=[], wall_time_s=None, error=None)
-            runs.append(time.perf_counter() - t0)
-        median = statistics.median(runs)
-        base = base or (median, blocks)
+        read_s, data = _median_s(lambda raw=raw: read(raw, notes=[], wall_time_s=None, error=None))
+        html_s, html = _median_s(lambda data=data: Report.of(data).to_html())
+        base = base or (read_s, blocks)
         c = max(data.compilations, key=lambda c: c.graph.num_nodes if c.graph else 0)
-        print(f"{blocks:4d} blocks: {len(raw.events):5d} records, graph {c.graph.num_nodes} nodes, post-grad "
+        print(f"{blocks:4d} blocks: {len(raw.events):4d} records, graph {c.graph.num_nodes} nodes, post-grad "
               f"{c.post_grad_graph.num_nodes} nodes, {len(data.kernels)} kernels, {len(data.problems)} problems | "
-              f"read {median * 1e3:6.0f} ms ({median / base[0]:.2f}x for {blocks / base[1]:.0f}x) | "
-              f"compile {compile_s:.0f} s", flush=True)
+              f"read {read_s * 1e3:5.0f} ms ({read_s / base[0]:.2f}x for {blocks / base[1]:.0f}x) | "
+              f"to_html {html_s * 1e3:5.0f} ms ({len(html) / 1e6:.1f} MB) | compile {compile_s:.0f} s", flush=True)
 
 
 if __name__ == "__main__":
