@@ -109,22 +109,26 @@ def _parse_nodes(code: str) -> list[FxNode]:
 
 
 def _join_returns(body: list[str]) -> list[str]:
-    """A multi-line ``return (\n a,  # desc\n )`` becomes one line."""
+    """A multi-line ``return (\n a,  # desc\n )`` becomes one line (brackets counted per line: linear)."""
     out: list[str] = []
-    pending: Optional[str] = None
+    pending: Optional[list[str]] = None
+    depth = 0
     for line in body:
         if pending is not None:
-            pending += " " + _strip_comment(line).strip()
+            part = _strip_comment(line).strip()
+            pending.append(part)
         elif line.strip().startswith("return"):
-            pending = _strip_comment(line).rstrip()
+            part = _strip_comment(line).rstrip()
+            pending = [part]
         else:
             out.append(line)
             continue
-        if pending.count("(") + pending.count("[") <= pending.count(")") + pending.count("]"):
-            out.append(pending)
-            pending = None
+        depth += part.count("(") + part.count("[") - part.count(")") - part.count("]")
+        if depth <= 0:
+            out.append(" ".join(pending))
+            pending, depth = None, 0
     if pending is not None:
-        out.append(pending)
+        out.append(" ".join(pending))
     return out
 
 

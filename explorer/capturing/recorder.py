@@ -191,17 +191,16 @@ class Recorder:
             self.raw.strings[index] = path
             return
         name = event_name(metadata)
-        cid = CompileId.of_metadata(metadata)
         why = NOISE.get(name)
         if why is None:
-            self.take(name, cid, metadata, payload)
+            self.take(name, CompileId.of_metadata(metadata), metadata, payload)
             return
         asked = [s for s in self._readers() if name in s.keep]
         # one row per name for the whole capture: per compilation, noise would outnumber the stages
         self.raw.dropped.add(name, None, _size(payload),
                              KEPT_WHY.format(", ".join(s.name for s in asked)) if asked else NOISE_WHY.format(why))
         if asked:
-            self._deliver(RawEvent(self._next(), name, cid, metadata, payload), asked)
+            self._deliver(RawEvent(self._next(), name, CompileId.of_metadata(metadata), metadata, payload), asked)
 
     def take(self, name: str, compile_id: Optional[CompileId], metadata: dict, payload: Any) -> None:
         """Keeps one record and hands it to the subscribers (also the way a recorded trace is replayed)."""
