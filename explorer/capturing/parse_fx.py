@@ -20,6 +20,7 @@ _ANNOT_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"(?P<type>[^"]*)"\s*(?
 _PARAM_RE = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|\)|$|#)')
 _DELETES_RE = re.compile(r";\s+[\w\s=]+= None\s*$")
 _NAME_RE = re.compile(r"[A-Za-z_]\w*")
+_PLAIN_CALL_RE = re.compile(r"(?P<callee>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?:[^()'\"]|\([^()'\"]*\))*\)")
 _CALLEE_RE = re.compile(r"(?P<callee>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(")
 _BRACKET_RE = re.compile(r"[()\[\]{}]|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"")  # brackets; strings skipped whole
 _MODULE_ROOTS = frozenset({"torch", "operator", "math", "builtins", "self", "_operator", "inductor_ops"})
@@ -207,6 +208,9 @@ def _classify(expr: str) -> tuple[str, str]:
 
 def _single_call(expr: str) -> Optional[str]:
     """The dotted callee when ``expr`` is exactly one call ``a.b.c(...)`` (what most graph lines are), else None."""
+    m = _PLAIN_CALL_RE.fullmatch(expr)  # no strings, brackets nested at most once: no scan needed
+    if m is not None:
+        return m["callee"]
     m = _CALLEE_RE.match(expr)
     if m is None or _closing_paren(expr, m.end() - 1) != len(expr) - 1:
         return None
