@@ -71,7 +71,8 @@ _PROCESS_SPECIFIC = (
 
 def _scrub(node, key=""):
     if isinstance(node, dict):
-        return {k: _scrub(v, k) for k, v in node.items() if not _TIME_KEYS.search(k)}
+        timed = node.get("name") == "chromium_event"  # profiling spans: their size depends on their timestamps
+        return {k: _scrub(v, k) for k, v in node.items() if not _TIME_KEYS.search(k) and not (timed and k == "size")}
     if isinstance(node, list):
         if key == "user_traceback":  # frames above the program are its caller: the entry point
             node = [f for f in node if f["filename"].endswith("same.py")]

@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
 
+
 @dataclass(frozen=True)
 class SourceLoc:
     """A place in user code. Kept everywhere so views can link lines across stages."""

@@ -17,8 +17,8 @@ from .model import GraphBreak, SourceLoc
 
 _AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 # a frame's source line is optional (code from <stdin> has none): never take the next frame for it
-_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)(?:\n(?!\s*File ")(?P<code>[^\n]*))?',
-                    re.M)
+_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)'
+                    r'(?:\n(?!\s*File ")(?P<code>[^\n]*))?', re.M)
 _GB_RE = re.compile(r"(https?://\S+/(?P<gb>gb\d+)\.html)", re.I)
 
 
@@ -75,7 +75,7 @@ def _field(text: str, name: str) -> Optional[str]:
 
 def _headline(reason_text: str, explanation: Optional[str]) -> str:
     """The short title torch puts above the explanation, e.g. 'Data-dependent branching'."""
-    lines = [l.strip() for l in reason_text.strip().splitlines() if l.strip()]
+    lines = [line.strip() for line in reason_text.strip().splitlines() if line.strip()]
     for i, line in enumerate(lines):
         if line.startswith(("Explanation:", "Hint:")) and i > 0:
             return lines[i - 1]

@@ -13,6 +13,8 @@ import sys
 import warnings
 from typing import Any, Callable, Iterator, Optional
 
+from .compile_id import CompileId
+
 TRACE_LOGGER = "torch.__trace"  # what tlparse reads; emits while it has handlers
 IR_LOGGERS = {
     "ir_pre_fusion": "torch._inductor.debug.__ir_pre_fusion",
@@ -60,20 +62,21 @@ def describe_devices(devices: list[str]) -> str:
     return ", ".join(named)
 
 
-def current_compile_key() -> Optional[tuple[int, int, int]]:
-    """(frame_id, frame_compile_id, attempt) of the compile running now, if any."""
+def current_compile_id() -> Optional[CompileId]:
+    """The compile running now on this thread (with Dynamo's restart attempt), or None outside one."""
     from torch._guards import CompileContext
 
-    try:
-        trace_id = CompileContext.current_trace_id()
-    except Exception:  # noqa: BLE001 - no context is a normal answer
-        return None
-    if trace_id is None or trace_id.compile_id is None:
+    trace_id = CompileContext.current_trace_id()  # None outside a compile (2.11-2.14)
+    if trace_id is None or trace_id.compile_id is None or trace_id.compile_id.frame_id is None:
         return None
     cid = trace_id.compile_id
-    if cid.frame_id is None:
-        return None
-    return (cid.frame_id, cid.frame_compile_id, getattr(trace_id, "attempt", 0) or 0)
+    return CompileId(cid.frame_id, cid.frame_compile_id or 0, getattr(trace_id, "attempt", 0) or 0)
+
+
+def current_compile_key() -> Optional[tuple[int, int, int]]:
+    """(frame_id, frame_compile_id, attempt) of the compile running now, if any (timing's graph keys)."""
+    cid = current_compile_id()
+    return None if cid is None else (cid.frame_id, cid.frame_compile_id, cid.attempt)
 
 
 def register_bytecode_hook(hook: Callable[[Any, Any], None]) -> Any:
@@ -115,20 +118,24 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
-        with contextlib.suppress(ValueError):
+        if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
 
 
+ABSENT = "<absent in this torch>"
+
+
 def config_snapshot() -> dict[str, Any]:
-    """The values CAPTURE_CONFIG touches, for tests that check nothing leaked."""
+    """The values CAPTURE_CONFIG touches (``ABSENT`` where this torch lacks one): tests check nothing leaked."""
     out = {}
     for module_path, attr_path, _, _ in CAPTURE_CONFIG:
         try:
             obj, name = _resolve(module_path, attr_path)
-            out[f"{module_path}.{attr_path}"] = getattr(obj, name)
+            value = getattr(obj, name)
         except (ImportError, AttributeError):
-            pass
+            value = ABSENT
+        out[f"{module_path}.{attr_path}"] = value
     return out
 
 
@@ -158,35 +165,32 @@ def trace_logger() -> logging.Logger:
     return logging.getLogger(TRACE_LOGGER)
 
 
-
 def forget_compilations(fn: Any) -> int:
     """Drops Dynamo's cached compilations of ``fn`` (and of its resume functions).
 
     Dynamo reuses a frame's cached compilation when its guards pass, and then
     nothing is compiled and nothing can be captured. ``explore`` promises a
     fresh compile, so it forgets earlier ones first. Returns how many code
-    objects were reset.
+    objects were reset. ``reset_code`` takes any code object (one Dynamo never
+    saw included), so an exception here is a torch change to hear about: it propagates.
     """
     from torch._dynamo.eval_frame import reset_code
     from torch._dynamo.resume_execution import ContinueExecutionCache
 
-    todo = [c for c in _code_objects(fn)]
+    todo = _code_objects(fn)
     done = 0
     while todo:
         code = todo.pop()
-        try:
-            reset_code(code)
-            done += 1
-            todo.extend(ContinueExecutionCache.cache.get(code, {}).values())
-        except Exception:  # noqa: BLE001 - forgetting is best-effort
-            pass
+        reset_code(code)
+        done += 1
+        todo.extend(ContinueExecutionCache.cache.get(code, {}).values())
     return done
 
 
 def _code_objects(fn: Any) -> list[Any]:
     fn = compiled_original(fn)
     out = []
-    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):
+    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):  # noqa: B004 - its code, not callability
         candidate = getattr(candidate, "__func__", candidate)
         code = getattr(candidate, "__code__", None)
         if code is not None and code not in out:
@@ -235,8 +239,8 @@ def evaluate_entry_guards(entry: Any, f_locals: dict[str, Any]) -> tuple[bool, O
 
         extra = [getattr(entry, "backend", None)] if len(inspect.signature(helper).parameters) >= 4 else []
         return False, helper(manager, f_locals, getattr(entry, "compile_id", None), *extra) or parts
-    except Exception:  # noqa: BLE001 - the verbose parts are the fallback answer
-        return False, parts
+    except Exception as e:  # noqa: BLE001 - the verbose parts still answer; the reader sees why they are terser
+        return False, f"{parts} (torch's recompile-reason helper failed: {type(e).__name__}: {e})"
 
 
 # ---- used by explorer.timing (backend wrapping, kernel profiles, cold compiles) ----
@@ -302,30 +306,37 @@ REPRO_CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch
 
 
 @contextlib.contextmanager
-def preserved_compiler_configs() -> Iterator[None]:
+def preserved_compiler_configs(notes: list[str]) -> Iterator[None]:
     """torch's config modules as they were on entry, restored on exit.
 
     A repro script sets the compile-time config values it was made under
     (so compiling it again matches the user's compile); those must not outlive it.
+    A module this torch lacks, or a value that cannot be restored, is a line in ``notes``.
     """
     import importlib
 
     saved = []
     for name in REPRO_CONFIG_MODULES:
         try:
-            module = importlib.import_module(name)
-            saved.append((module, module.get_config_copy()))
-        except Exception:  # noqa: BLE001 - a module missing in this torch has nothing to restore
-            pass
+            saved.append((name, importlib.import_module(name)))
+        except ImportError:
+            notes.append(f"{name} does not exist in this torch: its config is not restored after the repro")
+    saved = [(name, module, module.get_config_copy()) for name, module in saved]
     try:
         yield
     finally:
-        for module, before in saved:
-            now = module.get_config_copy()
-            for key, old in before.items():
-                with contextlib.suppress(Exception):  # a value that cannot be compared or set stays
-                    if key in now and now[key] != old:
-                        setattr(module, key, old)
+        for name, module, before in saved:
+            _restore_config(name, module, before, notes)
+
+
+def _restore_config(name: str, module: Any, before: dict[str, Any], notes: list[str]) -> None:
+    now = module.get_config_copy()
+    for key, old in before.items():
+        try:
+            if key in now and now[key] != old:
+                setattr(module, key, old)
+        except Exception as e:  # noqa: BLE001 - one odd value (not comparable, read-only) must not stop the others
+            notes.append(f"{name}.{key} could not be restored after the repro: {type(e).__name__}: {e}")
 
 
 def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
