@@ -10,25 +10,22 @@ stages captured before the failure.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
-import types
 from typing import Any, Optional
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .cell import build_cell_function, register_source
+from .cell import CellRun, build_cell_function, register_source, rerun, run_cell
 from .progress import Progress
 from .report import Report
+from .tracebacks import show_from_cell as _show_from_cell
 
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _VALUE_OPTIONS = ("--backend", "--mode", "--html", "--compare")  # options followed by a value
 
-_EXPLORER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-# torch's compiler machinery: frames a plain run of the cell would not show
-_TORCH_INTERNAL = ("_dynamo", "_inductor", "_functorch", "fx", "_subclasses", "_higher_order_ops",
-                   "_logging", "_guards.py", "_compile.py", "_utils_internal.py", "_strobelight")
 
 
 @magics_class
@@ -173,17 +170,22 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
         _show_from_cell(e, shell)
         raise
 
-    value: Any = None
+    run = CellRun(value=None, error=None)
     error: Optional[BaseException] = None
     report = Report()
     with Progress(enabled=not args.quiet) as progress:
         try:
             with capture() as report:
-                with cell_fn.names_seeded():
-                    value = compiled()
+                run = run_cell(cell_fn, compiled, fullgraph=args.fullgraph)
+                if run.error is not None:
+                    raise run.error  # the capture records it as the code's error
         except BaseException as e:  # noqa: BLE001 - re-raised below, after the partial report
             error = e
+    value = run.value
     report.result = value
+    if report.data is not None and run.findings:
+        report.data = dataclasses.replace(report.data, notes=report.data.notes + tuple(
+            f"{f.stage.replace('_', ' ')}{' ' + f.compile_id if f.compile_id else ''}: {f.text}" for f in run.findings))
     if report.data is not None:
         if error is None and recorder is not None:
             progress.set_stage("timing eager vs compiled")
@@ -197,14 +199,14 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     else:
         progress.finish(None)
     if error is not None:
-        _show_from_cell(error, shell)
+        _show_from_cell(error, shell, run.interrupted_at)
         _attach(error, report)
         raise error
     if args.return_report:
         from .widget import NotebookReport
 
         return NotebookReport(report.data, value, report.timing)
-    return value if cell_fn.returns_value else None
+    return run.shown_value
 
 
 def _torch_compile(torch: Any, fn: Any, args: Any, user_ns: dict) -> tuple[Any, Any]:
@@ -240,7 +242,7 @@ def _time(args: Any, recorder: Any, report: Report, cell_fn: Any, compiled: Any)
         if args.timeit:
             def quiet(fn: Any) -> Any:  # the cell's prints would repeat once per loop
                 def run() -> Any:
-                    with redirect_stdout(io.StringIO()), cell_fn.names_seeded():
+                    with redirect_stdout(io.StringIO()), rerun(cell_fn):
                         return fn()
                 return run
 
@@ -272,69 +274,3 @@ def _display(obj: Any) -> None:
     from IPython.display import display
 
     display(obj)
-
-
-# ---- errors: the user's exception, shown from the cell's lines ----
-
-def _show_from_cell(exc: BaseException, shell: Any) -> None:
-    """Makes IPython show ``exc`` with explorer and Dynamo frames left out.
-
-    The exception object and its type are untouched (the same one a plain run
-    raises); IPython asks an exception for ``_render_traceback_`` before
-    formatting it, so that is where the trimmed traceback goes.
-    """
-    if isinstance(exc, SyntaxError) or exc.__traceback__ is None:
-        return  # IPython shows a SyntaxError as file and line, no frames
-    trimmed = user_traceback(exc.__traceback__)
-
-    def render() -> list[str]:
-        return shell.InteractiveTB.structured_traceback(type(exc), exc, trimmed, tb_offset=0)
-
-    try:
-        exc._render_traceback_ = render  # type: ignore[attr-defined]
-    except (AttributeError, TypeError):  # an exception type without __dict__: full traceback
-        pass
-
-
-def user_traceback(tb: types.TracebackType) -> Optional[types.TracebackType]:
-    """The traceback without frames from the explorer and torch's compiler machinery.
-
-    Where Dynamo resumed the cell after a graph break, the cell's frame calls a
-    resume function at the same file: only the resume frame (the line that
-    raised) is kept. None when every frame was internal (an error raised while
-    Dynamo traced the cell: its message names the cell line itself).
-    """
-    kept = []
-    walk: Optional[types.TracebackType] = tb
-    while walk is not None:
-        if not _is_internal(walk.tb_frame.f_code.co_filename):
-            kept.append((walk.tb_frame, walk.tb_lasti, walk.tb_lineno))
-        walk = walk.tb_next
-    kept = [entry for i, entry in enumerate(kept) if not _calls_resume(entry, kept[i + 1:i + 2])]
-    new: Optional[types.TracebackType] = None
-    for frame, lasti, lineno in reversed(kept):
-        new = types.TracebackType(new, frame, lasti, lineno)
-    return new
-
-
-def _calls_resume(entry: tuple, following: list) -> bool:
-    if not following:
-        return False
-    code, next_code = entry[0].f_code, following[0][0].f_code
-    return code.co_filename == next_code.co_filename and next_code.co_name.startswith("torch_dynamo_resume_in_")
-
-
-def _is_internal(filename: str) -> bool:
-    if filename.startswith(_EXPLORER_DIR):
-        return True
-    torch_dir = _torch_dir()
-    if torch_dir and filename.startswith(torch_dir):
-        rest = filename[len(torch_dir):]
-        return rest.split(os.sep, 1)[0] in _TORCH_INTERNAL
-    return False
-
-
-def _torch_dir() -> Optional[str]:
-    torch = sys.modules.get("torch")
-    path = getattr(torch, "__file__", None)
-    return os.path.dirname(os.path.abspath(path)) + os.sep if path else None
