@@ -65,6 +65,9 @@ class CompileMagics(Magics):
         last expression is the cell's value.
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        if _wants_help(line if cell is not None else split_line(line)[0]):
+            print(self.compile.__doc__)  # the usage and options; the cell does not run
+            return None
         if cell is None:
             options, expr = split_line(line)
             args = parse_argstring(self.compile, options)
@@ -97,12 +100,16 @@ def _syntax_check(shell: Any) -> Any:
     cell line (a blank first line stands for the ``%%compile`` line).
     """
     def check(lines: list[str]) -> list[str]:
-        if not lines or not lines[0].startswith("%%compile"):
+        if not lines or not lines[0].startswith("%%compile") or _wants_help(lines[0][len("%%compile"):]):
             return lines
         try:
             code = shell.transform_cell("".join(lines[1:]))
             compile(code, "<cell>", "exec", dont_inherit=True)
         except SyntaxError:
+            if _has_top_level_await(code):
+                # torch.compile cannot compile a coroutine: the cell runs as a plain cell (IPython
+                # awaits it), after line 1, the %%compile line, says so
+                return [_NOT_COMPILED_AWAIT] + code.splitlines(True)
             return ["\n"] + code.splitlines(True)
         except Exception:  # noqa: BLE001 - the magic reports whatever this could not check
             pass
@@ -110,6 +117,33 @@ def _syntax_check(shell: Any) -> Any:
 
     check._explorer_syntax_check = True  # type: ignore[attr-defined]
     return check
+
+
+_NOT_COMPILED_AWAIT = '__import__("explorer.magic").magic.not_compiled("await")\n'
+NOT_COMPILED = {
+    "await": "this cell uses top-level `await`, and torch.compile cannot compile a coroutine; it ran as a "
+             "plain cell. To explore its tensor code, put that code in a function and use %compile f(...), "
+             "or move the awaits to another cell.",
+}
+
+
+def not_compiled(reason: str) -> None:
+    """Says, before a ``%%compile`` cell runs as a plain cell, why it is not compiled."""
+    print(f"compile-explorer: not compiled: {NOT_COMPILED[reason]}", file=sys.stderr)
+
+
+def _has_top_level_await(code: str) -> bool:
+    import ast
+
+    try:
+        compile(code, "<cell>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _wants_help(options: str) -> bool:
+    return any(token in ("-h", "--help") for token in options.split())
 
 
 def why_recompile_line(shell: Any, expr: str) -> Any:
@@ -183,6 +217,13 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
             error = e
     value = run.value
     report.result = value
+    if error is not None and report.data is not None:
+        from .api import with_failure_break
+        from .clinic import explain_exception
+
+        brk = explain_exception(error)  # --fullgraph: the break that failed the compile is the report's
+        if brk is not None:
+            report.data = with_failure_break(report.data, brk)
     if report.data is not None and run.findings:
         report.data = dataclasses.replace(report.data, notes=report.data.notes + tuple(
             f"{f.stage.replace('_', ' ')}{' ' + f.compile_id if f.compile_id else ''}: {f.text}" for f in run.findings))

@@ -93,10 +93,43 @@ def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
     return obj, last
 
 
+def _fresh_cache_dirs() -> set[str]:
+    """The ``tmp*`` folders under Inductor's cache dir.
+
+    With ``force_disable_caches`` each Inductor compile writes into a fresh
+    ``tempfile.mkdtemp(dir=cache_dir())`` that torch keeps (``fresh_cache(...,
+    delete=False)`` in compile_fx.py): the code it loads from there is already
+    loaded when the compile returns.
+    """
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    root = cache_dir()
+    if not os.path.isdir(root):
+        return set()
+    return {os.path.join(root, n) for n in os.listdir(root) if n.startswith("tmp")}
+
+
+def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
+    """Deletes the folders the capture's cache disabling made (see ``_fresh_cache_dirs``)."""
+    import shutil
+
+    for path in sorted(_fresh_cache_dirs() - before):
+        try:
+            shutil.rmtree(path)
+        except OSError as e:  # e.g. Windows keeps a loaded kernel's file open
+            notes.append(f"could not remove Inductor's temporary cache folder {path}: {e}")
+
+
 @contextlib.contextmanager
 def capture_config(notes: list[str]) -> Iterator[None]:
-    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error."""
+    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error.
+
+    The temporary folders Inductor makes while caches are disabled go too.
+    """
     saved: list[tuple[Any, str, Any]] = []
+    fresh_before = _fresh_cache_dirs()
     # torch warns that disabling caches disables profile-guided dynamic shapes: expected here.
     # Only our own filter entry is removed afterwards, so the user's warning filters stay theirs.
     warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
@@ -115,6 +148,7 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
+        _remove_fresh_cache_dirs(fresh_before, notes)
         with contextlib.suppress(ValueError):
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
