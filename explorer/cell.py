@@ -48,6 +48,7 @@ _EVAL = "__compile_explorer_eval__"  # builtins.eval, for line magics (they run 
 _NS = "__compile_explorer_ns__"  # the namespace itself, for locals() / vars()
 _EXEC = "__compile_explorer_exec__"  # builtins.exec and builtins.compile, for `from m import *`
 _COMPILE = "__compile_explorer_compile__"
+_DEL = "__compile_explorer_del__"  # `del name`: Dynamo has no DELETE_GLOBAL, and would skip the whole cell
 _QUALNAME_PREFIX = f"{_OUTER}.<locals>.{CELL_FUNCTION_NAME}.<locals>."
 # calls through which Dynamo would read the namespace dict itself while tracing
 _NAMESPACE_READERS = frozenset({"globals", "locals", "vars", "dir"})
@@ -111,7 +112,7 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     _place(fn_def, 1)
     for stmt in fn_def.body[:2 if names else 1]:
         _place(stmt, 1)
-    outer = _function(_OUTER, [_EVAL, _EXEC, _COMPILE, _NS], [fn_def, ast.Return(value=ast.Name(id=CELL_FUNCTION_NAME, ctx=ast.Load()))])
+    outer = _function(_OUTER, [_EVAL, _EXEC, _COMPILE, _NS, _DEL], [fn_def, ast.Return(value=ast.Name(id=CELL_FUNCTION_NAME, ctx=ast.Load()))])
     _place(outer, 1)
     _place(outer.body[-1], 1)
     module = ast.Module(body=[outer], type_ignores=[])
@@ -119,10 +120,27 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     code = compile(module, filename, "exec", dont_inherit=True)
     outer_code = _module_level_names_kept(next(c for c in code.co_consts if isinstance(c, types.CodeType)))
     make = types.FunctionType(outer_code, globals_ns, _OUTER)
-    fn = make(builtins.eval, builtins.exec, builtins.compile, globals_ns)
-    seedable = () if rewriter.reads_namespace else tuple(sorted(set(bound) - _read_before_bound(tree.body)))
+    fn = make(builtins.eval, builtins.exec, builtins.compile, globals_ns, _deleter(globals_ns))
+    # A name the cell may read before binding it is not seedable: a placeholder would stand where a plain
+    # run raises NameError (`try: q / except NameError:`). A builtin's name always is: read before the
+    # cell binds it, a plain run finds the builtin, and so does the read Dynamo leaves to plain Python.
+    early = _read_before_bound(tree.body) - set(dir(builtins))
+    seedable = () if rewriter.reads_namespace else tuple(sorted(set(bound) - early))
     return CellFunction(fn=fn, filename=filename, returns_value=returns_value, bound_names=bound,
                         seedable=seedable, annotates=rewriter.annotates)
+
+
+def _deleter(ns: dict) -> Callable[[str], None]:
+    """``del name`` as module code does it, run as plain Python (Dynamo: a graph break, not a skipped cell)."""
+    from .capturing import torch_compat
+
+    def delete(name: str) -> None:
+        try:
+            del ns[name]
+        except KeyError:
+            raise NameError(f"name {name!r} is not defined", name=name) from None
+
+    return torch_compat.not_traced(delete)
 
 
 def _function(name: str, args: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
@@ -205,6 +223,8 @@ class _Rewriter:
             return [ast.copy_location(ast.Pass(), stmt)]
         if isinstance(stmt, ast.AnnAssign):
             return self.annotated(stmt)
+        if isinstance(stmt, ast.Delete) and any(isinstance(t, ast.Name) for t in stmt.targets):
+            return [self.deletion(t, stmt) for t in stmt.targets]
         # `from m import *` is only allowed at module level: run that one statement as module code.
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             text = "\n" * (stmt.lineno - 1) + (ast.get_source_segment(self.source, stmt) or ast.unparse(stmt))
@@ -227,6 +247,14 @@ class _Rewriter:
             case.body = self.block(case.body) or [ast.copy_location(ast.Pass(), case)]
         self._expressions(stmt, skip=self._BLOCKS + ("handlers", "cases"))
         return [stmt]
+
+    def deletion(self, target: ast.expr, stmt: ast.Delete) -> ast.stmt:
+        """``del a, x[0]``: each target in order; a name through the deleter (see ``_deleter``)."""
+        if isinstance(target, ast.Name):
+            call = ast.Call(func=ast.Name(id=_DEL, ctx=ast.Load()), args=[ast.Constant(target.id)], keywords=[])
+            return ast.copy_location(ast.Expr(value=call), stmt)
+        self._expressions(stmt, skip=())
+        return ast.copy_location(ast.Delete(targets=[target]), stmt)
 
     def annotated(self, stmt: ast.AnnAssign) -> list[ast.stmt]:
         """Module code stores ``x: T = v`` as ``x = v`` and records ``__annotations__['x'] = T``;
@@ -501,6 +529,7 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
     watch = _Watch(cell, findings)
     try:
         with contextlib.ExitStack() as stack:
+            stack.enter_context(_recursion_headroom())
             watch.suppressing = stack.enter_context(_cell_config(fullgraph, findings))
             stack.enter_context(watch)
             stack.enter_context(_module_state(cell))
@@ -513,6 +542,37 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
     findings.extend(watch.conclude(error, fullgraph))
     return CellRun(value=value if error is None else None, error=error, findings=tuple(_unique(findings)),
                    returns_value=cell.returns_value, interrupted_at=watch.interrupted_at(error))
+
+
+@contextlib.contextmanager
+def _recursion_headroom() -> Iterator[None]:
+    """The recursion limit, raised by the frames the magic itself stands on, for the cell's run.
+
+    A plain cell runs in the ``<module>`` frame IPython executes; under the magic the
+    cell runs a dozen frames deeper (IPython's magic call, the magic, ``run_cell``,
+    torch.compile's wrapper). Inductor lowers a long chain of pointwise ops by
+    recursion, one frame per op (``lowering.py: inner_fn``): a 10,000-op cell that
+    just fits under the limit plainly raised ``RecursionError`` under the magic. With
+    the headroom the cell's own code has the depth a plain run gives it.
+    """
+    import sys
+
+    depth, frame = 0, sys._getframe()
+    while frame is not None and frame.f_code.co_name != "<module>":
+        depth, frame = depth + 1, frame.f_back
+    if frame is None:  # not called from a cell (e.g. a script's function): nothing to make up for
+        yield
+        return
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(before + depth + _TORCH_COMPILE_WRAPPER_FRAMES)
+    try:
+        yield
+    finally:
+        if sys.getrecursionlimit() == before + depth + _TORCH_COMPILE_WRAPPER_FRAMES:
+            sys.setrecursionlimit(before)  # else someone (Inductor raises it to 2000) set it on purpose: kept
+
+
+_TORCH_COMPILE_WRAPPER_FRAMES = 4  # the compiled function's call, counted with a margin
 
 
 @contextlib.contextmanager
@@ -715,6 +775,11 @@ class _Watch:
                 "on tensor data a Python assert (a failing one is an AssertionError, as in a plain run); "
                 "plain torch.compile puts it in the graph as torch._assert_async, and a failing one raises "
                 "RuntimeError from the kernel", compile_id, lineno))
+        elif re.match(r"del\b", line) and "disable" in payload:
+            self.findings.append(Finding(
+                "graph_break", f"line {lineno} `{line}`: a graph break here, because Dynamo cannot delete a global "
+                "(it has no DELETE_GLOBAL): the explorer runs the del as plain Python, where Dynamo alone would "
+                "give up on the whole frame", compile_id, lineno))
         elif "RemovableHandle" in payload:
             self.findings.append(Finding(
                 "graph_break", f"line {lineno} `{line}` reads a name the cell binds only later: a graph break "
@@ -760,14 +825,14 @@ class _Watch:
                 "torch.manual_seed it gives other values than eager PyTorch. For the same values set "
                 "torch._inductor.config.fallback_random = True (slower)", self._rng_ids[0]))
         if error is not None and _raised_while_compiling(error):
-            start = self.interrupted_at(error)
-            where = f" line {start[1]}" if start else ""
+            at = self.interrupted_at(error)
+            where = self._frame_words(at[2], at[0], at[1]) if at else "the cell"
             if isinstance(error, KeyboardInterrupt):
-                out.append(Finding("compile", f"interrupted while Dynamo was compiling the cell's code at{where}: "
-                                   "nothing of that frame had run yet"))
+                out.append(Finding("compile", f"interrupted while Dynamo was compiling {where}: none of that code "
+                                   "had run yet (what ran before it did, and its names are bound)"))
             elif fullgraph:
-                out.append(Finding("compile", f"with --fullgraph torch.compile raised while compiling the code "
-                                   f"at{where}: none of that frame's statements ran"))
+                out.append(Finding("compile", f"with --fullgraph torch.compile raised while compiling {where}: "
+                                   "none of that code ran"))
         self.names.conclude(out)
         return out
 
@@ -775,11 +840,11 @@ class _Watch:
         """Where Dynamo was compiling when ``error`` came out of the compile itself."""
         if error is None or not _raised_while_compiling(error):
             return None
-        md = self._last_start or {}
-        stack = md.get("stack") or []
-        frame = stack[-1] if stack else None
-        if isinstance(frame, dict) and frame.get("line"):
-            return (self.cell.filename, int(frame["line"]), str(frame.get("name", CELL_FUNCTION_NAME)))
+        start = (self._last_start or {}).get("dynamo_start")
+        stack = (start.get("stack") if isinstance(start, dict) else None) or []
+        frame = stack[-1] if stack else None  # the frame being compiled: its first line and name
+        if isinstance(frame, dict) and frame.get("line") and frame.get("name") != CELL_FUNCTION_NAME:
+            return (self.cell.filename, int(frame["line"]), str(frame.get("name")))
         return (self.cell.filename, _first_statement_line(self.cell), CELL_FUNCTION_NAME)
 
     def forget_compilations(self) -> None:

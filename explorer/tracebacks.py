@@ -201,10 +201,17 @@ def _kept(tb: Optional[types.TracebackType]) -> list[tuple[types.FrameType, int,
     kept = []
     walk = tb
     while walk is not None:
-        if not is_internal(walk.tb_frame.f_code.co_filename):
+        code = walk.tb_frame.f_code
+        if not is_internal(code.co_filename) and not _is_compile_wrapper(code):
             kept.append((walk.tb_frame, walk.tb_lasti, walk.tb_lineno))
         walk = walk.tb_next
     return kept
+
+
+def _is_compile_wrapper(code: types.CodeType) -> bool:
+    """torch.compile's backend wrapper (``_TorchCompileWrapper.__call__`` in torch/__init__.py)."""
+    torch_dir = _torch_dir()
+    return bool(torch_dir) and code.co_filename == os.path.join(torch_dir, "__init__.py") and code.co_name == "__call__"
 
 
 def _calls_resume(entry: tuple, following: list) -> bool:

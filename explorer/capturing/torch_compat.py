@@ -453,6 +453,13 @@ def compile_callbacks(on_start: Callable[[], None], on_end: Callable[[], None]) 
         callback_handler.remove_start_callback(start)
 
 
+def not_traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a function Dynamo does not trace: calling it is a graph break, it runs as plain Python."""
+    import torch
+
+    return torch.compiler.disable(fn, recursive=True)
+
+
 def untraceable_placeholder() -> Any:
     """An object Dynamo refuses to represent: reading it while tracing is a graph break.
 
