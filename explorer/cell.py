@@ -119,6 +119,7 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     ast.fix_missing_locations(module)
     code = compile(module, filename, "exec", dont_inherit=True)
     outer_code = _module_level_names_kept(next(c for c in code.co_consts if isinstance(c, types.CodeType)))
+    globals_ns.setdefault("__builtins__", builtins)  # as exec() of module code does (Dynamo reads it)
     make = types.FunctionType(outer_code, globals_ns, _OUTER)
     fn = make(builtins.eval, builtins.exec, builtins.compile, globals_ns, _deleter(globals_ns))
     # A name the cell may read before binding it is not seedable: a placeholder would stand where a plain
@@ -175,9 +176,23 @@ def _top_level_names(source: str, filename: str) -> tuple[list[str], tuple[str, 
     """
     table = symtable.symtable(source, filename, "exec")
     symbols = sorted(table.get_symbols(), key=lambda s: s.get_name())
-    bound = tuple(s.get_name() for s in symbols
-                  if s.is_assigned() or s.is_imported() or s.is_namespace())
-    return [s.get_name() for s in symbols], bound
+    bound = {s.get_name() for s in symbols if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    bound |= _comprehension_walrus_targets(ast.parse(source, filename, "exec"))
+    return [s.get_name() for s in symbols], tuple(sorted(bound))
+
+
+def _comprehension_walrus_targets(tree: ast.Module) -> set[str]:
+    """``[last := i for i in xs]`` binds ``last`` in the cell's scope (symtable counts it in the comprehension's)."""
+    out: set[str] = set()
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _ends_with_semicolon(source: str) -> bool:

@@ -544,5 +544,8 @@ def inductor_fallback_random() -> Optional[bool]:
     return getattr(config, "fallback_random", None)
 
 
-# what Inductor's own random number generation leaves in the output code it writes
-INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed")
+# what Inductor's own random number generation leaves in the output code it writes: its seed and
+# random prims, the C++ helpers of cpp_prefix.h, Triton's philox calls
+INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
+                        "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
+                        "tl.randint(", "triton_helpers.randint64")
