@@ -97,6 +97,7 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     # would (including 'return outside function', which the wrapper would accept).
     compile(padded, filename, "exec", dont_inherit=True)
     tree = ast.parse(padded, filename, "exec")
+    early = _read_before_bound(ast.parse(padded, filename, "exec").body)  # before the rewrite changes the tree
     names, bound = _top_level_names(padded, filename)
     rewriter = _Rewriter(padded, filename)
     body = rewriter.block(tree.body)
@@ -112,7 +113,8 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     _place(fn_def, 1)
     for stmt in fn_def.body[:2 if names else 1]:
         _place(stmt, 1)
-    outer = _function(_OUTER, [_EVAL, _EXEC, _COMPILE, _NS, _DEL], [fn_def, ast.Return(value=ast.Name(id=CELL_FUNCTION_NAME, ctx=ast.Load()))])
+    give_back = ast.Return(value=ast.Name(id=CELL_FUNCTION_NAME, ctx=ast.Load()))
+    outer = _function(_OUTER, [_EVAL, _EXEC, _COMPILE, _NS, _DEL], [fn_def, give_back])
     _place(outer, 1)
     _place(outer.body[-1], 1)
     module = ast.Module(body=[outer], type_ignores=[])
@@ -125,7 +127,7 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     # A name the cell may read before binding it is not seedable: a placeholder would stand where a plain
     # run raises NameError (`try: q / except NameError:`). A builtin's name always is: read before the
     # cell binds it, a plain run finds the builtin, and so does the read Dynamo leaves to plain Python.
-    early = _read_before_bound(tree.body) - set(dir(builtins))
+    early -= set(dir(builtins))
     seedable = () if rewriter.reads_namespace else tuple(sorted(set(bound) - early))
     return CellFunction(fn=fn, filename=filename, returns_value=returns_value, bound_names=bound,
                         seedable=seedable, annotates=rewriter.annotates)

@@ -61,7 +61,8 @@ def main() -> None:
     with capture_output():
         res2 = ip.run_cell(plain + "x = torch.compile(_loop)()")
     plain_s = time.perf_counter() - t0
-    print(f"plain torch.compile:{plain_s:7.1f} s wall ({'ok' if res2.error_in_exec is None else _err(res2.error_in_exec)})")
+    outcome = "ok" if res2.error_in_exec is None else _err(res2.error_in_exec)
+    print(f"plain torch.compile:{plain_s:7.1f} s wall ({outcome})")
     print(f"ratio %%compile / plain: {magic_s / plain_s:.2f}x")
 
 

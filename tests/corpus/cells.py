@@ -77,19 +77,22 @@ CELLS = (
     Cell("display imported in the cell", "from IPython.display import display\nd = display", compiled=None),
     Cell("functions and classes", "def f(x):\n    return x * 2\n\nclass K:\n    scale = 3\n"
                                   "    def m(self, x):\n        return f(x) * self.scale\n\n"
-                                  "y = K().m(torch.ones(2))\nnames = (f.__qualname__, K.__qualname__, K.m.__qualname__)"),
+                                  "y = K().m(torch.ones(2))\n"
+                                  "names = (f.__qualname__, K.__qualname__, K.m.__qualname__)"),
     Cell("lambda and comprehension names",
          "f = lambda t: t + 1\ny = f(torch.ones(2))\nq = (f.__qualname__, [g.__qualname__ for g in [f]])"),
     Cell("nested function qualname", "def outer():\n    def inner():\n        return 1\n    return inner\n"
                                      "n = outer().__qualname__", compiled=None),
-    Cell("augmented assignment", "n += 1\nt += 1\nlst += [2]\nt2 = t * n", setup="n = 1\nt = torch.zeros(2)\nlst = [1]"),
+    Cell("augmented assignment", "n += 1\nt += 1\nlst += [2]\nt2 = t * n",
+         setup="n = 1\nt = torch.zeros(2)\nlst = [1]"),
     Cell("comprehensions", "sq = [i * i for i in range(5)]\nd = {k: v for k, v in zip('ab', (1, 2))}\n"
                            "g = sum(x for x in range(4))\ns = {i % 2 for i in range(5)}\n"
                            "t = torch.stack([torch.ones(2) * i for i in range(3)])"),
     Cell("walrus", "w = [last := i for i in range(3)]\nif (y := torch.ones(2).sum()) > 1:\n    z = y * 2"),
     Cell("loops", "total = 0\nacc = torch.zeros(2)\nfor i in range(4):\n    total += i\n    acc = acc + i\n"
                   "while total > 3:\n    total -= 2\nelse:\n    done = True"),
-    Cell("global statement", "global gg\ngg = 5\ndef setg():\n    global hh\n    hh = gg + 1\nsetg()\nk = hh * torch.ones(1)",
+    Cell("global statement",
+         "global gg\ngg = 5\ndef setg():\n    global hh\n    hh = gg + 1\nsetg()\nk = hh * torch.ones(1)",
          compiled=None),
     Cell("a function rebinding a global", "counter = 0\ndef inc():\n    global counter\n    counter += 1\n"
                                          "inc(); inc()\nc2 = counter * torch.ones(1)"),
@@ -97,7 +100,8 @@ CELLS = (
          compiled=None),
     Cell("try finally", "try:\n    a = torch.ones(2)\nfinally:\n    b = 3\nc = a * b"),
     # Dynamo cannot rebuild a generator it advanced: the cell runs as plain Python (its own finding)
-    Cell("generator", compiled=None, source="def gen():\n    yield torch.ones(1)\n    yield torch.ones(1) * 2\nvals = list(gen())\n"
+    Cell("generator", compiled=None,
+         source="def gen():\n    yield torch.ones(1)\n    yield torch.ones(1) * 2\nvals = list(gen())\n"
                       "total = sum(v.item() for v in vals)"),
     Cell("annotations", "x: int = 3\ny: float\nann = dict(__annotations__)", compiled=None),
     Cell("annotated tensor", "t: torch.Tensor = torch.ones(2)\nu = t + 1\nkeys = list(__annotations__)"),
@@ -109,7 +113,8 @@ CELLS = (
     Cell("empty-ish cell", "pass", compiled=None),
     Cell("in-place ops on a global", "t.add_(1)\nt.mul_(2)\ns = t.sum()", setup="t = torch.ones(3)"),
     Cell("in-place op on a slice", "t[0] = 5.0\nu = t * 1", setup="t = torch.zeros(3)"),
-    Cell("seeded randomness (eager backend)", "torch.manual_seed(0)\nr = torch.randn(3)\nd = torch.nn.functional.dropout(torch.ones(4))"),
+    Cell("seeded randomness (eager backend)",
+         "torch.manual_seed(0)\nr = torch.randn(3)\nd = torch.nn.functional.dropout(torch.ones(4))"),
     Cell("nn module forward", "y = model(x)\nloss = y.pow(2).mean()\nloss",
          setup="torch.manual_seed(0)\nmodel = torch.nn.Linear(4, 2)\nx = torch.randn(3, 4)"),
     Cell("train step with backward", "opt.zero_grad()\nloss = model(x).sum()\nloss.backward()\nopt.step()\n"
