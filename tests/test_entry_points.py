@@ -71,8 +71,14 @@ _PROCESS_SPECIFIC = (
 
 def _scrub(node, key=""):
     if isinstance(node, dict):
-        timed = node.get("name") == "chromium_event"  # profiling spans: their size depends on their timestamps
-        return {k: _scrub(v, k) for k, v in node.items() if not _TIME_KEYS.search(k) and not (timed and k == "size")}
+        # profiling spans: their size depends on their timestamps, and how many there are on what ran before
+        timed = node.get("name") == "chromium_event"
+        dropped = timed or str(node.get("why", "")).startswith("dropped")
+        return {
+            k: _scrub(v, k)
+            for k, v in node.items()
+            if not _TIME_KEYS.search(k) and not (dropped and k in ("size", "count"))
+        }
     if isinstance(node, list):
         if key == "user_traceback":  # frames above the program are its caller: the entry point
             node = [f for f in node if f["filename"].endswith("same.py")]

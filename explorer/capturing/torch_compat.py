@@ -96,10 +96,43 @@ def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
     return obj, last
 
 
+def _fresh_cache_dirs() -> set[str]:
+    """The ``tmp*`` folders under Inductor's cache dir.
+
+    With ``force_disable_caches`` each Inductor compile writes into a fresh
+    ``tempfile.mkdtemp(dir=cache_dir())`` that torch keeps (``fresh_cache(...,
+    delete=False)`` in compile_fx.py): the code it loads from there is already
+    loaded when the compile returns.
+    """
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    root = cache_dir()
+    if not os.path.isdir(root):
+        return set()
+    return {os.path.join(root, n) for n in os.listdir(root) if n.startswith("tmp")}
+
+
+def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
+    """Deletes the folders the capture's cache disabling made (see ``_fresh_cache_dirs``)."""
+    import shutil
+
+    for path in sorted(_fresh_cache_dirs() - before):
+        try:
+            shutil.rmtree(path)
+        except OSError as e:  # e.g. Windows keeps a loaded kernel's file open
+            notes.append(f"could not remove Inductor's temporary cache folder {path}: {e}")
+
+
 @contextlib.contextmanager
 def capture_config(notes: list[str]) -> Iterator[None]:
-    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error."""
+    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error.
+
+    The temporary folders Inductor makes while caches are disabled go too.
+    """
     saved: list[tuple[Any, str, Any]] = []
+    fresh_before = _fresh_cache_dirs()
     # torch warns that disabling caches disables profile-guided dynamic shapes: expected here.
     # Only our own filter entry is removed afterwards, so the user's warning filters stay theirs.
     warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
@@ -118,6 +151,7 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
+        _remove_fresh_cache_dirs(fresh_before, notes)
         if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
@@ -355,3 +389,174 @@ def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
             return list(reader.args)
     finally:
         reader_log.removeFilter(quiet)
+
+
+# ---- used by explorer.cell (a %%compile cell ends as a plain run of it would) ----
+
+# The logger on which Dynamo reports a frame it could not compile and ran unchanged
+# (``log.warning("WON'T CONVERT <name> <file> line <n> ...", exc_info=True)``) when
+# ``suppress_errors`` is on; and fake tensors' companion report of the same failure.
+SUPPRESSED_FRAME_LOGGER = "torch._dynamo.convert_frame"
+SUPPRESSED_FRAME_PREFIX = "WON'T CONVERT"
+FAKE_TENSOR_LOGGER = "torch._subclasses.fake_tensor"
+FAKE_TENSOR_META_FAILURE = "failed while attempting to run meta"
+
+
+# compilation_metrics' fail_type when the backend itself raised (InductorError subclasses the first)
+BACKEND_FAILURES = ("BackendCompilerFailed", "InductorError")
+
+
+def set_dynamo_config(name: str, value: Any) -> None:
+    """Changes one option inside a ``dynamo_config`` block (which restores it at its end)."""
+    import torch._dynamo.config as config
+
+    setattr(config, name, value)
+
+
+def dynamo_config_value(name: str) -> Any:
+    """``torch._dynamo.config.<name>`` (AttributeError when this torch has no such option)."""
+    import torch._dynamo.config as config
+
+    return getattr(config, name)
+
+
+@contextlib.contextmanager
+def dynamo_config(values: dict[str, Any]) -> Iterator[None]:
+    """Sets ``torch._dynamo.config`` options for the block; each old value is put back, also on
+    error or KeyboardInterrupt. Options this torch lacks are skipped (the caller checks first)."""
+    import torch._dynamo.config as config
+
+    saved: list[tuple[str, Any]] = []
+    try:
+        for name, value in values.items():
+            old = getattr(config, name)
+            saved.append((name, old))
+            setattr(config, name, value)
+        yield
+    finally:
+        for name, old in reversed(saved):
+            setattr(config, name, old)
+
+
+@contextlib.contextmanager
+def compile_callbacks(on_start: Callable[[], None], on_end: Callable[[], None]) -> Iterator[None]:
+    """Calls ``on_start``/``on_end`` around every Dynamo compilation in the block.
+
+    Dynamo's own callback registry (``torch._dynamo.callback_handler``, the seam
+    behind ``torch._dynamo.on_compile_start``): the start callback runs before a
+    frame is traced, the end callback after its backend returned or failed. No
+    user code runs in between (Dynamo traces it symbolically).
+    """
+    from torch._dynamo.callback import callback_handler
+
+    def start(_args: Any) -> None:  # the registry passes CallbackArgs: unused here
+        on_start()
+
+    def end(_args: Any) -> None:
+        on_end()
+
+    callback_handler.register_start_callback(start)
+    callback_handler.register_end_callback(end)
+    try:
+        yield
+    finally:
+        callback_handler.remove_end_callback(end)
+        callback_handler.remove_start_callback(start)
+
+
+def not_traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a function Dynamo does not trace: calling it is a graph break, it runs as plain Python."""
+    import torch
+
+    return torch.compiler.disable(fn, recursive=True)
+
+
+def untraceable_placeholder() -> Any:
+    """An object Dynamo refuses to represent: reading it while tracing is a graph break.
+
+    Dynamo cannot model a ``torch.utils.hooks.RemovableHandle`` made outside the
+    traced frame ("Attempted to represent unregistered RemovableHandle", a graph
+    break on 2.11-2.14). ``explorer.cell`` puts one under a name the cell binds
+    but has not bound yet, only while Dynamo compiles: a read of it then runs as
+    plain Python after the compile, when the placeholder is gone again.
+    """
+    from collections import OrderedDict
+
+    from torch.utils.hooks import RemovableHandle
+
+    return RemovableHandle(OrderedDict())  # it keeps a weak reference to a hooks dict: a plain dict has none
+
+
+def forget_code(code: Any) -> list[Any]:
+    """Drops Dynamo's cached compilations of one code object and of its resume functions.
+
+    Returns every code object reset (``code`` and its resume functions), for
+    ``release_helper_globals``.
+    """
+    from torch._dynamo.eval_frame import reset_code
+    from torch._dynamo.resume_execution import ContinueExecutionCache
+
+    todo, done = [code], []
+    while todo:
+        c = todo.pop()
+        reset_code(c)
+        done.append(c)
+        resumes = ContinueExecutionCache.cache.get(c)
+        if resumes:
+            todo.extend(resumes.values())
+    return done
+
+
+def release_helper_globals(codes: list[Any]) -> None:
+    """Removes the helper globals Dynamo put in a frame's globals for these code objects' compilations.
+
+    Dynamo registers, per rewritten code object, the clean-up of its helpers
+    (``__compiled_fn_N``, ``__resume_at_N``, ``__builtins_dict___N``, ...) to run
+    when that code object is freed (``CleanupManager``). Once the compilations are
+    forgotten nothing can run the rewritten code again, but it may stay referenced
+    for a while (and its clean-up would then fire at interpreter exit, after the
+    namespace is gone: ``KeyError`` noise on stderr). This runs that clean-up now,
+    exactly once, for the rewritten code of ``codes``.
+    """
+    from torch._dynamo.utils import CleanupManager, orig_code_map
+
+    ours = {id(c) for c in codes}
+    manager = CleanupManager.instance
+    for idx in list(manager.values):
+        original = orig_code_map.values.get(idx)
+        if original is None or id(original) not in ours:
+            continue
+        for hook in manager.values.pop(idx, ()):
+            if hook.name in hook.scope:
+                hook()  # Dynamo's own clean-up: deletes the global, counts it done
+            else:  # the user deleted it already: only the bookkeeping is left
+                CleanupManager.count -= 1
+        manager.refs.pop(idx, None)  # its weakref callback then finds nothing to do
+
+
+def pending_cleanup_names(namespace: dict) -> set[str]:
+    """Names in ``namespace`` that Dynamo will delete itself when their compiled code is freed."""
+    from torch._dynamo.utils import CleanupManager
+
+    names = set()
+    for hooks in list(CleanupManager.instance.values.values()):
+        for hook in hooks:
+            if getattr(hook, "scope", None) is namespace:
+                names.add(hook.name)
+    return names
+
+
+def inductor_fallback_random() -> Optional[bool]:
+    """``torch._inductor.config.fallback_random`` (None if this torch lacks it)."""
+    try:
+        import torch._inductor.config as config
+    except ImportError:
+        return None
+    return getattr(config, "fallback_random", None)
+
+
+# what Inductor's own random number generation leaves in the output code it writes: its seed and
+# random prims, the C++ helpers of cpp_prefix.h, Triton's philox calls
+INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
+                        "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
+                        "tl.randint(", "triton_helpers.randint64")
