@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Protocol
+from typing import Any, Callable, ContextManager, Iterator, Optional, Protocol
 
 from .capturing.model import CaptureData
 from .capturing.session import CaptureSession
@@ -60,7 +60,8 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
     report.result = result.value
     report.findings = tuple(result.findings)
     finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
-           calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None)
+           calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
+           calls_scope=getattr(target, "timeit_scope", contextlib.nullcontext))
     return Outcome(report, result.value, result.error)
 
 
@@ -84,7 +85,8 @@ def capture(options: Optional[Options] = None) -> Iterator[Report]:
 
 def finish(report: Report, error: Optional[BaseException], options: Options, *, recorder: Any = None,
            repros: Optional[list] = None, progress: Optional[Stages] = None,
-           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None) -> Report:
+           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None,
+           calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext) -> Report:
     """Everything after the capture: the same steps, in the same order, for every entry point."""
     if report.capture is None:
         return report
@@ -96,7 +98,8 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
     if error is None and options.time and (recorder is not None or repros is not None):
         if progress is not None:
             progress.set_stage("timing eager vs compiled")
-        report.timing = _step(report, "timing", lambda: _time(report, recorder, repros, options, calls), None)
+        report.timing = _step(report, "timing",
+                              lambda: _time(report, recorder, repros, options, calls, calls_scope), None)
     if error is None and recorder is not None and options.compare:
         if progress is not None:
             progress.set_stage(f"comparing modes: {', '.join(options.compare)}")
@@ -165,7 +168,8 @@ def _with_error(data: CaptureData, error: BaseException) -> CaptureData:
 
 
 def _time(report: Report, recorder: Any, repros: Optional[list], options: Options,
-          calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]]) -> Any:
+          calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]],
+          calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext) -> Any:
     if repros is not None:
         from .timing.repro import time_script_capture
 
@@ -174,8 +178,9 @@ def _time(report: Report, recorder: Any, repros: Optional[list], options: Option
 
     timing = time_capture(recorder, report.capture, budget_s=options.time_budget_s)
     if calls is not None:
-        whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,
-                           budget_s=options.time_budget_s)
+        with calls_scope():  # once around all the loops: a cell stays compiled between them
+            whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,
+                               budget_s=options.time_budget_s)
         timing = dataclasses.replace(timing, timeit=whole)
     return timing
 

@@ -11,9 +11,8 @@ line computing it, and clicking that kernel line lights the user line back;
 the diff of a recompile's two FX graphs shows what changed; an HTML payload in
 the code stays text; nothing is logged as an error. Screenshots go to assets/.
 
-The chain comes from ``report.lineage``; while ``explorer.lineage.lineage_of``
-returns nothing, ``lineage_stub`` supplies a hand-made one (``with_lineage``
-and ``install`` keep a real one when there is one).
+The chain comes from ``report.lineage`` (``explorer.lineage.lineage_of``, run
+by the pipeline).
 """
 
 from __future__ import annotations
@@ -91,17 +90,17 @@ def page(browser):
 def sin_report():
     """torch.sin through Inductor, called with two sizes: a recompile ([N/0] then [N/1])."""
     import torch
+    from programs import sin
 
     import explorer
-    from lineage_stub import with_lineage
-    from programs import sin
 
     with explorer.capture() as report:
         f = torch.compile(sin.sin_chain)
         f(torch.randn(8))
         f(torch.randn(16))
     assert len(report.compilations) == 2 and report.compilations[1].recompile_reason
-    return with_lineage(report)
+    assert report.lineage, "the pipeline made no line-level chain"
+    return report
 
 
 def _page_file(tmp_path_factory, name, report, **kw):
@@ -256,8 +255,19 @@ def test_page_keyboard_navigation(page, sin_page):
 
 
 def test_page_keeps_html_payloads_as_text(page, tmp_path_factory):
-    from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, GraphBreak, Guard,
-                                          IrDump, Kernel, OutputCode, SourceLoc)
+    from explorer.capturing.model import (
+        Bytecode,
+        CaptureData,
+        Compilation,
+        Frame,
+        FxGraph,
+        GraphBreak,
+        Guard,
+        IrDump,
+        Kernel,
+        OutputCode,
+        SourceLoc,
+    )
 
     loc = SourceLoc(EVIL, 3, EVIL, EVIL)
     comp = Compilation(
@@ -368,12 +378,12 @@ HOVER_JS = """async () => {
 # ---- the widget in a live JupyterLab ----
 
 NOTEBOOK_CELLS = [
-    f"import sys\nsys.path.insert(0, {str(TESTS)!r})\nimport lineage_stub\nlineage_stub.install()  # the real chain wins when there is one\nimport torch",
+    f"import sys\nsys.path.insert(0, {str(TESTS)!r})\nimport torch",
     "%load_ext explorer",
     f"%%compile\nx = torch.randn(64)\ny = torch.sin(x)\nz = (y * 2 + 1).sum()\ns = {EVIL!r}\nz",
     "import explorer\nfrom explorer.widget import ExplorerView\n\ndef g(x):\n    return torch.sin(x) * 2\n\n"
     "with explorer.capture() as rep:\n    cg = torch.compile(g)\n    cg(torch.randn(8))\n    cg(torch.randn(16))\n"
-    "ExplorerView(lineage_stub.with_lineage(rep))",
+    "ExplorerView(rep)",
 ]
 # JupyterLab's own noise, not ours
 LAB_NOISE = (r"Failed to load resource", r"favicon", r"/api/(workspaces|settings|lab|nbconvert|translations)",

@@ -21,8 +21,7 @@ from explorer.capturing.model import CaptureData, Compilation, Frame, Kernel, Ou
 from explorer.lineage import LineLink
 from explorer.present.html import kernel_refs
 from explorer.present.page import module_text, payload_script, render_page
-from explorer.present.payload import (FIRST_FIELDS, FIRST_STAGES, build, compact_lineage, to_json,
-                                      to_script_json)
+from explorer.present.payload import FIRST_STAGES, build, compact_lineage, to_json, to_script_json
 from explorer.stages import STAGES
 
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
@@ -111,9 +110,9 @@ def test_wrapper_code_that_does_not_embed_a_kernel_is_kept_whole():
 
 
 def test_the_chain_survives_compaction(breaks_report):
-    from lineage_stub import hand_lineage
+    from explorer.lineage import lineage_of
 
-    lineage = hand_lineage(breaks_report.capture)
+    lineage = lineage_of(breaks_report.capture)
     refs = {c.compile_id: kernel_refs(c) for c in breaks_report.capture.compilations}
     packed = compact_lineage(lineage, refs)
     origins = packed["origins"]
@@ -130,39 +129,14 @@ def test_the_chain_survives_compaction(breaks_report):
     assert seen > 100
 
 
-def test_the_chain_in_its_per_text_form_reads_the_same(breaks_report):
-    """explorer.lineage may store one index per line (texts, sets, origins): the payload is the same."""
-    from itertools import groupby
-
-    from lineage_stub import hand_lineage
+def test_the_chain_read_per_line_or_per_text_is_the_same(breaks_report):
+    """Lineage's run-length coded texts and the same chain as one LineLink per line compact alike."""
+    from explorer.lineage import lineage_of
 
     refs = {c.compile_id: kernel_refs(c) for c in breaks_report.capture.compilations}
-    lineage = hand_lineage(breaks_report.capture)
-    per_text = []
-    for lin in lineage:
-        origins = sorted({o for k in lin.links for o in k.origins})
-        sets = [()]
-        texts = []
-        for (stage, part, kernel), group in groupby(lin.links, key=lambda k: (k.stage, k.part, k.kernel)):
-            group = list(group)
-            lines, elements = [0] * max(k.line for k in group), [""] * max(k.line for k in group)
-            for k in group:
-                s = tuple(sorted(origins.index(o) for o in set(k.origins)))
-                if s not in sets:
-                    sets.append(s)
-                lines[k.line - 1] = sets.index(s)
-                elements[k.line - 1] = k.element or ""
-            texts.append(type("T", (), dict(stage=stage, part=part, kernel=kernel, lines=tuple(lines),
-                                            elements=tuple(elements)))())
-        per_text.append(type("L", (), dict(compile_id=lin.compile_id, origins=tuple(origins), sets=tuple(sets),
-                                           texts=tuple(texts)))())
-    a, b = compact_lineage(lineage, refs), compact_lineage(per_text, refs)
-    assert a["origins"] == b["origins"]
-    for cid in a["compilations"]:
-        for key, arr in a["compilations"][cid]["blocks"].items():
-            other = b["compilations"][cid]["blocks"][key]
-            # lines no link covers are 0 ("no data") in one and glue in the other: compare the linked ones
-            assert [x for x in arr if x not in (0, -1)] == [x for x in other if x not in (0, -1)], key
+    lineage = lineage_of(breaks_report.capture)
+    per_line = [type("L", (), {"compile_id": lin.compile_id, "links": lin.links})() for lin in lineage]
+    assert compact_lineage(lineage, refs) == compact_lineage(per_line, refs)
 
 
 def test_a_big_reports_page_is_within_budget():

@@ -303,9 +303,9 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
                     stages: Optional[frozenset] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 
-    Reads each compilation's ``links`` (one ``LineLink`` per line); a lineage that also
-    carries ``texts``/``sets``/``origins`` (one index per line) is read from those directly.
-    A kernel's line names it by ``part`` (its index in the compilation's kernels) or by
+    Reads each ``explorer.lineage.Lineage`` from its ``texts`` (run-length coded origin
+    sets per text); any other object with ``compile_id`` and ``links`` (one ``LineLink``
+    per line) is read from those. A kernel's line names it by ``part`` (its index in the compilation's kernels) or by
     ``kernel``: a name that repeats in one compilation needs the index. ``stages``: only
     the blocks of these stages (the origins are always all of them, so indexes agree)."""
     lineages = list(lineages)
@@ -383,8 +383,7 @@ def _compact_texts(lin: Any, index: dict[str, int], refs: list[str], stages: Opt
         if ref == "":
             continue
         key = block_key(t.stage, t.part, ref)
-        blocks[key] = [sets[i] for i in t.lines]
-        named = {str(i + 1): e for i, e in enumerate(t.elements) if e}
-        if named:
-            elements[key] = named
+        blocks[key] = [sets[i] for i in t.sets_per_line()]
+        if t.elements:
+            elements[key] = dict(t.elements)
     return {"blocks": blocks, "elements": elements}

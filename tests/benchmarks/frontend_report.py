@@ -86,7 +86,7 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
     """A Report (with lineage) like a real one of that size."""
     from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, Guard, Instruction, IrDump,
                                           OutputCode)
-    from explorer.lineage import LineLink, Lineage
+    from explorer.lineage import LineLink
     from explorer.report import Clinic, Report
 
     first = 10
@@ -167,13 +167,38 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
         links.append(LineLink("ir_pre_fusion", line, (origin,), element=element))
         if line <= len(ir_post):
             links.append(LineLink("ir_post_fusion", line, (origin,), element=element))
-    for k in kernels:
+    for i, k in enumerate(kernels):
         for j in range(22):
-            links.append(LineLink("kernels", 14 + j, (f"{USER_FILE}:{first + 1 + j}",), kernel=k.name))
-    for n, text in enumerate(wrapper, 1):
+            links.append(LineLink("kernels", 14 + j, (f"{USER_FILE}:{first + 1 + j}",), part=i, kernel=k.name))
+    for n in range(1, len(wrapper) + 1):
         links.append(LineLink("output_code", n, ()))
-    report = Report(capture=data, clinic=Clinic.of(data), lineage=(Lineage("0/0", tuple(links)),), entry="explore")
+    report = Report(capture=data, clinic=Clinic.of(data), lineage=(as_lineage("0/0", links),), entry="explore")
     return report
+
+
+def as_lineage(compile_id, links):
+    """explorer.lineage.Lineage from one LineLink per line (lines no link names are glue)."""
+    from explorer.lineage import Lineage, TextLines
+
+    origins: dict[str, int] = {}
+    sets: dict[tuple, int] = {(): 0}
+    texts: dict[tuple, dict[int, tuple]] = {}
+    for link in links:
+        ids = tuple(sorted(origins.setdefault(o, len(origins)) for o in set(link.origins)))
+        idx = sets.setdefault(ids, len(sets))
+        texts.setdefault((link.stage, link.part, link.kernel), {})[link.line] = (idx, link.element)
+    out = []
+    for (stage, part, kernel), lines in texts.items():
+        runs: list[int] = []
+        for n in range(1, max(lines) + 1):
+            idx = lines.get(n, (0, None))[0]
+            if runs and runs[-2] == idx:
+                runs[-1] += 1
+            else:
+                runs += [idx, 1]
+        elements = {str(n): e for n, (_, e) in lines.items() if e}
+        out.append(TextLines(stage, part, kernel, tuple(runs), elements))
+    return Lineage(compile_id, tuple(origins), tuple(sets), tuple(out))
 
 
 # ---- real ----
