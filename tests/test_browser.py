@@ -220,6 +220,7 @@ def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin
     file, line = origin.rsplit(":", 1)
     assert file.endswith("programs/sin.py") and int(line) == 6
     # every linked element names its user line as FILE:LINE
+    assert view.locator(".cx-l").count() > 0 and view.locator(".cx-l:not([data-origin])").count() == 0
     for value in view.locator("[data-origin]").evaluate_all("els => els.map(e => e.dataset.origin)"):
         assert re.fullmatch(r".+:\d+", value), value
     if SHOTS:  # the README's picture of the page: the chain from torch.sin to its kernel line

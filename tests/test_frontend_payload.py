@@ -139,6 +139,31 @@ def test_the_chain_read_per_line_or_per_text_is_the_same(breaks_report):
     assert compact_lineage(lineage, refs) == compact_lineage(per_line, refs)
 
 
+@pytest.mark.parametrize("fixture", ["breaks_report", "module_report", "dynamic_report"])
+def test_every_fx_node_and_kernel_the_page_shows_is_reached_or_glue(fixture, request):
+    """In the payload the page draws from: each line of an FX graph or a kernel is reached from a user
+    line or marked glue (never "no data"), each node's line is there, each kernel reaches a user line."""
+    report = request.getfixturevalue(fixture)
+    payload, _ = build(report, pictures="none")
+    chain = payload["lineage"]
+    for comp, view in zip(report.capture.compilations, payload["views"], strict=True):
+        blocks = chain["compilations"][comp.compile_id]["blocks"]
+        elements = chain["compilations"][comp.compile_id]["elements"]
+        for stage in ("graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
+                      "post_grad_graph_backward"):
+            graph = getattr(comp, stage)
+            if graph is None or not graph.code:
+                continue
+            key = f"{stage}:0"
+            assert len(blocks[key]) == len(graph.code.splitlines()) and 0 not in blocks[key], key
+            named = set(elements.get(key, {}).values())
+            assert {n.name for n in graph.nodes if n.op not in ("output", "placeholder")} <= named, key
+        for ref, kernel in zip(view["kernels"], comp.kernels, strict=True):
+            entries = blocks[f"kernels:{ref}"]
+            assert len(entries) == len(kernel.source.splitlines()) and 0 not in entries, ref
+            assert any(e not in (0, -1) for e in entries), f"kernel {ref} is reached from no user line"
+
+
 def test_a_big_reports_page_is_within_budget():
     from frontend_report import synthetic
 
