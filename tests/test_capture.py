@@ -300,3 +300,35 @@ def test_fullgraph_failure_is_reported_as_the_break_that_failed_it():
     brk = report.compilations[0].graph_break
     assert brk.lineno == f.__code__.co_firstlineno + 2 and "print" in brk.source_line
     assert report.compilations[0].status == "failed"
+
+
+def test_capture_removes_its_own_cache_folders_and_no_one_elses():
+    """Another process compiling beside the capture (a second notebook, a plain run) keeps its folders."""
+    import os
+    import tempfile
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    before = torch_compat.fresh_cache_dirs()
+    neighbour = []
+
+    @torch._dynamo.disable
+    def another_process_compiles():
+        neighbour.append(tempfile.mkdtemp(dir=cache_dir()))
+        with open(os.path.join(neighbour[0], "kernel.cpp"), "w") as fh:
+            fh.write("// not the capture's\n")
+
+    def fn(x):
+        y = torch.sin(x)
+        another_process_compiles()  # while the capture runs, as another process would
+        return y + 1
+
+    report = explorer.explore(fn, torch.randn(8), time=False)
+    try:
+        assert report.compilations[0].output_code, "an Inductor compile ran"
+        assert os.path.exists(os.path.join(neighbour[0], "kernel.cpp"))
+        assert torch_compat.fresh_cache_dirs() - before == {neighbour[0]}
+    finally:
+        import shutil
+
+        shutil.rmtree(neighbour[0], ignore_errors=True)

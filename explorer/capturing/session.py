@@ -35,6 +35,7 @@ class CaptureSession:
         self._recorder = Recorder(listeners, keep)
         self._stack = contextlib.ExitStack()
         self._t0 = 0.0
+        self._fresh_before: set[str] = set()
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
         """Calls ``fn(event)`` for each record from now until the capture ends; returns the unsubscribe."""
@@ -43,6 +44,7 @@ class CaptureSession:
     def __enter__(self) -> CaptureSession:
         self._t0 = time.perf_counter()
         try:
+            self._fresh_before = torch_compat.fresh_cache_dirs()
             self._stack.enter_context(torch_compat.capture_config(self.notes))
             self._recorder.open()
         except BaseException:
@@ -57,6 +59,8 @@ class CaptureSession:
             self._recorder.close()
         finally:
             self._stack.close()
+            torch_compat.remove_fresh_cache_dirs(self._fresh_before, _output_code_files(self._recorder.raw),
+                                                 self.notes)
         error = None
         if exc_type is not None:
             error = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__
@@ -66,6 +70,16 @@ class CaptureSession:
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
         return read(raw, notes=self.notes, wall_time_s=wall, error=error)
+
+
+def _output_code_files(raw: RawCapture) -> list[str]:
+    """The files this capture's compiles wrote their wrapper code to, as the trace names them."""
+    out = []
+    for ev in raw.events:
+        fields = ev.metadata.get("inductor_output_code") if ev.name == "inductor_output_code" else None
+        if isinstance(fields, dict) and isinstance(fields.get("filename"), str):
+            out.append(fields["filename"])
+    return out
 
 
 def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], error: Optional[str]) -> CaptureData:

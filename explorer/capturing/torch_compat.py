@@ -11,7 +11,7 @@ import contextlib
 import logging
 import sys
 import warnings
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .compile_id import CompileId
 
@@ -96,7 +96,7 @@ def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
     return obj, last
 
 
-def _fresh_cache_dirs() -> set[str]:
+def fresh_cache_dirs() -> set[str]:
     """The ``tmp*`` folders under Inductor's cache dir.
 
     With ``force_disable_caches`` each Inductor compile writes into a fresh
@@ -106,19 +106,31 @@ def _fresh_cache_dirs() -> set[str]:
     """
     import os
 
-    from torch._inductor.runtime.cache_dir_utils import cache_dir
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
 
-    root = cache_dir()
+    # not cache_dir(): it writes TORCHINDUCTOR_CACHE_DIR into os.environ, a change the user's cell would see
+    root = os.path.abspath(os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir())
     if not os.path.isdir(root):
         return set()
     return {os.path.join(root, n) for n in os.listdir(root) if n.startswith("tmp")}
 
 
-def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
-    """Deletes the folders the capture's cache disabling made (see ``_fresh_cache_dirs``)."""
+def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes: list[str]) -> None:
+    """Deletes the fresh folders (see ``fresh_cache_dirs``) that hold this capture's own output code.
+
+    New folders alone are not proof of ownership: another process (a second
+    notebook, a plain run beside the CLI) shares the cache dir and writes its
+    own ``tmp*`` folders at the same moment; deleting those breaks its compile
+    ("No such file or directory" from g++). Only folders holding a file this
+    capture's trace named (``inductor_output_code``'s filename) are removed.
+    """
+    import os
     import shutil
 
-    for path in sorted(_fresh_cache_dirs() - before):
+    owned = [os.path.abspath(f) for f in owned_files]
+    for path in sorted(fresh_cache_dirs() - before):
+        if not any(f.startswith(path + os.sep) for f in owned):
+            continue
         try:
             shutil.rmtree(path)
         except OSError as e:  # e.g. Windows keeps a loaded kernel's file open
@@ -129,10 +141,10 @@ def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
 def capture_config(notes: list[str]) -> Iterator[None]:
     """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error.
 
-    The temporary folders Inductor makes while caches are disabled go too.
+    The temporary folders Inductor makes while caches are disabled are the
+    session's to remove (``remove_fresh_cache_dirs``): only it knows which are its own.
     """
     saved: list[tuple[Any, str, Any]] = []
-    fresh_before = _fresh_cache_dirs()
     # torch warns that disabling caches disables profile-guided dynamic shapes: expected here.
     # Only our own filter entry is removed afterwards, so the user's warning filters stay theirs.
     warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
@@ -151,7 +163,6 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
-        _remove_fresh_cache_dirs(fresh_before, notes)
         if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
