@@ -24,6 +24,7 @@ from .capturing.session import CaptureSession
 from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report
+from .stages import with_missing
 from .targets import CallTarget, CellTarget, RunResult, ScriptTarget
 
 __all__ = ["CallTarget", "CellTarget", "Outcome", "ScriptTarget", "capture", "finish", "run"]
@@ -93,6 +94,8 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
     if error is not None:
         data = report.capture
         report.capture = _step(report, "reading the exception", lambda: _with_error(data, error), data)
+    data = report.capture
+    report.capture = _step(report, "why stages are empty", lambda: _explained(data), data)
     report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture), Clinic())
     report.lineage = _step(report, "lineage", lambda: lineage_of(report.capture), ())
     if error is None and options.time and (recorder is not None or repros is not None):
@@ -152,6 +155,11 @@ def _timing_source(target: Any, options: Options) -> Iterator[Optional[list]]:
 
     with collect_repros() as repros:
         yield repros
+
+
+def _explained(data: CaptureData) -> CaptureData:
+    """Every empty stage of every compilation gets its reason (``stages.with_missing``)."""
+    return dataclasses.replace(data, compilations=tuple(with_missing(c) for c in data.compilations))
 
 
 def _with_error(data: CaptureData, error: BaseException) -> CaptureData:

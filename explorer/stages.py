@@ -169,7 +169,8 @@ _USUALLY = {  # when the compilation's state says nothing more specific
     "post_grad_graph_backward": "no backward graph was lowered by Inductor (nothing requires grad, or another backend)",
     "ir_pre_fusion": _INDUCTOR_DID_NOT_LOWER,
     "ir_post_fusion": _INDUCTOR_DID_NOT_LOWER,
-    "output_code": "Inductor generated no code here (another backend, or a cache hit)",
+    "output_code": "the backend is not Inductor (for example backend='aot_eager'), or Inductor's result came "
+                   "from a cache",
     "kernels": "no kernels: another backend than Inductor, or everything ran as library calls (e.g. matmuls)",
     "timing": "timing was not asked for (explore(..., time=True), %%compile without --no-time, run --time)",
 }
@@ -196,13 +197,19 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
                 "inference graph (see AOT inference)")
     if stage_id == "kernels" and comp.output_code:
         return "Inductor generated no kernels of its own here (only library calls or views)"
+    if not aot_ran and stage_id in ("aot_joint", "aot_forward", "aot_backward", "aot_inference"):
+        return "the backend did not run AOTAutograd (for example backend='eager')"
     if not aot_ran and stage_id not in ("guards",):
         return "the backend did not run AOTAutograd or Inductor (for example backend='eager')"
     return _USUALLY.get(stage_id, "it was not recorded")
 
 
 def with_missing(comp: Compilation) -> Compilation:
-    """``comp`` with ``missing`` giving, for every empty stage of the registry, why it is empty."""
+    """``comp`` with ``missing`` giving, for every empty stage of the registry, why it is empty.
+
+    The pipeline applies this to every compilation, so the JSON carries the
+    reasons for other tools; a reason the capture recorded (an unreadable record) wins.
+    """
     import dataclasses
 
     why = {s.id: why_missing(s.id, comp) for s in compilation_stages() if not s.present(comp)}

@@ -360,3 +360,36 @@ def test_the_fixture_format_round_trips_through_json():
         lines = tape.lines(name)
         assert all(json.loads(json.dumps(line)) == line for line in lines[:20])
         assert {line["source"] for line in lines} >= {"trace", "ir_pre_fusion", "ir_post_fusion", "bytecode_log"}
+
+
+def _wrappers_in(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("code"), str) and "async_compile" in node["code"]:
+            yield node["code"]
+        for v in node.values():
+            yield from _wrappers_in(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _wrappers_in(v)
+
+
+def test_kernel_scanner_reads_what_a_whole_module_parse_reads():
+    """Kernels are read statement by statement (fast); the result must be the full parse's, Triton and C++."""
+    import ast
+    import json
+    import os
+
+    from explorer.capturing import parse_output_code as p
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "cuda_lineage.json")) as fh:
+        codes = list(_wrappers_in(json.load(fh)))
+    escaped = ("x = 1\ntriton_k = async_compile.triton('triton_k', '''\nprint('a\\\\tb')\n''', "
+               "device_str='cuda')  # trailing\nk2 = async_compile.cpp_pybinding(['float*'], r'''\n"
+               "#include <x>\nint f() { return 1; }\n''')\n")
+    assert codes, "the recorded H200 report holds wrappers"
+    for code in [*codes, escaped]:
+        tree = ast.parse(code)
+        want = [(st.lineno, *k) for st in tree.body if (k := p._kernel_assignment(st))]
+        assert want and p.scan_kernels(code) == want
+    assert p.scan_kernels(escaped)[0][3] == "print('a\\tb')"
+    assert p.scan_kernels("k = async_compile.cpp(no_source)\n") is None  # not recognised: parsed whole

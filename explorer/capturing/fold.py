@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
-from .missing import explain_missing
+from .missing import note_unreadable
 from .model import Compilation, Frame, FxGraph, IrDump, Kernel, OutputCode, Problem, Restart
 from .parse_guards import parse_guards
 from .parse_output_code import parse_kernels
@@ -128,7 +128,7 @@ class Fold:
         try:
             comp = Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(),
                                restarts=restarts, **self.fields)
-            return explain_missing(comp, self.unreadable)
+            return note_unreadable(comp, self.unreadable)
         except Exception as e:  # noqa: BLE001 - a field torch filled oddly: keep the others
             self._problem("build", e)
             kept = {k: v for k, v in self.fields.items() if k in _FIELDS and k not in ("compile_id", "frame")}

@@ -28,24 +28,66 @@ def graph_kind(code: str) -> Optional[str]:
 
 
 def parse_kernels(code: str, kind: str = "", provenance: Optional[dict[str, Any]] = None) -> tuple[Kernel, ...]:
-    """Raises SyntaxError for a module that is not Python (the caller turns that into a Problem)."""
-    tree = ast.parse(code)
+    """Raises SyntaxError for a wrapper it cannot read (the caller turns that into a Problem).
+
+    The kernel definitions are read one statement at a time (``scan_kernels``):
+    parsing a 100-kernel wrapper whole with ``ast`` took half a second, most of
+    a big report's reading time. A wrapper the scanner does not recognise is
+    parsed whole, as before.
+    """
+    found = scan_kernels(code)
+    if found is None:
+        tree = ast.parse(code)
+        found = [(stmt.lineno, *k) for stmt in tree.body if (k := _kernel_assignment(stmt))]
     lines = code.splitlines()
     prov = _provenance_by_kernel(provenance or {})
     out = []
-    for stmt in tree.body:
-        found = _kernel_assignment(stmt)
-        if not found:
-            continue
-        name, lang, source = found
-        nodes, aten = _source_nodes(lines, stmt.lineno)
+    for lineno, name, lang, source in found:
+        nodes, aten = _source_nodes(lines, lineno)
         p = prov.get(name, {})
         out.append(Kernel(
             name=name, language=lang, source=source, graph_kind=kind,
             source_nodes=tuple(nodes or p.get("nodes", ())), aten_ops=tuple(aten),
-            user_lines=tuple(p.get("user_lines", ())), wrapper_lineno=stmt.lineno,
+            user_lines=tuple(p.get("user_lines", ())), wrapper_lineno=lineno,
         ))
     return tuple(out)
+
+
+_KERNEL_DEF_RE = re.compile(r"^(\w+) = async_compile\.(\w+)\(", re.M)
+_OPEN_RE = re.compile(r"""[rRbBuU]{0,2}('''|\"\"\")""")
+_STATEMENT_END_RE = re.compile(r"[^\n]*\)[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def scan_kernels(code: str) -> Optional[list[tuple[int, str, str, str]]]:
+    """(line, name, language, source) per ``NAME = async_compile.LANG(..., '''source''')``, or None.
+
+    Each definition is parsed on its own with ``ast`` (so string escapes and
+    prefixes read exactly as Python reads them); None (parse the module
+    whole) when a definition does not look like one: no triple-quoted
+    source, or its statement does not parse.
+    """
+    out = []
+    pos = line = 0
+    while (m := _KERNEL_DEF_RE.search(code, pos)) is not None:
+        opener = _OPEN_RE.search(code, m.end())
+        if opener is None:
+            return None
+        close = code.find(opener.group(1), opener.end())
+        end = _STATEMENT_END_RE.search(code, close + 3) if close >= 0 else None
+        if end is None:
+            return None
+        try:
+            stmt = ast.parse(code[m.start():end.end()]).body
+        except SyntaxError:
+            return None
+        k = _kernel_assignment(stmt[0]) if len(stmt) == 1 else None
+        if k is None:
+            return None
+        line += code.count("\n", pos, m.start())
+        out.append((line + 1, *k))
+        line += code.count("\n", m.start(), end.end())
+        pos = end.end()
+    return out
 
 
 def _kernel_assignment(stmt: ast.stmt) -> Optional[tuple[str, str, str]]:
