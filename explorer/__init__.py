@@ -15,7 +15,7 @@ __all__ = ["Report", "capture", "explore", "load_ipython_extension", "why_recomp
 __version__ = "0.1.0"
 
 
-def load_ipython_extension(ipython):  # noqa: ANN001 - IPython's hook signature
+def load_ipython_extension(ipython):
     from .magic import register
 
     register(ipython)

@@ -682,7 +682,7 @@ class _Watch:
         self._backend_failed = False
 
     # ---- install / remove ----
-    def __enter__(self) -> "_Watch":
+    def __enter__(self) -> _Watch:
         from .capturing import torch_compat
 
         try:

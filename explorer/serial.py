@@ -15,7 +15,7 @@ import dataclasses
 import sys
 import types
 import typing
-from functools import lru_cache
+from functools import cache
 from typing import Any, Union
 
 
@@ -61,7 +61,7 @@ def from_jsonable(hint: Any, value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict[str, Any]:
     module = sys.modules.get(cls.__module__)
     return typing.get_type_hints(cls, vars(module) if module else None)

@@ -103,7 +103,7 @@ def decode_payload(data: bytes, encoding: str) -> dict:
 class ExplorerView:
     """A report's notebook view; the widget is made on first display."""
 
-    def __init__(self, report: "Report | Any") -> None:
+    def __init__(self, report: Report | Any) -> None:
         report = Report.of(report)
         self.report = report
         self.data = report.capture
@@ -229,7 +229,7 @@ def _why(view: ExplorerView, args: dict) -> dict:
     try:
         with contextlib.redirect_stdout(out):
             why_recompile_line(shell, expr)
-    except Exception as e:  # UsageError and the call's own errors: said, not raised
+    except Exception as e:  # noqa: BLE001 - UsageError and the call's own errors: said, not raised
         out.write(f"{type(e).__name__}: {e}")
     return {"text": out.getvalue().strip()}
 
@@ -253,7 +253,7 @@ class NotebookReport(Report):
     """The Report ``%%compile -o`` returns: it displays as the explorer view."""
 
     @classmethod
-    def of(cls, report: Report) -> "NotebookReport":
+    def of(cls, report: Report) -> NotebookReport:
         fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
         return cls(**fields)
 

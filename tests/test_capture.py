@@ -150,7 +150,7 @@ def _listener_state():
     ir = [logging.getLogger(n) for n in list(torch_compat.IR_LOGGERS.values()) + [torch_compat.BYTECODE_LOGGER]]
     from torch._dynamo import convert_frame
 
-    return (list(trace.handlers), [(l.level, l.propagate, list(l.handlers)) for l in ir],
+    return (list(trace.handlers), [(lg.level, lg.propagate, list(lg.handlers)) for lg in ir],
             len(convert_frame._bytecode_hooks), torch_compat.config_snapshot())
 
 
@@ -177,7 +177,7 @@ def test_nothing_leaks_after_success_or_failure():
 
 def test_explore_passes_exceptions_through_with_partial_report():
     def bad(x):
-        y = x * 2
+        _ = x * 2  # some traced work before the error
         raise ValueError("bad input")
 
     with pytest.raises(ValueError, match="bad input") as info:

@@ -29,7 +29,7 @@ import pytest
 pytest.importorskip("jupyter_client")
 pytest.importorskip("ipykernel")
 
-from corpus.cells import CELLS, Cell  # noqa: E402
+from corpus.cells import CELLS, Cell
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
@@ -95,7 +95,7 @@ class Kernel:
         if probe:
             snap = reply["content"]["user_expressions"]["snap"]
             assert snap["status"] == "ok", snap
-            out["snap"] = json.loads(eval(snap["data"]["text/plain"]))  # noqa: S307 - the repr of a str we made
+            out["snap"] = json.loads(eval(snap["data"]["text/plain"]))
         return out
 
     def exit_stderr(self) -> str:
@@ -142,7 +142,7 @@ def runs():
     def guarded(label, is_magic, into):
         try:
             _run_all(label, is_magic, into)
-        except BaseException as e:  # noqa: BLE001 - re-raised in the test thread below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=guarded, args=("plain", False, plain)),

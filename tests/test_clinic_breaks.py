@@ -8,7 +8,6 @@ import os
 import re
 
 import pytest
-
 from corpus import breaks as corpus
 
 

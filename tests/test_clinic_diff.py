@@ -1,7 +1,6 @@
 """Two compilations of one frame side by side: 0/0 vs 0/1 of a size-change recompile."""
 
 import pytest
-
 from corpus import recompiles as prog
 
 
@@ -59,8 +58,8 @@ def test_to_text_is_a_unified_diff_per_section(pair):
     text = diff_compilations(*pair).to_text()
     assert text.splitlines()[0].startswith(f"diff {pair[0].label}")
     assert f"--- {pair[0].compile_id} guards" in text and f"+++ {pair[1].compile_id} guards" in text
-    assert any(l.startswith("-") and "size=[8]" in l for l in text.splitlines())
-    assert any(l.startswith("+") and "size=[None]" in l for l in text.splitlines())
+    assert any(ln.startswith("-") and "size=[8]" in ln for ln in text.splitlines())
+    assert any(ln.startswith("+") and "size=[None]" in ln for ln in text.splitlines())
     assert "== output_code: neither compilation has one" in text  # backend="eager" lowers nothing
 
 

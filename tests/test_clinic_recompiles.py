@@ -5,7 +5,6 @@ import logging
 import warnings
 
 import pytest
-
 from corpus import recompiles as prog
 
 
@@ -126,9 +125,8 @@ def test_a_local_carried_across_a_break_gets_the_remedy_on_its_input(recompile_d
      "keep it alive"),
 ])
 def test_torchs_other_guard_failures_are_described(reason, described, remedy_words):
-    from explorer.capturing.model import Compilation, Frame
+    from explorer.capturing.model import CaptureData, Compilation, Frame
     from explorer.clinic import explain_recompile
-    from explorer.capturing.model import CaptureData
 
     comp = Compilation("0/1", Frame("f", "f.py", 1), "compiled", recompile_reason=reason)
     explained = explain_recompile(comp, CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
@@ -142,9 +140,9 @@ def test_render_text_gives_one_line_per_recompile(recompile_data):
 
     text = clinic_text(recompile_data)
     assert text.startswith("graph breaks: 1 site to fix (2 breaks)")  # prog.carried
-    lines = [l for l in text.split("recompiles:", 1)[1].splitlines() if l.startswith("  ")]
+    lines = [ln for ln in text.split("recompiles:", 1)[1].splitlines() if ln.startswith("  ")]
     assert len(lines) == len(explain_recompiles(recompile_data)) == 13
-    assert any("size of x at dim 0: 8 -> 16" in l and "mark_dynamic" in l for l in lines)
+    assert any("size of x at dim 0: 8 -> 16" in ln and "mark_dynamic" in ln for ln in lines)
 
 
 # ---- why_recompile: guard verdicts for new arguments, without compiling ----
@@ -174,8 +172,8 @@ def test_a_new_size_is_predicted_to_fail_the_size_guard(compiled_target):
 def test_the_same_size_is_predicted_to_reuse_the_entry_and_nothing_compiles(compiled_target):
     import torch
 
-    from explorer.clinic import why_recompile, would_reuse
     from explorer.capturing import torch_compat
+    from explorer.clinic import why_recompile, would_reuse
 
     before = len(torch_compat.cache_entries(prog.why_target.__code__))
     verdicts = why_recompile(prog.why_target, torch.randn(8))  # the original function works too

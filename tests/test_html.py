@@ -9,12 +9,25 @@ import textwrap
 
 import pytest
 
-from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, GraphBreak, Guard,
-                                    IrDump, Kernel, OutputCode, Restart, SourceLoc)
+from explorer.capturing.model import (
+    Bytecode,
+    CaptureData,
+    Compilation,
+    Frame,
+    FxGraph,
+    FxNode,
+    GraphBreak,
+    Guard,
+    IrDump,
+    Kernel,
+    OutputCode,
+    Restart,
+    SourceLoc,
+)
 from explorer.present import graphviz_svg
-from explorer.stages import BY_ID, why_missing
 from explorer.present.highlight import Highlighter, fast_html
 from explorer.present.html import kernel_html, render_fragment, render_page, stage_html, stage_keys
+from explorer.stages import BY_ID, why_missing
 
 EVIL = "<img src=x onerror=alert(1)>"
 

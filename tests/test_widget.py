@@ -12,14 +12,13 @@ import pytest
 
 pytest.importorskip("anywidget")
 
-import ipywidgets  # noqa: E402
+import ipywidgets
 
-from explorer.capturing.model import (  # noqa: E402
-    Bytecode, CaptureData, Compilation, FxGraph, Frame, GraphBreak, Kernel)
-from explorer.present.html import kernel_refs, render_fragment, stage_html  # noqa: E402
-from explorer.present.text import summary  # noqa: E402
-from explorer.stages import STAGES  # noqa: E402
-from explorer.widget import ACTIONS, ExplorerView, NotebookReport, widget_class  # noqa: E402
+from explorer.capturing.model import Bytecode, CaptureData, Compilation, Frame, FxGraph, GraphBreak, Kernel
+from explorer.present.html import kernel_refs, stage_html
+from explorer.present.text import summary
+from explorer.stages import STAGES
+from explorer.widget import ACTIONS, ExplorerView, NotebookReport, widget_class
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 XSS = "<img src=x onerror=alert(1)>"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ..capturing import torch_compat
-from .recompiles import GuardFailure, reason_entries, classify, failure_from
+from .recompiles import GuardFailure, classify, failure_from, reason_entries
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def render_svg(dot: str, *, timeout_s: float = DOT_TIMEOUT_S) -> tuple[Optional[
         raw = _pipe(program, dot, timeout_s)
     except _Timeout:
         return None, f"Graphviz took longer than {timeout_s:g} s to lay this graph out; the picture was skipped"
-    except Exception as e:  # a DOT syntax error or a crashed dot: the view goes on without a picture
+    except Exception as e:  # noqa: BLE001 - a DOT syntax error or a crashed dot: said, the view goes on
         return None, f"Graphviz could not draw this graph ({type(e).__name__}: {str(e).strip()[:300]})"
     return sanitize_svg(raw), ""
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator, Optional
 
-from .escape import esc as _esc
 from pygments.token import STANDARD_TYPES, Comment, Keyword, Name, Number, Operator, String, Text, _TokenType
+
+from .escape import esc as _esc
 
 PYGMENTS_BUDGET = 20_000  # characters per render handed to pygments' lexers
 

@@ -322,7 +322,8 @@ def ir(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
 
 
 def _locs(locs: tuple[SourceLoc, ...]) -> str:
-    return "<br>".join(f"<code>{esc(loc_text(l.filename, l.lineno))}</code> {esc(l.code or '')}" for l in locs)
+    return "<br>".join(f"<code>{esc(loc_text(loc.filename, loc.lineno))}</code> {esc(loc.code or '')}"
+                      for loc in locs)
 
 
 def kernel_anchor(name: str) -> str:

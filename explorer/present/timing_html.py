@@ -5,15 +5,15 @@ Every string that may come from user code (labels, kernel names, notes) is escap
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
-from ..timing.model import GraphTiming, KernelTiming, Measurement, ModeResult, TimingReport
+from ..timing.model import GraphTiming, KernelTiming, ModeResult, TimingReport
 from .escape import esc
 from .panes import kernel_anchor
 from .plots import format_time, graphs_chart, kernels_chart
-
-
-from .text import calls_text as _calls, measurement_text as _m, speedup_text as _x
+from .text import calls_text as _calls
+from .text import measurement_text as _m
+from .text import speedup_text as _x
 
 
 def _train_row(t: GraphTiming, e: Any) -> str:

@@ -32,7 +32,7 @@ def peak_bandwidth(device: str = "cpu", *, nbytes: Optional[int] = None, budget_
     dst = torch.empty_like(src)
     m = bench.measure(lambda: dst.copy_(src), device=key, budget_s=budget_s, repeats=repeats, flush_l2=False)
     moved = 2 * src.numel() * src.element_size()
-    del src, dst
+    src = dst = None  # the two buffers go now, not when the cache entry dies
     result = PeakBandwidth(device=key, gbs=moved / m.median_s / 1e9, bytes_per_copy=moved, measurement=m)
     _CACHE[key] = result
     return result

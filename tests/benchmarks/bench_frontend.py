@@ -150,9 +150,8 @@ def main() -> None:
     p.add_argument("--real", action="store_true", help="also the captured 100-block model (captures it once)")
     p.add_argument("--lab", action="store_true", help="also the widget's latency in a live JupyterLab")
     a = p.parse_args()
-    from playwright.sync_api import sync_playwright
-
     from frontend_report import real, synthetic
+    from playwright.sync_api import sync_playwright
     from test_browser import chromium_path
 
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")

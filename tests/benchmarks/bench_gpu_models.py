@@ -28,11 +28,11 @@ from typing import Any, Callable
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
-import torch  # noqa: E402
+import torch
 
-import explorer  # noqa: E402
-from explorer.timing import GraphRecorder, measure, peak_bandwidth, time_graphs  # noqa: E402
-from explorer.present.plots import format_time  # noqa: E402
+import explorer
+from explorer.present.plots import format_time
+from explorer.timing import GraphRecorder, measure, peak_bandwidth, time_graphs
 
 TOLERANCE_PCT = 3.0
 
@@ -135,7 +135,7 @@ def bench_model(name: str, build: Callable[..., Any], dev: str, dtype: torch.dty
     kernels = sorted((k for g in graphs for k in g.kernels if k.kind == "generated"), key=lambda k: -k.time_s)
     row["top_kernel"] = kernels[0].to_dict() if kernels else None
     row["warnings"] = [w for g in graphs for w in g.warnings]
-    del compiled, model
+    compiled = model = eager_fn = compiled_fn = None  # free the model before the next one loads
     torch.compiler.reset()
     return row
 
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         try:
             rows.append(bench_model(name, build, dev, dtype, rounds, budget, args.smoke, peak))
-        except Exception as e:  # noqa: BLE001 - one missing library must not lose the other rows
+        except Exception as e:
             traceback.print_exc()
             rows.append({"model": name, "error": f"{type(e).__name__}: {e}"})
         print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)

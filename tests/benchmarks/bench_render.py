@@ -15,8 +15,19 @@ import statistics
 import sys
 import time
 
-from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, FxGraph, FxNode, Guard, IrDump,
-                                    Kernel, OutputCode, SourceLoc)
+from explorer.capturing.model import (
+    Bytecode,
+    CaptureData,
+    Compilation,
+    Frame,
+    FxGraph,
+    FxNode,
+    Guard,
+    IrDump,
+    Kernel,
+    OutputCode,
+    SourceLoc,
+)
 
 USER_FILE = "/home/user/model.py"
 
@@ -84,20 +95,20 @@ def _times(fn, repeats: int) -> tuple[float, float, int]:
 
 
 def main(repeats: int = 5) -> None:
-    from explorer.render.html import render_fragment, render_page, stage_html
-
     import os
     import shutil
+
+    from explorer.present.html import render_fragment, render_page, stage_html
 
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; dot: {shutil.which('dot')}")
     for label, data in (("1,500 nodes x3 graphs, 100 kernels", big_report()), ("100 nodes, 5 kernels", big_report(100, 5))):
         comp = data.compilations[0]
         print(f"== {label} (median of {repeats})")
-        for name, fn in (("render_fragment", lambda: render_fragment(data)),
-                         ("render_page", lambda: render_page(data)),
-                         ("stage_html graph", lambda: stage_html(comp, "graph")),
-                         ("stage_html kernels", lambda: stage_html(comp, "kernels")),
-                         ("stage_html output_code", lambda: stage_html(comp, "output_code"))):
+        for name, fn in (("render_fragment", lambda data=data: render_fragment(data)),
+                         ("render_page", lambda data=data: render_page(data)),
+                         ("stage_html graph", lambda comp=comp: stage_html(comp, "graph")),
+                         ("stage_html kernels", lambda comp=comp: stage_html(comp, "kernels")),
+                         ("stage_html output_code", lambda comp=comp: stage_html(comp, "output_code"))):
             wall, cpu, size = _times(fn, repeats)
             print(f"  {name:<24} wall {wall * 1000:7.1f} ms  cpu {cpu * 1000:7.1f} ms  {size / 1e6:6.2f} MB")
     if shutil.which("dot"):
@@ -114,8 +125,8 @@ def pictures_report(num_comps: int = 10, nodes: int = 40) -> CaptureData:
 
 def pictures_parallel_vs_sequential(repeats: int) -> None:
     """The same render with `dot` runs overlapped (default) or one after another, interleaved."""
-    from explorer.render import stages
-    from explorer.render.html import render_page
+    from explorer.present import panes as stages
+    from explorer.present.html import render_fragment as render_page
 
     data = pictures_report()
     real = stages.Ctx.prefetch_pictures

@@ -17,9 +17,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
-from big_report import load  # noqa: E402
+from big_report import load
 
-from explorer.widget import ExplorerView  # noqa: E402
+from explorer.widget import ExplorerView
 
 
 def timed(fn, n=5):

@@ -84,8 +84,16 @@ def _kernel(i: int):
 
 def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
     """A Report (with lineage) like a real one of that size."""
-    from explorer.capturing.model import (Bytecode, CaptureData, Compilation, Frame, Guard, Instruction, IrDump,
-                                          OutputCode)
+    from explorer.capturing.model import (
+        Bytecode,
+        CaptureData,
+        Compilation,
+        Frame,
+        Guard,
+        Instruction,
+        IrDump,
+        OutputCode,
+    )
     from explorer.lineage import LineLink
     from explorer.report import Clinic, Report
 
