@@ -177,7 +177,8 @@ def check_chain(view, page):
     assert any("sin" in t for t in lit.all_inner_texts()), lit.all_inner_texts()  # a kernel line computing it
     view.locator(".cx-clear").click()
     assert view.locator(".cx-lit").count() == 0
-    kline = right.locator(f".cx-code .cx-ln[data-origin='{origin}'], .cx-code .cx-ln[data-origins*='{json.dumps(origin)}']",
+    kline = right.locator(f".cx-code .cx-ln[data-origin='{origin}'],"
+                          f" .cx-code .cx-ln[data-origins*='{json.dumps(origin)}']",
                           has_text="sin").first
     kline.click()
     back = left.locator(".cx-ln.cx-lit")
@@ -345,7 +346,8 @@ def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
         "const kernel = {call: async (action) => { window.__calls.push(action);\n"
         "  if (action !== 'rest') return {pictures: {}};\n"
         "  await new Promise((r) => setTimeout(r, 2500));\n"
-        "  return {encoding: 'utf-8', buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
+        "  return {encoding: 'utf-8',"
+        " buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
         "mount(document.getElementById('cx-root'), first, {kernel});</script></body></html>")
     page.wait_for_selector("#cx-root[data-ready]")
     view = page.locator("#cx-root")
@@ -445,7 +447,8 @@ def lab_page(browser, jupyterlab):
     pg.goto(f"{jupyterlab}/lab/tree/view.ipynb")
     pg.wait_for_function("window.jupyterapp && document.querySelector('.jp-NotebookPanel .jp-Cell')", timeout=90_000)
     pg.wait_for_function("(() => { const w = window.jupyterapp.shell.currentWidget;"
-                         " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+                         " const k = w && w.sessionContext && w.sessionContext.session"
+                         " && w.sessionContext.session.kernel;"
                          " return k && k.status === 'idle' && k.connectionStatus === 'connected'; })()", timeout=90_000)
     pg.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
     pg.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -496,12 +499,13 @@ def test_lab_widget_recompile_diff_and_kernel_action(lab_page):
     check_recompile_diff(view, cids[0], cids[1])
     show(side(view, "right"), "graph", cid=cids[0])
     side(view, "right").locator(".cx-seg button", has_text="Picture").click()
-    lab_page.wait_for_function("(v) => v.querySelector('.cx-pane[data-side=right] .cx-svg svg')", arg=view.element_handle(),
-                               timeout=30_000)  # drawn by Graphviz in the kernel, on request
+    lab_page.wait_for_function("(v) => v.querySelector('.cx-pane[data-side=right] .cx-svg svg')",
+                               arg=view.element_handle(), timeout=30_000)  # drawn by Graphviz in the kernel, on request
     view.locator(".cx-why-input").fill("cg(torch.randn(32))")
     view.locator(".cx-kernel-actions button", has_text="Check guards").click()
     out = view.locator(".cx-action-out")
-    lab_page.wait_for_function("(o) => o.textContent && o.textContent !== '…'", arg=out.element_handle(), timeout=30_000)
+    lab_page.wait_for_function("(o) => o.textContent && o.textContent !== '…'", arg=out.element_handle(),
+                               timeout=30_000)
     assert "reused" in out.inner_text() or "fails" in out.inner_text(), out.inner_text()
 
 

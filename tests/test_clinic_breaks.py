@@ -212,7 +212,8 @@ def test_code_run_from_stdin_still_points_at_the_function_and_its_resume():
         Compilation("0/1", Frame("step", "/proj/prog.py", 5), "compiled", graph_break=brk),
         Compilation("1/0", Frame("torch_dynamo_resume_in_step_at_7", "/proj/prog.py", 7), "compiled"),
         Compilation("2/0", Frame("other", "/proj/other.py", 1), "compiled",
-                    graph_break=parse_graph_break(_STDIN_BREAK.replace("prog.py", "other.py").replace("step", "other"))),
+                    graph_break=parse_graph_break(
+                        _STDIN_BREAK.replace("prog.py", "other.py").replace("step", "other"))),
     )
     sites = fix_list(CaptureData("2.13", "cpu", "3.11", compilations=comps))
     assert [(s.filename, s.lineno, s.count) for s in sites] == [("/proj/prog.py", 7, 2), ("/proj/other.py", 7, 1)]

@@ -103,7 +103,8 @@ def test_hitting_the_recompile_limit_is_reported_as_such(recompile_data):
 def test_a_local_carried_across_a_break_gets_the_remedy_on_its_input(recompile_data):
     from explorer.clinic import explain_recompiles
 
-    resume = [e for e in explain_recompiles(recompile_data) if e.frame_name.startswith("torch_dynamo_resume_in_carried")]
+    resume = [e for e in explain_recompiles(recompile_data)
+              if e.frame_name.startswith("torch_dynamo_resume_in_carried")]
     assert len(resume) == 1
     p = resume[0].primary
     assert (p.kind, p.subject, p.old, p.new) == ("size", "y", "8", "16")
@@ -118,11 +119,11 @@ def test_a_local_carried_across_a_break_gets_the_remedy_on_its_input(recompile_d
      "no_grad"),
     ("0/0: ___check_obj_id(fn, 140000000000)", "object identity of fn", "reuse it"),
     ("[0/0]: ___check_type_id(n, 9412)  # return x * n  # f.py:3 in f", "type of n", "same type"),
-    ("0/0: 2 <= x.size()[0]  # return x * 2  # f.py:3 in f", "size of x at dim 0 left the range compiled for: 2 <= x.size()[0]",
-     "mark_dynamic(x, 0)"),
+    ("0/0: 2 <= x.size()[0]  # return x * 2  # f.py:3 in f",
+     "size of x at dim 0 left the range compiled for: 2 <= x.size()[0]", "mark_dynamic(x, 0)"),
     ("0/0: GLOBAL_STATE changed: grad_mode ", "GLOBAL_STATE changed: grad_mode", "grad mode"),
-    ("0/0: Cache line invalidated because L['m'] got deallocated", "Cache line invalidated because L['m'] got deallocated",
-     "keep it alive"),
+    ("0/0: Cache line invalidated because L['m'] got deallocated",
+     "Cache line invalidated because L['m'] got deallocated", "keep it alive"),
 ])
 def test_torchs_other_guard_failures_are_described(reason, described, remedy_words):
     from explorer.capturing.model import CaptureData, Compilation, Frame

@@ -94,7 +94,8 @@ def test_derivable_fields_are_left_out_and_come_back_exactly(breaks_report):
             for o, d in zip(comp.output_code or (), doc["output_code"] or ()):
                 if d["code"] is None:  # the wrapper embeds kernel sources: they travel once, in the kernels
                     text = d["code_parts"][0] + "".join(
-                        comp.kernels[refs.index(r)].source + part for r, part in zip(d["kernel_refs"], d["code_parts"][1:]))
+                        comp.kernels[refs.index(r)].source + part
+                        for r, part in zip(d["kernel_refs"], d["code_parts"][1:]))
                     assert text == o.code
                 else:
                     assert d["code"] == o.code
@@ -121,7 +122,8 @@ def test_the_chain_survives_compaction(breaks_report):
     for lin in lineage:
         comp = packed["compilations"][lin.compile_id]
         for link in lin.links:
-            key = f"kernels:{refs[lin.compile_id][link.part]}" if link.stage == "kernels" else f"{link.stage}:{link.part}"
+            key = (f"kernels:{refs[lin.compile_id][link.part]}" if link.stage == "kernels"
+                   else f"{link.stage}:{link.part}")
             assert set(decode_entry(origins, comp["blocks"][key][link.line - 1])) == set(link.origins), link
             if link.element:
                 assert comp["elements"][key][str(link.line)] == link.element

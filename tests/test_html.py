@@ -124,7 +124,8 @@ def test_source_highlights_the_graph_break_line(breaks_report):
     assert "Line <b>7</b> (highlighted) is where the graph break happened" in top
     # the resume function starts at line 7; its own break is the `if` on line 8
     resume = stage_html(comp_by_id(data, "1/0"), "source")
-    assert "if y.sum() &gt; 0" in text_of(re.search(r'data-line="8">(.*?)</span>\n', resume).group(1)).replace(">", "&gt;")
+    assert "if y.sum() &gt; 0" in text_of(
+        re.search(r'data-line="8">(.*?)</span>\n', resume).group(1)).replace(">", "&gt;")
     assert 'class="cx-lno"> 7</span>' in resume or 'class="cx-lno">7</span>' in resume
     # no break in the last frame: nothing highlighted
     assert "cx-hl" not in stage_html(comp_by_id(data, "2/0"), "source")
@@ -301,7 +302,8 @@ def test_one_kernel_per_stage_key(breaks_report):
 
 
 def test_triton_kernel_is_highlighted_as_python():
-    k = Kernel("triton_poi_fused_add_0", "triton", "@triton.jit\ndef triton_poi_fused_add_0(in_ptr0, xnumel):\n    x0 = 1\n",
+    k = Kernel("triton_poi_fused_add_0", "triton",
+               "@triton.jit\ndef triton_poi_fused_add_0(in_ptr0, xnumel):\n    x0 = 1\n",
                source_nodes=("add",), aten_ops=("aten.add.Tensor",))
     out = kernel_html(k)
     assert '<span class="nd">@' in out and '<span class="nf">triton_poi_fused_add_0</span>' in out
@@ -355,7 +357,8 @@ def evil_comp() -> Compilation:
         rewritten_bytecode=Bytecode(EVIL, EVIL, 3, EVIL, decompile_error=EVIL), graph=fx, aot_forward=fx,
         guards=(Guard(EVIL, EVIL, EVIL, EVIL, EVIL, 4, EVIL),), guard_tree=EVIL, recompile_reason=EVIL,
         graph_break=gb, restarts=(Restart(0, EVIL),), ir_pre_fusion=(IrDump(EVIL, EVIL),),
-        output_code=(OutputCode(EVIL, EVIL, EVIL),), kernels=(Kernel(EVIL, "cpp", f"// {EVIL}", EVIL, (EVIL,), (EVIL,), (loc,)),),
+        output_code=(OutputCode(EVIL, EVIL, EVIL),),
+        kernels=(Kernel(EVIL, "cpp", f"// {EVIL}", EVIL, (EVIL,), (EVIL,), (loc,)),),
         failure=EVIL, missing={"aot_backward": EVIL})
 
 
@@ -443,4 +446,5 @@ def test_fast_and_pygments_paths_keep_the_text_exactly(breaks_report, lang):
         assert "<img" not in out
         assert text_of(out) == text.rstrip("\n")
     assert fast_html("def f(): return None", "python") == \
-        '<span class="k">def</span> <span class="nf">f</span>(): <span class="k">return</span> <span class="kc">None</span>'
+        '<span class="k">def</span> <span class="nf">f</span>(): ' \
+        '<span class="k">return</span> <span class="kc">None</span>'

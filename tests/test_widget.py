@@ -60,7 +60,8 @@ def test_payload_is_the_report_with_the_registry(breaks_report):
     view = ExplorerView(breaks_report)
     p = payload_of(view)
     assert p["stages"] == [s.to_dict() for s in STAGES]
-    assert [c["compile_id"] for c in p["report"]["capture"]["compilations"]] == [c.compile_id for c in data.compilations]
+    assert [c["compile_id"] for c in p["report"]["capture"]["compilations"]] == \
+        [c.compile_id for c in data.compilations]
     assert [v["kernels"] for v in p["views"]] == [kernel_refs(c) for c in data.compilations]
     assert p["pictures_lazy"] is True and p["pictures"] == {}
     assert abs(p["made_at"] - view.made_at) < 1e-6 and view.widget().made_at == view.made_at
@@ -219,7 +220,8 @@ def test_big_report_view_is_quick_and_its_static_copy_small():
     bundle = view._repr_mimebundle_()
     made_s = time.perf_counter() - t0
     assert view.widget().payload_encoding == "gzip"
-    print(f"\nbig report: widget + static copy in {made_s * 1000:.0f} ms; payload {len(view.widget().payload) / 1e6:.2f} MB gzipped,"
+    print(f"\nbig report: widget + static copy in {made_s * 1000:.0f} ms;"
+          f" payload {len(view.widget().payload) / 1e6:.2f} MB gzipped,"
           f" static copy {len(bundle['text/html']) / 1e6:.2f} MB")
     assert len(bundle["text/html"]) < 1_000_000 and "Left out of this static copy" in bundle["text/html"]
     assert made_s < 1.0, f"the view took {made_s:.2f} s to make"

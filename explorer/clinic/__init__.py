@@ -12,6 +12,7 @@ from .why import GuardVerdict, why_recompile, would_reuse
 
 __all__ = [
     "BreakSite", "CompilationDiff", "DiffRow", "GuardFailure", "GuardVerdict", "RecompileExplanation",
-    "SectionDiff", "diff_compilations", "explain_exception", "explain_recompile", "explain_recompiles", "with_failure_break",
+    "SectionDiff", "diff_compilations", "explain_exception", "explain_recompile", "explain_recompiles",
+    "with_failure_break",
     "fix_list", "why_recompile", "would_reuse",
 ]

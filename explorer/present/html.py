@@ -190,7 +190,8 @@ def _comp_summary(comp: Compilation) -> str:
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
     return f'<code>{esc(comp.compile_id)}</code> {esc(comp.frame.name)} ' \
-           f'<span class="cx-muted">({esc(loc_text(comp.frame.filename, comp.frame.lineno))}) — {esc(", ".join(bits))}</span>'
+           f'<span class="cx-muted">({esc(loc_text(comp.frame.filename, comp.frame.lineno))}) ' \
+           f'— {esc(", ".join(bits))}</span>'
 
 
 def compilation_html(comp: Compilation, ctx: Ctx, report: Any, *, open_: bool = False) -> str:

@@ -183,7 +183,8 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
             key = (n.loc.filename, n.loc.lineno, n.loc.code)
             user = users.get(key)
             if user is None:
-                user = users[key] = f"<code>{esc(loc_text(n.loc.filename, n.loc.lineno))}</code> {esc(n.loc.code or '')}"
+                user = users[key] = (f"<code>{esc(loc_text(n.loc.filename, n.loc.lineno))}</code> "
+                                     f"{esc(n.loc.code or '')}")
         rows.append(f"<tr><td><code>{esc(n.name)}</code></td><td>{esc(n.op)}</td><td><code>{esc(n.target)}</code></td>"
                     f"<td><code>{esc(n.type or '')}</code></td><td>{user}</td></tr>")
     more = len(nodes) - MAX_TABLE_ROWS
@@ -200,7 +201,8 @@ def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
     if not drawable(fx):
         note = (f"Picture skipped: {count:,} nodes is over the {graphviz_svg.MAX_NODES}-node limit "
                 "(too big to read, and slow to lay out). The node table is below.")
-        return f'<p class="cx-muted">{esc(note)}</p><details class="cx-sub"><summary>node table</summary>{node_table(fx.nodes)}</details>'
+        return (f'<p class="cx-muted">{esc(note)}</p><details class="cx-sub"><summary>node table</summary>'
+                f'{node_table(fx.nodes)}</details>')
     if not fx.dot:
         svg, why = None, "no Graphviz text was captured for this graph"
     else:
@@ -251,7 +253,8 @@ def guards(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
         if len(comp.guards) > limit:
             parts.append(f'<p class="cx-muted">… {len(comp.guards) - limit:,} more guards</p>')
     if comp.guard_tree:
-        parts.append(f'<details class="cx-sub"{"" if comp.guards else " open"}><summary>guard tree (as torch printed it)</summary>'
+        parts.append(f'<details class="cx-sub"{"" if comp.guards else " open"}>'
+                     '<summary>guard tree (as torch printed it)</summary>'
                      f'{ctx.block(comp.guard_tree, None)}</details>')
     return "".join(parts)
 
@@ -269,7 +272,8 @@ def graph_break_html(comp: Compilation, ctx: Ctx) -> str:
     link = safe_url(gb.doc_url)
     code = ""
     if gb.gb_code:
-        code = f' <a href="{esc(link)}" target="_blank" rel="noopener">{esc(gb.gb_code)}</a>' if link else f" {esc(gb.gb_code)}"
+        code = (f' <a href="{esc(link)}" target="_blank" rel="noopener">{esc(gb.gb_code)}</a>' if link
+                else f" {esc(gb.gb_code)}")
     parts = [f'<div class="cx-h4 cx-gb-reason">Graph break: {esc(gb.reason)}{code}</div>',
              f'<p><code>{esc(loc_text(gb.filename, gb.lineno))}</code></p>']
     if gb.source_line:
@@ -280,9 +284,11 @@ def graph_break_html(comp: Compilation, ctx: Ctx) -> str:
     if gb.hints:
         parts.append("<p>Hints:</p><ul class=\"cx-list\">" + "".join(f"<li>{esc(h)}</li>" for h in gb.hints) + "</ul>")
     if gb.user_traceback:
-        parts.append("<details class=\"cx-sub\"><summary>user traceback</summary>" + _traceback(gb.user_traceback) + "</details>")
+        parts.append("<details class=\"cx-sub\"><summary>user traceback</summary>" + _traceback(gb.user_traceback)
+                     + "</details>")
     if gb.detail:
-        parts.append(f'<details class="cx-sub"><summary>torch\'s full message</summary>{ctx.block(gb.detail, None)}</details>')
+        parts.append(f'<details class="cx-sub"><summary>torch\'s full message</summary>'
+                     f'{ctx.block(gb.detail, None)}</details>')
     return "".join(parts)
 
 
@@ -292,7 +298,8 @@ def graph_break(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     if comp.failure:
         parts.append(f'<div class="cx-bad"><b>Compilation failed:</b> {esc(comp.failure)}</div>')
     if comp.recompile_reason:
-        parts.append(f'<div class="cx-h4">Recompiled</div><p>An earlier compilation of this frame no longer matched its guards:</p>'
+        parts.append('<div class="cx-h4">Recompiled</div>'
+                     '<p>An earlier compilation of this frame no longer matched its guards:</p>'
                      f'{ctx.block(comp.recompile_reason, None)}')
     parts.append(graph_break_html(comp, ctx))
     if comp.restarts:
@@ -300,7 +307,9 @@ def graph_break(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
             f"<li>attempt {r.attempt}: {esc(r.reason.splitlines()[0] if r.reason else '')}"
             f"<details class=\"cx-sub\"><summary>details</summary>{ctx.block(r.reason, None)}</details></li>"
             for r in comp.restarts)
-        parts.append(f'<div class="cx-h4">Restarts</div><p>Dynamo threw its trace away and traced this frame again:</p><ul class="cx-list">{items}</ul>')
+        parts.append('<div class="cx-h4">Restarts</div>'
+                     '<p>Dynamo threw its trace away and traced this frame again:</p>'
+                     f'<ul class="cx-list">{items}</ul>')
     if not any(parts):
         parts.append(missing(comp, stage.id, "No graph break"))
     else:
@@ -356,8 +365,10 @@ def kernels(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     rows = "".join(
         f"<tr><td><code>{esc(k.name)}</code></td><td>{esc(k.language)}</td><td>{esc(k.graph_kind)}</td>"
         f"<td>{_locs(k.user_lines)}</td></tr>" for k in comp.kernels)
-    index = f'<table class="cx-table cx-kindex"><tr><th>kernel</th><th>language</th><th>graph</th><th>user lines</th></tr>{rows}</table>'
-    each = "".join(f'<details class="cx-sub"><summary><code>{esc(k.name)}</code> ({esc(k.language)}, {len(k.source.splitlines()):,} lines)</summary>'
+    index = ('<table class="cx-table cx-kindex"><tr><th>kernel</th><th>language</th><th>graph</th>'
+             f'<th>user lines</th></tr>{rows}</table>')
+    each = "".join(f'<details class="cx-sub"><summary><code>{esc(k.name)}</code> '
+                   f'({esc(k.language)}, {len(k.source.splitlines()):,} lines)</summary>'
                    f"{kernel_view(k, ctx)}</details>" for k in comp.kernels)
     return index + each
 

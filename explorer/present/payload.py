@@ -245,7 +245,8 @@ def _compilation_dict(comp: Compilation, *, first_only: bool = False) -> dict:
             continue
         value = getattr(comp, f.name)
         if first_only and f.name == "kernels":
-            out[f.name] = [{g.name: to_jsonable(getattr(k, g.name)) for g in dataclasses.fields(k) if g.name != "source"}
+            out[f.name] = [{g.name: to_jsonable(getattr(k, g.name))
+                            for g in dataclasses.fields(k) if g.name != "source"}
                            for k in value]
         elif isinstance(value, FxGraph):
             out[f.name] = {"code": value.code, "num_nodes": max(value.num_nodes, len(value.nodes))}
@@ -365,7 +366,8 @@ def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str])
             entry = entries[link.origins] = _entry(sorted({index[o] for o in link.origins}))
         old = arr[line - 1]
         if old and old != -1 and entry != -1 and old != entry:  # two links for one line: keep every origin
-            entry = _entry(sorted(set((old if isinstance(old, list) else [old]) + (entry if isinstance(entry, list) else [entry]))))
+            entry = _entry(sorted(set((old if isinstance(old, list) else [old])
+                                      + (entry if isinstance(entry, list) else [entry]))))
         arr[line - 1] = entry
         if link.element:
             elements.setdefault(key, {})[str(line)] = link.element

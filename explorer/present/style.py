@@ -49,8 +49,10 @@ _LIGHT_HOSTS = (
 )
 
 _LAYOUT = """
-.R{background:var(--cx-bg);color:var(--cx-fg);font:13px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;
- border:1px solid var(--cx-border);border-radius:6px;padding:8px 12px;max-width:100%;box-sizing:border-box;text-align:left}
+.R{background:var(--cx-bg);color:var(--cx-fg);\
+font:13px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;
+ border:1px solid var(--cx-border);border-radius:6px;padding:8px 12px;max-width:100%;\
+box-sizing:border-box;text-align:left}
 .R *{box-sizing:border-box}
 .R a{color:var(--cx-link)}
 .R .cx-h2,.R .cx-h3,.R .cx-h4{color:var(--cx-fg);margin:.5em 0 .3em;font-weight:600;line-height:1.25}
@@ -67,23 +69,29 @@ _LAYOUT = """
 .R .cx-chip b{font-weight:600}
 .R .cx-muted{color:var(--cx-muted)}
 .R .cx-missing{background:var(--cx-warn-bg);color:var(--cx-warn-fg);border-radius:4px;padding:4px 8px;margin:4px 0}
-.R .cx-bad{background:var(--cx-bad-bg);color:var(--cx-bad-fg);border-radius:4px;padding:4px 8px;margin:4px 0;white-space:pre-wrap}
-.R pre.cx-code{background:var(--cx-code-bg);color:var(--cx-code-fg);font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+.R .cx-bad{background:var(--cx-bad-bg);color:var(--cx-bad-fg);border-radius:4px;padding:4px 8px;margin:4px 0;\
+white-space:pre-wrap}
+.R pre.cx-code{background:var(--cx-code-bg);color:var(--cx-code-fg);\
+font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
  padding:6px 8px;margin:4px 0;border-radius:4px;overflow:auto;max-height:480px;white-space:pre;tab-size:4}
 .R pre.cx-code span,.R pre.cx-code mark{background:transparent}
 .R pre.cx-code .cx-hl{display:inline-block;min-width:100%;background:var(--cx-hl-bg);color:var(--cx-hl-fg)}
 .R pre.cx-code .cx-lno{color:var(--cx-lno);user-select:none;-webkit-user-select:none;padding-right:1em}
 .R table.cx-table{border-collapse:collapse;margin:4px 0;font-size:12px;background:var(--cx-bg);color:var(--cx-fg)}
 .R.R table.cx-table tr:nth-child(n){background:transparent}
-.R.R table.cx-table th,.R.R table.cx-table td{border:1px solid var(--cx-border);padding:2px 6px;vertical-align:top;text-align:left;background:transparent;color:var(--cx-fg)}
+.R.R table.cx-table th,.R.R table.cx-table td{border:1px solid var(--cx-border);padding:2px 6px;vertical-align:top;\
+text-align:left;background:transparent;color:var(--cx-fg)}
 .R.R table.cx-table th{background:var(--cx-chip-bg)}
-.R.R :not(pre)>code{padding:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;background:transparent;color:inherit;white-space:pre-wrap;word-break:break-word}
-.R .cx-svg{overflow:auto;max-height:640px;background:#ffffff;border:1px solid var(--cx-border);border-radius:4px;padding:4px;margin:4px 0}
+.R.R :not(pre)>code{padding:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;\
+background:transparent;color:inherit;white-space:pre-wrap;word-break:break-word}
+.R .cx-svg{overflow:auto;max-height:640px;background:#ffffff;border:1px solid var(--cx-border);border-radius:4px;\
+padding:4px;margin:4px 0}
 .R .cx-svg svg{max-width:none;height:auto}
 .R ul.cx-list{margin:.2em 0;padding-left:1.4em}
 .R .cx-diff table{border-collapse:collapse;font-size:12px;width:100%}
 .R .cx-diff td{vertical-align:top;border-bottom:1px solid var(--cx-border);padding:0 4px;color:var(--cx-fg)}
-.R .cx-diff td pre{margin:0;white-space:pre-wrap;font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:transparent;color:inherit}
+.R .cx-diff td pre{margin:0;white-space:pre-wrap;font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;\
+background:transparent;color:inherit}
 .R .cx-diff tr.cx-chg td{background:var(--cx-hl-bg)}
 .R .cx-diff tr.cx-del td{background:var(--cx-bad-bg)}
 .R .cx-diff tr.cx-ins td{background:var(--cx-warn-bg)}
@@ -126,11 +134,13 @@ def stylesheet() -> str:
     root = f".{ROOT}"
     light, dark = _vars(_BASE_LIGHT, LIGHT_STYLE), _vars(_BASE_DARK, DARK_STYLE)
     token_rules = "".join(
-        f"{root} pre.cx-code .{cls}{{color:var(--cx-t-{cls});font-weight:var(--cx-tw-{cls});font-style:var(--cx-ti-{cls})}}"
+        f"{root} pre.cx-code .{cls}{{color:var(--cx-t-{cls});font-weight:var(--cx-tw-{cls});"
+        f"font-style:var(--cx-ti-{cls})}}"
         for cls in sorted(set(STANDARD_TYPES.values())) if cls
     )
     dark_hosts = ",".join(f"{h} {root}" for h in _DARK_HOSTS)
-    not_light = "".join(f":not({h.split('body', 1)[-1] if h.startswith('body') else ''})" for h in _LIGHT_HOSTS if h.startswith("body"))
+    not_light = "".join(f":not({h.split('body', 1)[-1] if h.startswith('body') else ''})"
+                        for h in _LIGHT_HOSTS if h.startswith("body"))
     return (
         f"{root}{{{light}}}"
         f"@media (prefers-color-scheme: dark){{body{not_light} {root}{{{dark}}}}}"

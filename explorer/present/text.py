@@ -91,7 +91,8 @@ def mode_line(r: ModeResult) -> str:
             f"{speedup_text(r.speedup)}")
 
 
-def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult] = (), top_kernels: int = 5) -> list[str]:
+def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult] = (),
+                top_kernels: int = 5) -> list[str]:
     """A few lines per graph: times with spread, speedup, compile cost, break-even, top kernels, warnings."""
     lines: list[str] = []
     if timing is not None:

@@ -98,7 +98,8 @@ def measure_lab(browser, big_json: str) -> None:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "bench.ipynb")
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parents[1])] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    env = dict(os.environ,
+               PYTHONPATH=os.pathsep.join([str(HERE.parents[1])] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
                              "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root",
                              f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={root / '.settings'}",
@@ -115,8 +116,10 @@ def measure_lab(browser, big_json: str) -> None:
         pg = browser.new_page(viewport={"width": 1400, "height": 1000})
         pg.goto(f"{url}/lab/tree/bench.ipynb")
         pg.wait_for_function("(() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-                             " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
-                             " return k && k.status === 'idle' && k.connectionStatus === 'connected'; })()", timeout=120_000)
+                             " const k = w && w.sessionContext && w.sessionContext.session"
+                             " && w.sessionContext.session.kernel;"
+                             " return k && k.status === 'idle' && k.connectionStatus === 'connected'; })()",
+                             timeout=120_000)
         # one cell at a time, each after the previous view is drawn: a view's latency is its own
         lat = []
         for i in range(len(cells)):
@@ -126,7 +129,8 @@ def measure_lab(browser, big_json: str) -> None:
                 pg.wait_for_function(f"document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= {i - 1}",
                                      timeout=300_000)
                 lat.append(pg.locator(".jp-OutputArea .cxv[data-ready]").nth(i - 2).evaluate(
-                    "v => [Number(v.dataset.latencyMs), Number(v.dataset.arrivedMs), Number(v.dataset.decodeMs), Number(v.dataset.renderMs)]"))
+                    "v => [Number(v.dataset.latencyMs), Number(v.dataset.arrivedMs), Number(v.dataset.decodeMs),"
+                    " Number(v.dataset.renderMs)]"))
                 time.sleep(1.0)
             else:
                 pg.wait_for_function(f"(() => {{ const c = window.jupyterapp.shell.currentWidget.content.widgets[{i}];"

@@ -34,7 +34,8 @@ USER_FILE = "/home/user/model.py"
 
 def fx_graph(n: int, prefix: str = "") -> FxGraph:
     """A chain of ``n`` nodes with readable code, a node table and a DOT text, like torch's."""
-    nodes, code, dot = [], ["class GraphModule(torch.nn.Module):", '    def forward(self, L_x_: "f32[8, 128][128, 1]cpu"):'], ["digraph G {"]
+    nodes, code, dot = [], ["class GraphModule(torch.nn.Module):",
+                            '    def forward(self, L_x_: "f32[8, 128][128, 1]cpu"):'], ["digraph G {"]
     prev = "l_x_"
     nodes.append(FxNode("l_x_", "placeholder", "L_x_", (), "f32[8, 128][128, 1]cpu"))
     for i in range(1, n - 1):
@@ -43,7 +44,8 @@ def fx_graph(n: int, prefix: str = "") -> FxGraph:
         nodes.append(FxNode(name, "call_function", "torch.ops.aten.add.Tensor", (prev,), "f32[8, 128][128, 1]cpu", loc))
         if i % 10 == 1:
             code.append(f"\n        # File: {USER_FILE}:{loc.lineno} in forward, code: {loc.code}")
-        code.append(f'        {name}: "f32[8, 128][128, 1]cpu" = torch.ops.aten.add.Tensor({prev}, 1.0);  {prev} = None')
+        code.append(f'        {name}: "f32[8, 128][128, 1]cpu" = torch.ops.aten.add.Tensor({prev}, 1.0);'
+                    f'  {prev} = None')
         dot.append(f'  "{name}" [label="{name}\\nadd.Tensor"]; "{prev}" -> "{name}";')
         prev = name
     nodes.append(FxNode("output", "output", "output", (prev,)))
@@ -55,24 +57,31 @@ def fx_graph(n: int, prefix: str = "") -> FxGraph:
 def kernel(i: int) -> Kernel:
     body = "\n".join(f"        auto tmp{j} = in_ptr0[static_cast<int64_t>(x0 + {j}L)] * static_cast<float>({j}.0);"
                      for j in range(30))
-    src = ('#include <torch/csrc/inductor/cpp_prefix.h>\nextern "C" void kernel(const float* in_ptr0, float* out_ptr0)\n{\n'
-           f"    for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(1024L); x0+=static_cast<int64_t>(16L))\n    {{\n{body}\n    }}\n}}\n")
+    src = ('#include <torch/csrc/inductor/cpp_prefix.h>\n'
+           'extern "C" void kernel(const float* in_ptr0, float* out_ptr0)\n{\n'
+           "    for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(1024L);"
+           " x0+=static_cast<int64_t>(16L))\n"
+           f"    {{\n{body}\n    }}\n}}\n")
     return Kernel(name=f"cpp_fused_add_mul_{i}", language="cpp", source=src, graph_kind="forward",
-                  source_nodes=(f"add_{i}", f"mul_{i}"), user_lines=(SourceLoc(USER_FILE, 10 + i, "forward", "h = h * 2"),))
+                  source_nodes=(f"add_{i}", f"mul_{i}"),
+                  user_lines=(SourceLoc(USER_FILE, 10 + i, "forward", "h = h * 2"),))
 
 
 def big_report(num_nodes: int = 1_500, num_kernels: int = 100) -> CaptureData:
     kernels = tuple(kernel(i) for i in range(num_kernels))
-    wrapper = "\n\n".join(f"{k.name} = async_compile.cpp_pybinding(['const float*', 'float*'], r'''\n{k.source}''')" for k in kernels)
+    wrapper = "\n\n".join(f"{k.name} = async_compile.cpp_pybinding(['const float*', 'float*'], r'''\n{k.source}''')"
+                          for k in kernels)
     src = "def forward(self, x):\n" + "\n".join(f"    h = h + self.layer{i}(h)" for i in range(200)) + "\n"
     comp = Compilation(
         compile_id="0/0", frame=Frame("forward", USER_FILE, 9), status="compiled",
-        original_bytecode=Bytecode("forward", USER_FILE, 9, "  9           0 RESUME                   0\n" * 2000, source=src),
+        original_bytecode=Bytecode("forward", USER_FILE, 9, "  9           0 RESUME                   0\n" * 2000,
+                                   source=src),
         rewritten_bytecode=Bytecode("forward", USER_FILE, 9, "  9           0 RESUME                   0\n" * 2000,
                                     decompiled="def forward(self, x):\n    return __compiled_fn_1(x)\n"),
         graph=fx_graph(num_nodes), aot_forward=fx_graph(num_nodes, "f_"), post_grad_graph=fx_graph(num_nodes, "p_"),
-        guards=tuple(Guard("TENSOR_MATCH", f"check_tensor(L['self'].layer{i}.weight, ...)", f"L['self'].layer{i}.weight",
-                           "h = h + self.layer(h)", USER_FILE, 10 + i, "forward") for i in range(300)),
+        guards=tuple(Guard("TENSOR_MATCH", f"check_tensor(L['self'].layer{i}.weight, ...)",
+                           f"L['self'].layer{i}.weight", "h = h + self.layer(h)", USER_FILE, 10 + i, "forward")
+                     for i in range(300)),
         ir_pre_fusion=(IrDump("forward", "op0: SchedulerNode(ComputedBuffer)\n" * 3000),),
         ir_post_fusion=(IrDump("forward", "op0_op1: FusedSchedulerNode(...)\n" * 2000),),
         output_code=(OutputCode("forward", wrapper, "/tmp/torchinductor/out.py"),),
@@ -101,7 +110,8 @@ def main(repeats: int = 5) -> None:
     from explorer.present.html import render_fragment, render_page, stage_html
 
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; dot: {shutil.which('dot')}")
-    for label, data in (("1,500 nodes x3 graphs, 100 kernels", big_report()), ("100 nodes, 5 kernels", big_report(100, 5))):
+    for label, data in (("1,500 nodes x3 graphs, 100 kernels", big_report()),
+                        ("100 nodes, 5 kernels", big_report(100, 5))):
         comp = data.compilations[0]
         print(f"== {label} (median of {repeats})")
         for name, fn in (("render_fragment", lambda data=data: render_fragment(data)),

@@ -66,14 +66,17 @@ def _kernel(i: int):
 
     body = []
     for j in range(22):
-        body.append(f"                auto tmp{j + 1} = tmp{j}.sin() * at::vec::Vectorized<float>(static_cast<float>({i}.0));")
+        body.append(f"                auto tmp{j + 1} = tmp{j}.sin()"
+                    f" * at::vec::Vectorized<float>(static_cast<float>({i}.0));")
     src = ("#include <torch/csrc/inductor/cpp_prefix.h>\n"
            'extern "C"  void  kernel(const float* in_ptr0,\n                       float* out_ptr0)\n{\n'
            "    #pragma omp parallel num_threads(2)\n    {\n        int tid = omp_get_thread_num();\n        {\n"
            "            #pragma omp for\n"
-           "            for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(4096L); x0+=static_cast<int64_t>(16L))\n"
+           "            for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(4096L);"
+           " x0+=static_cast<int64_t>(16L))\n"
            "            {\n"
-           "                auto tmp0 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x0), static_cast<int64_t>(16));\n"
+           "                auto tmp0 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x0),"
+           " static_cast<int64_t>(16));\n"
            + "\n".join(body) +
            "\n                tmp22.store(out_ptr0 + static_cast<int64_t>(x0));\n            }\n        }\n    }\n}\n")
     lines = tuple(SourceLoc(USER_FILE, 11 + j, "forward", f"x = x.op{j}() * {i}") for j in range(18))
@@ -152,7 +155,8 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
                            f"L['self'].c{i}", f"x = x.op{i % 22}() * self.c", USER_FILE, first + 1 + i % 22,
                            "forward") for i in range(200)),
         guard_tree="TREE_GUARD_MANAGER:\n" + "".join(f"| +- GuardManager: source=L['self'].c{i}\n" for i in range(200)),
-        ir_pre_fusion=(IrDump("inference", "\n".join(ir_pre)),), ir_post_fusion=(IrDump("inference", "\n".join(ir_post)),),
+        ir_pre_fusion=(IrDump("inference", "\n".join(ir_pre)),),
+        ir_post_fusion=(IrDump("inference", "\n".join(ir_post)),),
         output_code=(OutputCode("inference", wrapper_text, "/tmp/torchinductor_user/ab/cabcdef.py"),),
         kernels=kernels, compile_time_s=95.0, metrics={"inductor_compile_time_s": 80.0})
     data = CaptureData(torch_version="2.13.0+cpu", device="cpu", python_version="3.11.9", compilations=(comp,),
@@ -164,11 +168,13 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
     for text in listing_text.split("\n"):
         row += 1
         links.append(LineLink("original_bytecode", row, (f"{USER_FILE}:{first + 1 + (row - 1) // 6}",) if text else ()))
-        links.append(LineLink("rewritten_bytecode", row, (f"{USER_FILE}:{first + 1 + (row - 1) // 6}",) if text else ()))
+        links.append(LineLink("rewritten_bytecode", row,
+                              (f"{USER_FILE}:{first + 1 + (row - 1) // 6}",) if text else ()))
     for stage, fx_links in (("graph", g_links), ("aot_inference", a_links), ("post_grad_graph", p_links)):
         for item in fx_links:
             line, loc = item[0], item[1]
-            links.append(LineLink(stage, line, (f"{loc.filename}:{loc.lineno}",), element=item[2] if len(item) > 2 else None))
+            links.append(LineLink(stage, line, (f"{loc.filename}:{loc.lineno}",),
+                                  element=item[2] if len(item) > 2 else None))
     for i in range(len(comp.guards)):
         links.append(LineLink("guards", i + 1, (f"{USER_FILE}:{comp.guards[i].lineno}",)))
     for line, origin, element in ir_pre_links:
