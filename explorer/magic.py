@@ -111,8 +111,8 @@ def _syntax_check(shell: Any) -> Any:
                 # awaits it), after line 1, the %%compile line, says so
                 return [_NOT_COMPILED_AWAIT] + code.splitlines(True)
             return ["\n"] + code.splitlines(True)
-        except Exception:  # noqa: BLE001 - the magic reports whatever this could not check
-            pass
+        except Exception:  # noqa: BLE001 - not a syntax question: the cell goes to the magic unchanged,
+            return lines  # which raises the same error where the user sees it
         return lines
 
     check._explorer_syntax_check = True  # type: ignore[attr-defined]
