@@ -56,6 +56,12 @@ class CallTarget:
     def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
         return (lambda: self.fn(*self.args, **self.kwargs)), (lambda: compiled(*self.args, **self.kwargs))
 
+    def end_to_end_call(self, compiled: Callable[..., Any]) -> Any:
+        """The call as the user made it, for end-to-end timing (``timing.end_to_end``)."""
+        from .timing.end_to_end import call_of
+
+        return call_of(self.fn, compiled, self.args, self.kwargs, label="the explored call")
+
 
 @dataclass
 class CellTarget:
@@ -86,6 +92,14 @@ class CellTarget:
             return run
 
         return quiet(self.cell_fn.fn), quiet(compiled)
+
+    def end_to_end_call(self, compiled: Callable[..., Any]) -> Any:
+        """The cell as one call: no arguments, its names read from the notebook (which stays untouched)."""
+        from .timing.end_to_end import Call
+
+        fn = self.cell_fn.fn
+        return Call(label="the cell", eager=fn, compiled=compiled, code=fn.__code__,
+                    frame_locals=lambda args, kwargs: {}, around=self.cell_fn.names_seeded)
 
 
 @dataclass
@@ -126,3 +140,6 @@ class ScriptTarget:
 
     def timeit_calls(self, compiled: Any) -> None:
         return None
+
+    def end_to_end_call(self, compiled: Any) -> None:
+        return None  # the script's own calls cannot be repeated from outside

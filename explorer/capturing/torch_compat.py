@@ -344,3 +344,231 @@ def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
             return list(reader.args)
     finally:
         reader_log.removeFilter(quiet)
+
+
+# ---- used by explorer.timing: the profiling build, end-to-end calls, rooflines ----
+
+@contextlib.contextmanager
+def output_code_listener(sink: Callable[[str], None]) -> Iterator[None]:
+    """Calls ``sink(wrapper_source)`` for each ``inductor_output_code`` event inside the block."""
+    logger = trace_logger()
+
+    class _Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                md = getattr(record, "metadata", None)
+                if isinstance(md, dict) and "inductor_output_code" in md and isinstance(record.payload, str):
+                    sink(record.payload)
+            except Exception:  # noqa: BLE001 - a listener must never break the compile
+                pass
+
+    handler = _Handler(logging.DEBUG)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
+
+@contextlib.contextmanager
+def uncached_compile() -> Iterator[None]:
+    """Compiles inside lower afresh (FX graph and AOT caches off); compiled .so/cubin files are reused."""
+    import torch
+
+    saved = torch.compiler.config.force_disable_caches
+    torch.compiler.config.force_disable_caches = True
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
+        try:
+            yield
+        finally:
+            torch.compiler.config.force_disable_caches = saved
+
+
+@contextlib.contextmanager
+def preserved_rng() -> Iterator[None]:
+    """The global random state (CPU, and CUDA when initialised) as it was: timing draws no user randomness."""
+    import torch
+
+    cpu = torch.random.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    try:
+        yield
+    finally:
+        torch.random.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+
+
+@contextlib.contextmanager
+def fail_on_recompile() -> Iterator[None]:
+    """Inside, a call that would compile raises instead (torch.compiler.set_stance): timing never recompiles."""
+    import torch
+
+    set_stance = getattr(torch.compiler, "set_stance", None)
+    if set_stance is None:
+        yield
+        return
+    with set_stance("fail_on_recompile"):
+        yield
+
+
+def dynamo_graph_sources(gm: Any) -> list[Optional[str]]:
+    """For each placeholder of a Dynamo graph, the source it came from (``L['x']``, ``L['self']...``)."""
+    out = []
+    for node in gm.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        arg = node.meta.get("grapharg")
+        src = getattr(arg, "source", None)
+        try:
+            out.append(src.name() if callable(getattr(src, "name", None)) else getattr(src, "name", None))
+        except Exception:  # noqa: BLE001
+            out.append(None)
+    return out
+
+
+def guard_managers(code: Any) -> list[Any]:
+    """The guard managers of Dynamo's cached entries for ``code``, newest first."""
+    return [e.guard_manager for e in cache_entries(code)]
+
+
+# ---- Inductor's own objects after compile: output modules and their Triton kernels ----
+
+def output_module(filename: Optional[str]) -> Any:
+    """The loaded output module whose file is ``filename`` (Inductor's PyCodeCache), or None."""
+    if not filename:
+        return None
+    try:
+        from torch._inductor.codecache import PyCodeCache
+    except ImportError:
+        return None
+    import os
+
+    want = os.path.realpath(filename)
+    for mod in list(getattr(PyCodeCache, "modules", ()) or ()):
+        path = getattr(mod, "__file__", None)
+        if path and os.path.realpath(path) == want:
+            return mod
+    for mod in list((getattr(PyCodeCache, "modules_no_attr", {}) or {}).values()):
+        path = getattr(mod, "__file__", None)
+        if path and os.path.realpath(path) == want:
+            return mod
+    # with caches off each compile clears PyCodeCache; the module stays in sys.modules under its key
+    key = os.path.splitext(os.path.basename(filename))[0]
+    for name in (f"torch._inductor.runtime.compile_tasks.{key}", key):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            return mod
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if path and path.endswith(".py") and key in path and os.path.realpath(path) == want:
+            return mod
+    return None
+
+
+def triton_autotuners(module: Any) -> dict[str, Any]:
+    """{kernel name: Inductor's CachingAutotuner} defined in an output module."""
+    try:
+        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+    except ImportError:
+        return {}
+    return {name: v for name, v in vars(module).items() if isinstance(v, CachingAutotuner)}
+
+
+def grid_for(inductor_meta: dict, config_kwargs: dict, sizes: dict[str, int]) -> Optional[tuple[int, ...]]:
+    """The launch grid Inductor computes for a kernel with these meta-parameters and sizes (xnumel, ...)."""
+    try:
+        from torch._inductor.runtime.triton_heuristics import GridExpr
+
+        grid = GridExpr.from_meta(inductor_meta, dict(config_kwargs))
+        return tuple(int(v) for v in grid.eval_slow({**sizes, **config_kwargs}))
+    except Exception:  # noqa: BLE001 - a kind of grid this torch names differently
+        return None
+
+
+# ---- mode="max-autotune": select_algorithm's feedback (one call per autotuned op) ----
+
+@contextlib.contextmanager
+def autotune_feedback(sink: Callable[..., None]) -> Iterator[bool]:
+    """Calls ``sink(timings, name, input_nodes, choices)`` for each op Inductor autotunes inside the block.
+
+    Inductor's own hook (``select_algorithm.add_feedback_saver``); yields False
+    when this torch has none. Only this saver is removed afterwards.
+    """
+    try:
+        from torch._inductor import select_algorithm as sa
+
+        cache = sa.get_algorithm_selector_cache() if hasattr(sa, "get_algorithm_selector_cache") else None
+    except ImportError:
+        yield False
+        return
+    savers = getattr(cache, "feedback_saver_fns", None)
+    if cache is None or savers is None or not hasattr(sa, "add_feedback_saver"):
+        yield False
+        return
+
+    def saver(timings: Any, name: Any, input_nodes: Any, choices: Any, *rest: Any) -> None:
+        try:
+            sink(timings, name, input_nodes, choices)
+        except Exception:  # noqa: BLE001 - never break the compile
+            pass
+
+    sa.add_feedback_saver(saver)
+    try:
+        yield True
+    finally:
+        fns = getattr(cache, "feedback_saver_fns", [])
+        if saver in fns:
+            fns.remove(saver)
+
+
+# ---- mode="reduce-overhead": CUDA graph trees' own logs and counters ----
+
+CUDAGRAPH_LOGGERS = ("torch._inductor.cudagraph_trees.__cudagraphs", "torch._inductor.cudagraph_utils.__cudagraphs")
+
+
+def inductor_counters() -> dict[str, int]:
+    from torch._dynamo.utils import counters
+
+    return dict(counters["inductor"])
+
+
+# ---- --inductor-backend: which code generator Inductor uses (cpp/triton, or halide) ----
+
+def inductor_backend_options(name: Optional[str]) -> dict[str, Any]:
+    """Inductor options that make ``name`` ("halide", "triton", "cpp") generate the kernels."""
+    if not name or name == "default":
+        return {}
+    if name == "halide":
+        return {"cpu_backend": "halide", "cuda_backend": "halide"}
+    if name == "triton":
+        return {"cpu_backend": "triton", "cuda_backend": "triton"}
+    if name == "cpp":
+        return {"cpu_backend": "cpp"}
+    raise ValueError(f"--inductor-backend takes halide, triton or cpp, not {name!r}")
+
+
+def halide_missing() -> Optional[str]:
+    """Why the halide backend cannot run here, or None when it can."""
+    import importlib.util
+
+    if importlib.util.find_spec("halide") is None:
+        return ("the halide backend needs the `halide` Python package, which is not installed: "
+                "pip install halide==21.0.0 (Halide's own wheels; Linux and macOS)")
+    return None
+
+
+# ---- used by explorer.preview: a graph as torch's own repro script ----
+
+def graph_repro(gm: Any, inputs: Any) -> str:
+    """The self-contained script torch writes for a graph and its inputs (``fx_graph_runnable``'s form)."""
+    import io
+
+    from torch._dynamo.repro.after_aot import save_graph_repro
+
+    fd = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        save_graph_repro(fd, gm, list(inputs), "inductor", save_dir=None)
+    return fd.getvalue()
