@@ -117,7 +117,8 @@ def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
         for e in events:
             if _is_device_row(e) or getattr(e, "is_async", False):
                 continue
-            total = max(total, e.cpu_time_total)  # the outermost wrapper row spans the graph
+            if getattr(e, "cpu_parent", None) is None:
+                total += e.cpu_time_total  # the outermost rows span the graph's calls
             name = _GRAPH_PREFIX.sub("", e.name)
             if name != e.name:  # a generated kernel: graph_<n>_cpp_fused_...
                 us = e.self_cpu_time_total
