@@ -105,8 +105,11 @@ class Verdict:
     silenced: list[str] = field(default_factory=list)  # output the call writes, silenced while timing
 
 
-def judge(capture: Any, graphs: Sequence[Any], call: Call) -> Verdict:
+def judge(capture: Any, graphs: Sequence[Any], call: Call, recorder: Any = None) -> Verdict:
     v = Verdict()
+    if getattr(recorder, "uses_cudagraphs", False) and any(str(g.device).startswith("cuda") for g in graphs):
+        v.risks.append("CUDA graphs: a re-call replays the recorded graph into the same output memory, "
+                       "overwriting the outputs the user holds from their call")
     for c in getattr(capture, "compilations", ()) if capture is not None else ():
         _judge_bytecode(c, v)
         brk = c.graph_break
@@ -204,7 +207,7 @@ def time_end_to_end(call: Call, *, capture: Any = None, graphs: Sequence[Any] = 
                     device: str = "cpu", first_call_s: Optional[float] = None, compile_time_s: Optional[float] = None,
                     budget_s: float = bench.DEFAULT_BUDGET_S, repeats: int = bench.DEFAULT_REPEATS,
                     recorder: Any = None) -> EndToEnd:
-    verdict = judge(capture, graphs, call)
+    verdict = judge(capture, graphs, call, recorder)
     notes: list[str] = []
     with torch_compat.preserved_rng():
         guards = _time_guards(call, notes, budget_s, repeats)

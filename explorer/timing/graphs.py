@@ -106,6 +106,11 @@ class GraphRecorder:
                                          device=device, owns_attributes=owns, backend=self.backend_name))
         return compiled
 
+    @property
+    def uses_cudagraphs(self) -> bool:
+        """The compile asked for CUDA graphs (mode reduce-overhead or max-autotune)."""
+        return bool((getattr(self._inner, "config", None) or {}).get("triton.cudagraphs"))
+
     def compile_again(self, graph: RecordedGraph) -> Any:
         """Compiles a copy of the recorded graph with the same backend and settings."""
         return self._inner(fresh_graph_module(graph.gm), list(graph.inputs))
@@ -282,6 +287,11 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
     compiled_fn = g.compiled
     if g.owns_attributes:
         compiled_fn = _compile_private(g, recorder, notes)
+    elif recorder is not None and recorder.uses_cudagraphs and g.device.startswith("cuda"):
+        # replaying the user's CUDA graph would overwrite the outputs they hold from their call
+        notes.append("CUDA graphs: timed on a separate compile of the same graph (same mode), since "
+                     "replaying the user's own would overwrite the outputs they hold from their call")
+        compiled_fn = _compile_private(g, recorder, [])
     eager = _measure(g, g.gm, budget_s, repeats, notes, "eager")
     compiled = _measure(g, compiled_fn, budget_s, repeats, notes, "compiled") if compiled_fn is not None else None
     kernels: tuple[KernelTiming, ...] = ()
