@@ -202,18 +202,24 @@ def test_preview_matches_the_real_kernels(name):
         model.to(torch.bfloat16)
     ours = {k.name: _body(k.source) for k in preview.capture.kernels}
     theirs = {k.name: _body(k.source) for k in real32.capture.kernels}
+    anon = lambda d: sorted(v.replace(n, "KERNEL") for n, v in d.items())  # noqa: E731
+    same_anon = [b for b in anon(ours) if b in anon(theirs)]
     diffs = {"only_in_preview": sorted(set(ours) - set(theirs)), "only_in_real": sorted(set(theirs) - set(ours)),
              "different_bodies": sorted(n for n in set(ours) & set(theirs) if ours[n] != theirs[n]),
              "same_bodies": sorted(n for n in set(ours) & set(theirs) if ours[n] == theirs[n]),
+             "same_bodies_ignoring_names": len(same_anon), "kernels_preview": len(ours), "kernels_real": len(theirs),
              "extern_preview": [c.name for c in preview.capture.extern_calls],
              "extern_real": [c.name for c in real32.capture.extern_calls]}
     _dump(f"preview_vs_real_{name}.json", diffs)
     if OUT:
-        with open(os.path.join(OUT, f"preview_vs_real_{name}.txt"), "w") as fh:
-            for n in diffs["different_bodies"][:3]:
-                import difflib
+        import difflib
 
-                fh.write("\n".join(difflib.unified_diff(theirs[n].splitlines(), ours[n].splitlines(), "real", "preview",
-                                                        lineterm="", n=1)) + "\n")
+        with open(os.path.join(OUT, f"preview_vs_real_{name}.txt"), "w") as fh:
+            for n in diffs["different_bodies"][:4] + diffs["only_in_preview"][:2]:
+                other = theirs.get(n) or (theirs[diffs["only_in_real"][0]] if diffs["only_in_real"] else "")
+                fh.write(f"==== {n}\n" + "\n".join(difflib.unified_diff(other.splitlines(), ours[n].splitlines(),
+                                                                          "real", "preview", lineterm="", n=1)) + "\n")
+            fh.write("==== wrapper (real)\n" + real32.capture.compilations[0].output_code[0].code[-6000:] + "\n")
+            fh.write("==== wrapper (preview)\n" + preview.capture.compilations[0].output_code[0].code[-6000:] + "\n")
     print(f"\npreview vs real ({name}): {json.dumps({k: len(v) for k, v in diffs.items()})}")
-    assert diffs["same_bodies"], diffs
+    assert diffs["same_bodies_ignoring_names"], diffs

@@ -51,6 +51,7 @@ class GpuWatch:
         self._lock = threading.Lock()
         self._undo: list[Any] = []
         self._counters0: dict[str, int] = {}
+        self._trees0 = (0, 0)
 
     def __enter__(self) -> "GpuWatch":
         import contextlib
@@ -62,6 +63,7 @@ class GpuWatch:
             for name in torch_compat.CUDAGRAPH_LOGGERS:
                 self._listen(logging.getLogger(name))
             self._counters0 = torch_compat.inductor_counters()
+            self._trees0 = torch_compat.cudagraph_tree_counts()
         except Exception as e:  # noqa: BLE001 - watching is extra
             self.notes.append(f"GPU watch not fully installed: {type(e).__name__}: {e}")
         return self
@@ -126,9 +128,14 @@ class GpuWatch:
     def cudagraphs(self) -> Optional[CudaGraphs]:
         counters = torch_compat.inductor_counters()
         skipped = counters.get("cudagraph_skips", 0) - self._counters0.get("cudagraph_skips", 0)
-        if not (self.asked or self.recordings or self.skips or skipped):
+        trees = torch_compat.cudagraph_tree_counts()
+        recorded, rerecorded = trees[0] - self._trees0[0], trees[1] - self._trees0[1]
+        if not (self.asked or self.recordings or self.skips or skipped or recorded):
             return None
         notes = list(self.notes)
+        if recorded > self.recordings:  # this torch logs no line per recording: the trees' own counter
+            self.recordings = recorded
+        rerecordings = max(len(self.rerecord_reasons), rerecorded)
         if skipped > len(self.skips):
             notes.append(f"Inductor counted {skipped} CUDA-graph skip(s); {len(self.skips)} reason(s) were logged")
         used = self.recordings > 0
@@ -136,7 +143,7 @@ class GpuWatch:
             notes.append("no CUDA graph was recorded: CUDA graph trees record at the second call of a graph "
                          "(the first only warms up); timing the whole call (time=True) makes those calls")
         return CudaGraphs(asked=self.asked, used=used, recordings=self.recordings,
-                          rerecordings=len(self.rerecord_reasons), rerecord_reasons=tuple(self.rerecord_reasons),
+                          rerecordings=rerecordings, rerecord_reasons=tuple(self.rerecord_reasons),
                           skips=tuple(self.skips), notes=tuple(notes))
 
     def apply(self, data: Optional[CaptureData]) -> Optional[CaptureData]:

@@ -573,3 +573,28 @@ def graph_repro(gm: Any, inputs: Any) -> str:
         warnings.simplefilter("ignore")
         save_graph_repro(fd, gm, list(inputs), "inductor", save_dir=None)
     return fd.getvalue()
+
+
+def cudagraph_tree_counts() -> tuple[int, int]:
+    """(graphs recorded, unexpected re-recordings) over CUDA graph trees' managers in this thread, so far.
+
+    Read from the managers' own counters (``graph_counter`` is a count(): its repr holds the next id).
+    """
+    import re as _re
+
+    try:
+        from torch._inductor import cudagraph_trees as ct
+
+        containers = getattr(ct.local, "tree_manager_containers", None) or {}
+    except Exception:  # noqa: BLE001 - no CUDA graph trees in this torch or thread
+        return 0, 0
+    recorded = rerecorded = 0
+    for container in list(containers.values()):
+        manager = getattr(container, "tree_manager", None)
+        if manager is None:
+            continue
+        m = _re.search(r"count\((\d+)", repr(getattr(manager, "graph_counter", "")))
+        recorded += int(m.group(1)) if m else 0
+        for per_fn in (getattr(manager, "num_rerecord", None) or {}).values():
+            rerecorded += sum(int(v) for v in dict(per_fn).values())
+    return recorded, rerecorded

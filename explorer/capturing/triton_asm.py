@@ -48,7 +48,7 @@ def with_kernel_details(data: CaptureData, *, ir_limit: int = IR_LIMIT,
             module = torch_compat.output_module(oc.filename)
             tuners = torch_compat.triton_autotuners(module) if module is not None else {}
             for k in triton:
-                kernels.append(describe(k, oc.code, tuners.get(k.name), comp, ir_limit, budget))
+                kernels.append(describe(k, oc.code, tuners.get(k.name), comp, ir_limit, budget, oc.filename))
     return dataclasses.replace(data, triton_kernels=data.triton_kernels + tuple(kernels),
                                extern_calls=data.extern_calls + tuple(externs))
 
@@ -62,7 +62,8 @@ def extern_calls(wrapper: str, compile_id: Optional[str] = None, graph_kind: str
 
 
 def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilation] = None,
-             ir_limit: int = IR_LIMIT, budget: Optional[list[int]] = None) -> TritonKernel:
+             ir_limit: int = IR_LIMIT, budget: Optional[list[int]] = None,
+             module_file: Optional[str] = None) -> TritonKernel:
     notes: list[str] = []
     sig = _signature(kernel.source)
     params = _params(kernel.source)
@@ -88,7 +89,7 @@ def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilatio
     ir: tuple[KernelIR, ...] = ()
     ir_source = ""
     if show is not None and show < len(results):
-        texts, ir_source = _ir_texts(results[show], tuner, notes)
+        texts, ir_source = _ir_texts(results[show], tuner, notes, kernel.name, module_file)
         cut = [_cut(stage, texts[stage], ir_limit, budget) for stage in IR_STAGES if stage in texts]
         ir = tuple(c for c in cut if c is not None)
         if budget is not None and budget[0] <= 0 and len(ir) < len(texts):
@@ -213,26 +214,62 @@ def _same(a: Any, b: Any) -> bool:
                         and a.num_stages == b.num_stages)
 
 
-def _ir_texts(result: Any, tuner: Any, notes: list[str]) -> tuple[dict[str, str], str]:
+def _ir_texts(result: Any, tuner: Any, notes: list[str], name: str = "",
+              module_file: Optional[str] = None) -> tuple[dict[str, str], str]:
     kernel = getattr(result, "kernel", None)
     asm = getattr(kernel, "asm", None)
-    if isinstance(asm, dict) and asm:
+    if isinstance(asm, dict) and any(s in asm for s in IR_STAGES):
         return ({s: _text(asm[s]) for s in IR_STAGES if s in asm},
                 "the compiled kernel's asm (Triton's CompiledKernel, as Inductor holds it)")
     path = getattr(kernel, "cubin_path", None)
     if path:
-        base = os.path.splitext(path)[0]
-        texts = {}
-        for stage in IR_STAGES:
-            try:
-                with open(f"{base}.{stage}", encoding="utf-8", errors="replace") as fh:
-                    texts[stage] = fh.read()
-            except OSError:
-                pass
+        texts = _read_stages(os.path.splitext(path)[0])
         if texts:
             return texts, "Triton's stage files beside the cubin Inductor launches (its static CUDA launcher)"
-    notes.append("no IR: the compiled kernel keeps neither asm nor a cubin path")
+    digest = getattr(kernel, "hash", None) or (getattr(kernel, "metadata", None) or {}).get("hash") \
+        if not isinstance(getattr(kernel, "metadata", None), tuple) else getattr(kernel, "hash", None)
+    if isinstance(digest, str) and name:
+        for folder in _cache_folders(digest, module_file):
+            texts = _read_stages(os.path.join(folder, getattr(kernel, "name", None) or name))
+            if texts:
+                return texts, "Triton's cache entry for the compiled kernel (found by its hash)"
+    notes.append("no IR: the compiled kernel keeps no asm, and its stage files were not found")
     return {}, ""
+
+
+def _read_stages(base: str) -> dict[str, str]:
+    texts = {}
+    for stage in IR_STAGES:
+        try:
+            with open(f"{base}.{stage}", encoding="utf-8", errors="replace") as fh:
+                texts[stage] = fh.read()
+        except OSError:
+            pass
+    return texts
+
+
+def _cache_folders(digest: str, module_file: Optional[str]) -> list[str]:
+    """Where Triton may have cached a kernel of this hash: its cache dir, Inductor's (per compile)."""
+    import base64
+    import glob
+
+    try:
+        key = base64.b32encode(bytes.fromhex(digest)).decode("utf-8").rstrip("=")
+    except ValueError:
+        return []
+    roots = [os.environ.get("TRITON_CACHE_DIR"), os.path.join(os.path.expanduser("~"), ".triton", "cache")]
+    if module_file:
+        roots.append(os.path.join(os.path.dirname(os.path.dirname(module_file)), "triton"))
+    try:
+        from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+        roots.append(os.path.join(cache_dir(), "triton"))
+    except Exception:  # noqa: BLE001
+        pass
+    out = []
+    for root in filter(None, roots):
+        out += [os.path.join(root, key)] + glob.glob(os.path.join(root, "*", key))
+    return [d for d in dict.fromkeys(out) if os.path.isdir(d)]
 
 
 def _text(v: Any) -> str:

@@ -96,7 +96,8 @@ def _lower(i: int, g: dict, mode: Any, options: dict, reader_cls: Any, fake_mode
             _set(mod, name, torch.empty_strided(buf.shape, buf.stride(), dtype=buf.dtype, device="cuda:0"))
     backend = torch._TorchCompileInductorWrapper(mode, options or None, None)
     cid = CompileId(frame_id=i, frame_compile_id=0)
-    with compile_context(CompileContext(cid)), torch.no_grad():
+    # node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
+    with compile_context(CompileContext(cid)), torch.no_grad(), torch.fx.traceback.preserve_node_meta():
         backend(mod, reader.args)
 
 

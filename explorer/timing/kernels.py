@@ -77,6 +77,7 @@ class _Row:
         self.grid: Optional[tuple[int, ...]] = None
         self.block: Optional[tuple[int, ...]] = None
         self.ops: list[str] = []  # names of the launching op, one per launch (GPU) or call (CPU)
+        self.launches: list[tuple[str, int, float]] = []  # (op name, op call id, microseconds)
 
 
 def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
@@ -114,7 +115,9 @@ def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
             row = rows[e.name]
             row.time_s += us / 1e6 / PROFILE_CALLS
             row.calls += 1 / PROFILE_CALLS
-            row.ops.append(launcher.get(_kernel_key(e), ""))
+            op, call = launcher.get(_kernel_key(e), ("", 0))
+            row.ops.append(op)
+            row.launches.append((op, call, us))
         _launch_shapes(prof, rows)
     else:
         for e in events:
@@ -133,6 +136,7 @@ def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
             row.time_s += us / 1e6 / PROFILE_CALLS
             row.calls += 1 / PROFILE_CALLS
             row.ops.append(e.name)
+            row.launches.append((e.name, float(e.time_range.start), us))
     return dict(rows), total / 1e6 / PROFILE_CALLS
 
 
@@ -149,20 +153,20 @@ def _kernel_key(e: Any) -> tuple[str, float]:
     return (e.name, round(float(e.time_range.start), 1))
 
 
-def _launching_ops(events: list[Any]) -> dict[tuple[str, float], str]:
-    """GPU: each device kernel launch -> the outermost ATen op that launched it (aten::mm, aten::convolution)."""
-    by_launch: dict[tuple[str, int, float], str] = {}
+def _launching_ops(events: list[Any]) -> dict[tuple[str, float], tuple[str, int]]:
+    """GPU: each device kernel launch -> (the outermost ATen op that launched it, that op call's id)."""
+    by_launch: dict[tuple[str, float], tuple[str, int]] = {}
     for e in events:
         if _is_device_row(e) or "::" not in e.name or _inside_op(e):
             continue
         for sub in _subtree(e):
             for k in getattr(sub, "kernels", ()) or ():
-                by_launch.setdefault((k.name, round(float(k.duration), 1)), e.name)  # type: ignore[index]
-    out: dict[tuple[str, float], str] = {}
+                by_launch.setdefault((k.name, round(float(k.duration), 1)), (e.name, float(e.time_range.start)))  # type: ignore[index]
+    out: dict[tuple[str, float], tuple[str, int]] = {}
     for e in events:
         if _is_device_row(e):
             dur = round(float(e.time_range.end - e.time_range.start), 1)
-            op = by_launch.get((e.name, dur))  # type: ignore[call-overload]
+            op = by_launch.get((e.name, dur))
             if op:
                 out[_kernel_key(e)] = op
     return out
@@ -178,24 +182,28 @@ def _subtree(e: Any) -> list[Any]:
 
 
 def _attach_flops(rows: dict[str, "_Row"], records: list[Any]) -> None:
-    """Matches the i-th call of each counted op in the profile to the i-th recorded call of that op."""
+    """The i-th call of each counted op in the profile gets the i-th recorded call of that op; its
+    FLOPs go to the longest kernel that call launched (not to a memset beside it)."""
     if not records:
         return
     by_op: dict[str, list[Any]] = defaultdict(list)
     for r in records:
         by_op[r.name].append(r)
-    seen: dict[str, int] = defaultdict(int)
+    calls: dict[tuple[str, int], list[tuple[float, "_Row"]]] = defaultdict(list)
     for row in rows.values():
-        for op in row.ops:
-            recs = by_op.get(op)
-            if not recs:
-                continue
-            r = recs[seen[op] % len(recs)]
-            seen[op] += 1
-            row.flops += r.flops
-            row.op_bytes += r.bytes
-            row.dtype = row.dtype or r.dtype
-            row.counted += 1
+        for op, call, us in row.launches:
+            if op in by_op:
+                calls[(op, call)].append((us, row))
+    seen: dict[str, int] = defaultdict(int)
+    for (op, _), launched in sorted(calls.items(), key=lambda kv: kv[0][1]):
+        recs = by_op[op]
+        r = recs[seen[op] % len(recs)]
+        seen[op] += 1
+        _, row = max(launched, key=lambda t: t[0])
+        row.flops += r.flops
+        row.op_bytes += r.bytes
+        row.dtype = row.dtype or r.dtype
+        row.counted += 1
     for row in rows.values():  # per graph call
         row.flops = round(row.flops / PROFILE_CALLS)
         row.op_bytes = round(row.op_bytes / PROFILE_CALLS)
@@ -285,9 +293,19 @@ def _kernel_timing(name: str, row: "_Row", total: float, kernel: Any, code: Opti
                         flops=flops, flops_source=flops_source, dtype=row.dtype if flops else None,
                         tflops=achieved, peak_tflops=peak_tf,
                         peak_flops_pct=100.0 * achieved / peak_tf if achieved and peak_tf else None,
-                        bound=bound(flops, nbytes, peak_tf, peak.gbs if peak is not None else None)
-                        if (flops or generated) else None,
+                        bound=_bound(name, generated, flops, nbytes, peak_tf, peak),
                         grid=row.grid, block=row.block)
+
+
+def _bound(name: str, generated: bool, flops: Optional[int], nbytes: Optional[int], peak_tf: Optional[float],
+           peak: Any) -> Optional[str]:
+    from .roofline import bound
+
+    if flops:
+        return bound(flops, nbytes, peak_tf, peak.gbs if peak is not None else None)
+    if generated:  # pointwise and reduction code: a few operations per byte; templates (matmuls) excepted
+        return None if "_tem_" in name or name.startswith("triton_tem") else "memory"
+    return None
 
 
 # ---- bytes ----
