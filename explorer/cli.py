@@ -229,6 +229,8 @@ def _check_paths(run: RunArgs) -> Optional[str]:
         return "reading the script from stdin is not supported; give a file"
     if not os.path.exists(run.script):
         return f"can't open file {run.script!r}: [Errno 2] No such file or directory"
+    if os.path.isdir(run.script) and not os.path.isfile(os.path.join(run.script, "__main__.py")):
+        return f"can't find '__main__' module in {run.script!r}"  # what python says; a folder with one runs
     for flag in ("json", "html"):
         out = getattr(run.options, flag)
         if out:

@@ -10,9 +10,7 @@ stages captured before the failure.
 
 from __future__ import annotations
 
-import os
 import sys
-import types
 from typing import Any, Optional
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
@@ -21,13 +19,10 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from .cell import build_cell_function, register_source
 from .options import MODES, Options, parse_compare
 from .progress import Progress
+from .tracebacks import show_from_cell as _show_from_cell
 
 _VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare", "--target", "--inductor-backend")  # options followed by a value
 
-_EXPLORER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-# torch's compiler machinery: frames a plain run of the cell would not show
-_TORCH_INTERNAL = ("_dynamo", "_inductor", "_functorch", "fx", "_subclasses", "_higher_order_ops",
-                   "_logging", "_guards.py", "_compile.py", "_utils_internal.py", "_strobelight")
 
 
 @magics_class
@@ -71,7 +66,10 @@ class CompileMagics(Magics):
         functions and classes land in the namespace as in a plain run, and its
         last expression is the cell's value.
         """
-        __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        __tracebackhide__ = True
+        if _wants_help(line if cell is not None else split_line(line)[0]):
+            print(self.compile.__doc__)  # the usage and options; the cell does not run
+            return None
         if cell is None:
             options, expr = split_line(line)
             args = parse_argstring(self.compile, options)
@@ -104,12 +102,16 @@ def _syntax_check(shell: Any) -> Any:
     cell line (a blank first line stands for the ``%%compile`` line).
     """
     def check(lines: list[str]) -> list[str]:
-        if not lines or not lines[0].startswith("%%compile"):
+        if not lines or not lines[0].startswith("%%compile") or _wants_help(lines[0][len("%%compile"):]):
             return lines
         try:
             code = shell.transform_cell("".join(lines[1:]))
             compile(code, "<cell>", "exec", dont_inherit=True)
         except SyntaxError:
+            if _has_top_level_await(code):
+                # torch.compile cannot compile a coroutine: the cell runs as a plain cell (IPython
+                # awaits it), after line 1, the %%compile line, says so
+                return [_NOT_COMPILED_AWAIT] + code.splitlines(True)
             return ["\n"] + code.splitlines(True)
         except Exception:  # noqa: BLE001 - the magic reports whatever this could not check
             pass
@@ -117,6 +119,33 @@ def _syntax_check(shell: Any) -> Any:
 
     check._explorer_syntax_check = True  # type: ignore[attr-defined]
     return check
+
+
+_NOT_COMPILED_AWAIT = '__import__("explorer.magic").magic.not_compiled("await")\n'
+NOT_COMPILED = {
+    "await": "this cell uses top-level `await`, and torch.compile cannot compile a coroutine; it ran as a "
+             "plain cell. To explore its tensor code, put that code in a function and use %compile f(...), "
+             "or move the awaits to another cell.",
+}
+
+
+def not_compiled(reason: str) -> None:
+    """Says, before a ``%%compile`` cell runs as a plain cell, why it is not compiled."""
+    print(f"compile-explorer: not compiled: {NOT_COMPILED[reason]}", file=sys.stderr)
+
+
+def _has_top_level_await(code: str) -> bool:
+    import ast
+
+    try:
+        compile(code, "<cell>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _wants_help(options: str) -> bool:
+    return any(token in ("-h", "--help") for token in options.split())
 
 
 def why_recompile_line(shell: Any, expr: str) -> Any:
@@ -134,7 +163,7 @@ def why_recompile_line(shell: Any, expr: str) -> Any:
     if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) \
             or any(k.arg is None for k in call.keywords):
         raise UsageError("--why needs a plain call such as f(x, n=2) (no *args or **kwargs)")
-    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), shell.user_ns)  # noqa: E731,S307
+    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), shell.user_ns)  # noqa: E731
     fn = ev(call.func)
     verdicts = why_recompile(fn, *[ev(a) for a in call.args], **{k.arg: ev(k.value) for k in call.keywords})
     if not verdicts:
@@ -163,7 +192,7 @@ def split_line(line: str) -> tuple[str, str]:
 
 def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first_line: int) -> Any:
     """Runs ``source`` as one torch.compile'd function under capture; shows the view; returns the value."""
-    __tracebackhide__ = True  # noqa: F841
+    __tracebackhide__ = True
     from . import pipeline
     from .widget import ExplorerView
 
@@ -171,9 +200,10 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     backend_fn = shell.user_ns.get(args.backend) if callable(shell.user_ns.get(args.backend)) else None
     filename = register_source(display_text, shell)
     cell_fn = build_cell_function(source, filename, shell.user_global_ns, first_line=first_line)
+    target = pipeline.CellTarget(cell_fn, fullgraph=args.fullgraph)
     with Progress(enabled=not args.quiet) as progress:
         try:
-            outcome = pipeline.run(pipeline.CellTarget(cell_fn), options, backend_fn=backend_fn, progress=progress)
+            outcome = pipeline.run(target, options, backend_fn=backend_fn, progress=progress)
         except Exception as e:  # the setup failed (an unknown backend, a mode it does not take): nothing ran
             progress.finish(None)
             _show_from_cell(e, shell)
@@ -188,14 +218,14 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     if outcome.error is not None:
         from .api import attach_report
 
-        _show_from_cell(outcome.error, shell)
+        _show_from_cell(outcome.error, shell, target.interrupted_at)
         attach_report(outcome.error, report)
         raise outcome.error
     if args.return_report:
         from .widget import NotebookReport
 
         return NotebookReport.of(report)
-    return outcome.value if cell_fn.returns_value else None
+    return outcome.value if cell_fn.returns_value else None  # a trailing `;` sets returns_value False
 
 
 def options_from_args(args: Any) -> Options:
@@ -211,69 +241,3 @@ def _display(obj: Any) -> None:
     from IPython.display import display
 
     display(obj)
-
-
-# ---- errors: the user's exception, shown from the cell's lines ----
-
-def _show_from_cell(exc: BaseException, shell: Any) -> None:
-    """Makes IPython show ``exc`` with explorer and Dynamo frames left out.
-
-    The exception object and its type are untouched (the same one a plain run
-    raises); IPython asks an exception for ``_render_traceback_`` before
-    formatting it, so that is where the trimmed traceback goes.
-    """
-    if isinstance(exc, SyntaxError) or exc.__traceback__ is None:
-        return  # IPython shows a SyntaxError as file and line, no frames
-    trimmed = user_traceback(exc.__traceback__)
-
-    def render() -> list[str]:
-        return shell.InteractiveTB.structured_traceback(type(exc), exc, trimmed, tb_offset=0)
-
-    try:
-        exc._render_traceback_ = render  # type: ignore[attr-defined]
-    except (AttributeError, TypeError):  # an exception type without __dict__: full traceback
-        pass
-
-
-def user_traceback(tb: types.TracebackType) -> Optional[types.TracebackType]:
-    """The traceback without frames from the explorer and torch's compiler machinery.
-
-    Where Dynamo resumed the cell after a graph break, the cell's frame calls a
-    resume function at the same file: only the resume frame (the line that
-    raised) is kept. None when every frame was internal (an error raised while
-    Dynamo traced the cell: its message names the cell line itself).
-    """
-    kept = []
-    walk: Optional[types.TracebackType] = tb
-    while walk is not None:
-        if not _is_internal(walk.tb_frame.f_code.co_filename):
-            kept.append((walk.tb_frame, walk.tb_lasti, walk.tb_lineno))
-        walk = walk.tb_next
-    kept = [entry for i, entry in enumerate(kept) if not _calls_resume(entry, kept[i + 1:i + 2])]
-    new: Optional[types.TracebackType] = None
-    for frame, lasti, lineno in reversed(kept):
-        new = types.TracebackType(new, frame, lasti, lineno)
-    return new
-
-
-def _calls_resume(entry: tuple, following: list) -> bool:
-    if not following:
-        return False
-    code, next_code = entry[0].f_code, following[0][0].f_code
-    return code.co_filename == next_code.co_filename and next_code.co_name.startswith("torch_dynamo_resume_in_")
-
-
-def _is_internal(filename: str) -> bool:
-    if filename.startswith(_EXPLORER_DIR):
-        return True
-    torch_dir = _torch_dir()
-    if torch_dir and filename.startswith(torch_dir):
-        rest = filename[len(torch_dir):]
-        return rest.split(os.sep, 1)[0] in _TORCH_INTERNAL
-    return False
-
-
-def _torch_dir() -> Optional[str]:
-    torch = sys.modules.get("torch")
-    path = getattr(torch, "__file__", None)
-    return os.path.dirname(os.path.abspath(path)) + os.sep if path else None

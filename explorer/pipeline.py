@@ -18,7 +18,7 @@ import dataclasses
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Protocol
+from typing import Any, Callable, ContextManager, Iterator, Optional, Protocol
 
 from .capturing.gpu_watch import GpuWatch
 from .capturing.model import CaptureData
@@ -58,18 +58,20 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
     compiled, recorder = _compiled(target, options, backend_fn)
     report = Report(entry=target.entry, options=_recorded(options, backend_fn))
     watch = GpuWatch(cudagraphs_asked=options.mode == "reduce-overhead")
-    with watch, _timing_source(target, options) as repros, _script_backend(target, options):
-        session = CaptureSession()
-        with session:
-            t0 = time.perf_counter()
-            result: RunResult = target.run(compiled)
-            first_call_s = time.perf_counter() - t0
+    with watch:  # also around the timing: CUDA-graph re-recordings there are counted
+        with _timing_source(target, options) as repros, _script_backend(target, options):
+            session = CaptureSession()
+            with session:
+                t0 = time.perf_counter()
+                result: RunResult = target.run(compiled)
+                first_call_s = time.perf_counter() - t0
         report.capture = session.data
         report.result = result.value
         report.findings = tuple(result.findings)
         e2e = target.end_to_end_call(compiled) if options.time and compiled is not None else None
         finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
                calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
+               calls_scope=getattr(target, "timeit_scope", contextlib.nullcontext),
                end_to_end=e2e, first_call_s=first_call_s, watch=watch)
     return Outcome(report, result.value, result.error)
 
@@ -94,7 +96,8 @@ def capture(options: Optional[Options] = None) -> Iterator[Report]:
 
 def finish(report: Report, error: Optional[BaseException], options: Options, *, recorder: Any = None,
            repros: Optional[list] = None, progress: Optional[Stages] = None,
-           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None, end_to_end: Any = None,
+           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None,
+           calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext, end_to_end: Any = None,
            first_call_s: Optional[float] = None, watch: Any = None) -> Report:
     """Everything after the capture: the same steps, in the same order, for every entry point."""
     if report.capture is None:
@@ -110,7 +113,7 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
         if progress is not None:
             progress.set_stage("timing eager vs compiled")
         report.timing = _step(report, "timing", lambda: _time(report, recorder, repros, options, calls,
-                                                               end_to_end, first_call_s), None)
+                                                               calls_scope, end_to_end, first_call_s), None)
     if error is None and recorder is not None and options.compare:
         if progress is not None:
             progress.set_stage(f"comparing modes: {', '.join(options.compare)}")
@@ -229,7 +232,8 @@ def _preview(recorder: Any, repros: Optional[list], options: Options) -> Any:
 
 
 def _time(report: Report, recorder: Any, repros: Optional[list], options: Options,
-          calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]], end_to_end: Any = None,
+          calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]],
+          calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext, end_to_end: Any = None,
           first_call_s: Optional[float] = None) -> Any:
     if repros is not None:
         from .timing.repro import time_script_capture
@@ -248,8 +252,9 @@ def _time(report: Report, recorder: Any, repros: Optional[list], options: Option
         timing = dataclasses.replace(timing, end_to_end=e2e,
                                      warnings=timing.warnings + tuple(f"end to end: {w}" for w in e2e.warnings))
     if calls is not None:
-        whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,
-                           budget_s=options.time_budget_s)
+        with calls_scope():  # once around all the loops: a cell stays compiled between them
+            whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,
+                               budget_s=options.time_budget_s)
         timing = dataclasses.replace(timing, timeit=whole)
     return timing
 

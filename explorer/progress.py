@@ -1,8 +1,10 @@
 """A live one-line status while a cell compiles, replaced by the view when done.
 
 A first C++ compile takes ~10 s on 2 cores: without a sign of life a user
-interrupts it. The stage comes from torch's structured-trace events (a
-``logging.Handler`` on ``torch.__trace``, removed on exit); a daemon ticker
+interrupts it. The stage comes from torch's structured-trace events, read
+live from the capture's recorder (a subscription, removed on exit; the status
+line is entered before the capture opens, so by default it follows whichever
+capture opens inside it); a daemon ticker
 refreshes the elapsed time during long silent phases (a C++ build emits no
 event), stopped before the line is replaced. Updates go by display id, so the
 front end applies them to the right output from any thread. Nothing here may
@@ -11,13 +13,14 @@ raise into the user's cell: every display call is guarded.
 
 from __future__ import annotations
 
+import contextlib
 import html
-import logging
 import threading
 import time
 from typing import Any, Optional
 
-from .capturing import torch_compat
+from .capturing.raw import RawEvent
+from .capturing.recorder import watching
 
 # structured-trace event -> what the user is waiting for
 STAGE_OF_EVENT = {
@@ -48,25 +51,16 @@ class _StatusLine:
                              f"{html.escape(self.text)}</div>"}
 
 
-class _TraceHandler(logging.Handler):
-    def __init__(self, progress: "Progress") -> None:
-        super().__init__(logging.DEBUG)
-        self.progress = progress
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.progress._on_event(getattr(record, "metadata", None))
-        except Exception:  # noqa: BLE001 - a status line must never break the compile
-            pass
-
-
 class Progress:
     """Context manager: shows the line on enter, stops listening on exit.
 
     ``finish(obj)`` replaces the line with ``obj`` (the view), or clears it.
+    ``session`` (a CaptureSession) is the capture to follow; without one, the
+    line follows any capture that opens while it is shown.
     """
 
-    def __init__(self, enabled: bool = True, title: str = "compile-explorer", tick_s: Optional[float] = TICK_S) -> None:
+    def __init__(self, enabled: bool = True, title: str = "compile-explorer", tick_s: Optional[float] = TICK_S,
+                 session: Any = None) -> None:
         self.enabled = enabled
         self.tick_s = tick_s
         self._lock = threading.Lock()
@@ -76,18 +70,21 @@ class Progress:
         self.stage = "starting"
         self.frame: Optional[str] = None
         self._handle: Any = None
-        self._handler: Optional[_TraceHandler] = None
+        self._session = session
+        self._listening = contextlib.ExitStack()
         self._t0 = 0.0
         self._last_update = 0.0
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         self._t0 = time.perf_counter()
         if not self.enabled:
             return self
         self._handle = _display(_StatusLine(self._line()))
         if self._handle is not None:
-            self._handler = _TraceHandler(self)
-            torch_compat.trace_logger().addHandler(self._handler)
+            if self._session is not None:
+                self._listening.callback(self._session.subscribe(self.on_event))
+            else:
+                self._listening.enter_context(watching(self.on_event))
             if self.tick_s:
                 self._ticker = threading.Thread(target=self._tick, name="compile-explorer-progress", daemon=True)
                 self._ticker.start()
@@ -98,9 +95,7 @@ class Progress:
         if self._ticker is not None:
             self._ticker.join(timeout=2.0)
             self._ticker = None
-        if self._handler is not None:
-            torch_compat.trace_logger().removeHandler(self._handler)
-            self._handler = None
+        self._listening.close()
         return False
 
     def finish(self, obj: Any = None) -> bool:
@@ -112,7 +107,7 @@ class Progress:
         try:
             handle.update(obj if obj is not None else _StatusLine(""))
             return True
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - the front end is gone: the caller shows the view another way
             return False
 
     def set_stage(self, stage: str) -> None:
@@ -128,15 +123,13 @@ class Progress:
         where = f" [{self.frame}]" if self.frame else ""
         return f"{self.title}: {self.stage}{where} ... {self.elapsed_s:.1f} s"
 
-    def _on_event(self, metadata: Any) -> None:
-        if not isinstance(metadata, dict):
-            return
-        name = _event_name(metadata)
-        stage = STAGE_OF_EVENT.get(name) if name else None
+    def on_event(self, event: RawEvent) -> None:
+        """A subscriber of the recorder: one trace record, live (a failure here is the capture's Problem)."""
+        stage = STAGE_OF_EVENT.get(event.name.removeprefix("artifact:"))
         if stage is None:
             return
-        if "frame_id" in metadata:
-            self.frame = f"{metadata['frame_id']}/{metadata.get('frame_compile_id', 0)}"
+        if event.compile_id is not None:
+            self.frame = event.compile_id.trace_key
         changed = stage != self.stage
         self.stage = stage
         if changed or time.perf_counter() - self._last_update >= MIN_UPDATE_S:
@@ -154,18 +147,8 @@ class Progress:
             self._last_update = time.perf_counter()
             try:
                 self._handle.update(_StatusLine(self._line()))
-            except Exception:  # noqa: BLE001
-                pass
-
-
-def _event_name(metadata: dict) -> Optional[str]:
-    artifact = metadata.get("artifact")
-    if isinstance(artifact, dict):
-        return str(artifact.get("name"))
-    for key in STAGE_OF_EVENT:
-        if key in metadata:
-            return key
-    return None
+            except Exception:  # noqa: BLE001 - a status line must never break the compile
+                self._handle = None  # the front end is gone: stop updating; finish() then shows the view anew
 
 
 def _display(obj: Any) -> Any:
@@ -173,5 +156,5 @@ def _display(obj: Any) -> Any:
         from IPython.display import display
 
         return display(obj, display_id=True)
-    except Exception:  # noqa: BLE001 - no front end: no status line
+    except Exception:  # noqa: BLE001 - no front end (or IPython missing): no status line
         return None

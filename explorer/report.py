@@ -134,6 +134,34 @@ class Report:
     def save_html(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_html())
 
+    # ---- one stage at a time (notebooks that teach, scripts that print one thing) ----
+    def compilation(self, compile_id: Optional[str] = None) -> Any:
+        """The compilation with this id (``"0/1"`` or ``"[0/1]"``), or the first one."""
+        comps = self._ready().compilations
+        if not comps:
+            raise LookupError("no compilation was captured")
+        if compile_id is None:
+            return comps[0]
+        from .capturing.compile_id import CompileId
+
+        cid = CompileId.parse(compile_id)
+        key = cid.key if cid is not None else compile_id
+        for comp in comps:
+            if comp.compile_id == key:
+                return comp
+        raise LookupError(f"no compilation {compile_id!r}; there are {', '.join(c.compile_id for c in comps)}")
+
+    def stage(self, stage_id: str, compile_id: Optional[str] = None) -> "StageView":
+        """One stage of one compilation, displayable (HTML in a notebook, text in a terminal).
+
+        ``report.stage("graph")``, ``report.stage("kernels", "1/0")``; ``.content`` is the data.
+        """
+        from .stages import BY_ID
+
+        if stage_id not in BY_ID:
+            raise KeyError(f"unknown stage {stage_id!r}; stages: {', '.join(BY_ID)}")
+        return StageView(self, BY_ID[stage_id], self.compilation(compile_id))
+
     # ---- display ----
     def summary(self) -> str:
         from .present.text import summary
@@ -154,6 +182,33 @@ class Report:
         if self.capture is None:
             raise RuntimeError("the capture is still running: use the report after the `with` block")
         return self.capture
+
+
+@dataclass(frozen=True)
+class StageView:
+    """What ``Report.stage`` returns: the stage's data, its explanation, and how it displays."""
+
+    report: Report
+    stage: Any  # stages.Stage
+    comp: Any  # capturing.model.Compilation
+
+    @property
+    def content(self) -> Any:
+        return self.stage.content(self.comp)
+
+    @property
+    def explanation(self) -> str:
+        return self.stage.explanation
+
+    def __repr__(self) -> str:
+        from .present.text import stage_text
+
+        return stage_text(self.report, self.stage, self.comp)
+
+    def _repr_html_(self) -> str:
+        from .present.html import stage_block
+
+        return stage_block(self.report, self.stage, self.comp)
 
 
 def _write(path: str | os.PathLike, text: str) -> str:

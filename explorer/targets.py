@@ -14,7 +14,7 @@ import runpy
 import sys
 from contextlib import redirect_stdout
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, ContextManager, Optional
 
 from .capturing.model import Finding
 
@@ -65,10 +65,16 @@ class CallTarget:
 
 @dataclass
 class CellTarget:
-    """``%%compile``: the cell's own code as one function (``explorer.cell``), run once."""
+    """``%%compile``: the cell's own code as one function (``explorer.cell``), run once by ``run_cell``.
+
+    ``run_cell`` makes the cell end as a plain run would (names, exceptions,
+    tracebacks); what torch.compile did differently comes back as findings.
+    """
 
     cell_fn: Any  # cell.CellFunction
+    fullgraph: bool = False
     entry: str = "magic"
+    interrupted_at: Optional[tuple[str, int, str]] = None  # where Dynamo was compiling when Ctrl-C came
 
     def prepare(self) -> None:
         return None
@@ -78,16 +84,16 @@ class CellTarget:
         return self.cell_fn.fn
 
     def run(self, compiled: Callable[..., Any]) -> RunResult:
-        try:
-            with self.cell_fn.names_seeded():
-                return RunResult(value=compiled())
-        except BaseException as e:  # re-raised by the magic after the partial report is shown
-            return RunResult(error=e)
+        from .cell import run_cell
+
+        run = run_cell(self.cell_fn, compiled, fullgraph=self.fullgraph)
+        self.interrupted_at = run.interrupted_at
+        return RunResult(value=run.value, error=run.error, findings=tuple(_finding(f) for f in run.findings))
 
     def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
         def quiet(fn: Callable[[], Any]) -> Callable[[], Any]:  # the cell's prints would repeat per loop
             def run() -> Any:
-                with redirect_stdout(io.StringIO()), self.cell_fn.names_seeded():
+                with redirect_stdout(io.StringIO()):
                     return fn()
             return run
 
@@ -95,11 +101,26 @@ class CellTarget:
 
     def end_to_end_call(self, compiled: Callable[..., Any]) -> Any:
         """The cell as one call: no arguments, its names read from the notebook (which stays untouched)."""
+        from .cell import rerun
         from .timing.end_to_end import Call
 
         fn = self.cell_fn.fn
         return Call(label="the cell", eager=fn, compiled=compiled, code=fn.__code__,
-                    frame_locals=lambda args, kwargs: {}, around=self.cell_fn.names_seeded)
+                    frame_locals=lambda args, kwargs: {}, around=lambda: rerun(self.cell_fn))
+
+    def timeit_scope(self) -> ContextManager[None]:
+        """Around all the --timeit loops at once: the cell's names and clean-up, as for its run."""
+        from .cell import rerun
+
+        return rerun(self.cell_fn)
+
+
+_CELL_STAGES = {"graph_break": "graph_break", "output_code": "output_code"}  # the rest: no one stage
+
+
+def _finding(f: Any) -> Finding:
+    """A ``cell.Finding`` as the report keeps it."""
+    return Finding(message=f.text, stage=_CELL_STAGES.get(f.stage), compile_id=f.compile_id)
 
 
 @dataclass

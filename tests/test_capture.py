@@ -4,10 +4,10 @@ import logging
 
 import pytest
 import torch
+from programs import basics
 
 import explorer
 from explorer.capturing import torch_compat
-from programs import basics
 
 BASICS = basics.__file__
 
@@ -201,20 +201,90 @@ def test_explore_compiles_afresh_each_time():
     assert counts == [1, 1]
 
 
-def test_unknown_events_are_listed_as_other_artifacts():
+def test_unknown_events_are_listed_as_other_artifacts_with_count_and_size():
     from explorer.capturing.assemble import assemble
     from explorer.capturing.recorder import Recorder
 
     rec = Recorder()
-    rec._on_trace(logging.makeLogRecord({"metadata": {"brand_new_event": {"x": 1}, "frame_id": 0,
-                                                       "frame_compile_id": 0, "attempt": 0},
-                                         "payload": "hello"}))
-    rec._on_trace(logging.makeLogRecord({"metadata": {"report_level_event": {}}, "payload": None}))
-    data = assemble(rec, torch_version="t", device="cpu", python_version="3", wall_time_s=0, notes=[],
+    for payload in ("hello", "world!"):
+        rec.take_trace({"brand_new_event": {"x": 1}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}, payload)
+    rec.take_trace({"report_level_event": {}}, None)
+    rec.take_trace({"chromium_event": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}, "{}" * 10)
+    data = assemble(rec.raw, torch_version="t", device="cpu", python_version="3", wall_time_s=0, notes=[],
                     error=None)
-    by_name = {a.name: a for a in data.other_artifacts}
-    assert by_name["brand_new_event"].compile_id == "0/0" and by_name["brand_new_event"].size == len("hello")
-    assert by_name["report_level_event"].compile_id is None
+    rows = {(o.name, o.compile_id): o for o in data.other_artifacts}
+    new = rows[("brand_new_event", "0/0")]
+    assert (new.count, new.size) == (2, len("hello") + len("world!")) and "no decoder" in new.why
+    assert rows[("report_level_event", None)].count == 1
+    noise = rows[("chromium_event", None)]
+    assert (noise.count, noise.size) == (1, 20) and "noise" in noise.why
+    assert [e.name for e in rec.raw.events] == ["brand_new_event"] * 2 + ["report_level_event"], "noise is not kept"
+    assert [c.compile_id for c in data.compilations] == ["0/0"] and not data.problems
+
+
+def test_a_malformed_trace_record_mid_run_costs_only_itself():
+    """The issue's check: a bad dynamo_start before a compiled call; every stage stays, the record is named."""
+    def bad_start():
+        return {"stack": "not a list"}
+
+    torch_compat.forget_compilations(basics.simple)
+    with explorer.capture() as report:
+        torch._logging.trace_structured("dynamo_start", metadata_fn=bad_start)
+        torch.compile(basics.simple)(torch.randn(4))
+    c = report.compilations[0]
+    assert c.status == "compiled" and c.frame.name == "simple"
+    for stage in ("original_bytecode", "rewritten_bytecode", "graph", "aot_inference", "post_grad_graph",
+                  "ir_pre_fusion", "ir_post_fusion", "output_code"):
+        assert getattr(c, stage) is not None, stage
+    assert c.guards and c.kernels and c.compile_time_s
+    (problem,) = report.data.problems
+    assert (problem.where, problem.event, problem.compile_id) == ("decoder", "dynamo_start", None)
+    assert "'stack' is str, expected a list" in problem.message
+    assert "dynamo_start" in problem.one_line() and "DecodeError" in problem.one_line()
+
+
+def test_a_failing_subscriber_is_a_problem_and_the_capture_goes_on():
+    from explorer.capturing.session import CaptureSession
+
+    seen = []
+
+    def broken(event):
+        seen.append(event)
+        raise RuntimeError("subscriber bug")
+
+    torch_compat.forget_compilations(basics.simple)
+    session = CaptureSession(listeners=[broken])
+    with session:
+        torch.compile(basics.simple, backend="eager")(torch.randn(3))
+    assert len(seen) == 1 and seen[0].name and session.data.compilations[0].graph is not None
+    (problem,) = session.data.problems
+    assert problem.where == "subscriber test_a_failing_subscriber_is_a_problem_and_the_capture_goes_on.<locals>.broken"
+    assert "RuntimeError: subscriber bug" in problem.message and "not called again" in problem.message
+
+
+def test_the_capture_is_the_only_listener_on_the_trace(monkeypatch):
+    """The status line and repro collection subscribe to the capture's recorder: one handler, each record once."""
+    from explorer import progress as progress_mod
+    from explorer.timing.repro import collect_repros
+
+    class Handle:
+        def update(self, obj):
+            pass
+
+    monkeypatch.setattr(progress_mod, "_display", lambda obj: Handle())
+    trace = torch_compat.trace_logger()
+    before = len(trace.handlers)
+    stages = []
+    torch_compat.forget_compilations(basics.simple)
+    with progress_mod.Progress(tick_s=None) as progress, collect_repros() as repros:
+        monkeypatch.setattr(progress, "_update", lambda: stages.append(progress.stage))
+        with explorer.capture() as outer:
+            with explorer.capture():
+                assert len(trace.handlers) == before + 2  # one per capture, none for the subscribers
+                torch.compile(basics.simple)(torch.randn(5))
+    assert len(repros) == 1 and repros[0].compile_id == outer.compilations[0].compile_id
+    assert stages.count("frame compiled") == 1, "nested captures: the outermost one feeds the subscribers"
+    assert len(trace.handlers) == before
 
 
 def test_fullgraph_failure_is_reported_as_the_break_that_failed_it():

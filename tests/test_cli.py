@@ -162,6 +162,15 @@ def test_missing_script_is_a_clear_usage_error(tmp_path, capsys):
     assert not js.exists()
 
 
+def test_a_folder_without_main_is_a_usage_error_and_one_with_main_runs(tmp_path, capsys):
+    code, out, err = run(capsys, str(tmp_path))
+    assert code == 2 and f"can't find '__main__' module in '{tmp_path}'" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "__main__.py").write_text("print('ran as a folder')\n")
+    code, out, err = run(capsys, str(tmp_path), "--quiet")
+    assert code == 0 and "ran as a folder" in out
+
+
 def test_missing_report_directory_fails_before_the_script_runs(tmp_path, capsys):
     seen = tmp_path / "seen.json"
     code, _, err = run(capsys, "--json", str(tmp_path / "no" / "r.json"), script("argv_probe.py"), str(seen))

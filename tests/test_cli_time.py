@@ -5,6 +5,7 @@ One Inductor run (tests/scripts/time_me.py: two graphs split by a print) is shar
 by the tests below: it costs two compiles for the script and two for timing.
 """
 
+import contextlib
 import importlib
 import json
 import logging
@@ -14,6 +15,7 @@ import pytest
 
 from explorer import cli
 from explorer.capturing import torch_compat
+from explorer.capturing.session import CaptureSession
 from explorer.timing.repro import Repro, collect_repros, time_script_capture
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
@@ -108,28 +110,37 @@ def test_backward_lowerings_are_skipped_and_said_so():
     assert any("1 backward graph(s) not timed" in n for n in report.notes)
 
 
-def test_collect_repros_removes_its_handler_and_lets_exceptions_through():
+def _emit(name, frame, payload):
+    """A structured-trace record as torch's trace_structured makes it."""
+    record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
+    record.metadata = {"artifact": {"name": name, "encoding": "string"}, "frame_id": frame,
+                       "frame_compile_id": 0, "attempt": 0}
+    record.payload = payload
+    torch_compat.trace_logger().handle(record)
+
+
+def test_collect_repros_adds_no_handler_of_its_own_and_lets_exceptions_through():
     logger = torch_compat.trace_logger()
+    _emit("warm-up", None, None)  # torch's lazy trace handler removes itself at a first record without TORCH_TRACE
     handlers = list(logger.handlers)
     with pytest.raises(KeyError, match="theirs"):
-        with collect_repros():
-            assert len(logger.handlers) == len(handlers) + 1
+        with collect_repros() as repros:
+            assert logger.handlers == handlers, "the capture's recorder is the one listener"
             raise KeyError("theirs")
-    assert logger.handlers == handlers
+    with CaptureSession():
+        _emit("fx_graph_runnable", 3, "after the block")
+    assert repros == [] and logger.handlers == handlers
 
 
-def test_collect_repros_keeps_only_fx_graph_runnable_artifacts_with_their_compile_ids():
-    logger = torch_compat.trace_logger()
-
-    def emit(name, frame, payload):
-        record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
-        record.metadata = {"artifact": {"name": name, "encoding": "string"}, "frame_id": frame,
-                           "frame_compile_id": 0, "attempt": 0}
-        record.payload = payload
-        logger.handle(record)
-
-    with collect_repros() as repros:
-        emit("fx_graph_runnable", 3, "first")
-        emit("before_joint_graph", 3, "not a repro")
-        emit("fx_graph_runnable", 3, "second")
+@pytest.mark.parametrize("given", [False, True], ids=["any capture", "its session"])
+def test_collect_repros_keeps_only_fx_graph_runnable_artifacts_with_their_compile_ids(given):
+    session = CaptureSession()
+    with contextlib.ExitStack() as stack:
+        repros = stack.enter_context(collect_repros(session if given else None))
+        stack.enter_context(session)
+        _emit("fx_graph_runnable", 3, "first")
+        _emit("before_joint_graph", 3, "not a repro")
+        _emit("fx_graph_runnable", 3, "second")
     assert [(r.compile_id, r.lowering, r.payload) for r in repros] == [("3/0", 0, "first"), ("3/0", 1, "second")]
+    kept = [o for o in session.data.other_artifacts if o.name == "artifact:fx_graph_runnable"]
+    assert kept and kept[0].count == 2 and "subscriber" in kept[0].why, "counted, not kept, by the capture"

@@ -208,3 +208,48 @@ def test_why_recompile_on_a_function_never_compiled_says_so():
         return x + 1
 
     assert why_recompile(never, torch.randn(2)) == []
+
+
+def test_a_mode_switch_is_placed_at_the_users_line_with_a_hint_for_modes():
+    import torch
+
+    import explorer
+    from explorer.clinic import explain_recompiles
+
+    model = prog.DropNet()
+    compiled = torch.compile(model, backend="eager")
+    with explorer.capture() as report:
+        compiled(torch.randn(2, 4))
+        model.eval()
+        compiled(torch.randn(2, 4))
+    (e,) = explain_recompiles(report.data)
+    p = e.primary
+    assert (p.kind, p.subject, p.old, p.new) == ("training", "self.drop.training", "True", "False")
+    assert p.describe() == "mode of self.drop: train() -> eval()"
+    # torch's guard is read in nn/modules/dropout.py: the line to look at is the user's call
+    assert p.filename.endswith("recompiles.py") and p.lineno == prog.line_of(prog.DropNet.forward, "MODE")
+    assert "train() and eval()" in e.remedy and "tensor" not in e.remedy
+
+
+@pytest.mark.parametrize("text, kind, old", [
+    ("self._modules['drop'].training == True  # x  # nn/modules/dropout.py:73 in forward", "training", "True"),
+    ("not self.training", "training", "False"),
+    ("flag == True  # if flag:  # f.py:3 in f", "value", "True"),
+    ("mode == 'fast'  # if mode == 'fast':  # f.py:3 in f", "value", "'fast'"),
+])
+def test_guard_kinds_and_hints_fit_the_value(text, kind, old):
+    from explorer.clinic.recompiles import classify, remedy_for
+
+    info = classify(text)
+    assert (info["kind"], info["old"]) == (kind, old)
+    remedy = remedy_for(info)
+    if kind == "training" or old == "'fast'":
+        assert "torch.tensor(" not in remedy
+    if old == "True" and kind == "value":
+        assert "bool" in remedy
+
+
+def test_a_torch_relative_path_is_a_library_file():
+    from explorer.clinic.locate import is_library_file
+
+    assert is_library_file("nn/modules/dropout.py") and not is_library_file("my_model.py")

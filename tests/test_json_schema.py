@@ -90,3 +90,16 @@ def test_readme_documents_every_key():
     documented = set(re.findall(r"`([a-z_0-9]+)`", text))
     missing = set(_keys(_schema(), {})) - documented
     assert not missing, f"README.md's JSON section lacks {sorted(missing)}"
+
+
+def test_one_stage_shows_its_explanation_and_content(breaks_report):
+    first = breaks_report.capture.compilations[0].compile_id  # ids count on across the test session
+    view = breaks_report.stage("graph", f"[{first}]")
+    assert view.content is breaks_report.capture.compilations[0].graph
+    assert view.explanation in repr(view) and "def forward" in repr(view)
+    assert "cx-explain" in view._repr_html_()
+    assert "not captured" in repr(breaks_report.stage("aot_inference"))
+    with pytest.raises(KeyError):
+        breaks_report.stage("no_such_stage")
+    with pytest.raises(LookupError):
+        breaks_report.compilation("9/9")

@@ -195,18 +195,21 @@ def test_progress_line_follows_torch_events_ticks_and_is_replaced(monkeypatch):
 
     from explorer import progress as progress_mod
     from explorer.capturing import torch_compat
+    from explorer.capturing.session import CaptureSession
 
     handle = _FakeHandle()
     monkeypatch.setattr(progress_mod, "_display", lambda obj: handle)
     trace = torch_compat.trace_logger()
+    record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
+    trace.handle(record)  # torch's own lazy trace handler removes itself at the first record without TORCH_TRACE
     handlers_before = list(trace.handlers)
     with progress_mod.Progress(tick_s=0.05) as p:
-        record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
-        record.metadata = {"dynamo_start": {}, "frame_id": 3, "frame_compile_id": 0}
-        for h in trace.handlers:
-            if isinstance(h, progress_mod._TraceHandler):
-                h.emit(record)
-        time.sleep(0.3)
+        with CaptureSession():  # entered after the line, as the magic does: the line follows it
+            assert len(trace.handlers) == len(handlers_before) + 1, "the recorder is the one listener"
+            record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
+            record.metadata = {"dynamo_start": {}, "frame_id": 3, "frame_compile_id": 0}
+            trace.handle(record)
+            time.sleep(0.3)
     assert trace.handlers == handlers_before
     assert any("Dynamo: tracing bytecode [3/0]" in s for s in handle.shown)
     ticks = [s for s in handle.shown if "Dynamo" in s]
@@ -218,10 +221,31 @@ def test_progress_line_follows_torch_events_ticks_and_is_replaced(monkeypatch):
     assert not p.finish("again")
 
 
+def test_progress_follows_the_session_it_is_given(monkeypatch):
+    from explorer import progress as progress_mod
+    from explorer.capturing.session import CaptureSession
+
+    handle = _FakeHandle()
+    monkeypatch.setattr(progress_mod, "_display", lambda obj: handle)
+    import logging
+
+    from explorer.capturing import torch_compat
+
+    session = CaptureSession()
+    with session, progress_mod.Progress(tick_s=None, session=session):
+        record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
+        record.metadata = {"artifact": {"name": "dynamo_graph_break_reason"}, "frame_id": 1,
+                           "frame_compile_id": 2, "attempt": 1}
+        record.payload = "Graph break in user code at f.py:3"
+        torch_compat.trace_logger().handle(record)
+    assert any("graph break [1/2_1]" in s for s in handle.shown)
+
+
 def test_progress_never_raises_without_a_front_end(monkeypatch):
     from explorer import progress as progress_mod
+    from explorer.capturing.raw import RawEvent
 
     monkeypatch.setattr(progress_mod, "_display", lambda obj: None)
     with progress_mod.Progress() as p:
-        p._on_event({"dynamo_start": {}})
+        p.on_event(RawEvent(1, "dynamo_start", None, {"dynamo_start": {}}))
     assert p.finish("x") is False

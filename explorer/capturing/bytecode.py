@@ -55,5 +55,5 @@ def _decompile(code: CodeType) -> tuple[Optional[str], Optional[str]]:
     decompile = getattr(Decompiler.decompile, "__wrapped__", Decompiler.decompile)
     try:
         return decompile(Decompiler(code)), None
-    except Exception as e:  # noqa: BLE001 - decompiling is best-effort by nature
+    except Exception as e:  # noqa: BLE001 - decompiling is best-effort: the error is shown instead
         return None, f"depyf could not decompile {code.co_name}: {type(e).__name__}: {e}"

@@ -23,7 +23,7 @@ class CompileId:
     attempt: int = 0
 
     @classmethod
-    def parse(cls, text: str) -> Optional["CompileId"]:
+    def parse(cls, text: str) -> Optional[CompileId]:
         """``"0/1"``, ``"[0/1]"`` or ``"1/0_2"``; None for anything else."""
         m = _KEY_RE.match(text.strip()) if isinstance(text, str) else None
         if m is None:
@@ -31,7 +31,7 @@ class CompileId:
         return cls(int(m["frame"]), int(m["compile"]), int(m["attempt"] or 0))
 
     @classmethod
-    def of_metadata(cls, metadata: dict) -> Optional["CompileId"]:
+    def of_metadata(cls, metadata: dict) -> Optional[CompileId]:
         """From a structured-trace record's envelope (``frame_id``, ``frame_compile_id``, ``attempt``)."""
         frame = metadata.get("frame_id")
         if not isinstance(frame, int):
@@ -40,6 +40,11 @@ class CompileId:
         attempt = metadata.get("attempt")
         return cls(frame, compile_no if isinstance(compile_no, int) else 0,
                    attempt if isinstance(attempt, int) else 0)
+
+    @property
+    def compilation(self) -> CompileId:
+        """The id of the compilation this attempt belongs to (attempt 0): restarts fold into one."""
+        return self if not self.attempt else CompileId(self.frame_id, self.frame_compile_id)
 
     @property
     def key(self) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
 
+
 @dataclass(frozen=True)
 class SourceLoc:
     """A place in user code. Kept everywhere so views can link lines across stages."""
@@ -127,6 +128,9 @@ class OutputCode:
     graph_kind: str
     code: str
     filename: Optional[str] = None
+    # torch's provenance for the calls in this module: "kernel:handle" (the wrapper's
+    # "[Provenance debug handles]" comment) -> the post-grad nodes it computes; extern calls too
+    provenance: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

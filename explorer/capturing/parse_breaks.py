@@ -9,6 +9,7 @@ Older torch prints less; every field is optional.
 from __future__ import annotations
 
 import linecache
+import os
 import re
 from typing import Optional
 
@@ -16,8 +17,8 @@ from .model import GraphBreak, SourceLoc
 
 _AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 # a frame's source line is optional (code from <stdin> has none): never take the next frame for it
-_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)(?:\n(?!\s*File ")(?P<code>[^\n]*))?',
-                    re.M)
+_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)'
+                    r'(?:\n(?!\s*File ")(?P<code>[^\n]*))?', re.M)
 _GB_RE = re.compile(r"(https?://\S+/(?P<gb>gb\d+)\.html)", re.I)
 
 
@@ -26,7 +27,7 @@ def parse_graph_break(text: str) -> GraphBreak:
     body, _, tb_text = user_part.partition("User code traceback:")
     traceback = tuple(
         SourceLoc(m["file"], int(m["line"]), m["fn"].strip(), (m["code"] or "").strip() or None)
-        for m in _TB_RE.finditer(tb_text)
+        for m in _TB_RE.finditer(tb_text) if not _is_instrumentation(m["file"])
     )
     at = _AT_RE.search(body)
     filename = at["file"] if at else (traceback[-1].filename if traceback else None)
@@ -45,8 +46,26 @@ def parse_graph_break(text: str) -> GraphBreak:
         gb_code=gb["gb"].upper() if gb else None,
         doc_url=gb.group(1) if gb else None,
         user_traceback=traceback,
-        detail=user_part.strip(),
+        detail=_without_instrumentation(user_part).strip(),
     )
+
+
+_EXPLORER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_RUNNERS = ("<frozen runpy>", os.path.join("", "runpy.py"))
+
+
+def _is_instrumentation(filename: str) -> bool:
+    """The explorer's own frames and the runner that started a script are not the user's code."""
+    return filename.startswith(_EXPLORER_DIR) or filename.endswith(_RUNNERS)
+
+
+_FRAME_BLOCK_RE = re.compile(r'^(?P<indent>[ \t]*)File "(?P<file>[^"]+)", line \d+, in .*\n'
+                             r'(?:(?P=indent)[ \t]+\S.*\n)*', re.M)
+
+
+def _without_instrumentation(text: str) -> str:
+    """torch's text without the traceback entries (header, source, caret lines) of our own frames."""
+    return _FRAME_BLOCK_RE.sub(lambda m: "" if _is_instrumentation(m["file"]) else m.group(), text + "\n")
 
 
 def _field(text: str, name: str) -> Optional[str]:
@@ -56,7 +75,7 @@ def _field(text: str, name: str) -> Optional[str]:
 
 def _headline(reason_text: str, explanation: Optional[str]) -> str:
     """The short title torch puts above the explanation, e.g. 'Data-dependent branching'."""
-    lines = [l.strip() for l in reason_text.strip().splitlines() if l.strip()]
+    lines = [line.strip() for line in reason_text.strip().splitlines() if line.strip()]
     for i, line in enumerate(lines):
         if line.startswith(("Explanation:", "Hint:")) and i > 0:
             return lines[i - 1]

@@ -18,9 +18,20 @@ _FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>[^,]+)
 _ASSIGN_RE = re.compile(r'^(?P<ind>\s+)(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<type>[^"]*)")?\s*=\s*(?P<expr>.+)$')
 _ANNOT_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"(?P<type>[^"]*)"\s*(?:#.*)?$')
 _PARAM_RE = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|\)|$|#)')
+_DELETES_RE = re.compile(r";\s+[\w\s=]+= None\s*$")
+_NAME_RE = re.compile(r"[A-Za-z_]\w*")
+_PLAIN_CALL_RE = re.compile(r"(?P<callee>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?:[^()'\"]|\([^()'\"]*\))*\)")
+_CALLEE_RE = re.compile(r"(?P<callee>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(")
+_BRACKET_RE = re.compile(r"[()\[\]{}]|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"")  # brackets; strings skipped whole
+_MODULE_ROOTS = frozenset({"torch", "operator", "math", "builtins", "self", "_operator", "inductor_ops"})
+_BINOP_RE = re.compile(r"[\w.]+ (?P<op>\*\*|//|<<|>>|[-+*/%@&|^]) [\w.]+$")  # `l_x_ * 2.0`: no AST needed
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
            ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift"}
+
+
+_BINOP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+                "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift"}
 
 
 def parse_graph(code: str) -> FxGraph:
@@ -31,7 +42,7 @@ def parse_graph(code: str) -> FxGraph:
 def _forward_lines(code: str) -> tuple[list[str], list[str]]:
     """Splits the first ``def forward`` into its signature lines and body lines."""
     lines = code.splitlines()
-    start = next((i for i, l in enumerate(lines) if l.lstrip().startswith("def forward(")), None)
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def forward(")), None)
     if start is None:
         return [], []
     indent = len(lines[start]) - len(lines[start].lstrip())
@@ -99,27 +110,31 @@ def _parse_nodes(code: str) -> list[FxNode]:
 
 
 def _join_returns(body: list[str]) -> list[str]:
-    """A multi-line ``return (\n a,  # desc\n )`` becomes one line."""
+    """A multi-line ``return (\n a,  # desc\n )`` becomes one line (brackets counted per line: linear)."""
     out: list[str] = []
-    pending: Optional[str] = None
+    pending: Optional[list[str]] = None
+    depth = 0
     for line in body:
         if pending is not None:
-            pending += " " + _strip_comment(line).strip()
+            part = _strip_comment(line).strip()
+            pending.append(part)
         elif line.strip().startswith("return"):
-            pending = _strip_comment(line).rstrip()
+            part = _strip_comment(line).rstrip()
+            pending = [part]
         else:
             out.append(line)
             continue
-        if pending.count("(") + pending.count("[") <= pending.count(")") + pending.count("]"):
-            out.append(pending)
-            pending = None
+        depth += part.count("(") + part.count("[") - part.count(")") - part.count("]")
+        if depth <= 0:
+            out.append(" ".join(pending))
+            pending, depth = None, 0
     if pending is not None:
-        out.append(pending)
+        out.append(" ".join(pending))
     return out
 
 
 def _params(sig: list[str]) -> dict[str, Optional[str]]:
-    text = " ".join(l.split("#", 1)[0] if '"' not in l.split("#", 1)[0] else _strip_comment(l) for l in sig)
+    text = " ".join(s.split("#", 1)[0] if '"' not in s.split("#", 1)[0] else _strip_comment(s) for s in sig)
     text = text[text.find("(") + 1:]
     out: dict[str, Optional[str]] = {}
     for m in _PARAM_RE.finditer(text):
@@ -132,6 +147,8 @@ def _params(sig: list[str]) -> dict[str, Optional[str]]:
 
 def _strip_comment(line: str) -> str:
     """Drops a trailing ``# ...`` that is outside double quotes."""
+    if "#" not in line:
+        return line
     in_q = False
     for i, ch in enumerate(line):
         if ch == '"':
@@ -144,18 +161,22 @@ def _strip_comment(line: str) -> str:
 def _strip_trailing_deletes(expr: str) -> str:
     # `torch.add(a, b);  a = b = None` -> `torch.add(a, b)`
     expr = _strip_comment(expr)
-    return re.sub(r";\s+[\w\s=]+= None\s*$", "", expr).strip()
+    return (_DELETES_RE.sub("", expr) if "= None" in expr else expr).strip()
 
 
 def _names(expr: str, known: set[str]) -> list[str]:
-    seen: list[str] = []
-    for tok in re.findall(r"[A-Za-z_]\w*", expr):
-        if tok in known and tok not in seen:
-            seen.append(tok)
-    return seen
+    """The known names ``expr`` mentions, in first-seen order."""
+    return list(dict.fromkeys(tok for tok in _NAME_RE.findall(expr) if tok in known))
 
 
 def _classify(expr: str) -> tuple[str, str]:
+    """(op, target) as FX names them; a plain ``a.b.c(...)`` call is read without building an AST."""
+    call = _single_call(expr)
+    if call is not None:
+        return _classify_call(call)
+    binop = _BINOP_RE.match(expr)
+    if binop is not None:
+        return "call_function", "operator." + _BINOP_NAMES[binop["op"]]
     try:
         tree = ast.parse(expr, mode="eval").body
     except SyntaxError:
@@ -185,9 +206,46 @@ def _classify(expr: str) -> tuple[str, str]:
     return "call_function", type(tree).__name__
 
 
+def _single_call(expr: str) -> Optional[str]:
+    """The dotted callee when ``expr`` is exactly one call ``a.b.c(...)`` (what most graph lines are), else None."""
+    m = _PLAIN_CALL_RE.fullmatch(expr)  # no strings, brackets nested at most once: no scan needed
+    if m is not None:
+        return m["callee"]
+    m = _CALLEE_RE.match(expr)
+    if m is None or _closing_paren(expr, m.end() - 1) != len(expr) - 1:
+        return None
+    return m["callee"]
+
+
+def _closing_paren(text: str, start: int) -> int:
+    """Index of the bracket closing ``text[start]``, quoted strings skipped whole; -1 if there is none."""
+    depth = 0
+    for m in _BRACKET_RE.finditer(text, start):
+        ch = m.group()
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return -1
+
+
+def _classify_call(dotted: str) -> tuple[str, str]:
+    """What ``_classify`` answers for an ``ast.Call`` whose callee is the name chain ``dotted``."""
+    owner, _, attr = dotted.rpartition(".")
+    if owner and owner.split(".")[0] not in _MODULE_ROOTS:
+        return "call_method", attr
+    if dotted.startswith("self."):
+        return "call_module", dotted[5:]
+    for prefix in ("torch.ops.", "torch._ops.ops."):
+        if dotted.startswith(prefix):
+            dotted = dotted[len(prefix):]
+    return "call_function", dotted
+
+
 def _is_module_path(node: ast.AST) -> bool:
-    dotted = _dotted(node)
-    return dotted.split(".")[0] in {"torch", "operator", "math", "builtins", "self", "_operator", "inductor_ops"}
+    return _dotted(node).split(".")[0] in _MODULE_ROOTS
 
 
 def _dotted(node: ast.AST) -> str:
@@ -201,6 +259,8 @@ def _dotted(node: ast.AST) -> str:
 
 
 def _dot_escape(s: str) -> str:
+    if "\\" not in s and '"' not in s and "\n" not in s:
+        return s
     return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 

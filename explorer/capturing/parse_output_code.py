@@ -9,7 +9,6 @@ C++ included, to post-grad FX nodes and user lines.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from typing import Any, Optional
 
@@ -17,7 +16,8 @@ from .model import Kernel, SourceLoc
 
 _LANG = {"cpp_pybinding": "cpp", "cpp": "cpp", "triton": "triton", "halide": "halide", "cuda": "cuda",
          "rocm": "rocm", "mps": "metal", "cutedsl": "cutedsl"}
-_NODES_RE = re.compile(r"# Topologically Sorted Source Nodes: \[(?P<nodes>[^\]]*)\](?:, Original ATen: \[(?P<aten>[^\]]*)\])?")
+_NODES_RE = re.compile(r"# Topologically Sorted Source Nodes: \[(?P<nodes>[^\]]*)\]"
+                       r"(?:, Original ATen: \[(?P<aten>[^\]]*)\])?")
 _AOT_ID_RE = re.compile(r"^# AOT ID: \['\d+_(?P<kind>\w+)'\]", re.M)
 _STACK_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n\s*(?P<code>[^\n]*)')
 
@@ -28,10 +28,8 @@ def graph_kind(code: str) -> Optional[str]:
 
 
 def parse_kernels(code: str, kind: str = "", provenance: Optional[dict[str, Any]] = None) -> tuple[Kernel, ...]:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return ()
+    """Raises SyntaxError for a module that is not Python (the caller turns that into a Problem)."""
+    tree = ast.parse(code)
     lines = code.splitlines()
     prov = _provenance_by_kernel(provenance or {})
     out = []
@@ -70,34 +68,27 @@ def _source_nodes(lines: list[str], lineno: int) -> tuple[list[str], list[str]]:
     while i >= 0 and lines[i].startswith("#"):
         m = _NODES_RE.search(lines[i])
         if m:
-            split = lambda s: [x.strip() for x in (s or "").split(",") if x.strip()]  # noqa: E731
-            return split(m["nodes"]), split(m["aten"])
+            return _split_names(m["nodes"]), _split_names(m["aten"])
         i -= 1
     return [], []
 
 
+def _split_names(text: Optional[str]) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
 def _provenance_by_kernel(provenance: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    mappings = provenance.get("node_mappings") or {}
-    for key, value in mappings.items():
+    """kernel name -> {"nodes": [...], "user_lines": [...]}, each in first-seen order without repeats."""
+    nodes: dict[str, dict[str, None]] = {}
+    user_lines: dict[str, dict[SourceLoc, None]] = {}
+    for key, value in (provenance.get("node_mappings") or {}).items():
         if key.endswith("CodeToPost") and isinstance(value, dict):
-            for kernel_key, nodes in value.items():
-                name = kernel_key.split(":", 1)[0]
-                out.setdefault(name, {}).setdefault("nodes", [])
-                out[name]["nodes"] += [n for n in nodes if n not in out[name]["nodes"]]
+            for kernel_key, names in value.items():
+                nodes.setdefault(kernel_key.split(":", 1)[0], {}).update(dict.fromkeys(names))
     for kernel_key, traces in (provenance.get("stack_traces") or {}).items():
-        name = kernel_key.split(":", 1)[0]
-        locs = out.setdefault(name, {}).setdefault("user_lines", [])
+        locs = user_lines.setdefault(kernel_key.split(":", 1)[0], {})
         for trace in traces:
             for m in _STACK_RE.finditer(trace):
-                loc = SourceLoc(m["file"], int(m["line"]), m["fn"], m["code"].strip())
-                if loc not in locs:
-                    locs.append(loc)
-    return out
-
-
-def load_json(payload: Optional[str]) -> Any:
-    try:
-        return json.loads(payload) if payload else None
-    except ValueError:
-        return None
+                locs[SourceLoc(m["file"], int(m["line"]), m["fn"], m["code"].strip())] = None
+    return {name: {"nodes": list(nodes.get(name, ())), "user_lines": list(user_lines.get(name, ()))}
+            for name in nodes.keys() | user_lines.keys()}

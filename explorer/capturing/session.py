@@ -1,8 +1,10 @@
 """The capture context: listeners and config on, user code runs, everything undone.
 
 Instrumentation never changes what the user's code does: exceptions pass
-through untouched, every listener and config value is restored in ``finally``,
-and if turning events into data fails, the report says so instead of raising.
+through untouched, every listener and config value is restored in ``finally``.
+Turning records into data cannot fail as a whole: an unreadable record or a
+failing step is a Problem in ``data.problems``; even a bug in the assembly's
+own loop keeps every compilation built before it.
 """
 
 from __future__ import annotations
@@ -10,26 +12,35 @@ from __future__ import annotations
 import contextlib
 import platform
 import time
-import traceback
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 from . import torch_compat
-from .assemble import assemble
-from .model import CaptureData
-from .recorder import Recorder
+from .assemble import Assembly
+from .model import CaptureData, Problem
+from .raw import RawCapture, describe_error
+from .recorder import Recorder, Subscriber
 
 
 class CaptureSession:
-    """Use as a context manager; ``data`` is filled in when the block ends."""
+    """Use as a context manager; ``data`` is filled in when the block ends.
 
-    def __init__(self) -> None:
+    ``listeners`` (or ``subscribe``) see each record live, as the recorder names
+    it (``RawEvent``: name, CompileId, metadata, payload); ``keep`` names noise
+    records they need anyway (``artifact:fx_graph_runnable`` for repro timing).
+    """
+
+    def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = ()) -> None:
         self.data: Optional[CaptureData] = None
         self.notes: list[str] = []
-        self._recorder = Recorder()
+        self._recorder = Recorder(listeners, keep)
         self._stack = contextlib.ExitStack()
         self._t0 = 0.0
 
-    def __enter__(self) -> "CaptureSession":
+    def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
+        """Calls ``fn(event)`` for each record from now until the capture ends; returns the unsubscribe."""
+        return self._recorder.subscribe(fn, keep)
+
+    def __enter__(self) -> CaptureSession:
         self._t0 = time.perf_counter()
         try:
             self._stack.enter_context(torch_compat.capture_config(self.notes))
@@ -53,13 +64,22 @@ class CaptureSession:
         return False  # never swallow the user's exception
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
-        kwargs = dict(torch_version=torch_compat.torch_version(), device=torch_compat.describe_devices,
-                      python_version=platform.python_version(), wall_time_s=wall, error=error)
-        try:
-            return assemble(self._recorder, notes=self.notes, **kwargs)
-        except Exception as e:  # noqa: BLE001 - a bug here must not cost the user their result
-            note = f"the explorer could not read what torch emitted ({type(e).__name__}: {e}); " \
-                   f"please report this with the traceback:\n{traceback.format_exc()}"
-            return CaptureData(notes=tuple(self.notes) + (note,), **{**kwargs, "device": torch_compat.default_device()})
-        finally:
-            self._recorder = Recorder()  # drop code objects and raw payloads
+        raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
+        return read(raw, notes=self.notes, wall_time_s=wall, error=error)
+
+
+def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], error: Optional[str]) -> CaptureData:
+    """The CaptureData of a finished capture; never raises for what torch emitted.
+
+    Only a bug in the assembly's own loop gets here as an exception: then
+    the compilations built before it are kept, and the report says what happened.
+    """
+    assembly = Assembly(raw)
+    try:
+        assembly.run()
+    except Exception as e:  # noqa: BLE001 - a bug in the assembly's loop: keep what it built, say what happened
+        assembly.problems.append(Problem("assemble", f"the explorer stopped reading what torch emitted "
+                                         f"({describe_error(e)}); compilations after this point are missing; "
+                                         f"please report this"))
+    return assembly.data(torch_version=torch_compat.torch_version(), device=torch_compat.describe_devices,
+                         python_version=platform.python_version(), wall_time_s=wall_time_s, notes=notes, error=error)

@@ -13,6 +13,8 @@ import sys
 import warnings
 from typing import Any, Callable, Iterator, Optional
 
+from .compile_id import CompileId
+
 TRACE_LOGGER = "torch.__trace"  # what tlparse reads; emits while it has handlers
 IR_LOGGERS = {
     "ir_pre_fusion": "torch._inductor.debug.__ir_pre_fusion",
@@ -62,20 +64,21 @@ def describe_devices(devices: list[str]) -> str:
     return ", ".join(named)
 
 
-def current_compile_key() -> Optional[tuple[int, int, int]]:
-    """(frame_id, frame_compile_id, attempt) of the compile running now, if any."""
+def current_compile_id() -> Optional[CompileId]:
+    """The compile running now on this thread (with Dynamo's restart attempt), or None outside one."""
     from torch._guards import CompileContext
 
-    try:
-        trace_id = CompileContext.current_trace_id()
-    except Exception:  # noqa: BLE001 - no context is a normal answer
-        return None
-    if trace_id is None or trace_id.compile_id is None:
+    trace_id = CompileContext.current_trace_id()  # None outside a compile (2.11-2.14)
+    if trace_id is None or trace_id.compile_id is None or trace_id.compile_id.frame_id is None:
         return None
     cid = trace_id.compile_id
-    if cid.frame_id is None:
-        return None
-    return (cid.frame_id, cid.frame_compile_id, getattr(trace_id, "attempt", 0) or 0)
+    return CompileId(cid.frame_id, cid.frame_compile_id or 0, getattr(trace_id, "attempt", 0) or 0)
+
+
+def current_compile_key() -> Optional[tuple[int, int, int]]:
+    """(frame_id, frame_compile_id, attempt) of the compile running now, if any (timing's graph keys)."""
+    cid = current_compile_id()
+    return None if cid is None else (cid.frame_id, cid.frame_compile_id, cid.attempt)
 
 
 def register_bytecode_hook(hook: Callable[[Any, Any], None]) -> Any:
@@ -95,10 +98,43 @@ def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
     return obj, last
 
 
+def _fresh_cache_dirs() -> set[str]:
+    """The ``tmp*`` folders under Inductor's cache dir.
+
+    With ``force_disable_caches`` each Inductor compile writes into a fresh
+    ``tempfile.mkdtemp(dir=cache_dir())`` that torch keeps (``fresh_cache(...,
+    delete=False)`` in compile_fx.py): the code it loads from there is already
+    loaded when the compile returns.
+    """
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    root = cache_dir()
+    if not os.path.isdir(root):
+        return set()
+    return {os.path.join(root, n) for n in os.listdir(root) if n.startswith("tmp")}
+
+
+def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
+    """Deletes the folders the capture's cache disabling made (see ``_fresh_cache_dirs``)."""
+    import shutil
+
+    for path in sorted(_fresh_cache_dirs() - before):
+        try:
+            shutil.rmtree(path)
+        except OSError as e:  # e.g. Windows keeps a loaded kernel's file open
+            notes.append(f"could not remove Inductor's temporary cache folder {path}: {e}")
+
+
 @contextlib.contextmanager
 def capture_config(notes: list[str]) -> Iterator[None]:
-    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error."""
+    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error.
+
+    The temporary folders Inductor makes while caches are disabled go too.
+    """
     saved: list[tuple[Any, str, Any]] = []
+    fresh_before = _fresh_cache_dirs()
     # torch warns that disabling caches disables profile-guided dynamic shapes: expected here.
     # Only our own filter entry is removed afterwards, so the user's warning filters stay theirs.
     warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
@@ -117,20 +153,25 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
-        with contextlib.suppress(ValueError):
+        _remove_fresh_cache_dirs(fresh_before, notes)
+        if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
 
 
+ABSENT = "<absent in this torch>"
+
+
 def config_snapshot() -> dict[str, Any]:
-    """The values CAPTURE_CONFIG touches, for tests that check nothing leaked."""
+    """The values CAPTURE_CONFIG touches (``ABSENT`` where this torch lacks one): tests check nothing leaked."""
     out = {}
     for module_path, attr_path, _, _ in CAPTURE_CONFIG:
         try:
             obj, name = _resolve(module_path, attr_path)
-            out[f"{module_path}.{attr_path}"] = getattr(obj, name)
+            value = getattr(obj, name)
         except (ImportError, AttributeError):
-            pass
+            value = ABSENT
+        out[f"{module_path}.{attr_path}"] = value
     return out
 
 
@@ -160,35 +201,32 @@ def trace_logger() -> logging.Logger:
     return logging.getLogger(TRACE_LOGGER)
 
 
-
 def forget_compilations(fn: Any) -> int:
     """Drops Dynamo's cached compilations of ``fn`` (and of its resume functions).
 
     Dynamo reuses a frame's cached compilation when its guards pass, and then
     nothing is compiled and nothing can be captured. ``explore`` promises a
     fresh compile, so it forgets earlier ones first. Returns how many code
-    objects were reset.
+    objects were reset. ``reset_code`` takes any code object (one Dynamo never
+    saw included), so an exception here is a torch change to hear about: it propagates.
     """
     from torch._dynamo.eval_frame import reset_code
     from torch._dynamo.resume_execution import ContinueExecutionCache
 
-    todo = [c for c in _code_objects(fn)]
+    todo = _code_objects(fn)
     done = 0
     while todo:
         code = todo.pop()
-        try:
-            reset_code(code)
-            done += 1
-            todo.extend(ContinueExecutionCache.cache.get(code, {}).values())
-        except Exception:  # noqa: BLE001 - forgetting is best-effort
-            pass
+        reset_code(code)
+        done += 1
+        todo.extend(ContinueExecutionCache.cache.get(code, {}).values())
     return done
 
 
 def _code_objects(fn: Any) -> list[Any]:
     fn = compiled_original(fn)
     out = []
-    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):
+    for candidate in (fn, getattr(fn, "forward", None), getattr(fn, "__call__", None)):  # noqa: B004 - its code, not callability
         candidate = getattr(candidate, "__func__", candidate)
         code = getattr(candidate, "__code__", None)
         if code is not None and code not in out:
@@ -237,8 +275,8 @@ def evaluate_entry_guards(entry: Any, f_locals: dict[str, Any]) -> tuple[bool, O
 
         extra = [getattr(entry, "backend", None)] if len(inspect.signature(helper).parameters) >= 4 else []
         return False, helper(manager, f_locals, getattr(entry, "compile_id", None), *extra) or parts
-    except Exception:  # noqa: BLE001 - the verbose parts are the fallback answer
-        return False, parts
+    except Exception as e:  # noqa: BLE001 - the verbose parts still answer; the reader sees why they are terser
+        return False, f"{parts} (torch's recompile-reason helper failed: {type(e).__name__}: {e})"
 
 
 # ---- used by explorer.timing (backend wrapping, kernel profiles, cold compiles) ----
@@ -304,30 +342,37 @@ REPRO_CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch
 
 
 @contextlib.contextmanager
-def preserved_compiler_configs() -> Iterator[None]:
+def preserved_compiler_configs(notes: list[str]) -> Iterator[None]:
     """torch's config modules as they were on entry, restored on exit.
 
     A repro script sets the compile-time config values it was made under
     (so compiling it again matches the user's compile); those must not outlive it.
+    A module this torch lacks, or a value that cannot be restored, is a line in ``notes``.
     """
     import importlib
 
     saved = []
     for name in REPRO_CONFIG_MODULES:
         try:
-            module = importlib.import_module(name)
-            saved.append((module, module.get_config_copy()))
-        except Exception:  # noqa: BLE001 - a module missing in this torch has nothing to restore
-            pass
+            saved.append((name, importlib.import_module(name)))
+        except ImportError:
+            notes.append(f"{name} does not exist in this torch: its config is not restored after the repro")
+    saved = [(name, module, module.get_config_copy()) for name, module in saved]
     try:
         yield
     finally:
-        for module, before in saved:
-            now = module.get_config_copy()
-            for key, old in before.items():
-                with contextlib.suppress(Exception):  # a value that cannot be compared or set stays
-                    if key in now and now[key] != old:
-                        setattr(module, key, old)
+        for name, module, before in saved:
+            _restore_config(name, module, before, notes)
+
+
+def _restore_config(name: str, module: Any, before: dict[str, Any], notes: list[str]) -> None:
+    now = module.get_config_copy()
+    for key, old in before.items():
+        try:
+            if key in now and now[key] != old:
+                setattr(module, key, old)
+        except Exception as e:  # noqa: BLE001 - one odd value (not comparable, read-only) must not stop the others
+            notes.append(f"{name}.{key} could not be restored after the repro: {type(e).__name__}: {e}")
 
 
 def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
@@ -598,3 +643,173 @@ def cudagraph_tree_counts() -> tuple[int, int]:
         for per_fn in (getattr(manager, "num_rerecord", None) or {}).values():
             rerecorded += sum(int(v) for v in dict(per_fn).values())
     return recorded, rerecorded
+
+# ---- used by explorer.cell (a %%compile cell ends as a plain run of it would) ----
+
+# The logger on which Dynamo reports a frame it could not compile and ran unchanged
+# (``log.warning("WON'T CONVERT <name> <file> line <n> ...", exc_info=True)``) when
+# ``suppress_errors`` is on; and fake tensors' companion report of the same failure.
+SUPPRESSED_FRAME_LOGGER = "torch._dynamo.convert_frame"
+SUPPRESSED_FRAME_PREFIX = "WON'T CONVERT"
+FAKE_TENSOR_LOGGER = "torch._subclasses.fake_tensor"
+FAKE_TENSOR_META_FAILURE = "failed while attempting to run meta"
+
+
+# compilation_metrics' fail_type when the backend itself raised (InductorError subclasses the first)
+BACKEND_FAILURES = ("BackendCompilerFailed", "InductorError")
+
+
+def set_dynamo_config(name: str, value: Any) -> None:
+    """Changes one option inside a ``dynamo_config`` block (which restores it at its end)."""
+    import torch._dynamo.config as config
+
+    setattr(config, name, value)
+
+
+def dynamo_config_value(name: str) -> Any:
+    """``torch._dynamo.config.<name>`` (AttributeError when this torch has no such option)."""
+    import torch._dynamo.config as config
+
+    return getattr(config, name)
+
+
+@contextlib.contextmanager
+def dynamo_config(values: dict[str, Any]) -> Iterator[None]:
+    """Sets ``torch._dynamo.config`` options for the block; each old value is put back, also on
+    error or KeyboardInterrupt. Options this torch lacks are skipped (the caller checks first)."""
+    import torch._dynamo.config as config
+
+    saved: list[tuple[str, Any]] = []
+    try:
+        for name, value in values.items():
+            old = getattr(config, name)
+            saved.append((name, old))
+            setattr(config, name, value)
+        yield
+    finally:
+        for name, old in reversed(saved):
+            setattr(config, name, old)
+
+
+@contextlib.contextmanager
+def compile_callbacks(on_start: Callable[[], None], on_end: Callable[[], None]) -> Iterator[None]:
+    """Calls ``on_start``/``on_end`` around every Dynamo compilation in the block.
+
+    Dynamo's own callback registry (``torch._dynamo.callback_handler``, the seam
+    behind ``torch._dynamo.on_compile_start``): the start callback runs before a
+    frame is traced, the end callback after its backend returned or failed. No
+    user code runs in between (Dynamo traces it symbolically).
+    """
+    from torch._dynamo.callback import callback_handler
+
+    def start(_args: Any) -> None:  # the registry passes CallbackArgs: unused here
+        on_start()
+
+    def end(_args: Any) -> None:
+        on_end()
+
+    callback_handler.register_start_callback(start)
+    callback_handler.register_end_callback(end)
+    try:
+        yield
+    finally:
+        callback_handler.remove_end_callback(end)
+        callback_handler.remove_start_callback(start)
+
+
+def not_traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a function Dynamo does not trace: calling it is a graph break, it runs as plain Python."""
+    import torch
+
+    return torch.compiler.disable(fn, recursive=True)
+
+
+def untraceable_placeholder() -> Any:
+    """An object Dynamo refuses to represent: reading it while tracing is a graph break.
+
+    Dynamo cannot model a ``torch.utils.hooks.RemovableHandle`` made outside the
+    traced frame ("Attempted to represent unregistered RemovableHandle", a graph
+    break on 2.11-2.14). ``explorer.cell`` puts one under a name the cell binds
+    but has not bound yet, only while Dynamo compiles: a read of it then runs as
+    plain Python after the compile, when the placeholder is gone again.
+    """
+    from collections import OrderedDict
+
+    from torch.utils.hooks import RemovableHandle
+
+    return RemovableHandle(OrderedDict())  # it keeps a weak reference to a hooks dict: a plain dict has none
+
+
+def forget_code(code: Any) -> list[Any]:
+    """Drops Dynamo's cached compilations of one code object and of its resume functions.
+
+    Returns every code object reset (``code`` and its resume functions), for
+    ``release_helper_globals``.
+    """
+    from torch._dynamo.eval_frame import reset_code
+    from torch._dynamo.resume_execution import ContinueExecutionCache
+
+    todo, done = [code], []
+    while todo:
+        c = todo.pop()
+        reset_code(c)
+        done.append(c)
+        resumes = ContinueExecutionCache.cache.get(c)
+        if resumes:
+            todo.extend(resumes.values())
+    return done
+
+
+def release_helper_globals(codes: list[Any]) -> None:
+    """Removes the helper globals Dynamo put in a frame's globals for these code objects' compilations.
+
+    Dynamo registers, per rewritten code object, the clean-up of its helpers
+    (``__compiled_fn_N``, ``__resume_at_N``, ``__builtins_dict___N``, ...) to run
+    when that code object is freed (``CleanupManager``). Once the compilations are
+    forgotten nothing can run the rewritten code again, but it may stay referenced
+    for a while (and its clean-up would then fire at interpreter exit, after the
+    namespace is gone: ``KeyError`` noise on stderr). This runs that clean-up now,
+    exactly once, for the rewritten code of ``codes``.
+    """
+    from torch._dynamo.utils import CleanupManager, orig_code_map
+
+    ours = {id(c) for c in codes}
+    manager = CleanupManager.instance
+    for idx in list(manager.values):
+        original = orig_code_map.values.get(idx)
+        if original is None or id(original) not in ours:
+            continue
+        for hook in manager.values.pop(idx, ()):
+            if hook.name in hook.scope:
+                hook()  # Dynamo's own clean-up: deletes the global, counts it done
+            else:  # the user deleted it already: only the bookkeeping is left
+                CleanupManager.count -= 1
+        manager.refs.pop(idx, None)  # its weakref callback then finds nothing to do
+
+
+def pending_cleanup_names(namespace: dict) -> set[str]:
+    """Names in ``namespace`` that Dynamo will delete itself when their compiled code is freed."""
+    from torch._dynamo.utils import CleanupManager
+
+    names = set()
+    for hooks in list(CleanupManager.instance.values.values()):
+        for hook in hooks:
+            if getattr(hook, "scope", None) is namespace:
+                names.add(hook.name)
+    return names
+
+
+def inductor_fallback_random() -> Optional[bool]:
+    """``torch._inductor.config.fallback_random`` (None if this torch lacks it)."""
+    try:
+        import torch._inductor.config as config
+    except ImportError:
+        return None
+    return getattr(config, "fallback_random", None)
+
+
+# what Inductor's own random number generation leaves in the output code it writes: its seed and
+# random prims, the C++ helpers of cpp_prefix.h, Triton's philox calls
+INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
+                        "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
+                        "tl.randint(", "triton_helpers.randint64")

@@ -34,7 +34,19 @@ def is_library_file(filename: Optional[str]) -> bool:
     path = os.path.normpath(filename)
     if any(path.startswith(root) for root in _library_roots()):
         return True
+    if not os.path.isabs(path):
+        # torch names its own files relative to its package in guard comments ("nn/modules/dropout.py")
+        return _library_relative(path)
     return f"{os.sep}torch{os.sep}" in path and f"{os.sep}site-packages{os.sep}" in path
+
+
+@lru_cache(maxsize=256)
+def _library_relative(path: str) -> bool:
+    for root in _library_roots():
+        for base in (root, os.path.join(root, "torch")):
+            if os.path.isfile(os.path.join(base, path)):
+                return True
+    return False
 
 
 _SWALLOWED = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)$')

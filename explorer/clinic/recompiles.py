@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..capturing.model import CaptureData, Compilation, Guard
+from .locate import is_library_file
 
 _ENTRY_RE = re.compile(r"^(?P<cid>\[?\d+/\d+(?:_\d+)?\]?): (?P<text>.*)$")
 _TENSOR_RE = re.compile(r"^tensor '(?P<name>.+?)' (?P<what>.*)$")
@@ -31,6 +32,7 @@ _REQUIRES_GRAD_RE = re.compile(r"requires_grad mismatch\. expected requires_grad
 _DEVICE_RE = re.compile(r"device index mismatch\. Expected device index to be (?P<old>\S+?),? actual (?P<new>\S+)",
                         re.I)
 _EQUALS_RE = re.compile(r"^(?P<subject>[\w.\[\]'\"]+) == (?P<old>.+)$")
+_BOOL_RE = re.compile(r"^(?P<neg>not )?(?P<subject>[\w.\[\]'\"]+)$")
 _OBJ_ID_RE = re.compile(r"___check_obj_id\((?P<subject>.+?), \d+\)")
 _TYPE_ID_RE = re.compile(r"___check_type_id\((?P<subject>.+?), \d+\)")
 _SHAPE_RE = re.compile(r"(?P<subject>[\w.]+)\.size\(\)\[(?P<dim>\d+)\]")
@@ -64,9 +66,14 @@ class GuardFailure:
         what = {"size": "size", "stride": "stride", "rank": "number of dims", "dtype": "dtype",
                 "requires_grad": "requires_grad", "device": "device", "dispatch_keys": "dispatch keys",
                 "value": "value", "identity": "object identity", "type": "type",
-                "shape": "shape range"}.get(self.kind)
+                "shape": "shape range", "training": "mode"}.get(self.kind)
         if what is None or not self.subject:
             return self.text
+        if self.kind == "training":
+            module = self.subject[:-len(".training")]
+            modes = {"True": "train()", "False": "eval()"}
+            old, new = modes.get(self.old or "", "?"), modes.get(self.new or "", "the other mode")
+            return f"mode of {module}: {old} -> {new}"
         if self.kind == "shape":
             return f"size of {self.subject} at dim {self.dim} left the range compiled for: {self.old}"
         where = f" at dim {self.dim}" if self.dim is not None else ""
@@ -157,10 +164,16 @@ def reason_entries(text: str) -> list[tuple[str, str]]:
 
 
 def _reason_location(block: str) -> tuple[Optional[str], Optional[int], Optional[str]]:
-    """(file, line, source) of the user line behind a failing check, from torch's own text."""
+    """(file, line, source) of the user line behind a failing check, from torch's own text.
+
+    torch's "User stack trace" ends where the guarded value was read, often inside
+    torch or another library (``nn/modules/dropout.py`` reads ``self.training``):
+    the line the user can change is the innermost frame in their own code.
+    """
     frames = _STACK_RE.findall(block)
     if frames:
-        filename, lineno, code = frames[-1]
+        users = [f for f in frames if not is_library_file(f[0])]
+        filename, lineno, code = users[-1] if users else frames[-1]
         return filename, int(lineno), code.strip() or None
     parts = [p.strip() for p in re.split(r"\s+# ", block.splitlines()[0].strip())]
     if len(parts) >= 3:
@@ -193,7 +206,12 @@ def classify(text: str) -> dict:
         return {"kind": "shape", "subject": _strip_locals(m["subject"]), "dim": int(m["dim"]), "old": check}
     m = _EQUALS_RE.match(check)
     if m:
-        return {"kind": "value", "subject": _strip_locals(m["subject"]), "old": m["old"].strip()}
+        subject = _strip_locals(m["subject"])
+        kind = "training" if subject.endswith(".training") else "value"
+        return {"kind": kind, "subject": subject, "old": m["old"].strip()}
+    m = _BOOL_RE.match(check)  # torch also writes a bool guard as `x.training` / `not x.training`
+    if m and m["subject"].endswith(".training"):
+        return {"kind": "training", "subject": _strip_locals(m["subject"]), "old": str(not m["neg"])}
     return {"kind": "other"}
 
 
@@ -221,8 +239,12 @@ def _code_part(text: str) -> str:
     return re.split(r"\s+# ", text.strip(), maxsplit=1)[0].strip()
 
 
+_CONTAINER_RE = re.compile(r"\._(?:modules|parameters|buffers)\[['\"](?P<name>\w+)['\"]\]")
+
+
 def _strip_locals(s: str) -> str:
-    return _LOCAL_RE.sub(r"\1", s).strip()
+    """``L['self']._modules['drop'].training`` -> ``self.drop.training``: the names the user writes."""
+    return _CONTAINER_RE.sub(r".\g<name>", _LOCAL_RE.sub(r"\1", s)).strip()
 
 
 def _global_state_detail(check: str) -> Optional[str]:
@@ -234,20 +256,21 @@ def _failure(cid: str, block: str, cached: Optional[Compilation], new: Compilati
     text = block.splitlines()[0].strip()
     info = classify(text)
     guard = _matching_guard(cached, info, text) if cached is not None else None
-    if info.get("kind") == "value" and info.get("new") is None:
+    if info.get("kind") in ("value", "training") and info.get("new") is None:
         info["new"] = _new_value(new, info.get("subject"))
+    if info.get("kind") == "training" and info.get("new") is None and info.get("old") in ("True", "False"):
+        info["new"] = str(info["old"] == "False")  # a flag that failed its guard has the other value
     return failure_from(cid, block, info, guard, in_resume=new.frame.name if new.is_resume else None)
 
 
 def failure_from(cid: str, block: str, info: dict, guard: Optional[Guard] = None,
                  in_resume: Optional[str] = None) -> GuardFailure:
     """A GuardFailure located at the guard's user line, else at the line torch's text names."""
-    if guard is not None and guard.lineno:
+    where = _reason_location(block)
+    if guard is not None and guard.lineno and (not is_library_file(guard.filename) or not where[1]):
         # the guard's text loses a source line's own "# comment" (the tree uses "  # " as separator)
         full = linecache.getline(guard.filename or "", guard.lineno).strip()
         where = (guard.filename, guard.lineno, full or guard.source)
-    else:
-        where = _reason_location(block)
     return GuardFailure(against=cid.strip("[]"), text=block.splitlines()[0].strip(), guard=guard,
                         remedy=remedy_for(info, in_resume), filename=where[0], lineno=where[1], source=where[2], **info)
 
@@ -264,6 +287,7 @@ def _matching_guard(comp: Compilation, info: dict, text: str) -> Optional[Guard]
     wanted_kinds = {"size": ("TENSOR_MATCH",), "stride": ("TENSOR_MATCH",), "rank": ("TENSOR_MATCH",),
                     "dtype": ("TENSOR_MATCH",), "requires_grad": ("TENSOR_MATCH",), "device": ("TENSOR_MATCH",),
                     "dispatch_keys": ("TENSOR_MATCH",), "value": ("EQUALS_MATCH", "CONSTANT_MATCH"),
+                    "training": ("TRUE_MATCH", "FALSE_MATCH", "EQUALS_MATCH", "ID_MATCH"),
                     "identity": ("ID_MATCH",), "type": ("TYPE_MATCH",)}.get(info["kind"], ())
     same = [g for g in comp.guards if g.subject and _strip_locals(g.subject) == subject]
     for g in same:
@@ -311,7 +335,20 @@ def remedy_for(info: dict, in_resume: Optional[str] = None) -> str:
                 f"training and inference need different graphs")
     if kind == "device":
         return f"keep {subject} on one device; each device needs its own graph"
+    if kind == "training":
+        module = subject[:-len(".training")] if subject.endswith(".training") else subject
+        return (f"{module} switched between train() and eval(): Dynamo compiles each mode once and keeps both, "
+                f"so this recompile happens once per mode (expected, nothing to fix); if it repeats, "
+                f"something creates or re-wraps the module per call")
     if kind == "value":
+        old = info.get("old") or ""
+        if old in ("True", "False"):
+            return (f"{subject} is a Python bool the graph was specialised on: each value gets its own graph "
+                    f"(at most two); if it changes per call, pass it as a tensor and branch with torch.where "
+                    f"or torch.cond")
+        if not re.fullmatch(r"-?\d+(\.\d*)?(e-?\d+)?", old):
+            return (f"{subject} is a Python constant baked into the graph: each value gets its own graph; keep it "
+                    f"the same across calls, or read it outside the compiled function")
         return (f"{subject} is a Python constant baked into the graph: pass it as a tensor (torch.tensor({subject})), "
                 f"or let it be dynamic (torch.compile(..., dynamic=True)); an int used in control flow "
                 f"such as range({subject}) stays specialised")

@@ -239,3 +239,11 @@ def render_page(report: Any, *, max_chars: int = 200_000) -> str:
             "<style>html,body{margin:0;padding:0}body{padding:12px}"
             "@media (prefers-color-scheme: dark){body{background:#0d1117}}</style></head>"
             f"<body>{render_fragment(report, max_chars=max_chars)}</body></html>\n")
+
+
+def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
+    """One stage as a self-contained block: title, the learner's explanation, the pane."""
+    return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
+            f'<div class="cx-h3">{esc(stage.title)} <span class="cx-muted">[{esc(comp.compile_id)}] '
+            f'{esc(comp.frame.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
+            f'{stage_html(comp, stage.id, report=report)}</div>')

@@ -154,3 +154,41 @@ def summary(report: Any, *, max_rows: int = 12) -> str:
         lines.append(f"other artifacts (no decoder): {names}")
     lines += timing_text(report.timing, report.comparisons)
     return "\n".join(lines)
+
+
+# ---- one stage ----
+
+def stage_text(report: Any, stage: Any, comp: Any) -> str:
+    """A stage of one compilation as plain text: title, explanation, then its content or why there is none."""
+    from ..stages import why_missing
+
+    head = f"{stage.title} [{comp.compile_id}] {comp.frame.name}\n{stage.explanation}\n"
+    if stage.scope == "report":
+        mine = [g for g in (report.timing.graphs if report.timing else ()) if g.compile_id == comp.compile_id]
+        return head + ("\n".join(graph_line(g) for g in mine) or f"(not captured: {why_missing(stage.id, comp)})")
+    if not stage.present(comp):
+        return head + f"(not captured: {why_missing(stage.id, comp)})"
+    return head + _content_text(stage.content(comp))
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    for attr in ("listing", "code", "text", "source"):  # bytecode, graphs, IR dumps, kernels
+        if hasattr(content, attr) and not isinstance(content, tuple):
+            return getattr(content, attr)
+    if isinstance(content, tuple):
+        parts = []
+        for item in content:
+            if hasattr(item, "kind") and hasattr(item, "code") and hasattr(item, "subject"):  # a guard
+                parts.append(f"{item.kind}: {item.code}" + (f"  # {item.source}" if item.source else ""))
+            elif hasattr(item, "name") and hasattr(item, "source"):  # a kernel
+                parts.append(f"# {item.name} ({item.language})\n{item.source}")
+            else:
+                label = getattr(item, "graph_kind", "")
+                parts.append((f"# {label}\n" if label else "") + _content_text(item))
+        one_per_line = all(hasattr(item, "subject") for item in content)  # guards
+        return ("\n" if one_per_line else "\n\n").join(parts)
+    if hasattr(content, "reason"):  # a graph break
+        return f"{content.reason}\n{content.explanation or ''}".strip()
+    return str(content)

@@ -5,7 +5,8 @@
 out. But for every graph it lowers, Inductor writes a ``fx_graph_runnable``
 artifact to the structured trace: a self-contained script holding the post-AOT
 graph as ``Repro`` and a ``load_args(reader)`` that builds inputs of the same
-shapes, strides, dtypes and devices. ``collect_repros`` keeps those payloads
+shapes, strides, dtypes and devices. ``collect_repros`` subscribes to the
+capture's recorder (which drops these payloads unless asked) and keeps them
 while the script runs; ``time_repros`` runs each one afterwards, eager vs
 Inductor-compiled, on random inputs of those shapes. The script's tensors are
 never touched, and its compiled functions are never called again.
@@ -14,17 +15,19 @@ never touched, and its compiled functions are never called again.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
 from ..capturing import torch_compat
+from ..capturing.raw import RawEvent
+from ..capturing.recorder import watching
 from . import bench
 from .model import GraphTiming, Measurement, TimingReport
 
 ARTIFACT = "fx_graph_runnable"
+EVENT = f"artifact:{ARTIFACT}"  # as the recorder names it
 FROM_REPRO_NOTE = ("timed from torch's repro of this graph (fx_graph_runnable) on random inputs of "
                    "the same shapes, strides and dtypes, not the script's own tensors")
 NO_KERNELS_NOTE = ("no kernel profile under `run --time`; explorer.explore(fn, ..., time=True) "
@@ -51,41 +54,38 @@ class Repro:
         return "inference"
 
 
-class _ReproHandler(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.repros: list[Repro] = []
+class _Collector:
+    """A recorder subscriber: keeps each fx_graph_runnable payload, numbering the lowerings per compile id."""
 
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            md = getattr(record, "metadata", None)
-            if not (isinstance(md, dict) and isinstance(md.get("artifact"), dict)
-                    and md["artifact"].get("name") == ARTIFACT):
-                return
-            payload = getattr(record, "payload", None)
-            if not isinstance(payload, str):
-                return
-            cid = f"{md['frame_id']}/{md.get('frame_compile_id', 0)}" if "frame_id" in md else None
-            lowering = sum(1 for r in self.repros if r.compile_id == cid)
-            self.repros.append(Repro(cid, lowering, payload, md.get("attempt", 0) or 0))
-        except Exception:  # noqa: BLE001 - a listener must never break the compile
-            pass
+    def __init__(self) -> None:
+        self.repros: list[Repro] = []
+        self._lowerings: dict[Optional[str], int] = {}
+
+    def __call__(self, event: RawEvent) -> None:
+        if event.name != EVENT or not isinstance(event.payload, str):
+            return
+        cid = event.compile_id.key if event.compile_id else None
+        lowering = self._lowerings.get(cid, 0)
+        self._lowerings[cid] = lowering + 1
+        self.repros.append(Repro(cid, lowering, event.payload, event.compile_id.attempt if event.compile_id else 0))
 
 
 @contextlib.contextmanager
-def collect_repros() -> Iterator[list[Repro]]:
+def collect_repros(session: Any = None) -> Iterator[list[Repro]]:
     """Keeps every ``fx_graph_runnable`` payload emitted inside the block, in order.
 
-    The yielded list fills as the block runs. The handler is removed on exit,
-    also when the block raises (the exception passes through unchanged).
+    ``session`` is the CaptureSession to read; without one, whichever capture
+    is open while the block runs (``python -m explorer run`` opens its capture
+    inside). The yielded list fills as the block runs. The subscription ends
+    with the block, also when it raises (the exception passes through unchanged).
     """
-    logger = torch_compat.trace_logger()
-    handler = _ReproHandler()
-    logger.addHandler(handler)
-    try:
-        yield handler.repros
-    finally:
-        logger.removeHandler(handler)
+    collector = _Collector()
+    with contextlib.ExitStack() as stack:
+        if session is not None:
+            stack.callback(session.subscribe(collector, keep=[EVENT]))
+        else:
+            stack.enter_context(watching(collector, keep=[EVENT]))
+        yield collector.repros
 
 
 # ---- running one repro ----
@@ -96,7 +96,7 @@ def load_repro(repro: Repro) -> tuple[Any, list[Any]]:
     The payload runs in a fresh namespace, not as ``__main__`` (its own run
     block stays off). It sets environment variables (its cache directory) and
     compiler config values: the environment is restored here; config values are
-    left for the caller's ``torch_compat.preserved_compiler_configs()`` so the
+    left for the caller's ``torch_compat.preserved_compiler_configs(notes)`` so the
     compile that follows sees the user's compile-time settings. (It also clears
     torch's table of user Triton kernels, as every repro does; the script has
     finished by then.)
@@ -105,7 +105,7 @@ def load_repro(repro: Repro) -> tuple[Any, list[Any]]:
     # the payload registers itself in linecache under its file name when given its own source
     namespace: dict[str, Any] = {"__name__": "explorer_repro", "__compile_source__": repro.payload}
     with _environment_restored():
-        exec(compile(repro.payload, filename, "exec"), namespace)  # noqa: S102 - torch's own artifact
+        exec(compile(repro.payload, filename, "exec"), namespace)  # torch's own artifact, written by this process
     return namespace["mod"], torch_compat.repro_inputs(namespace["load_args"])
 
 
@@ -164,7 +164,7 @@ def _time_one(index: int, repro: Repro, data: Any, budget_s: float, repeats: int
     eager = compiled = None
     device = "cpu"
     try:
-        with torch_compat.preserved_compiler_configs(), torch.no_grad():
+        with torch_compat.preserved_compiler_configs(notes), torch.no_grad():
             mod, args = load_repro(repro)
             device = _device_of(args)
             eager = _measure(lambda: mod(*args), device, budget_s, repeats, notes, "eager")
@@ -192,7 +192,7 @@ def _compile(mod: Any, args: list[Any], notes: list[str]) -> Any:
         fn = torch.compile(mod, backend="inductor")
         fn(*args)
         return fn
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001 - a note on this graph's timing
         notes.append(f"compiling the repro failed: {type(e).__name__}: {e}")
         return None
 

@@ -45,3 +45,15 @@ def carried(x):
     y = x * 2
     torch._dynamo.graph_break()
     return y + 1  # GUARD: y
+
+
+class DropNet(torch.nn.Module):
+    """train() -> eval() recompiles on dropout's `self.training`, read inside torch."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.drop = torch.nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.lin(x))  # MODE: dropout

@@ -4,7 +4,14 @@
 set -u
 FINAL=${OUT:-/tmp/out}
 W=/tmp/gpu_story; mkdir -p "$W"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 OUT=$W
+# wheels the machine lacks (IPython, ipywidgets, ...: ../shared/gpu/wheels.sh), carried in .whl
+SITE=
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && SITE=/tmp/site || echo "wheel install failed"
+fi
+export PYTHONPATH=$PWD${SITE:+:$SITE} PYTHONUNBUFFERED=1 OUT=$W
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,utilization.gpu --format=csv 2>&1 | tee "$W/nvidia-smi.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, torch.cuda.get_device_name(0))"
 T0=$(date +%s)
 [ -n "${FIRST:-}" ] && timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu -s $FIRST 2>&1 | grep -v "Warning\|warnings.warn\|USDT" | tee "$W/pytest_first.log" | grep -E "passed|failed|error|^E  " | head -30

@@ -1,0 +1,258 @@
+"""One decoder per event kind, in one table: raw record -> typed record (``records``).
+
+``DECODERS`` is keyed by the event's name as the recorder names it: the trace
+event (``dynamo_output_graph``), ``artifact:<name>`` for torch's named
+artifacts (``*`` stands for a frame's name), or the kind of a non-trace source
+(``ir_pre_fusion``, ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``).
+A decoder reads one record only; it raises (``DecodeError`` when the content
+is not what torch writes) rather than guess, and ``decode`` turns that into a
+``Problem`` naming the record. Supporting a new trace event is one function and
+one entry here (and, if it is a new stage, one field in ``model``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Union
+
+from . import bytecode as bc
+from .model import Frame, Problem
+from .parse_breaks import parse_graph_break
+from .parse_fx import parse_graph
+from .parse_guards import parse_guards
+from .parse_output_code import graph_kind
+from .raw import RawEvent, describe_error
+from .records import (
+    AotGraph,
+    BytecodeListing,
+    BytecodePair,
+    DynamoGraph,
+    FrameStart,
+    GraphBreakReason,
+    GuardTree,
+    IrText,
+    Metrics,
+    OutputCodeText,
+    PostGradGraph,
+    Provenance,
+    RecompileReasons,
+    Record,
+)
+
+METRIC_KEYS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s",
+               "code_gen_time_s", "dynamo_time_before_restart_s", "guard_count", "shape_env_guard_count",
+               "graph_op_count", "graph_node_count", "graph_input_count", "cache_size",
+               "accumulated_cache_size", "fail_type", "fail_reason", "is_forward", "num_triton_bundles",
+               "remote_cache_time_saved_s")
+_EXCERPT = 120  # characters of a bad payload quoted in its Problem
+
+
+class DecodeError(ValueError):
+    """A record whose content is not what its decoder knows torch to write."""
+
+
+@dataclass(frozen=True)
+class DecodeContext:
+    """What decoders may need beyond the record: the trace's interned file names."""
+
+    strings: Mapping[int, str] = field(default_factory=dict)
+
+
+Decoder = Callable[[RawEvent, DecodeContext], Optional[Record]]
+
+
+# ---- helpers ----
+
+def _text(ev: RawEvent) -> str:
+    if not isinstance(ev.payload, str) or not ev.payload.strip():
+        raise DecodeError(f"the record has no payload (got {type(ev.payload).__name__})")
+    return ev.payload
+
+
+def _fields(ev: RawEvent, key: str) -> dict:
+    """The event's own metadata dict (``metadata[event name]``)."""
+    value = ev.metadata.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise DecodeError(f"metadata[{key!r}] is {type(value).__name__}, expected a dict")
+    return value
+
+
+def _graph(ev: RawEvent) -> Any:
+    text = _text(ev)
+    if "def forward(" not in text:
+        raise DecodeError(f"no 'def forward(' in the graph text: not an FX graph print ({_excerpt(text)})")
+    return parse_graph(text)
+
+
+def _excerpt(text: str) -> str:
+    head = text.strip().replace("\n", "\\n")
+    return f"starts {head[:_EXCERPT]!r}" + ("..." if len(head) > _EXCERPT else "")
+
+
+def _json(ev: RawEvent) -> Any:
+    try:
+        return json.loads(_text(ev))
+    except ValueError as e:
+        raise DecodeError(f"the payload is not JSON ({e}; {_excerpt(ev.payload)})") from None
+
+
+# ---- Dynamo ----
+
+def decode_dynamo_graph(ev: RawEvent, ctx: DecodeContext) -> DynamoGraph:
+    return DynamoGraph(_graph(ev))
+
+
+def decode_guards(ev: RawEvent, ctx: DecodeContext) -> GuardTree:
+    text = _text(ev).strip("\n")
+    if "GuardManager" not in text or not parse_guards(text):
+        raise DecodeError(f"no guard manager or guard line in the guard tree ({_excerpt(text)})")
+    return GuardTree(text)
+
+
+def decode_graph_break(ev: RawEvent, ctx: DecodeContext) -> GraphBreakReason:
+    return GraphBreakReason(parse_graph_break(_text(ev)))
+
+
+def decode_recompile_reasons(ev: RawEvent, ctx: DecodeContext) -> RecompileReasons:
+    """A JSON list of reasons (2.11-2.14) or plain text (what older torch wrote)."""
+    text = _text(ev)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return RecompileReasons(text.strip())
+    if isinstance(value, list):
+        return RecompileReasons("\n".join(str(v) for v in value))
+    return RecompileReasons(str(value).strip())
+
+
+def decode_start(ev: RawEvent, ctx: DecodeContext) -> Optional[FrameStart]:
+    stack = _fields(ev, "dynamo_start").get("stack")
+    if stack is None or stack == []:
+        return None
+    if not isinstance(stack, list):
+        raise DecodeError(f"'stack' is {type(stack).__name__}, expected a list of frames")
+    top = stack[-1]
+    if not isinstance(top, dict):
+        raise DecodeError(f"the stack's last frame is {type(top).__name__}, expected a dict")
+    filename = top.get("filename")
+    name = ctx.strings.get(filename, str(filename)) if isinstance(filename, int) else str(filename)
+    return FrameStart(Frame(str(top.get("name", "?")), name, int(top.get("line") or 0)))
+
+
+def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
+    m = _fields(ev, "compilation_metrics")
+    frame = None
+    if m.get("co_name"):
+        frame = Frame(str(m["co_name"]), str(m.get("co_filename") or "?"), int(m.get("co_firstlineno") or 0))
+    seconds = m.get("entire_frame_compile_time_s")
+    failure = f"{m['fail_type']}: {m.get('fail_reason') or ''}".strip() if m.get("fail_type") else None
+    return Metrics(values={k: m[k] for k in METRIC_KEYS if m.get(k) is not None}, frame=frame,
+                   restart_reasons=tuple(str(r) for r in m.get("restart_reasons") or ()),
+                   compile_time_s=float(seconds) if seconds is not None else None, failure=failure)
+
+
+def decode_bytecode_log(ev: RawEvent, ctx: DecodeContext) -> BytecodeListing:
+    """``ORIGINAL BYTECODE f /path.py line 2 \\n<listing>`` (and MODIFIED)."""
+    head, _, listing = _text(ev).partition("\n")
+    for which in ("ORIGINAL", "MODIFIED"):
+        if head.startswith(which):
+            return BytecodeListing(which, listing)
+    raise DecodeError(f"a bytecode log line that is neither ORIGINAL nor MODIFIED ({_excerpt(head)})")
+
+
+def _resume_listing(which: str) -> Decoder:
+    return lambda ev, ctx: BytecodeListing(which, _text(ev))
+
+
+def decode_bytecode_hook(ev: RawEvent, ctx: DecodeContext) -> BytecodePair:
+    code, new_code = ev.payload
+    return BytecodePair(bc.from_code(code), bc.from_code(new_code, decompile=True))
+
+
+# ---- AOTAutograd and Inductor ----
+
+_AOT_FIELDS = {"aot_joint_graph": "aot_joint", "aot_forward_graph": "aot_forward",
+               "aot_backward_graph": "aot_backward", "aot_inference_graph": "aot_inference"}
+
+
+def decode_aot_graph(ev: RawEvent, ctx: DecodeContext) -> AotGraph:
+    return AotGraph(_AOT_FIELDS[ev.name], _graph(ev))
+
+
+def decode_post_grad(ev: RawEvent, ctx: DecodeContext) -> PostGradGraph:
+    return PostGradGraph(_graph(ev))
+
+
+def _ir(fusion: str) -> Decoder:
+    return lambda ev, ctx: IrText(fusion, _text(ev))
+
+
+def decode_output_code(ev: RawEvent, ctx: DecodeContext) -> OutputCodeText:
+    code = _text(ev)
+    filename = _fields(ev, "inductor_output_code").get("filename")
+    return OutputCodeText(code, str(filename) if filename is not None else None, graph_kind(code))
+
+
+def _provenance(kind: str) -> Decoder:
+    def decode(ev: RawEvent, ctx: DecodeContext) -> Provenance:
+        value = _json(ev)
+        if not isinstance(value, dict):
+            raise DecodeError(f"provenance is {type(value).__name__}, expected a JSON object")
+        return Provenance(kind, value)
+
+    return decode
+
+
+DECODERS: dict[str, Decoder] = {
+    "dynamo_start": decode_start,
+    "dynamo_output_graph": decode_dynamo_graph,
+    "dynamo_cpp_guards_str": decode_guards,
+    "artifact:dynamo_graph_break_reason": decode_graph_break,
+    "artifact:recompile_reasons": decode_recompile_reasons,
+    "compilation_metrics": decode_metrics,
+    "bytecode_hook": decode_bytecode_hook,
+    "bytecode_log": decode_bytecode_log,
+    "artifact:*_ORIGINAL_BYTECODE": _resume_listing("ORIGINAL"),
+    "artifact:*_MODIFIED_BYTECODE": _resume_listing("MODIFIED"),
+    **dict.fromkeys(_AOT_FIELDS, decode_aot_graph),
+    "artifact:inductor_post_grad_graph": decode_post_grad,
+    "ir_pre_fusion": _ir("pre"),
+    "ir_post_fusion": _ir("post"),
+    "inductor_output_code": decode_output_code,
+    "artifact:inductor_provenance_tracking_node_mappings": _provenance("node_mappings"),
+    "artifact:inductor_provenance_tracking_kernel_stack_traces": _provenance("stack_traces"),
+}
+_WILDCARDS = tuple(key for key in DECODERS if "*" in key)
+
+
+def decoder_for(name: str) -> Optional[Decoder]:
+    """The table's decoder for an event name; ``artifact:*_X`` entries match any frame's ``artifact:<f>_X``."""
+    found = DECODERS.get(name)
+    if found is None and name.startswith("artifact:"):
+        for key in _WILDCARDS:
+            if name.endswith(key[len("artifact:*"):]):
+                return DECODERS[key]
+    return found
+
+
+class Unknown:
+    """``decode``'s answer for an event no decoder knows (it becomes an OtherArtifact row)."""
+
+
+UNKNOWN = Unknown()
+
+
+def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Problem, None, Unknown]:
+    """The typed record; None when the record holds nothing to keep; a Problem when its decoder raised."""
+    decoder = decoder_for(ev.name)
+    if decoder is None:
+        return UNKNOWN
+    try:
+        return decoder(ev, ctx)
+    except Exception as e:  # noqa: BLE001 - one odd record must cost only itself: it is named in the report
+        message = describe_error(e, where=not isinstance(e, DecodeError))
+        return Problem("decoder", message, ev.name, ev.compile_id.trace_key if ev.compile_id else None)
+

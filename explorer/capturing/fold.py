@@ -1,0 +1,247 @@
+"""Typed records of one compile id -> one ``Compilation``.
+
+Attempts of one compile id (Dynamo restarts) fold into one Compilation, its
+restarts listed. Inductor may lower several graphs per compile id (forward and
+backward): each post-grad graph opens a new lowering, and the IR, output code
+and provenance records that follow belong to it. Every step that can fail on
+odd data runs guarded: a failing step is a Problem naming the compilation, and
+whatever the other steps found stays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from . import bytecode as bc
+from .compile_id import CompileId
+from .missing import explain_missing
+from .model import Compilation, Frame, FxGraph, IrDump, Kernel, OutputCode, Problem, Restart
+from .parse_guards import parse_guards
+from .parse_output_code import parse_kernels
+from .raw import describe_error
+from .records import (
+    AotGraph,
+    BytecodeListing,
+    BytecodePair,
+    DynamoGraph,
+    FrameStart,
+    GraphBreakReason,
+    GuardTree,
+    IrText,
+    Metrics,
+    OutputCodeText,
+    PostGradGraph,
+    Provenance,
+    RecompileReasons,
+    Record,
+)
+
+UNKNOWN_FRAME = Frame("?", "?", 0)
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Compilation))
+
+
+@dataclass
+class Lowering:
+    """One graph Inductor lowered: its post-grad graph and what followed it."""
+
+    post_grad: Optional[FxGraph] = None
+    ir: list[IrText] = field(default_factory=list)
+    outputs: list[OutputCodeText] = field(default_factory=list)
+    provenance: dict[str, dict] = field(default_factory=dict)  # kind -> the first table of that kind
+
+
+class Fold:
+    """Accumulates one compile id's records (``add``), then builds its Compilation (``build``)."""
+
+    def __init__(self, compile_id: CompileId) -> None:
+        self.compile_id = compile_id
+        self.fields: dict[str, Any] = {}  # Compilation fields set straight from one record
+        self.metrics: Optional[Metrics] = None
+        self.start: Optional[Frame] = None
+        self.listings: dict[str, str] = {}
+        self.pair: Optional[BytecodePair] = None
+        self.guard_tree: Optional[str] = None
+        self.lowerings: list[Lowering] = []
+        self.problems: list[Problem] = []
+        self.unreadable: set[str] = set()  # events of this compile id whose decoder failed
+
+    # ---- one record ----
+    def add(self, record: Record) -> None:
+        _ADD[type(record)](self, record)
+
+    def _graph(self, r: DynamoGraph) -> None:
+        self.fields["graph"] = r.graph
+
+    def _aot(self, r: AotGraph) -> None:
+        self.fields[r.kind] = r.graph
+
+    def _guards(self, r: GuardTree) -> None:
+        self.guard_tree = r.text
+
+    def _break(self, r: GraphBreakReason) -> None:
+        self.fields.setdefault("graph_break", r.graph_break)  # the first break is the one the user hit
+
+    def _recompile(self, r: RecompileReasons) -> None:
+        self.fields["recompile_reason"] = r.text or None
+
+    def _metrics(self, r: Metrics) -> None:
+        self.metrics = r
+
+    def _start(self, r: FrameStart) -> None:
+        self.start = r.frame
+
+    def _listing(self, r: BytecodeListing) -> None:
+        self.listings[r.which] = r.listing
+
+    def _pair(self, r: BytecodePair) -> None:
+        self.pair = r  # the last attempt's code is the one Dynamo installed
+
+    def _post_grad(self, r: PostGradGraph) -> None:
+        self.lowerings.append(Lowering(post_grad=r.graph))
+
+    def _lowering(self) -> Lowering:
+        if not self.lowerings:
+            self.lowerings.append(Lowering())
+        return self.lowerings[-1]
+
+    def _ir(self, r: IrText) -> None:
+        self._lowering().ir.append(r)
+
+    def _output(self, r: OutputCodeText) -> None:
+        self._lowering().outputs.append(r)
+
+    def _provenance(self, r: Provenance) -> None:
+        self._lowering().provenance.setdefault(r.kind, r.value)
+
+    # ---- the compilation ----
+    def build(self) -> Compilation:
+        """Each step guarded; if building the Compilation itself fails, a smaller one keeps what was found."""
+        frame = self._step("frame", self._frame) or UNKNOWN_FRAME
+        self._step("metrics", self._apply_metrics)
+        self._step("bytecode", lambda: self._bytecodes(frame))
+        self._step("guards", lambda: self._apply_guards(frame))
+        self._step("lowerings", self._apply_lowerings)
+        restarts = self._step("restarts", self._restarts) or ()
+        try:
+            comp = Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(),
+                               restarts=restarts, **self.fields)
+            return explain_missing(comp, self.unreadable)
+        except Exception as e:  # noqa: BLE001 - a field torch filled oddly: keep the others
+            self._problem("build", e)
+            kept = {k: v for k, v in self.fields.items() if k in _FIELDS and k not in ("compile_id", "frame")}
+            return Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(), **kept)
+
+    def _step(self, name: str, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except Exception as e:  # noqa: BLE001 - one step's failure costs that step only
+            self._problem(name, e)
+            return None
+
+    def _problem(self, step: str, error: BaseException, event: Optional[str] = None) -> None:
+        self.problems.append(Problem(f"fold: {step}", describe_error(error), event, self.compile_id.key))
+
+    def _frame(self) -> Frame:
+        if self.metrics is not None and self.metrics.frame is not None:
+            return self.metrics.frame
+        if self.pair is not None:
+            b = self.pair.original
+            return Frame(b.name, b.filename, b.firstlineno)
+        return self.start or UNKNOWN_FRAME
+
+    def _restarts(self) -> tuple[Restart, ...]:
+        reasons = self.metrics.restart_reasons if self.metrics else ()
+        return tuple(Restart(i, r) for i, r in enumerate(reasons))
+
+    def _apply_metrics(self) -> None:
+        m = self.metrics
+        if m is None:
+            return
+        self.fields["metrics"] = dict(m.values)
+        if m.compile_time_s is not None:
+            self.fields["compile_time_s"] = m.compile_time_s
+        if m.failure:
+            self.fields["failure"] = m.failure
+
+    def _bytecodes(self, frame: Frame) -> None:
+        if self.pair is not None:
+            self.fields["original_bytecode"] = self.pair.original
+            self.fields["rewritten_bytecode"] = self.pair.rewritten
+            return
+        for which, name in (("ORIGINAL", "original_bytecode"), ("MODIFIED", "rewritten_bytecode")):
+            if which in self.listings:
+                self.fields[name] = bc.from_listing(frame.name, frame.filename, frame.lineno, self.listings[which])
+
+    def _apply_guards(self, frame: Frame) -> None:
+        if self.guard_tree:
+            self.fields["guard_tree"] = self.guard_tree
+            self.fields["guards"] = parse_guards(self.guard_tree, frame.filename)
+
+    def _apply_lowerings(self) -> None:
+        if not self.lowerings:
+            return
+        pre: list[IrDump] = []
+        post: list[IrDump] = []
+        outputs: list[OutputCode] = []
+        kernels: dict[tuple[str, str], Kernel] = {}
+        kinds = self._fallback_kinds(len(self.lowerings))
+        for low, fallback in zip(self.lowerings, kinds, strict=True):
+            kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or fallback
+            if low.post_grad is not None:
+                self.fields["post_grad_graph_backward" if kind == "backward" else "post_grad_graph"] = low.post_grad
+            pre += [IrDump(kind, r.text) for r in low.ir if r.fusion == "pre"]
+            post += [IrDump(kind, r.text) for r in low.ir if r.fusion == "post"]
+            for out in low.outputs:
+                outputs.append(OutputCode(kind, out.code, out.filename,
+                                          _handles(low.provenance.get("node_mappings"), out.code)))
+                for k in self._kernels(out, kind, low.provenance):
+                    kernels.setdefault((k.graph_kind, k.name), k)
+        self.fields["ir_pre_fusion"] = tuple(pre) or None
+        self.fields["ir_post_fusion"] = tuple(post) or None
+        self.fields["output_code"] = tuple(outputs) or None
+        self.fields["kernels"] = tuple(kernels.values())
+
+    def _kernels(self, out: OutputCodeText, kind: str, provenance: dict[str, dict]) -> tuple[Kernel, ...]:
+        try:
+            return parse_kernels(out.code, kind, provenance)
+        except Exception as e:  # noqa: BLE001 - the output code stays; only its kernel table is lost
+            self._problem("kernels", e, "inductor_output_code")
+            return ()
+
+    def _fallback_kinds(self, n: int) -> list[str]:
+        """Lowerings whose output code names no AOT kind: inference, or forward then backward."""
+        if self.fields.get("aot_inference") is not None:
+            return ["inference"] * n
+        return (["forward", "backward"] + ["graph"] * n)[:n]
+
+    def _status(self) -> str:
+        if self.fields.get("failure"):
+            return "failed"
+        if self.fields.get("graph") is not None:
+            return "compiled"
+        if self.fields.get("rewritten_bytecode") is not None:
+            return "no_graph"
+        return "skipped"
+
+
+_HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
+
+
+def _handles(mappings: Any, code: str) -> dict[str, tuple[str, ...]]:
+    """torch's kernel -> post-grad nodes map, for the debug handles this output module names."""
+    table = mappings.get("cppCodeToPost") if isinstance(mappings, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    return {key: tuple(str(n) for n in table[key]) for key in _HANDLE_RE.findall(code)
+            if isinstance(table.get(key), list)}
+
+
+_ADD: dict[type, Callable[[Fold, Any], None]] = {
+    DynamoGraph: Fold._graph, AotGraph: Fold._aot, GuardTree: Fold._guards, GraphBreakReason: Fold._break,
+    RecompileReasons: Fold._recompile, Metrics: Fold._metrics, FrameStart: Fold._start,
+    BytecodeListing: Fold._listing, BytecodePair: Fold._pair, PostGradGraph: Fold._post_grad,
+    IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance,
+}

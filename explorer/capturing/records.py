@@ -1,0 +1,122 @@
+"""Typed trace records: what one decoder makes of one raw record.
+
+Each is a frozen value holding only what that one record says, already parsed
+(FX graphs into node tables, graph breaks into fields), so that folding them
+into a ``Compilation`` (``fold``) is bookkeeping: which record wins, which
+lowering it belongs to. Steps that need more than one record (guards need the
+frame's file, kernels need the provenance of their lowering) happen in the fold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from .model import Bytecode, Frame, FxGraph, GraphBreak
+
+
+@dataclass(frozen=True)
+class DynamoGraph:
+    """``dynamo_output_graph``: the FX graph Dynamo captured."""
+
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
+class AotGraph:
+    """``aot_joint_graph`` / ``aot_forward_graph`` / ``aot_backward_graph`` / ``aot_inference_graph``."""
+
+    kind: str  # the Compilation field: aot_joint, aot_forward, aot_backward, aot_inference
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
+class GuardTree:
+    """``dynamo_cpp_guards_str``: the guard tree text; split into guards once the frame's file is known."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class GraphBreakReason:
+    """``artifact:dynamo_graph_break_reason``."""
+
+    graph_break: GraphBreak
+
+
+@dataclass(frozen=True)
+class RecompileReasons:
+    """``artifact:recompile_reasons``: why the cached compilations' guards failed, one reason a line."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class FrameStart:
+    """``dynamo_start``: the innermost frame of the stack Dynamo started on."""
+
+    frame: Frame
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """``compilation_metrics``: times, counts, the frame's code object, why it failed or restarted."""
+
+    values: dict[str, Any] = field(default_factory=dict)  # the counts and times torch filled in
+    frame: Optional[Frame] = None  # from co_name, co_filename, co_firstlineno
+    restart_reasons: tuple[str, ...] = ()
+    compile_time_s: Optional[float] = None
+    failure: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PostGradGraph:
+    """``artifact:inductor_post_grad_graph``: the graph Inductor lowers; it opens a new lowering."""
+
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
+class IrText:
+    """The loop-level IR logger (``ir_pre_fusion`` / ``ir_post_fusion``): one scheduler dump."""
+
+    fusion: str  # "pre" | "post"
+    text: str
+
+
+@dataclass(frozen=True)
+class OutputCodeText:
+    """``inductor_output_code``: the wrapper module with the kernels' source inside."""
+
+    code: str
+    filename: Optional[str] = None
+    graph_kind: Optional[str] = None  # from its "# AOT ID" line: forward, backward, inference
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """``artifact:inductor_provenance_tracking_*``: kernel <-> post-grad node <-> user line tables."""
+
+    kind: str  # "node_mappings" | "stack_traces"
+    value: dict
+
+
+@dataclass(frozen=True)
+class BytecodeListing:
+    """Dynamo's printed listing: the bytecode logger, or the trace's ``*_ORIGINAL_BYTECODE`` artifacts."""
+
+    which: str  # "ORIGINAL" | "MODIFIED"
+    listing: str
+
+
+@dataclass(frozen=True)
+class BytecodePair:
+    """The bytecode hook: the frame's code and the code Dynamo installed instead."""
+
+    original: Bytecode
+    rewritten: Bytecode
+
+
+Record = Union[DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart, Metrics,
+               PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair]
+LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance)  # belong to one Inductor lowering

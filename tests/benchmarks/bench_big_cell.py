@@ -1,0 +1,74 @@
+"""The 10,000-node cell: %%compile vs plain torch.compile of the same loop, in one process.
+
+    PYTHONPATH=$PWD python tests/benchmarks/bench_big_cell.py [--n 5000] [--recursion-limit N]
+
+The cell is ``x = torch.ones(8)`` then ``for i in range(N): x = x * 1.0001 + 0.1``
+(two FX nodes per iteration). It runs first under ``%%compile -q --no-time``
+(Inductor, everything captured), then the same code as a function through plain
+``torch.compile`` (caches on, but cold: a fresh Inductor cache dir; the magic's
+own compile leaves nothing there). A small compile of each kind runs first, so
+neither pays the process's first-compile costs. Prints both wall times, the
+capture's compile time, and the ratio (target: at most 1.1x).
+
+Inductor lowers the chain by recursion, one Python frame per op: at N=5000 that
+needs a recursion limit above IPython's 3000 for both (``--recursion-limit``);
+with the default limit both fail alike with RecursionError, which is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--recursion-limit", type=int, default=None)
+    args = parser.parse_args()
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="cx-bench-big-")
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "explorer")
+    body = f"x = torch.ones(8)\nfor i in range({args.n}):\n    x = x * 1.0001 + 0.1\n"
+    with capture_output():
+        ip.run_cell("import torch\nw = torch.compile(lambda t: t * 2 + 1)(torch.ones(3))")
+        ip.run_cell("%%compile -q --no-time\nw2 = torch.ones(3).cos() + 1")
+    if args.recursion_limit:
+        sys.setrecursionlimit(args.recursion_limit)
+    print(f"N={args.n} ({2 * args.n} FX nodes), recursion limit {sys.getrecursionlimit()}")
+
+    t0 = time.perf_counter()
+    with capture_output() as cap:
+        res = ip.run_cell("%%compile -q --no-time -o\n" + body)
+    magic_s = time.perf_counter() - t0
+    report = res.result if res.error_in_exec is None else getattr(res.error_in_exec, "explorer_report", None)
+    ok = res.error_in_exec is None
+    compile_s = report.data.compile_time_s if report is not None and report.data is not None else float("nan")
+    print(f"%%compile:          {magic_s:7.1f} s wall ({'ok' if ok else _err(res.error_in_exec)}), "
+          f"{compile_s:.1f} s compile by torch's metrics")
+    if cap.stderr.strip():
+        print("  stderr:", cap.stderr.strip().splitlines()[-1][:200])
+
+    plain = "def _loop():\n" + "".join(f"    {line}\n" for line in body.splitlines()) + "    return x\n"
+    t0 = time.perf_counter()
+    with capture_output():
+        res2 = ip.run_cell(plain + "x = torch.compile(_loop)()")
+    plain_s = time.perf_counter() - t0
+    outcome = "ok" if res2.error_in_exec is None else _err(res2.error_in_exec)
+    print(f"plain torch.compile:{plain_s:7.1f} s wall ({outcome})")
+    print(f"ratio %%compile / plain: {magic_s / plain_s:.2f}x")
+
+
+def _err(e: BaseException) -> str:
+    return f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+
+
+if __name__ == "__main__":
+    main()

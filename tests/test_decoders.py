@@ -1,0 +1,362 @@
+"""Each decoder, and the fold, on raw traces recorded once (tests/fixtures/traces), tlparse-style.
+
+Nothing here compiles: the records are replayed into the recorder's intake
+(``fixtures/tape.py``), so a decoder's behaviour on torch's real output is
+pinned in milliseconds. Refresh the recordings on a new torch with
+``PYTHONPATH=. python tests/fixtures/record_traces.py``.
+"""
+
+import json
+import logging
+import os
+
+import pytest
+from fixtures import tape
+
+from explorer.capturing import fold as fold_mod
+from explorer.capturing.assemble import NO_DECODER, assemble
+from explorer.capturing.decoders import DECODERS, UNKNOWN, DecodeContext, decode, decoder_for
+from explorer.capturing.model import Problem
+from explorer.capturing.recorder import NOISE, Recorder, _ListHandler
+from explorer.capturing.records import (
+    AotGraph,
+    BytecodeListing,
+    DynamoGraph,
+    FrameStart,
+    GraphBreakReason,
+    GuardTree,
+    IrText,
+    Metrics,
+    OutputCodeText,
+    PostGradGraph,
+    Provenance,
+    RecompileReasons,
+)
+from explorer.capturing.session import read
+
+PROGRAM = os.path.join(os.path.dirname(__file__), "fixtures", "trace_programs.py")
+TRACES = ["breaks", "train", "recompile"]
+EXPECTED = {"dynamo_start": FrameStart, "dynamo_output_graph": DynamoGraph, "dynamo_cpp_guards_str": GuardTree,
+            "artifact:dynamo_graph_break_reason": GraphBreakReason, "artifact:recompile_reasons": RecompileReasons,
+            "compilation_metrics": Metrics, "bytecode_log": BytecodeListing, "aot_joint_graph": AotGraph,
+            "aot_forward_graph": AotGraph, "aot_backward_graph": AotGraph, "aot_inference_graph": AotGraph,
+            "artifact:inductor_post_grad_graph": PostGradGraph, "ir_pre_fusion": IrText, "ir_post_fusion": IrText,
+            "inductor_output_code": OutputCodeText, "artifact:inductor_provenance_tracking_node_mappings": Provenance,
+            "artifact:inductor_provenance_tracking_kernel_stack_traces": Provenance}
+
+
+def _line(text):
+    with open(PROGRAM, encoding="utf-8") as fh:
+        return next(i for i, line in enumerate(fh, 1) if text in line)
+
+
+def _data(recorder):
+    return assemble(recorder.raw, torch_version="t", device="cpu", python_version="3", wall_time_s=0.0, notes=[],
+                    error=None)
+
+
+def _decoded(name):
+    """(event, decode result) for every record a replay of the trace keeps."""
+    rec = tape.replay(name)
+    ctx = DecodeContext(rec.raw.strings)
+    return [(ev, decode(ev, ctx)) for ev in rec.raw.events]
+
+
+def _records(name, event, compile_id=None):
+    return [r for ev, r in _decoded(name)
+            if ev.name == event and (compile_id is None or ev.compile_id.trace_key == compile_id)]
+
+
+def _replay_changed(name, change):
+    """A replay of the trace with ``change(line)`` applied to each line."""
+    return tape.replay([change(dict(line)) for line in tape.lines(name)])
+
+
+def _is(line, event, frame=None):
+    md = line.get("metadata") or {}
+    if line["source"] != "trace":
+        return line["source"] == event and (frame is None or (line["compile_id"] or "").startswith(f"{frame}/"))
+    name = f"artifact:{md['artifact']['name']}" if isinstance(md.get("artifact"), dict) else next(iter(md), "")
+    return name == event and (frame is None or md.get("frame_id") == frame)
+
+
+# ---- every decoder on torch's real records ----
+
+@pytest.mark.parametrize("name", TRACES)
+def test_every_recorded_event_has_a_decoder_and_decodes_cleanly(name):
+    """A new torch that adds an event or changes a format fails here first (after re-recording)."""
+    results = _decoded(name)
+    assert results
+    for ev, result in results:
+        assert result is not UNKNOWN, f"no decoder for {ev.name}"
+        assert not isinstance(result, Problem), result
+        expected = EXPECTED.get(ev.name, BytecodeListing)  # the resume frames' *_BYTECODE artifacts
+        assert result is None or isinstance(result, expected), (ev.name, result)
+
+
+def test_the_table_has_one_entry_per_event_kind():
+    assert set(EXPECTED) <= set(DECODERS)
+    assert decoder_for("artifact:torch_dynamo_resume_in_f_at_3_ORIGINAL_BYTECODE") is DECODERS[
+        "artifact:*_ORIGINAL_BYTECODE"]
+    assert decoder_for("artifact:never_heard_of_it") is None
+    assert not set(DECODERS) & set(NOISE), "a record is either decoded or dropped as noise"
+
+
+def test_dynamo_graph_keeps_nodes_with_their_user_lines():
+    (graph,) = [r.graph for r in _records("breaks", "dynamo_output_graph", "0/0_1")]
+    sin = next(n for n in graph.nodes if n.target == "sin")
+    assert (sin.loc.filename, sin.loc.lineno, sin.loc.code) == (PROGRAM, _line("y = x.sin() + 1"), "y = x.sin() + 1")
+    assert graph.nodes[0].op == "placeholder" and graph.nodes[-1].op == "output"
+
+
+def test_guard_tree_keeps_the_text_that_folds_into_guards_with_user_lines():
+    (tree,) = _records("breaks", "dynamo_cpp_guards_str", "0/0_1")
+    assert tree.text.startswith("TREE_GUARD_MANAGER")
+    c = _data(tape.replay("breaks")).compilations[0]
+    tensor = next(g for g in c.guards if g.kind == "TENSOR_MATCH")
+    assert (tensor.subject, tensor.filename, tensor.lineno) == ("L['x']", PROGRAM, _line("y = x.sin() + 1"))
+
+
+def test_graph_breaks_carry_line_reason_and_gb_code():
+    (printed,) = _records("breaks", "artifact:dynamo_graph_break_reason", "0/0")
+    (branch,) = _records("breaks", "artifact:dynamo_graph_break_reason", "1/0")
+    assert printed.graph_break.lineno == _line('print("tick")') and printed.graph_break.filename == PROGRAM
+    assert printed.graph_break.gb_code.startswith("GB") and printed.graph_break.hints
+    assert branch.graph_break.lineno == _line("if y.sum() > 0") and "branch" in branch.graph_break.reason.lower()
+
+
+def test_dynamo_start_names_the_frame_through_the_interned_file_names():
+    (start,) = _records("breaks", "dynamo_start", "0/0")
+    assert (start.frame.name, start.frame.filename, start.frame.lineno) == ("breaks", PROGRAM, _line("def breaks"))
+
+
+def test_metrics_carry_the_frame_times_and_restarts():
+    (m,) = _records("breaks", "compilation_metrics", "0/0_1")
+    assert m.frame.name == "breaks" and m.compile_time_s > 0 and m.failure is None
+    assert len(m.restart_reasons) == 1 and "print" in m.restart_reasons[0]
+    assert m.values["graph_node_count"] > 0 and "co_name" not in m.values
+
+
+def test_recompile_reason_names_the_failed_guard():
+    (r,) = _records("recompile", "artifact:recompile_reasons", "0/1")
+    assert "size mismatch" in r.text and "expected 8, actual 16" in r.text
+
+
+def test_bytecode_listings_from_the_logger_and_the_resume_artifacts():
+    whiches = [r.which for r in _records("breaks", "bytecode_log", "1/0")]
+    assert whiches == ["ORIGINAL", "MODIFIED"]
+    (resume,) = [r for ev, r in _decoded("breaks") if ev.name.endswith("_at_7_ORIGINAL_BYTECODE")]
+    assert resume.which == "ORIGINAL" and "RESUME" in resume.listing
+
+
+def test_aot_inductor_and_provenance_records_of_a_training_step():
+    kinds = [r.kind for ev, r in _decoded("train") if isinstance(r, AotGraph)]
+    assert kinds == ["aot_joint", "aot_forward", "aot_backward"]
+    assert [r.graph_kind for r in _records("train", "inductor_output_code")] == ["forward", "backward"]
+    assert [r.fusion for r in _records("train", "ir_pre_fusion")] == ["pre", "pre"]
+    (nodes, _) = _records("train", "artifact:inductor_provenance_tracking_node_mappings")
+    assert nodes.kind == "node_mappings" and "preToPost" in nodes.value
+
+
+# ---- the fold ----
+
+def test_fold_breaks_three_frames_attempts_folded_restart_listed():
+    data = _data(tape.replay("breaks"))
+    comps = data.compilations
+    assert [c.compile_id for c in comps] == ["0/0", "1/0", "2/0"] and not data.problems
+    assert [c.frame.name for c in comps] == ["breaks", "torch_dynamo_resume_in_breaks_at_7",
+                                             "torch_dynamo_resume_in_breaks_at_8"]
+    first = comps[0]
+    assert first.status == "compiled" and len(first.restarts) == 1
+    assert first.graph_break.lineno == _line('print("tick")'), "attempt 0's break, attempt 1's graph"
+    assert first.graph is not None and first.aot_inference is not None and first.kernels
+    assert first.original_bytecode.listing and first.rewritten_bytecode.listing, "from Dynamo's listings"
+    assert comps[2].graph_break is None and comps[2].kernels
+
+
+def test_fold_training_step_splits_forward_and_backward_lowerings():
+    (c,) = _data(tape.replay("train")).compilations
+    assert c.aot_forward and c.aot_backward and c.aot_joint and c.aot_inference is None
+    assert c.post_grad_graph and c.post_grad_graph_backward
+    assert [d.graph_kind for d in c.ir_pre_fusion] == ["forward", "backward"]
+    assert [o.graph_kind for o in c.output_code] == ["forward", "backward"]
+    assert {k.graph_kind for k in c.kernels} == {"forward", "backward"}
+    assert any(loc.filename == PROGRAM for k in c.kernels for loc in k.user_lines), "provenance links user lines"
+    assert "aot_backward" not in c.missing and "graph" not in c.missing
+
+
+def test_fold_recompile_gives_the_second_compilation_its_reason():
+    data = _data(tape.replay("recompile"))
+    assert [c.compile_id for c in data.compilations] == ["0/0", "0/1"]
+    assert data.compilations[0].recompile_reason is None
+    assert "size mismatch" in data.compilations[1].recompile_reason
+
+
+def test_noise_is_counted_with_its_size_and_not_kept():
+    lines = tape.lines("breaks")
+    chromium = [line for line in lines if _is(line, "chromium_event")]
+    rec = tape.replay("breaks")
+    assert not any(ev.name == "chromium_event" for ev in rec.raw.events)
+    (row,) = [o for o in _data(rec).other_artifacts if o.name == "chromium_event"]
+    assert row.count == len(chromium) and row.size == sum(line["payload_size"] for line in chromium)
+    assert row.compile_id is None and "dropped as noise" in row.why
+
+
+# ---- malformed records: each costs only itself ----
+
+def _garbage(event, payload=None, metadata=None, frame=0):
+    def change(line):
+        if _is(line, event, frame):
+            if payload is not None:
+                line["payload"] = payload
+            if metadata is not None:
+                line["metadata"] = {**line["metadata"], **metadata}
+        return line
+
+    return change
+
+
+def test_graph_payload_garbage_is_a_problem_and_the_other_stages_stay():
+    data = _data(_replay_changed("breaks", _garbage("dynamo_output_graph", payload="garbage\x00 not a graph")))
+    (p,) = data.problems
+    assert (p.where, p.event, p.compile_id) == ("decoder", "dynamo_output_graph", "0/0_1")
+    assert "not an FX graph" in p.message and "garbage" in p.message
+    c = data.compilations[0]
+    assert c.graph is None and "could not read its dynamo_output_graph record" in c.missing["graph"]
+    assert c.guards and c.aot_inference and c.kernels and c.output_code and c.graph_break
+    assert all(x.graph is not None for x in data.compilations[1:])
+
+
+def test_guards_payload_garbage_is_a_problem_and_the_graph_stays():
+    data = _data(_replay_changed("breaks", _garbage("dynamo_cpp_guards_str", payload="}{ nothing like a tree")))
+    (p,) = data.problems
+    assert (p.event, p.compile_id) == ("dynamo_cpp_guards_str", "0/0_1") and "guard" in p.message
+    c = data.compilations[0]
+    assert c.guards == () and c.guard_tree is None and c.graph is not None
+    assert data.compilations[1].guards
+
+
+def test_a_bad_dynamo_start_inside_a_compilation_keeps_its_frame_from_the_metrics():
+    data = _data(_replay_changed("train", _garbage("dynamo_start", metadata={"dynamo_start": {"stack": "not a list"}})))
+    (p,) = data.problems
+    assert (p.where, p.event, p.compile_id) == ("decoder", "dynamo_start", "0/0")
+    assert p.message == "DecodeError: 'stack' is str, expected a list of frames"
+    assert data.compilations[0].frame.name == "forward" and data.compilations[0].kernels
+
+
+def test_metrics_of_the_wrong_shape_leave_the_frame_to_dynamo_start():
+    data = _data(_replay_changed("train", _garbage("compilation_metrics", metadata={"compilation_metrics": [1, 2]})))
+    (p,) = data.problems
+    assert p.event == "compilation_metrics" and "expected a dict" in p.message
+    c = data.compilations[0]
+    assert c.frame.name == "forward" and c.compile_time_s is None and c.status == "compiled"
+
+
+def test_provenance_that_is_not_json_costs_the_user_lines_only():
+    event = "artifact:inductor_provenance_tracking_kernel_stack_traces"
+    data = _data(_replay_changed("recompile", _garbage(event, payload="{not json")))
+    assert [p.event for p in data.problems] == [event, event]  # one per lowering of the frame's two compiles
+    c = data.compilations[0]
+    assert c.kernels and c.kernels[0].source_nodes and not c.kernels[0].user_lines
+
+
+def test_output_code_that_is_not_python_keeps_the_code_and_loses_the_kernel_table():
+    data = _data(_replay_changed("recompile", _garbage("inductor_output_code", payload="def (:\n  not python")))
+    assert {(p.where, p.event) for p in data.problems} == {("fold: kernels", "inductor_output_code")}
+    c = data.compilations[0]
+    assert c.output_code[0].code.startswith("def (:") and c.kernels == ()
+
+
+def test_unknown_events_become_other_artifacts_per_compilation():
+    def add_unknown(line):
+        if _is(line, "dynamo_start"):
+            frame = line["metadata"]["frame_id"]
+            return [line, {"source": "trace", "payload": "abc" * frame,
+                           "metadata": {"shiny_new_event": {}, "frame_id": frame, "frame_compile_id": 0}}]
+        return [line]
+
+    data = _data(tape.replay([x for line in tape.lines("breaks") for x in add_unknown(line)]))
+    rows = {o.compile_id: o for o in data.other_artifacts if o.name == "shiny_new_event"}
+    assert sorted(rows) == ["0/0", "1/0", "2/0"]
+    assert (rows["2/0"].count, rows["2/0"].size, rows["2/0"].why) == (1, 6, NO_DECODER)
+    assert len(data.compilations) == 3 and not data.problems
+
+
+def test_a_failing_fold_step_keeps_the_other_stages(monkeypatch):
+    def broken(self):
+        raise RuntimeError("lowering bug")
+
+    monkeypatch.setattr(fold_mod.Fold, "_apply_lowerings", broken)
+    data = _data(tape.replay("train"))
+    (p,) = data.problems
+    assert (p.where, p.compile_id) == ("fold: lowerings", "0/0") and "RuntimeError: lowering bug" in p.message
+    c = data.compilations[0]
+    assert c.graph and c.aot_backward and c.guards and c.output_code is None
+
+
+def test_a_bug_in_the_assembly_loop_keeps_the_compilations_built_before_it(monkeypatch):
+    build = fold_mod.Fold.build
+
+    def broken(self):
+        if self.compile_id.frame_id == 1:
+            raise RuntimeError("assembly bug")
+        return build(self)
+
+    monkeypatch.setattr(fold_mod.Fold, "build", broken)
+    data = read(tape.replay("breaks").raw, notes=["a note"], wall_time_s=1.0, error=None)
+    assert [c.compile_id for c in data.compilations] == ["0/0"] and data.compilations[0].graph
+    (p,) = data.problems
+    assert p.where == "assemble" and "assembly bug" in p.message
+    assert data.notes == ("a note",) and any(o.name == "chromium_event" for o in data.other_artifacts)
+
+
+# ---- the recorder: a failure while recording is a Problem, never an exception ----
+
+def _log_record(metadata, payload=None):
+    record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
+    record.metadata, record.payload = metadata, payload
+    return record
+
+
+def test_a_record_the_recorder_cannot_take_is_a_problem_counted_once():
+    rec = Recorder()
+    handler = _ListHandler(rec, "trace")
+    for _ in range(3):
+        handler.emit(_log_record({"str": "not a pair"}))
+    handler.emit(_log_record({"dynamo_start": {}, "frame_id": 2, "frame_compile_id": 0}))
+    (p,) = rec.raw.problems
+    assert p.where == "recorder" and p.event == "str" and "ValueError" in p.message
+    assert "2 more times" in p.message and [e.name for e in rec.raw.events] == ["dynamo_start"]
+
+
+def test_an_undo_that_fails_in_close_is_a_problem_and_the_rest_are_undone():
+    rec = Recorder()
+    done = []
+    rec._undo += [lambda: done.append("first"), lambda: 1 / 0, lambda: done.append("last")]
+    rec.close()
+    assert done == ["last", "first"]
+    (p,) = rec.raw.problems
+    assert p.where == "recorder.close" and "ZeroDivisionError" in p.message
+
+
+def test_subscribers_see_kept_records_live_and_noise_only_when_they_ask():
+    plain, asking = [], []
+    rec = Recorder(listeners=[plain.append])
+    rec.subscribe(asking.append, keep=["artifact:fx_graph_runnable"])
+    envelope = {"frame_id": 1, "frame_compile_id": 2, "attempt": 1}
+    rec.take_trace({"dynamo_start": {}, **envelope}, None)
+    rec.take_trace({"artifact": {"name": "fx_graph_runnable"}, **envelope}, "repro")
+    rec.take_trace({"chromium_event": {}, **envelope}, "{}")
+    assert [e.name for e in plain] == ["dynamo_start"]
+    assert [(e.name, e.payload) for e in asking] == [("dynamo_start", None), ("artifact:fx_graph_runnable", "repro")]
+    assert str(asking[1].compile_id) == "[1/2_1]"
+    rows = {o.name: o for o in _data(rec).other_artifacts}
+    assert "subscriber" in rows["artifact:fx_graph_runnable"].why and "noise" in rows["chromium_event"].why
+
+
+def test_the_fixture_format_round_trips_through_json():
+    """The tape is plain JSON lines: what record_traces.py writes, tape.py reads."""
+    for name in TRACES:
+        lines = tape.lines(name)
+        assert all(json.loads(json.dumps(line)) == line for line in lines[:20])
+        assert {line["source"] for line in lines} >= {"trace", "ir_pre_fusion", "ir_post_fusion", "bytecode_log"}

@@ -1,0 +1,106 @@
+"""explore(), %%compile (in a real Jupyter kernel) and the CLI go through one pipeline.
+
+The same program through all three gives the same JSON, apart from the fields
+that name the entry point (``entry``, ``options``), times, and temporary file
+names. Each runs in a fresh process so compile ids start at 0 everywhere.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+ROOT = os.path.dirname(HERE)
+_TIME_KEYS = re.compile(r"(_s$|^metrics$|^wall_time_s$|^times_s$)")
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([ROOT, PROGRAMS, env.get("PYTHONPATH", "")])
+    return env
+
+
+def _via_explore(out):
+    code = ("import explorer, same; "
+            f"explorer.explore(same.f, same.make_input(), json={out!r})")
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env(), cwd=PROGRAMS, capture_output=True)
+
+
+def _via_cli(out):
+    subprocess.run([sys.executable, "-m", "explorer", "run", "--quiet", "--json", out,
+                    os.path.join(PROGRAMS, "same_script.py")], check=True, env=_env(), cwd=PROGRAMS,
+                   capture_output=True)
+
+
+def _via_magic(out):
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3", env=_env(), cwd=PROGRAMS)
+    try:
+        for cell in ("%load_ext explorer",
+                     f"%%compile --capture-only -q --json {out}\nimport torch\nfrom same import f, make_input\n"
+                     "torch.compile(f)(make_input())"):
+            reply = kc.execute_interactive(cell, timeout=300, output_hook=lambda msg: None)
+            assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def _normalised(path):
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    for key in ("entry", "options"):
+        doc.pop(key)
+    return _scrub(doc)
+
+
+_PROCESS_SPECIFIC = (
+    (re.compile(r"/tmp/\S+?\.py"), "<tmp>.py"),  # Inductor's output module files
+    (re.compile(r"(___check_obj_id\(.+?, )\d+\)"), r"\1ID)"),  # object ids in guards
+    (re.compile(r"(__compiled_fn_\d+)_[0-9a-f_]{36}"), r"\1_UUID"),  # Dynamo's graph function names
+    (re.compile(r"Guard latency = [\d.]+ us"), "Guard latency = T"),  # a measured time
+    (re.compile(r"User code traceback:.*?(?=  File \"[^\"]*same\.py)", re.S), ""),  # the program's caller
+)
+
+
+def _scrub(node, key=""):
+    if isinstance(node, dict):
+        # profiling spans: their size depends on their timestamps, and how many there are on what ran before
+        timed = node.get("name") == "chromium_event"
+        dropped = timed or str(node.get("why", "")).startswith("dropped")
+        return {
+            k: _scrub(v, k)
+            for k, v in node.items()
+            if not _TIME_KEYS.search(k) and not (dropped and k in ("size", "count"))
+        }
+    if isinstance(node, list):
+        if key == "user_traceback":  # frames above the program are its caller: the entry point
+            node = [f for f in node if f["filename"].endswith("same.py")]
+        return [_scrub(v, key) for v in node]
+    if isinstance(node, str):
+        for pattern, repl in _PROCESS_SPECIFIC:
+            node = pattern.sub(repl, node)
+        return node
+    return node
+
+
+@pytest.mark.slow
+def test_the_same_program_gives_the_same_report_through_every_entry_point(tmp_path):
+    pytest.importorskip("jupyter_client")
+    outs = {name: str(tmp_path / f"{name}.json") for name in ("explore", "cli", "magic")}
+    _via_explore(outs["explore"])
+    _via_cli(outs["cli"])
+    _via_magic(outs["magic"])
+    docs = {name: _normalised(path) for name, path in outs.items()}
+    capture = docs["explore"]["capture"]
+    assert len(capture["compilations"]) == 2 and capture["compilations"][0]["graph_break"]
+    assert docs["explore"]["clinic"]["fix_list"]
+    for name in ("cli", "magic"):
+        for key in docs["explore"]:
+            assert docs[name][key] == docs["explore"][key], (name, key)
