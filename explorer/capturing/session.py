@@ -43,7 +43,9 @@ class CaptureSession:
     def __enter__(self) -> CaptureSession:
         self._t0 = time.perf_counter()
         try:
-            self._stack.enter_context(torch_compat.capture_config(self.notes))
+            from .triton_asm import keep_stage_files
+
+            self._stack.enter_context(torch_compat.capture_config(self.notes, keep_stage_files))
             self._recorder.open()
         except BaseException:
             self._recorder.close()

@@ -116,11 +116,19 @@ def _fresh_cache_dirs() -> set[str]:
     return {os.path.join(root, n) for n in os.listdir(root) if n.startswith("tmp")}
 
 
-def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
+def _remove_fresh_cache_dirs(before: set[str], notes: list[str],
+                             before_removal: Optional[Callable[[list[str]], None]] = None) -> None:
     """Deletes the folders the capture's cache disabling made (see ``_fresh_cache_dirs``)."""
     import shutil
 
-    for path in sorted(_fresh_cache_dirs() - before):
+    fresh = sorted(_fresh_cache_dirs() - before)
+    if before_removal is not None and fresh:
+        try:
+            before_removal(fresh)
+        except Exception as e:  # noqa: BLE001 - reading them is optional; removing them is not
+            notes.append(f"could not read Triton's stage files before removing the temporary folders: "
+                         f"{type(e).__name__}: {e}")
+    for path in fresh:
         try:
             shutil.rmtree(path)
         except OSError as e:  # e.g. Windows keeps a loaded kernel's file open
@@ -128,10 +136,11 @@ def _remove_fresh_cache_dirs(before: set[str], notes: list[str]) -> None:
 
 
 @contextlib.contextmanager
-def capture_config(notes: list[str]) -> Iterator[None]:
+def capture_config(notes: list[str], before_removal: Optional[Callable[[list[str]], None]] = None) -> Iterator[None]:
     """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error.
 
-    The temporary folders Inductor makes while caches are disabled go too.
+    The temporary folders Inductor makes while caches are disabled go too;
+    ``before_removal(folders)`` reads what it needs from them first.
     """
     saved: list[tuple[Any, str, Any]] = []
     fresh_before = _fresh_cache_dirs()
@@ -153,7 +162,7 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(saved):
             setattr(obj, name, old)
-        _remove_fresh_cache_dirs(fresh_before, notes)
+        _remove_fresh_cache_dirs(fresh_before, notes, before_removal)
         if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache

@@ -237,14 +237,35 @@ def _ir_texts(result: Any, tuner: Any, notes: list[str], name: str = "",
     return {}, ""
 
 
+# Triton's stage files read from the capture's temporary cache folders before they are removed
+# (torch_compat.capture_config): {path without extension: {stage: text}}, newest last, bounded.
+_KEPT: dict[str, dict[str, str]] = {}
+KEPT_LIMIT = 4000  # kernels
+
+
+def keep_stage_files(folders: list[str]) -> None:
+    """Reads every ``*.ttir|ttgir|llir|ptx`` under ``folders`` into memory (called just before their removal)."""
+    for folder in folders:
+        for dirpath, _dirs, files in os.walk(folder):
+            for f in files:
+                base, ext = os.path.splitext(f)
+                if ext[1:] not in IR_STAGES:
+                    continue
+                with open(os.path.join(dirpath, f), encoding="utf-8", errors="replace") as fh:
+                    _KEPT.setdefault(os.path.join(dirpath, base), {})[ext[1:]] = fh.read()
+    while len(_KEPT) > KEPT_LIMIT:
+        del _KEPT[next(iter(_KEPT))]
+
+
 def _read_stages(base: str) -> dict[str, str]:
     texts = {}
     for stage in IR_STAGES:
         try:
             with open(f"{base}.{stage}", encoding="utf-8", errors="replace") as fh:
                 texts[stage] = fh.read()
-        except OSError:
-            pass
+        except OSError:  # removed with the capture's temporary folder: kept in memory then
+            if stage in _KEPT.get(base, {}):
+                texts[stage] = _KEPT[base][stage]
     return texts
 
 
