@@ -26,8 +26,9 @@ def capture() -> ContextManager[Report]:
 
 def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode: Optional[str] = None,
             dynamic: Optional[bool] = None, fullgraph: bool = False, options: Optional[dict] = None,
-            time: bool = False, timeit: bool = False, compare: Sequence[str] = (),
-            html: Optional[str] = None, json: Optional[str] = None, **kwargs: Any) -> Report:
+            time: bool = False, timeit: bool = False, compare: Sequence[str] = (), target: Optional[str] = None,
+            inductor_backend: Optional[str] = None, html: Optional[str] = None, json: Optional[str] = None,
+            **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
     Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
@@ -35,6 +36,9 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     captured graph compiled vs eager on copies of its inputs (``report.timing``);
     ``timeit=True`` also re-runs the whole call; ``compare=("default",
     "max-autotune")`` compiles the graphs in each mode (``report.comparisons``).
+    ``target="cuda"`` adds a preview of the wrapper and Triton kernels a CUDA GPU
+    would get (``report.preview``; lowered in a child process, nothing run);
+    ``inductor_backend="halide"`` makes Inductor generate Halide kernels.
     ``html=``/``json=`` also save the report there.
 
     If the call raises, the exception propagates unchanged, carrying the partial
@@ -43,7 +47,8 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     backend_fn = None if isinstance(backend, str) else backend
     opts = Options(backend=backend if isinstance(backend, str) else "inductor", mode=mode, dynamic=dynamic,
                    fullgraph=fullgraph, inductor_options=dict(options or {}), time=time or timeit,
-                   timeit=timeit, compare=tuple(compare), html=html, json=json)
+                   timeit=timeit, compare=tuple(compare), target=target, inductor_backend=inductor_backend,
+                   html=html, json=json)
     outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn)
     if outcome.error is not None:
         attach_report(outcome.error, outcome.report)

@@ -77,6 +77,8 @@ def run_parser() -> argparse.ArgumentParser:
                    help="after the script, time each Inductor graph eager vs compiled (from torch's "
                         "repro of the graph, on random inputs of the same shapes); adds a few "
                         "seconds per graph plus one compile each")
+    p.add_argument("--target", choices=("cuda",), help="also preview the Triton kernels a CUDA GPU would get for the script's inference graphs (not run)")
+    p.add_argument("--inductor-backend", dest="inductor_backend", choices=("halide", "triton", "cpp"), help="Inductor's code generator for the script's compiles, e.g. halide")
     return p
 
 
@@ -200,7 +202,8 @@ def cmd_run(words: Sequence[str]) -> int:
     if problem:
         _say(problem)
         return EXIT_USAGE
-    options = Options(capture_only=True, time=run.options.time, html=run.options.html, json=run.options.json)
+    options = Options(capture_only=True, time=run.options.time, target=run.options.target,
+                      inductor_backend=run.options.inductor_backend, html=run.options.html, json=run.options.json)
     outcome = run_script(run.script, run.script_args, options)
     sys.stdout.flush()
     report = outcome.report

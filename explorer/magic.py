@@ -21,7 +21,7 @@ from .options import MODES, Options, parse_compare
 from .progress import Progress
 from .tracebacks import show_from_cell as _show_from_cell
 
-_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare")  # options followed by a value
+_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare", "--target", "--inductor-backend")  # options followed by a value
 
 
 
@@ -55,6 +55,8 @@ class CompileMagics(Magics):
     @argument("--compare", metavar="MODES", default=None,
               help="comma-separated modes to compile and time side by side, "
                    "e.g. default,reduce-overhead,max-autotune-no-cudagraphs")
+    @argument("--target", default=None, choices=("cuda",), help="also preview the Triton kernels a CUDA GPU would get (not run)")
+    @argument("--inductor-backend", dest="inductor_backend", default=None, choices=("halide", "triton", "cpp"), help="Inductor's code generator, e.g. halide")
     @no_var_expand
     @line_cell_magic
     def compile(self, line: str, cell: Optional[str] = None) -> Any:
@@ -231,7 +233,8 @@ def options_from_args(args: Any) -> Options:
     timing = not args.no_time
     return Options(backend=args.backend, mode=args.mode, dynamic=args.dynamic, fullgraph=args.fullgraph,
                    time=timing or args.timeit, timeit=args.timeit, compare=parse_compare(args.compare),
-                   capture_only=args.capture_only, html=args.html, json=args.json)
+                   capture_only=args.capture_only, target=args.target, inductor_backend=args.inductor_backend,
+                   html=args.html, json=args.json)
 
 
 def _display(obj: Any) -> None:

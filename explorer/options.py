@@ -15,6 +15,8 @@ from typing import Any, Optional
 
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 DEFAULT_COMPARE = ("default", "reduce-overhead", "max-autotune-no-cudagraphs")
+TARGETS = ("cuda",)  # previews of a device this machine lacks
+INDUCTOR_BACKENDS = ("halide", "triton", "cpp")  # Inductor's code generators (cpu_backend / cuda_backend)
 TIME_BUDGET_S = 0.05  # per measurement, per repeat: a notebook cell should not wait long
 
 
@@ -32,7 +34,8 @@ class Options:
     time_budget_s: float = TIME_BUDGET_S
     timeit: bool = False  # re-run the whole call many times, like %timeit (side effects repeat)
     compare: tuple[str, ...] = ()  # modes to compile and time side by side
-    target: Optional[str] = None  # "cuda": a preview of what a CUDA GPU would get (issue: GPU story)
+    target: Optional[str] = None  # "cuda": also a preview of what a CUDA GPU would get (explorer.preview)
+    inductor_backend: Optional[str] = None  # "halide" (or "triton", "cpp"): Inductor's code generator
     capture_only: bool = False  # compile nothing ourselves: capture the code's own torch.compile calls
     html: Optional[str] = None  # where to save the standalone page
     json: Optional[str] = None  # where to save the JSON report
@@ -40,6 +43,11 @@ class Options:
     def __post_init__(self) -> None:
         if self.mode is not None and self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if self.target is not None and self.target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+        if self.inductor_backend is not None and self.inductor_backend not in INDUCTOR_BACKENDS:
+            raise ValueError(f"inductor_backend must be one of {', '.join(INDUCTOR_BACKENDS)}, "
+                             f"not {self.inductor_backend!r}")
         bad = [m for m in self.compare if m not in MODES]
         if bad:
             raise ValueError(f"--compare takes modes among {', '.join(MODES)}; not {', '.join(bad)}")
@@ -49,8 +57,21 @@ class Options:
         out: dict[str, Any] = {"backend": self.backend, "fullgraph": self.fullgraph, "dynamic": self.dynamic}
         if self.mode is not None:
             out["mode"] = self.mode
-        if self.inductor_options:
-            out["options"] = dict(self.inductor_options)
+        options = self.all_inductor_options()
+        if options:
+            out["options"] = options
+        return out
+
+    def all_inductor_options(self) -> dict[str, Any]:
+        """``inductor_options`` with what ``inductor_backend`` stands for (the user's own options win)."""
+        out: dict[str, Any] = {}
+        if self.inductor_backend == "halide":
+            out.update({"cpu_backend": "halide", "cuda_backend": "halide"})
+        elif self.inductor_backend == "triton":
+            out.update({"cpu_backend": "triton", "cuda_backend": "triton"})
+        elif self.inductor_backend == "cpp":
+            out["cpu_backend"] = "cpp"
+        out.update(self.inductor_options)
         return out
 
 

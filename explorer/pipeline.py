@@ -16,11 +16,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Iterator, Optional, Protocol
 
+from .capturing.gpu_watch import GpuWatch
 from .capturing.model import CaptureData
 from .capturing.session import CaptureSession
+from .capturing.triton_asm import with_kernel_details
 from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report
@@ -48,21 +51,29 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
     """Runs ``target`` once under capture with ``options``; never raises the target's exception.
 
     Errors of the setup itself (an unknown backend, a mode the backend does not
-    take) are raised before anything runs, as ``torch.compile`` raises them.
+    take, a missing halide package) are raised before anything runs, as
+    ``torch.compile`` raises them.
     """
+    _check_setup(options)
     target.prepare()
     compiled, recorder = _compiled(target, options, backend_fn)
     report = Report(entry=target.entry, options=_recorded(options, backend_fn))
-    with _timing_source(target, options) as repros:
-        session = CaptureSession()
-        with session:
-            result: RunResult = target.run(compiled)
-    report.capture = session.data
-    report.result = result.value
-    report.findings = tuple(result.findings)
-    finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
-           calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
-           calls_scope=getattr(target, "timeit_scope", contextlib.nullcontext))
+    watch = GpuWatch(cudagraphs_asked=options.mode == "reduce-overhead")
+    with watch:  # also around the timing: CUDA-graph re-recordings there are counted
+        with _timing_source(target, options) as repros, _script_backend(target, options):
+            session = CaptureSession()
+            with session:
+                t0 = time.perf_counter()
+                result: RunResult = target.run(compiled)
+                first_call_s = time.perf_counter() - t0
+        report.capture = session.data
+        report.result = result.value
+        report.findings = tuple(result.findings)
+        e2e = target.end_to_end_call(compiled) if options.time and compiled is not None else None
+        finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
+               calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
+               calls_scope=getattr(target, "timeit_scope", contextlib.nullcontext),
+               end_to_end=e2e, first_call_s=first_call_s, watch=watch)
     return Outcome(report, result.value, result.error)
 
 
@@ -87,7 +98,8 @@ def capture(options: Optional[Options] = None) -> Iterator[Report]:
 def finish(report: Report, error: Optional[BaseException], options: Options, *, recorder: Any = None,
            repros: Optional[list] = None, progress: Optional[Stages] = None,
            calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None,
-           calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext) -> Report:
+           calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext, end_to_end: Any = None,
+           first_call_s: Optional[float] = None, watch: Any = None) -> Report:
     """Everything after the capture: the same steps, in the same order, for every entry point."""
     if report.capture is None:
         return report
@@ -95,18 +107,27 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
         data = report.capture
         report.capture = _step(report, "reading the exception", lambda: _with_error(data, error), data)
     data = report.capture
+    report.capture = _step(report, "kernel details", lambda: with_kernel_details(data), data)
+    data = report.capture
     report.capture = _step(report, "why stages are empty", lambda: _explained(data), data)
     report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture), Clinic())
     report.lineage = _step(report, "lineage", lambda: lineage_of(report.capture), ())
     if error is None and options.time and (recorder is not None or repros is not None):
         if progress is not None:
             progress.set_stage("timing eager vs compiled")
-        report.timing = _step(report, "timing",
-                              lambda: _time(report, recorder, repros, options, calls, calls_scope), None)
+        report.timing = _step(report, "timing", lambda: _time(report, recorder, repros, options, calls,
+                                                               calls_scope, end_to_end, first_call_s), None)
     if error is None and recorder is not None and options.compare:
         if progress is not None:
             progress.set_stage(f"comparing modes: {', '.join(options.compare)}")
         report.comparisons = _step(report, "compare", lambda: _compare(recorder, options), ())
+    if watch is not None:
+        data = report.capture
+        report.capture = _step(report, "autotuning and CUDA graphs", lambda: watch.apply(data), data)
+    if options.target is not None and (recorder is not None or repros is not None):
+        if progress is not None:
+            progress.set_stage(f"previewing for {options.target} (a child process)")
+        report.preview = _step(report, "preview", lambda: _preview(recorder, repros, options), None)
     _write_outputs(report, options)
     return report
 
@@ -126,10 +147,11 @@ def _compiled(target: Any, options: Options, backend_fn: Optional[Callable[..., 
     import torch
 
     backend = backend_fn if backend_fn is not None else options.backend
-    if options.time or options.compare:
+    if options.time or options.compare or options.target:
         from .timing import GraphRecorder
 
-        recorder = GraphRecorder(backend, mode=options.mode, options=options.inductor_options or None,
+        inductor_options = options.all_inductor_options() if backend == "inductor" else options.inductor_options
+        recorder = GraphRecorder(backend, mode=options.mode, options=inductor_options or None,
                                  dynamic=options.dynamic, kernel_profile=True)
         return torch.compile(fn, backend=recorder, dynamic=options.dynamic, fullgraph=options.fullgraph), recorder
     kwargs = options.compile_kwargs()
@@ -147,8 +169,8 @@ def _recorded(options: Options, backend_fn: Optional[Callable[..., Any]]) -> Opt
 
 @contextlib.contextmanager
 def _timing_source(target: Any, options: Options) -> Iterator[Optional[list]]:
-    """A script's graphs cannot be wrapped: with timing on, torch's repro of each one is kept instead."""
-    if not (options.time and isinstance(target, ScriptTarget)):
+    """A script's graphs cannot be wrapped: with timing (or a preview) on, torch's repro of each one is kept."""
+    if not ((options.time or options.target) and isinstance(target, ScriptTarget)):
         yield None
         return
     from .timing.repro import collect_repros
@@ -175,16 +197,68 @@ def _with_error(data: CaptureData, error: BaseException) -> CaptureData:
     return with_failure_break(data, brk) if brk is not None else data
 
 
+def _check_setup(options: Options) -> None:
+    """Setup errors in words, before anything runs."""
+    if options.inductor_backend == "halide":
+        from .capturing.torch_compat import halide_missing
+
+        why = halide_missing()
+        if why:
+            raise RuntimeError(f"--inductor-backend halide: {why}")
+
+
+@contextlib.contextmanager
+def _script_backend(target: Any, options: Options) -> Iterator[None]:
+    """A script's own torch.compile calls get the asked-for code generator through Inductor's config."""
+    if not (options.inductor_backend and isinstance(target, ScriptTarget)):
+        yield
+        return
+    import torch._inductor.config as config
+
+    wanted = {k: v for k, v in options.all_inductor_options().items() if k in ("cpu_backend", "cuda_backend")}
+    saved = {k: getattr(config, k) for k in wanted}
+    try:
+        for k, v in wanted.items():
+            setattr(config, k, v)
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(config, k, v)
+
+
+def _preview(recorder: Any, repros: Optional[list], options: Options) -> Any:
+    from . import preview
+
+    if recorder is not None:
+        graphs = preview.graphs_from_recorder(recorder)
+        notes = []
+    else:
+        graphs = preview.graphs_from_repros(repros or [])
+        notes = ["a script's graphs are previewed as Inductor received them, after AOTAutograd ran for the CPU: "
+                 "device-specific choices made there (e.g. the attention kernel) stay the CPU's"]
+    return preview.preview(graphs, mode=options.mode, options=options.all_inductor_options(), notes=notes)
+
+
 def _time(report: Report, recorder: Any, repros: Optional[list], options: Options,
           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]],
-          calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext) -> Any:
+          calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext, end_to_end: Any = None,
+          first_call_s: Optional[float] = None) -> Any:
     if repros is not None:
         from .timing.repro import time_script_capture
 
-        return time_script_capture(repros, report.capture, budget_s=options.time_budget_s)
-    from .timing import time_calls, time_capture
+        timing = time_script_capture(repros, report.capture, budget_s=options.time_budget_s)
+        return dataclasses.replace(timing, notes=timing.notes + (
+            "no end-to-end figure under `run --time`: the script's own calls cannot be repeated from outside",))
+    from .timing import time_calls, time_capture, time_end_to_end
 
     timing = time_capture(recorder, report.capture, budget_s=options.time_budget_s)
+    if end_to_end is not None:
+        e2e = time_end_to_end(end_to_end, capture=report.capture, graphs=recorder.graphs,
+                              graph_timings=timing.graphs, device=timing.device, first_call_s=first_call_s,
+                              compile_time_s=report.capture.compile_time_s, budget_s=options.time_budget_s,
+                              recorder=recorder)
+        timing = dataclasses.replace(timing, end_to_end=e2e,
+                                     warnings=timing.warnings + tuple(f"end to end: {w}" for w in e2e.warnings))
     if calls is not None:
         with calls_scope():  # once around all the loops: a cell stays compiled between them
             whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .capturing.model import CaptureData, Finding, Problem
+from .capturing.model import CaptureData, Finding, Preview, Problem
 from .clinic.fixlist import BreakSite
 from .clinic.recompiles import RecompileExplanation
 from .lineage import Lineage
@@ -58,6 +58,7 @@ class Report:
     lineage: tuple[Lineage, ...] = ()  # per compilation: the user line of each line of every stage
     findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
+    preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
     entry: str = "capture"
     options: Optional[Options] = None
     schema_version: int = SCHEMA_VERSION

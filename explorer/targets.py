@@ -56,6 +56,12 @@ class CallTarget:
     def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
         return (lambda: self.fn(*self.args, **self.kwargs)), (lambda: compiled(*self.args, **self.kwargs))
 
+    def end_to_end_call(self, compiled: Callable[..., Any]) -> Any:
+        """The call as the user made it, for end-to-end timing (``timing.end_to_end``)."""
+        from .timing.end_to_end import call_of
+
+        return call_of(self.fn, compiled, self.args, self.kwargs, label="the explored call")
+
 
 @dataclass
 class CellTarget:
@@ -92,6 +98,15 @@ class CellTarget:
             return run
 
         return quiet(self.cell_fn.fn), quiet(compiled)
+
+    def end_to_end_call(self, compiled: Callable[..., Any]) -> Any:
+        """The cell as one call: no arguments, its names read from the notebook (which stays untouched)."""
+        from .cell import rerun
+        from .timing.end_to_end import Call
+
+        fn = self.cell_fn.fn
+        return Call(label="the cell", eager=fn, compiled=compiled, code=fn.__code__,
+                    frame_locals=lambda args, kwargs: {}, around=lambda: rerun(self.cell_fn))
 
     def timeit_scope(self) -> ContextManager[None]:
         """Around all the --timeit loops at once: the cell's names and clean-up, as for its run."""
@@ -146,3 +161,6 @@ class ScriptTarget:
 
     def timeit_calls(self, compiled: Any) -> None:
         return None
+
+    def end_to_end_call(self, compiled: Any) -> None:
+        return None  # the script's own calls cannot be repeated from outside

@@ -264,7 +264,31 @@ def test_triton_bytes_come_from_inductor_metadata():
     nbytes, how = kernel_bytes("triton_poi_fused_0", kernel, None)
     assert nbytes == 4_096_000 and "kernel_num_gb" in how
     nbytes, how = kernel_bytes("triton_poi_fused_0", Kernel(name="k", language="triton", source="..."), None)
-    assert nbytes is None and "kernel_profile=True" in how
+    assert nbytes is None and "wrapper" in how
+
+
+_TRITON = """
+@triton_heuristics.pointwise(size_hints={'x': 2048}, triton_meta={'signature': {'in_ptr0': '*fp32', 'in_ptr1': '*bf16', 'out_ptr0': '*fp32', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}, 'device': None})
+@triton.jit
+def triton_poi_fused_add_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    pass
+"""
+_TRITON_WRAPPER = """
+        assert_size_stride(arg0_1, (64, 32), (32, 1))
+        assert_size_stride(arg1_1, (32, ), (1, ))
+        buf0 = empty_strided_cuda((64, 32), (32, 1), torch.float32)
+        triton_poi_fused_add_0.run(arg0_1, arg1_1, buf0, 2048, stream=stream0)
+"""
+
+
+def test_triton_bytes_estimate_reads_pointer_arguments_from_signature_and_wrapper():
+    from explorer.timing.kernels import triton_bytes_estimate
+
+    # reads 64x32 fp32 and 32 bf16, writes 64x32 fp32; the size argument is no buffer
+    assert triton_bytes_estimate("triton_poi_fused_add_0", _TRITON, _TRITON_WRAPPER) == 2048 * 4 * 2 + 32 * 2
+    nbytes, how = kernel_bytes("triton_poi_fused_add_0", Kernel("triton_poi_fused_add_0", "triton", _TRITON),
+                               _TRITON_WRAPPER)
+    assert nbytes == 2048 * 4 * 2 + 32 * 2 and "estimate" in how
 
 
 # ---- plots ----

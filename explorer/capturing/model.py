@@ -234,6 +234,10 @@ class CaptureData:
     error: Optional[str] = None  # the user code's exception, "Type: message"
     other_artifacts: tuple[OtherArtifact, ...] = ()  # records no decoder made a stage of
     problems: tuple[Problem, ...] = ()  # records that could not be read, steps that failed
+    triton_kernels: tuple["TritonKernel", ...] = ()  # each Triton kernel on its own (GPU, preview)
+    extern_calls: tuple["ExternCall", ...] = ()  # library calls in the generated wrappers
+    autotuning: tuple["Autotuning", ...] = ()  # max-autotune: per op, the choices and their times
+    cudagraphs: Optional["CudaGraphs"] = None  # reduce-overhead: used or not, and why
 
     # ---- derived counts used by every view ----
     @property
@@ -282,3 +286,122 @@ def from_json(text: str) -> CaptureData:
     import json
 
     return from_dict(json.loads(text))
+
+
+# ---- GPU: each Triton kernel on its own, autotuning, CUDA graphs, the CUDA preview ----
+# (filled after the capture by explorer.capturing.triton_asm / gpu_watch and explorer.preview)
+
+@dataclass(frozen=True)
+class KernelArg:
+    """One parameter of a generated kernel, and what the wrapper passes for it."""
+
+    name: str  # in_ptr0, out_ptr0, in_out_ptr0, xnumel, XBLOCK
+    type: str  # Triton's signature type: *fp32, i32, constexpr
+    role: str  # input | output | in/out | size | constexpr
+    value: Optional[str] = None  # what the wrapper's call passes: buf0, arg0_1, 1024
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """One launch configuration Inductor compiled for a Triton kernel."""
+
+    params: dict[str, int]  # block sizes and other meta-parameters: XBLOCK, R0_BLOCK, ...
+    num_warps: int
+    num_stages: int
+    chosen: bool = False  # the one launched (after autotuning, when there was a choice)
+
+
+@dataclass(frozen=True)
+class KernelIR:
+    """One compiler stage of a Triton kernel: ttir, ttgir, llir or ptx."""
+
+    stage: str
+    text: str
+    size: int = 0  # characters before any cut
+    truncated: bool = False  # cut to the explorer's per-stage limit (the head is kept)
+
+
+@dataclass(frozen=True)
+class TritonKernel:
+    """A Triton kernel as Inductor built it: launch shape, arguments, IR down to PTX.
+
+    The time and bandwidth of a kernel are in ``Report.timing`` (joined by ``name``).
+    """
+
+    name: str
+    compile_id: Optional[str] = None
+    graph_kind: str = ""
+    heuristic: str = ""  # pointwise | reduction | persistent_reduction | template | ...
+    size_hints: dict[str, int] = field(default_factory=dict)
+    args: tuple[KernelArg, ...] = ()
+    configs: tuple[KernelConfig, ...] = ()
+    grid: Optional[tuple[int, ...]] = None  # blocks launched (x, y, z) for the chosen config
+    grid_source: str = ""  # how `grid` was found
+    threads_per_block: Optional[int] = None  # num_warps x warp size
+    target: str = ""  # e.g. cuda sm_90
+    ir: tuple[KernelIR, ...] = ()
+    ir_config: Optional[int] = None  # index into `configs` of the build whose IR is shown
+    ir_source: str = ""  # where the IR came from
+    source_nodes: tuple[str, ...] = ()
+    aten_ops: tuple[str, ...] = ()
+    user_lines: tuple[SourceLoc, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExternCall:
+    """A call Inductor leaves to a library (cuBLAS, cuDNN, oneDNN, ATen): not generated code."""
+
+    name: str  # as the wrapper calls it: extern_kernels.mm, torch.ops.aten.convolution.default
+    compile_id: Optional[str] = None
+    graph_kind: str = ""
+    count: int = 1  # calls per graph call
+
+
+@dataclass(frozen=True)
+class AutotuneChoice:
+    name: str  # e.g. triton_mm_3, mm (ATen), cpp_CppMicroGemmFP32Vec_2
+    kind: str  # template | extern | other
+    time_s: Optional[float]  # measured; None when it failed or was not run
+    description: str = ""  # block sizes, warps, stages, as Inductor describes the choice
+    winner: bool = False
+
+
+@dataclass(frozen=True)
+class Autotuning:
+    """One op Inductor autotuned (max-autotune): the choices tried, their times, the winner."""
+
+    op: str  # mm, addmm, bmm, convolution, ...
+    inputs: tuple[str, ...] = ()  # the inputs' shapes and dtypes, as text
+    choices: tuple[AutotuneChoice, ...] = ()
+    winner: Optional[str] = None
+    compile_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CudaGraphs:
+    """mode="reduce-overhead": whether CUDA graphs were used, and why not if they were not."""
+
+    asked: bool  # the compile asked for CUDA graphs (reduce-overhead, triton.cudagraphs)
+    used: bool  # at least one graph was recorded (and so replayed thereafter)
+    recordings: int = 0
+    rerecordings: int = 0
+    rerecord_reasons: tuple[str, ...] = ()
+    skips: tuple[str, ...] = ()  # torch's reason for each graph that was not made a CUDA graph
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a CUDA GPU would get for the inference graphs, lowered on this machine without one.
+
+    A preview that was not run: nothing executed on a GPU, no kernel was timed
+    or autotuned (where Inductor would autotune among configs, all are listed).
+    """
+
+    target: str  # e.g. "cuda sm_90 (NVIDIA H200, mocked)"
+    label: str
+    capture: Optional[CaptureData] = None  # the child's capture: output code, kernels, IR, PTX
+    graphs: tuple[str, ...] = ()  # per graph: previewed, or why it was not
+    error: Optional[str] = None  # why the preview failed as a whole, in words
+    notes: tuple[str, ...] = ()

@@ -59,8 +59,10 @@ class CaptureSession:
             self._recorder.close()
         finally:
             self._stack.close()
+            from .triton_asm import keep_stage_files
+
             torch_compat.remove_fresh_cache_dirs(self._fresh_before, _output_code_files(self._recorder.raw),
-                                                 self.notes)
+                                                 self.notes, before_removal=keep_stage_files)
         error = None
         if exc_type is not None:
             error = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__

@@ -22,12 +22,14 @@ IR_LOGGERS = {
 }
 BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
 
-# config values set for the duration of a capture: (module path, attribute, value, why)
+# config values set for the duration of a capture: (module path, attribute, value, why).
+# Not among them: torch._functorch.config.force_non_lazy_backward_lowering. Lowering every
+# backward at compile time cost a training forward's compile 1.3-1.8x (the backward's whole
+# Inductor compile, which a plain torch.compile does only at the first .backward()): the
+# backward's stages are captured when the code under capture runs .backward(), as torch does it.
 CAPTURE_CONFIG = (
     ("torch.compiler.config", "force_disable_caches", True,
      "a cache hit skips lowering, hiding post-grad graphs, IR and code"),
-    ("torch._functorch.config", "force_non_lazy_backward_lowering", True,
-     "the backward graph is otherwise lowered only at the first .backward()"),
     ("torch._inductor.config", "trace.provenance_tracking_level", 1,
      "links kernels to FX nodes and user lines"),
 )
@@ -115,7 +117,8 @@ def fresh_cache_dirs() -> set[str]:
     return {os.path.join(root, n) for n in os.listdir(root) if n.startswith("tmp")}
 
 
-def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes: list[str]) -> None:
+def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes: list[str],
+                            before_removal: Optional[Callable[[list[str]], None]] = None) -> None:
     """Deletes the fresh folders (see ``fresh_cache_dirs``) that hold this capture's own output code.
 
     New folders alone are not proof of ownership: another process (a second
@@ -123,14 +126,20 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
     own ``tmp*`` folders at the same moment; deleting those breaks its compile
     ("No such file or directory" from g++). Only folders holding a file this
     capture's trace named (``inductor_output_code``'s filename) are removed.
+    ``before_removal(folders)`` reads what it needs from them first (Triton's stage files).
     """
     import os
     import shutil
 
     owned = [os.path.abspath(f) for f in owned_files]
-    for path in sorted(fresh_cache_dirs() - before):
-        if not any(f.startswith(path + os.sep) for f in owned):
-            continue
+    fresh = [p for p in sorted(fresh_cache_dirs() - before) if any(f.startswith(p + os.sep) for f in owned)]
+    if before_removal is not None and fresh:
+        try:
+            before_removal(fresh)
+        except Exception as e:  # noqa: BLE001 - reading them is optional; removing them is not
+            notes.append(f"could not read Triton's stage files before removing the temporary folders: "
+                         f"{type(e).__name__}: {e}")
+    for path in fresh:
         try:
             shutil.rmtree(path)
         except OSError as e:  # e.g. Windows keeps a loaded kernel's file open
@@ -401,6 +410,257 @@ def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
     finally:
         reader_log.removeFilter(quiet)
 
+
+# ---- used by explorer.timing: the profiling build, end-to-end calls, rooflines ----
+
+@contextlib.contextmanager
+def output_code_listener(sink: Callable[[str], None]) -> Iterator[None]:
+    """Calls ``sink(wrapper_source)`` for each ``inductor_output_code`` event inside the block."""
+    logger = trace_logger()
+
+    class _Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                md = getattr(record, "metadata", None)
+                if isinstance(md, dict) and "inductor_output_code" in md and isinstance(record.payload, str):
+                    sink(record.payload)
+            except Exception:  # noqa: BLE001 - a listener must never break the compile
+                pass
+
+    handler = _Handler(logging.DEBUG)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
+
+@contextlib.contextmanager
+def uncached_compile() -> Iterator[None]:
+    """Compiles inside lower afresh (FX graph and AOT caches off); compiled .so/cubin files are reused."""
+    import torch
+
+    saved = torch.compiler.config.force_disable_caches
+    torch.compiler.config.force_disable_caches = True
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
+        try:
+            yield
+        finally:
+            torch.compiler.config.force_disable_caches = saved
+
+
+@contextlib.contextmanager
+def preserved_rng() -> Iterator[None]:
+    """The global random state (CPU, and CUDA when initialised) as it was: timing draws no user randomness."""
+    import torch
+
+    cpu = torch.random.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    try:
+        yield
+    finally:
+        torch.random.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+
+
+@contextlib.contextmanager
+def fail_on_recompile() -> Iterator[None]:
+    """Inside, a call that would compile raises instead (torch.compiler.set_stance): timing never recompiles."""
+    import torch
+
+    set_stance = getattr(torch.compiler, "set_stance", None)
+    if set_stance is None:
+        yield
+        return
+    with set_stance("fail_on_recompile"):
+        yield
+
+
+def dynamo_graph_sources(gm: Any) -> list[Optional[str]]:
+    """For each placeholder of a Dynamo graph, the source it came from (``L['x']``, ``L['self']...``)."""
+    out = []
+    for node in gm.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        arg = node.meta.get("grapharg")
+        src = getattr(arg, "source", None)
+        try:
+            out.append(src.name() if callable(getattr(src, "name", None)) else getattr(src, "name", None))
+        except Exception:  # noqa: BLE001
+            out.append(None)
+    return out
+
+
+def guard_managers(code: Any) -> list[Any]:
+    """The guard managers of Dynamo's cached entries for ``code``, newest first."""
+    return [e.guard_manager for e in cache_entries(code)]
+
+
+# ---- Inductor's own objects after compile: output modules and their Triton kernels ----
+
+def output_module(filename: Optional[str]) -> Any:
+    """The loaded output module whose file is ``filename`` (Inductor's PyCodeCache), or None."""
+    if not filename:
+        return None
+    try:
+        from torch._inductor.codecache import PyCodeCache
+    except ImportError:
+        return None
+    import os
+
+    want = os.path.realpath(filename)
+    for mod in list(getattr(PyCodeCache, "modules", ()) or ()):
+        path = getattr(mod, "__file__", None)
+        if path and os.path.realpath(path) == want:
+            return mod
+    for mod in list((getattr(PyCodeCache, "modules_no_attr", {}) or {}).values()):
+        path = getattr(mod, "__file__", None)
+        if path and os.path.realpath(path) == want:
+            return mod
+    # with caches off each compile clears PyCodeCache; the module stays in sys.modules under its key
+    key = os.path.splitext(os.path.basename(filename))[0]
+    for name in (f"torch._inductor.runtime.compile_tasks.{key}", key):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            return mod
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if path and path.endswith(".py") and key in path and os.path.realpath(path) == want:
+            return mod
+    return None
+
+
+def triton_autotuners(module: Any) -> dict[str, Any]:
+    """{kernel name: Inductor's CachingAutotuner} defined in an output module."""
+    try:
+        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+    except ImportError:
+        return {}
+    return {name: v for name, v in vars(module).items() if isinstance(v, CachingAutotuner)}
+
+
+def grid_for(inductor_meta: dict, config_kwargs: dict, sizes: dict[str, int]) -> Optional[tuple[int, ...]]:
+    """The launch grid Inductor computes for a kernel with these meta-parameters and sizes (xnumel, ...)."""
+    try:
+        from torch._inductor.runtime.triton_heuristics import GridExpr
+
+        grid = GridExpr.from_meta(inductor_meta, dict(config_kwargs))
+        return tuple(int(v) for v in grid.eval_slow({**sizes, **config_kwargs}))
+    except Exception:  # noqa: BLE001 - a kind of grid this torch names differently
+        return None
+
+
+# ---- mode="max-autotune": select_algorithm's feedback (one call per autotuned op) ----
+
+@contextlib.contextmanager
+def autotune_feedback(sink: Callable[..., None]) -> Iterator[bool]:
+    """Calls ``sink(timings, name, input_nodes, choices)`` for each op Inductor autotunes inside the block.
+
+    Inductor's own hook (``select_algorithm.add_feedback_saver``); yields False
+    when this torch has none. Only this saver is removed afterwards.
+    """
+    try:
+        from torch._inductor import select_algorithm as sa
+    except ImportError:
+        yield False
+        return
+    if not hasattr(sa, "add_feedback_saver"):
+        yield False
+        return
+
+    def saver(timings: Any, name: Any, input_nodes: Any, choices: Any, *rest: Any) -> None:
+        try:
+            sink(timings, name, input_nodes, choices)
+        except Exception:  # noqa: BLE001 - never break the compile
+            pass
+
+    sa.add_feedback_saver(saver)
+    try:
+        yield True
+    finally:
+        cache = sa.get_algorithm_selector_cache() if hasattr(sa, "get_algorithm_selector_cache") else \
+            getattr(sa, "_ALGORITHM_SELECTOR_CACHE", None)
+        fns = getattr(cache, "feedback_saver_fns", None)
+        if isinstance(fns, list) and saver in fns:
+            fns.remove(saver)
+
+
+# ---- mode="reduce-overhead": CUDA graph trees' own logs and counters ----
+
+CUDAGRAPH_LOGGERS = ("torch._inductor.cudagraph_trees.__cudagraphs", "torch._inductor.cudagraph_utils.__cudagraphs")
+
+
+def inductor_counters() -> dict[str, int]:
+    from torch._dynamo.utils import counters
+
+    return dict(counters["inductor"])
+
+
+# ---- --inductor-backend: which code generator Inductor uses (cpp/triton, or halide) ----
+
+def inductor_backend_options(name: Optional[str]) -> dict[str, Any]:
+    """Inductor options that make ``name`` ("halide", "triton", "cpp") generate the kernels."""
+    if not name or name == "default":
+        return {}
+    if name == "halide":
+        return {"cpu_backend": "halide", "cuda_backend": "halide"}
+    if name == "triton":
+        return {"cpu_backend": "triton", "cuda_backend": "triton"}
+    if name == "cpp":
+        return {"cpu_backend": "cpp"}
+    raise ValueError(f"--inductor-backend takes halide, triton or cpp, not {name!r}")
+
+
+def halide_missing() -> Optional[str]:
+    """Why the halide backend cannot run here, or None when it can."""
+    import importlib.util
+
+    if importlib.util.find_spec("halide") is None:
+        return ("the halide backend needs the `halide` Python package, which is not installed: "
+                "pip install halide==21.0.0 (Halide's own wheels; Linux and macOS)")
+    return None
+
+
+# ---- used by explorer.preview: a graph as torch's own repro script ----
+
+def graph_repro(gm: Any, inputs: Any) -> str:
+    """The self-contained script torch writes for a graph and its inputs (``fx_graph_runnable``'s form)."""
+    import io
+
+    from torch._dynamo.repro.after_aot import save_graph_repro
+
+    fd = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        save_graph_repro(fd, gm, list(inputs), "inductor", save_dir=None)
+    return fd.getvalue()
+
+
+def cudagraph_tree_counts() -> tuple[int, int]:
+    """(graphs recorded, unexpected re-recordings) over CUDA graph trees' managers in this thread, so far.
+
+    Read from the managers' own counters (``graph_counter`` is a count(): its repr holds the next id).
+    """
+    import re as _re
+
+    try:
+        from torch._inductor import cudagraph_trees as ct
+
+        containers = getattr(ct.local, "tree_manager_containers", None) or {}
+    except Exception:  # noqa: BLE001 - no CUDA graph trees in this torch or thread
+        return 0, 0
+    recorded = rerecorded = 0
+    for container in list(containers.values()):
+        manager = getattr(container, "tree_manager", None)
+        if manager is None:
+            continue
+        m = _re.search(r"count\((\d+)", repr(getattr(manager, "graph_counter", "")))
+        recorded += int(m.group(1)) if m else 0
+        for per_fn in (getattr(manager, "num_rerecord", None) or {}).values():
+            rerecorded += sum(int(v) for v in dict(per_fn).values())
+    return recorded, rerecorded
 
 # ---- used by explorer.cell (a %%compile cell ends as a plain run of it would) ----
 

@@ -20,17 +20,22 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
+from ..capturing import torch_compat
 from . import bench
 from .bench import break_even_calls, measure, warnings_for
 from .cell import time_calls
 from .compare import DEFAULT_MODES, compare_modes
 from .graphs import GraphRecorder, RecordedGraph, time_graphs
-from .model import GraphTiming, KernelTiming, Measurement, ModeResult, PeakBandwidth, TimingReport
+from .end_to_end import Call, call_of, time_end_to_end
+from .model import (EndToEnd, GraphTiming, KernelTiming, Measurement, ModeResult, PeakBandwidth, PeakCompute,
+                    TimingReport)
 from .peak import peak_bandwidth
+from .roofline import peak_compute
 from .repro import Repro, collect_repros, time_repros, time_script_capture
 
-__all__ = ["DEFAULT_MODES", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
-           "ModeResult", "PeakBandwidth", "RecordedGraph", "Repro", "TimingReport",
+__all__ = ["Call", "DEFAULT_MODES", "EndToEnd", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
+           "ModeResult", "PeakBandwidth", "PeakCompute", "RecordedGraph", "Repro", "TimingReport", "call_of",
+           "peak_compute", "time_end_to_end",
            "break_even_calls", "collect_repros", "compare_modes", "measure", "peak_bandwidth", "time_calls",
            "time_capture", "time_graphs", "time_repros", "time_script_capture", "warnings_for"]
 
@@ -53,11 +58,23 @@ def time_capture(recorder: GraphRecorder, capture: Any = None, *, budget_s: floa
     else:
         want = kernel_profile if peak is None else peak
         pk = _peak(device, notes) if want and graphs else None
-    timings = time_graphs(recorder, capture=capture, budget_s=budget_s, repeats=repeats,
-                          kernel_profile=kernel_profile, peak=pk)
+    peaks: dict[str, PeakCompute] = {}
+
+    def compute_peak(dtype: str) -> Optional[PeakCompute]:
+        if dtype not in peaks:
+            try:
+                peaks[dtype] = peak_compute(device, dtype)
+            except Exception as e:  # noqa: BLE001 - no compute roof for this dtype: say so
+                notes.append(f"matmul peak for {dtype} not measured ({type(e).__name__}: {e})")
+                return None
+        return peaks[dtype]
+
+    with torch_compat.preserved_rng():
+        timings = time_graphs(recorder, capture=capture, budget_s=budget_s, repeats=repeats,
+                              kernel_profile=kernel_profile, peak=pk, compute_peak=compute_peak)
     warnings = tuple(f"{t.label}: {w}" for t in timings for w in t.warnings)
     return TimingReport(device=device, graphs=tuple(timings), peak=pk, warnings=warnings,
-                        notes=tuple(notes))
+                        notes=tuple(notes), peak_compute=tuple(peaks.values()))
 
 
 def _peak(device: str, notes: list[str]) -> Optional[PeakBandwidth]:

@@ -57,10 +57,13 @@ class GraphRecorder:
 
     ``torch.compile(fn, backend=GraphRecorder("inductor", mode="max-autotune"))``
     compiles exactly as ``torch.compile(fn, mode="max-autotune")`` would: mode
-    and options go to the same Inductor wrapper torch builds.
-    ``kernel_profile=True`` adds the Inductor options that make per-kernel
-    profiles possible (C++ kernels as profiler rows; Triton kernels carrying
-    their byte counts); they change the generated code only by those hooks.
+    and options go to the same Inductor wrapper torch builds, and nothing else:
+    the code the user's call runs (and the capture shows) is the user's own.
+    ``kernel_profile=True`` allows a separate, labelled profiling build
+    (``profiling_build``): on CPU, C++ kernels appear as profiler rows only when
+    compiled with ``cpp.enable_kernel_profile``, so the recorded graph is compiled
+    again, cold, with that option, for the per-kernel profile alone. On GPU no
+    such build is needed (CUDA kernels are profiler rows as they are).
     """
 
     def __init__(self, inner: Any = "inductor", *, mode: Optional[str] = None,
@@ -72,9 +75,10 @@ class GraphRecorder:
         self.graphs: list[RecordedGraph] = []
         self.notes: list[str] = []
         self._inner = _resolve_backend(inner, mode, options, dynamic, None)
-        # kernel profiling options differ per device; one Inductor wrapper for each
-        self._profiled = {dev: _resolve_backend(inner, mode, options, dynamic, dev)
-                          for dev in ("cpu", "cuda")} if kernel_profile and inner == "inductor" else {}
+        # the profiling build's options (CPU: C++ kernels as profiler rows); never the user's compile
+        self._profiled = {"cpu": _resolve_backend(inner, mode, options, dynamic, "cpu")} \
+            if kernel_profile and inner == "inductor" else {}
+        self._builds: dict[int, "ProfilingBuild"] = {}
         for name in ("get_compiler_config", "reset"):  # Dynamo asks backends for these
             if hasattr(self._inner, name):
                 setattr(self, name, getattr(self._inner, name))
@@ -93,24 +97,62 @@ class GraphRecorder:
         except Exception as e:  # noqa: BLE001 - recording must never break the user's compile
             self.notes.append(f"graph {len(self.graphs)} not recorded for timing: "
                               f"copying its inputs failed ({type(e).__name__}: {e})")
-            return self._backend_for(device)(gm, example_inputs)
+            return self._inner(gm, example_inputs)
         t0 = time.perf_counter()
-        compiled = self._backend_for(device)(gm, example_inputs)
+        compiled = self._inner(gm, example_inputs)
         took = time.perf_counter() - t0
         self.graphs.append(RecordedGraph(index=len(self.graphs), compile_key=key, gm=gm_copy, inputs=inputs,
                                          compiled=compiled, grad_enabled=grad, backend_time_s=took,
                                          device=device, owns_attributes=owns, backend=self.backend_name))
         return compiled
 
+    @property
+    def uses_cudagraphs(self) -> bool:
+        """The compile asked for CUDA graphs (mode reduce-overhead or max-autotune)."""
+        return bool((getattr(self._inner, "config", None) or {}).get("triton.cudagraphs"))
+
     def compile_again(self, graph: RecordedGraph) -> Any:
         """Compiles a copy of the recorded graph with the same backend and settings."""
-        return self._backend_for(graph.device)(fresh_graph_module(graph.gm), list(graph.inputs))
+        return self._inner(fresh_graph_module(graph.gm), list(graph.inputs))
 
-    def _backend_for(self, device: str) -> Callable[..., Any]:
-        inner = self._profiled.get(device.split(":")[0])
+    def profiling_build(self, graph: RecordedGraph) -> Optional["ProfilingBuild"]:
+        """The recorded graph compiled again, cold, with the profiling options; None where none is needed.
+
+        Kept per graph. Its generated code (kernel sources, wrapper) is read from
+        Inductor's output-code event while it compiles; the capture's code stays
+        the user's build.
+        """
+        inner = self._profiled.get(graph.device.split(":")[0])
         if inner is None:
-            return self._inner
-        return lambda gm, inputs: _quiet_module_path(inner, gm, inputs)
+            return None
+        if graph.index not in self._builds:
+            self._builds[graph.index] = _profiling_build(inner, graph)
+        return self._builds[graph.index]
+
+
+@dataclass
+class ProfilingBuild:
+    """A separate build of one graph for its per-kernel profile (not the user's code)."""
+
+    fn: Any
+    kernels: tuple[Any, ...]  # capturing.model.Kernel, from its output code
+    wrapper_code: Optional[str]
+    label: str
+
+
+PROFILE_BUILD_LABEL = ("separate profiling build: the recorded graph compiled again, cold, with {opts} "
+                       "(C++ kernels as profiler rows); the kernels shown elsewhere are the user's build")
+
+
+def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBuild:
+    from ..capturing.parse_output_code import graph_kind, parse_kernels
+
+    codes: list[str] = []
+    with torch_compat.output_code_listener(codes.append), torch_compat.uncached_compile():
+        fn = _quiet_module_path(inner, fresh_graph_module(g.gm), list(g.inputs))
+    kernels = tuple(k for code in codes for k in parse_kernels(code, graph_kind(code) or ""))
+    opts = ", ".join(f"{k}=True" for k in torch_compat.kernel_profile_options(g.device.split(":")[0]))
+    return ProfilingBuild(fn, kernels, "\n".join(codes) or None, PROFILE_BUILD_LABEL.format(opts=opts))
 
 
 def _resolve_backend(inner: Any, mode: Optional[str], options: Optional[dict], dynamic: Optional[bool],
@@ -224,7 +266,7 @@ def _device_of(inputs: Sequence[Any]) -> str:
 
 def time_graphs(recorder: GraphRecorder | Sequence[RecordedGraph], *, capture: Any = None,
                 budget_s: float = bench.DEFAULT_BUDGET_S, repeats: int = bench.DEFAULT_REPEATS,
-                kernel_profile: bool = True, peak: Any = None) -> list[GraphTiming]:
+                kernel_profile: bool = True, peak: Any = None, compute_peak: Any = None) -> list[GraphTiming]:
     """Times every recorded graph eager vs compiled on its private inputs.
 
     ``capture`` (CaptureData or a Report) supplies compile times per compile id
@@ -235,26 +277,30 @@ def time_graphs(recorder: GraphRecorder | Sequence[RecordedGraph], *, capture: A
     graphs = recorder.graphs if isinstance(recorder, GraphRecorder) else list(recorder)
     data = getattr(capture, "data", capture)
     return [_time_one(g, recorder if isinstance(recorder, GraphRecorder) else None, data,
-                      budget_s, repeats, kernel_profile, peak) for g in graphs]
+                      budget_s, repeats, kernel_profile, peak, compute_peak) for g in graphs]
 
 
 def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, budget_s: float, repeats: int,
-              kernel_profile: bool, peak: Any) -> GraphTiming:
+              kernel_profile: bool, peak: Any, compute_peak: Any = None) -> GraphTiming:
     notes = list(g.notes)
     comp = _compilation(data, g.compile_id)
     compiled_fn = g.compiled
     if g.owns_attributes:
         compiled_fn = _compile_private(g, recorder, notes)
+    elif recorder is not None and recorder.uses_cudagraphs and g.device.startswith("cuda"):
+        # replaying the user's CUDA graph would overwrite the outputs they hold from their call
+        notes.append("CUDA graphs: timed on a separate compile of the same graph (same mode), since "
+                     "replaying the user's own would overwrite the outputs they hold from their call")
+        compiled_fn = _compile_private(g, recorder, [])
     eager = _measure(g, g.gm, budget_s, repeats, notes, "eager")
     compiled = _measure(g, compiled_fn, budget_s, repeats, notes, "compiled") if compiled_fn is not None else None
     kernels: tuple[KernelTiming, ...] = ()
-    kernels_note = None
+    kernels_note = kernels_build = None
     if kernel_profile and g.backend != "inductor":
         kernels_note = f"no kernel profile: the {g.backend!r} backend generates no kernels"
     elif kernel_profile and compiled_fn is not None:
-        from .kernels import profile_graph
-
-        kernels, kernels_note = profile_graph(g, compiled_fn, comp, peak, graph_autograd_mode(g))
+        kernels, kernels_note, kernels_build = _kernel_profile(g, recorder, compiled_fn, comp, peak,
+                                                               compute_peak, notes)
     compile_s, source = _compile_time(g, comp)
     speedup = _ratio(eager, compiled)
     train_eager = train_compiled = None
@@ -271,7 +317,30 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
                                                                compiled and compiled.median_s),
                        kernels=kernels, kernels_note=kernels_note, warnings=tuple(warnings), notes=tuple(notes),
                        train_eager=train_eager, train_compiled=train_compiled,
-                       train_speedup=_ratio(train_eager, train_compiled))
+                       train_speedup=_ratio(train_eager, train_compiled), kernels_build=kernels_build)
+
+
+USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels are profiler rows without hooks)"
+
+
+def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compiled_fn: Any, comp: Any, peak: Any,
+                    compute_peak: Any, notes: list[str]) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str]]:
+    from .kernels import profile_graph
+
+    build = None
+    if recorder is not None and recorder.kernel_profile:
+        try:
+            build = recorder.profiling_build(g)
+        except Exception as e:  # noqa: BLE001 - the profile falls back to the user's build
+            notes.append(f"the profiling build failed ({type(e).__name__}: {e}); profiled the user's build")
+    mode = graph_autograd_mode(g)
+    counted = g.gm if "reduce-overhead" in str(getattr(recorder, "mode", "") or "") else None
+    if build is None:
+        kernels, note = profile_graph(g, compiled_fn, comp, peak, mode, compute_peak=compute_peak, count_on=counted)
+        return kernels, note, USER_BUILD_LABEL
+    kernels, note = profile_graph(g, build.fn, comp, peak, mode, kernels=build.kernels,
+                                  wrapper_code=build.wrapper_code, compute_peak=compute_peak)
+    return kernels, note, build.label
 
 
 def _ratio(eager: Optional[Measurement], compiled: Optional[Measurement]) -> Optional[float]:

@@ -64,6 +64,16 @@ class KernelTiming(_Dict):
     bytes_source: Optional[str] = None  # how `bytes` was found, or why it is missing
     bandwidth_gbs: Optional[float] = None  # bytes / time_s, GB/s (1e9)
     peak_pct: Optional[float] = None  # of the device's measured copy bandwidth
+    # roofline: FLOPs from the op and its shapes (matmuls, convolutions, attention)
+    flops: Optional[int] = None  # floating-point operations per call
+    flops_source: Optional[str] = None  # how `flops` was found, or why it is missing
+    dtype: Optional[str] = None  # of the op's inputs, for compute-bound kernels
+    tflops: Optional[float] = None  # achieved: flops / time_s / 1e12
+    peak_tflops: Optional[float] = None  # the measured matmul peak for `dtype` on this device
+    peak_flops_pct: Optional[float] = None  # tflops as % of peak_tflops
+    bound: Optional[str] = None  # "memory" | "compute": which roof limits it (arithmetic intensity vs ridge)
+    grid: Optional[tuple[int, ...]] = None  # GPU: blocks launched, from the profiler's trace
+    block: Optional[tuple[int, ...]] = None  # GPU: threads per block, from the profiler's trace
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,47 @@ class PeakBandwidth(_Dict):
     gbs: float  # GB/s (1e9) of a large device-to-device copy (read + write counted)
     bytes_per_copy: int
     measurement: Measurement
+
+
+@dataclass(frozen=True)
+class PeakCompute(_Dict):
+    """The device's achievable matmul rate for one dtype, measured once per process."""
+
+    device: str
+    dtype: str
+    tflops: float  # TFLOP/s (1e12) of a large square matmul
+    size: int  # n of the n x n x n matmul timed
+    measurement: Measurement
+
+
+@dataclass(frozen=True)
+class EndToEnd(_Dict):
+    """The whole call as the user makes it, compiled and eager: what the user-visible speedup is.
+
+    ``method`` says how: "re-called" (the compiled function itself called again,
+    guards, frame, resume functions and graph-break glue included) or
+    "guards + graphs" (re-calling would repeat side effects: guard evaluation and
+    the graphs were timed, the Python around them was not). ``timed`` and
+    ``not_timed`` say exactly what the figures hold.
+    """
+
+    label: str
+    method: str  # "re-called" | "guards + graphs"
+    device: str
+    eager: Optional[Measurement]
+    compiled: Optional[Measurement]
+    speedup: Optional[float]  # eager / compiled: what the user sees
+    graphs_compiled_s: Optional[float] = None  # sum of the graphs' compiled medians, for comparison
+    overhead_s: Optional[float] = None  # compiled end to end minus its graphs: guards, frame, glue
+    guards: Optional[Measurement] = None  # evaluating the cached entries' guards once
+    first_call_s: Optional[float] = None  # the user's first call (compile included), wall clock
+    warmup_s: tuple[float, ...] = ()  # the first calls after it, one by one (lazy init, CUDA graph recording)
+    compile_time_s: Optional[float] = None
+    break_even_calls: Optional[float] = None
+    timed: tuple[str, ...] = ()
+    not_timed: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +149,7 @@ class GraphTiming(_Dict):
     train_eager: Optional[Measurement] = None
     train_compiled: Optional[Measurement] = None
     train_speedup: Optional[float] = None
+    kernels_build: Optional[str] = None  # which build the kernel profile came from (a separate, labelled one)
 
 
 @dataclass(frozen=True)
@@ -122,6 +174,8 @@ class TimingReport(_Dict):
     graphs: tuple[GraphTiming, ...] = ()
     peak: Optional[PeakBandwidth] = None
     timeit: Optional[GraphTiming] = None  # --timeit: the whole call re-run (index -1)
+    end_to_end: Optional[EndToEnd] = None  # the whole call as the user makes it
+    peak_compute: tuple[PeakCompute, ...] = ()  # measured matmul peaks, per dtype
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 

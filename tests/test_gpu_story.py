@@ -1,0 +1,242 @@
+"""The GPU story's CPU side (issue 13): what a call really costs, rooflines, the user's own kernels,
+the CUDA preview without a GPU, Halide's message. GPU halves: tests/test_gpu_story_gpu.py."""
+
+import dataclasses
+import importlib.util
+import statistics
+import timeit
+
+import pytest
+import torch
+
+import explorer
+from explorer.capturing.gpu_watch import GpuWatch
+from explorer.report import Report
+from explorer.timing import end_to_end as e2e
+
+TINY = dict(budget_s=0.01, repeats=3)
+HAS_TRITON = importlib.util.find_spec("triton") is not None
+
+
+def _tiny(x):
+    return x * 2 + 1
+
+
+# ---- 1. end to end ----
+
+def test_end_to_end_time_of_a_tiny_call_is_within_15_percent_of_timeit_of_the_compiled_function():
+    x = torch.randn(8)
+    report = explorer.explore(_tiny, x, time=True)
+    e = report.timing.end_to_end
+    assert e.method == e2e.METHOD_RECALL and e.speedup == pytest.approx(e.eager.median_s / e.compiled.median_s)
+    assert e.guards is not None and e.guards.median_s > 0 and len(e.warmup_s) == 3
+    assert e.first_call_s > e.compiled.median_s * 100  # the first call compiled: apart from the steady state
+    assert e.compile_time_s == report.capture.compile_time_s
+    # Dynamo's per-call overhead dominates: the whole call costs clearly more than its graph
+    assert e.compiled.median_s > e.graphs_compiled_s and e.overhead_s > 0
+    compiled = torch.compile(_tiny)  # the user's own way, in the same process
+    compiled(x)
+    call = e2e.call_of(_tiny, compiled, (x,), {})
+    ratios = []
+    for _ in range(5):  # interleaved rounds, best of each: the machine is shared and noisy
+        ours = e2e.time_end_to_end(call, budget_s=0.02, repeats=5).compiled
+        theirs = min(timeit.repeat(lambda: compiled(x), number=ours.loops, repeat=5)) / ours.loops
+        ratios.append(ours.min_s / theirs)
+    assert 0.85 <= statistics.median(ratios) <= 1.15, ratios
+    assert 0.5 <= e.compiled.median_s / theirs <= 2.0  # the report's own figure, taken earlier: same order
+    assert Report.from_json(report.to_json()) == report
+
+
+def test_side_effects_are_never_repeated_what_was_timed_is_said():
+    seen = []
+
+    def logs(x):
+        seen.append(1)  # Dynamo replays this append after the graph
+        return x.cos() + 1
+
+    x = torch.randn(8)
+    report = explorer.explore(logs, x, time=True, **{})
+    assert len(seen) == 1  # the user's call only: timing re-ran nothing
+    e = report.timing.end_to_end
+    assert e.method == e2e.METHOD_PARTS and e.compiled.median_s > 0 and e.eager.median_s > 0
+    assert any("replays a list mutation" in t for t in e.not_timed)
+    assert any("guard" in t for t in e.timed)
+
+
+def test_an_argument_updated_in_place_is_timed_on_private_copies():
+    def bump(x):
+        x.add_(1)
+        return x * 2
+
+    x = torch.zeros(8)
+    report = explorer.explore(bump, x, time=True)
+    assert torch.equal(x, torch.ones(8))  # the user's one call, and nothing else
+    e = report.timing.end_to_end
+    assert e.method == e2e.METHOD_RECALL
+    assert any("private copies" in n for n in e.notes)
+
+
+def test_random_state_is_restored_after_timing():
+    def noisy(x):
+        return x + torch.rand(8)
+
+    torch.manual_seed(0)
+    explorer.explore(noisy, torch.ones(8))  # the user's one call, no timing
+    untimed = torch.rand(1)
+    torch.manual_seed(0)
+    explorer.explore(noisy, torch.ones(8), time=True)  # the same call, then timing
+    assert torch.equal(untimed, torch.rand(1))  # timing drew no numbers from the user's generator
+
+
+# ---- 2. and 3.: rooflines, and the kernels shown are the user's ----
+
+@pytest.fixture(scope="module")
+def matmul_report():
+    a, b = torch.randn(128, 256), torch.randn(256, 64)
+    with torch.no_grad():
+        return explorer.explore(lambda a, b: (a @ b).relu(), a, b, time=True)
+
+
+def test_matmul_roofline_against_flops_computed_by_hand(matmul_report):
+    g = matmul_report.timing.graphs[0]
+    mm = next(k for k in g.kernels if k.kind == "extern" and "mm" in k.name)
+    assert mm.flops == 2 * 128 * 256 * 64  # by hand: 2 m n k
+    assert mm.bytes == (128 * 256 + 256 * 64 + 128 * 64) * 4  # a and b read, the product written
+    assert mm.dtype == "torch.float32"
+    assert mm.tflops == pytest.approx(mm.flops / mm.time_s / 1e12)
+    peak = next(p for p in matmul_report.timing.peak_compute if p.dtype == "torch.float32")
+    assert mm.peak_tflops == peak.tflops > 0 and mm.peak_flops_pct == pytest.approx(100 * mm.tflops / peak.tflops)
+    ridge = peak.tflops * 1e12 / (matmul_report.timing.peak.gbs * 1e9)
+    assert mm.bound == ("compute" if mm.flops / mm.bytes >= ridge else "memory")
+    relu = [k for k in g.kernels if k.kind == "generated"]
+    assert relu and all(k.bound == "memory" and k.flops is None for k in relu)
+
+
+def test_kernels_shown_carry_no_profiling_hooks_while_per_kernel_times_exist(matmul_report):
+    shown = [k for k in matmul_report.capture.kernels if k.language == "cpp"]
+    assert shown and not any("RECORD_FUNCTION" in k.source for k in shown)
+    assert not any("RECORD_FUNCTION" in c.code for comp in matmul_report.capture.compilations
+                   for c in comp.output_code or ())
+    g = matmul_report.timing.graphs[0]
+    generated = [k for k in g.kernels if k.kind == "generated"]
+    assert generated and all(k.time_s > 0 for k in generated)
+    assert {k.name for k in generated} <= {k.name for k in shown}
+    assert "separate profiling build" in g.kernels_build and "enable_kernel_profile" in g.kernels_build
+    assert matmul_report.capture.extern_calls and matmul_report.capture.extern_calls[0].name == "extern_kernels.mm"
+    assert Report.from_json(matmul_report.to_json()) == matmul_report
+
+
+# ---- 5. and 6.: what the watch makes of torch's autotuning feedback and CUDA-graph logs ----
+
+class _Choice:
+    def __init__(self, name, info):
+        self.name, self._info = name, info
+
+    def info_dict(self):
+        return self._info
+
+
+class TritonTemplateCaller(_Choice):
+    pass
+
+
+class ExternKernelCaller(_Choice):
+    pass
+
+
+class _Node:
+    def get_size(self):
+        return [64, 128]
+
+    def get_dtype(self):
+        return torch.bfloat16
+
+
+def test_autotuning_feedback_becomes_a_table_with_the_winner():
+    w = GpuWatch()
+    a = TritonTemplateCaller("triton_mm_1", {"tile_shape": "(64, 64, 32)", "num_stages": 3, "num_warps": 4})
+    b = ExternKernelCaller("mm", {"backend": "extern"})
+    w._on_autotune({a: 0.012, b: 0.020}, "mm", [_Node(), _Node()], [a, b])
+    (t,) = w.autotuning
+    assert t.op == "mm" and t.winner == "triton_mm_1" and t.inputs == ("bfloat16[64, 128]",) * 2
+    assert [c.name for c in t.choices] == ["triton_mm_1", "mm"] and t.choices[0].winner
+    assert t.choices[0].time_s == pytest.approx(12e-6) and t.choices[0].kind == "template"
+    assert "num_warps=4" in t.choices[0].description and t.choices[1].kind == "extern"
+
+
+def test_cudagraph_logs_count_recordings_rerecordings_and_skips():
+    w = GpuWatch(cudagraphs_asked=True)
+    w._on_cudagraph_log("[0/0] Recording function=0, mode=FORWARD, cuda_graph_id=0, inputs: ...")
+    w._on_cudagraph_log("[0/0] Re-recording function=0, mode=FORWARD, reason=static input data pointer changed")
+    w._on_cudagraph_log("skipping cudagraphs due to mutated inputs (1 instances)")
+    cg = w.cudagraphs()
+    assert cg.used and cg.recordings == 1 and cg.rerecordings == 1
+    assert "static input data pointer changed" in cg.rerecord_reasons[0] and "mutated inputs" in cg.skips[0]
+
+
+# ---- 7. the CUDA preview ----
+
+def test_the_preview_child_dying_costs_the_preview_only(monkeypatch, tmp_path):
+    from explorer import preview
+
+    src = tmp_path / "in.json"
+    src.write_text('{"graphs": []}')
+    monkeypatch.setenv("EXPLORER_PREVIEW_TEST_ABORT", "1")  # the child aborts as std::terminate would
+    err = preview._run_child(str(src), str(tmp_path / "out.json"), timeout_s=120)
+    assert "killed by SIGABRT" in err and "nothing else is" in err
+
+
+def test_an_autograd_cell_gets_a_clear_message_and_the_caller_lives():
+    x = torch.randn(8, requires_grad=True)
+    report = explorer.explore(lambda x: (x.sin() * 2).sum(), x, target="cuda")
+    p = report.preview
+    assert p is not None and "PREVIEW, NOT RUN" in p.label
+    assert any("training graph" in g and "inference graphs only" in g for g in p.graphs)
+    assert p.error and p.capture is None
+    assert Report.from_json(report.to_json()) == report
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_TRITON, reason="the preview's Triton kernels need the triton package")
+def test_preview_shows_wrapper_triton_kernels_and_ptx_labelled_not_run():
+    with torch.no_grad():
+        report = explorer.explore(lambda x, y: (x.sin() * y + 1).sum(-1), torch.randn(64, 128),
+                                  torch.randn(64, 128), target="cuda")
+    p = report.preview
+    assert p.error is None, p.error
+    assert "PREVIEW, NOT RUN" in p.label and "sm_90" in p.target
+    assert len(p.graphs) == 1 and p.graphs[0].endswith("previewed")
+    assert report.capture.kernels[0].language == "cpp"  # the user's own run: CPU, untouched
+    (comp,) = p.capture.compilations
+    assert "triton" in comp.output_code[0].code and "cuda" in comp.output_code[0].code
+    (k,) = p.capture.triton_kernels
+    assert k.name.startswith("triton_per_fused") and k.heuristic == "persistent_reduction"
+    assert k.size_hints == {"x": 64, "r0_": 128} and k.target == "cuda sm_90a"
+    assert [a.role for a in k.args] == ["input", "input", "output", "size", "size", "constexpr"]
+    assert k.configs and k.grid and k.threads_per_block == k.configs[0].num_warps * 32
+    stages = {ir.stage: ir for ir in k.ir}
+    assert set(stages) == {"ttir", "ttgir", "llir", "ptx"} and ".target sm_90" in stages["ptx"].text
+    assert Report.from_json(report.to_json()) == report
+
+
+# ---- 8. Halide ----
+
+@pytest.mark.skipif(importlib.util.find_spec("halide") is not None, reason="halide is installed here")
+def test_halide_backend_without_the_wheel_says_how_to_get_it():
+    calls = []
+    with pytest.raises(RuntimeError, match=r"pip install halide"):
+        explorer.explore(lambda x: calls.append(1) or x + 1, torch.randn(4), inductor_backend="halide")
+    assert calls == []  # nothing ran
+
+
+def test_inductor_backend_reaches_inductor_as_its_own_options():
+    from explorer.options import Options
+
+    o = Options(inductor_backend="halide", inductor_options={"epilogue_fusion": False})
+    assert o.compile_kwargs()["options"] == {"cpu_backend": "halide", "cuda_backend": "halide",
+                                             "epilogue_fusion": False}
+    with pytest.raises(ValueError, match="inductor_backend"):
+        Options(inductor_backend="tvm")
+    with pytest.raises(ValueError, match="target"):
+        Options(target="rocm")
+    assert dataclasses.replace(o, target="cuda").target == "cuda"
