@@ -77,8 +77,11 @@ def run_parser() -> argparse.ArgumentParser:
                    help="after the script, time each Inductor graph eager vs compiled (from torch's "
                         "repro of the graph, on random inputs of the same shapes); adds a few "
                         "seconds per graph plus one compile each")
-    p.add_argument("--target", choices=("cuda",), help="also preview the Triton kernels a CUDA GPU would get for the script's inference graphs (not run)")
-    p.add_argument("--inductor-backend", dest="inductor_backend", choices=("halide", "triton", "cpp"), help="Inductor's code generator for the script's compiles, e.g. halide")
+    p.add_argument("--target", choices=("cuda",),
+                   help="also preview the Triton kernels a CUDA GPU would get for the script's inference graphs "
+                        "(not run)")
+    p.add_argument("--inductor-backend", dest="inductor_backend", choices=("halide", "triton", "cpp"),
+                   help="Inductor's code generator for the script's compiles, e.g. halide")
     return p
 
 

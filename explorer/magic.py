@@ -21,7 +21,8 @@ from .options import MODES, Options, parse_compare
 from .progress import Progress
 from .tracebacks import show_from_cell as _show_from_cell
 
-_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare", "--target", "--inductor-backend")  # options followed by a value
+# options followed by a value
+_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare", "--target", "--inductor-backend")
 
 
 
@@ -55,8 +56,10 @@ class CompileMagics(Magics):
     @argument("--compare", metavar="MODES", default=None,
               help="comma-separated modes to compile and time side by side, "
                    "e.g. default,reduce-overhead,max-autotune-no-cudagraphs")
-    @argument("--target", default=None, choices=("cuda",), help="also preview the Triton kernels a CUDA GPU would get (not run)")
-    @argument("--inductor-backend", dest="inductor_backend", default=None, choices=("halide", "triton", "cpp"), help="Inductor's code generator, e.g. halide")
+    @argument("--target", default=None, choices=("cuda",),
+              help="also preview the Triton kernels a CUDA GPU would get (not run)")
+    @argument("--inductor-backend", dest="inductor_backend", default=None, choices=("halide", "triton", "cpp"),
+              help="Inductor's code generator, e.g. halide")
     @no_var_expand
     @line_cell_magic
     def compile(self, line: str, cell: Optional[str] = None) -> Any:

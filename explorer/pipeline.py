@@ -280,7 +280,7 @@ def _step(report: Report, where: str, fn: Callable[[], Any], fallback: Any) -> A
     except KeyboardInterrupt:  # Ctrl-C during an extra step stops that step, not the report
         report.with_problem(where, "interrupted (Ctrl-C): this step was not finished")
         return fallback
-    except Exception as e:  # shown in every output as a problem; the user's result stands
+    except Exception as e:  # noqa: BLE001 - shown in every output as a problem; the user's result stands
         report.with_problem(where, e)
         return fallback
 
@@ -292,5 +292,6 @@ def _write_outputs(report: Report, options: Options) -> None:
             continue
         try:
             save(os.path.expanduser(path))
-        except Exception as e:  # a bad path must not turn the user's run into an error
-            report.with_problem(f"{where} output", f"could not write the {where.upper()} report {path!r}: {type(e).__name__}: {e}")
+        except Exception as e:  # noqa: BLE001 - a bad path must not turn the user's run into an error
+            report.with_problem(f"{where} output",
+                                f"could not write the {where.upper()} report {path!r}: {type(e).__name__}: {e}")

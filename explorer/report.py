@@ -37,7 +37,7 @@ class Clinic:
     recompiles: tuple[RecompileExplanation, ...] = ()  # in compile order
 
     @classmethod
-    def of(cls, data: CaptureData) -> "Clinic":
+    def of(cls, data: CaptureData) -> Clinic:
         from .clinic import explain_recompiles, fix_list
 
         return cls(tuple(fix_list(data)), tuple(explain_recompiles(data)))
@@ -65,7 +65,7 @@ class Report:
     result: Any = field(default=None, compare=False, repr=False)  # what the explored call returned; not saved
 
     @classmethod
-    def of(cls, obj: "Report | CaptureData") -> "Report":
+    def of(cls, obj: Report | CaptureData) -> Report:
         """A Report as is; bare capture data gets the clinic's reading, so it shows the same way."""
         if isinstance(obj, CaptureData):
             return cls(capture=obj, clinic=Clinic.of(obj))
@@ -111,18 +111,18 @@ class Report:
         return _write(path, self.to_json())
 
     @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> "Report":
+    def from_dict(cls, doc: dict[str, Any]) -> Report:
         version = doc.get("schema_version")
         if version != SCHEMA_VERSION:
             raise ValueError(f"this report has schema_version {version!r}; this explorer reads {SCHEMA_VERSION}")
         return from_jsonable(cls, doc)
 
     @classmethod
-    def from_json(cls, text: str) -> "Report":
+    def from_json(cls, text: str) -> Report:
         return cls.from_dict(json.loads(text))
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Report":
+    def load(cls, path: str | os.PathLike) -> Report:
         with open(path, encoding="utf-8") as fh:
             return cls.from_json(fh.read())
 
@@ -151,7 +151,7 @@ class Report:
                 return comp
         raise LookupError(f"no compilation {compile_id!r}; there are {', '.join(c.compile_id for c in comps)}")
 
-    def stage(self, stage_id: str, compile_id: Optional[str] = None) -> "StageView":
+    def stage(self, stage_id: str, compile_id: Optional[str] = None) -> StageView:
         """One stage of one compilation, displayable (HTML in a notebook, text in a terminal).
 
         ``report.stage("graph")``, ``report.stage("kernels", "1/0")``; ``.content`` is the data.

@@ -50,7 +50,7 @@ class CallTarget:
     def run(self, compiled: Callable[..., Any]) -> RunResult:
         try:
             return RunResult(value=compiled(*self.args, **self.kwargs))
-        except BaseException as e:  # handed to the entry point, which re-raises it unchanged
+        except BaseException as e:  # noqa: BLE001 - handed to the entry point, which re-raises it unchanged
             return RunResult(error=e)
 
     def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
@@ -153,7 +153,7 @@ class ScriptTarget:
             if e.code in (None, 0):
                 return RunResult(value=0)  # a normal end: the report shows no error
             return RunResult(value=e.code, error=e)
-        except BaseException as e:  # the CLI prints it as python would, and exits 1 (130 for Ctrl-C)
+        except BaseException as e:  # noqa: BLE001 - the CLI prints it as python would, exits 1 (130 for Ctrl-C)
             return RunResult(error=e)
         finally:
             sys.argv = saved_argv

@@ -24,9 +24,9 @@ def pytest_collection_modifyitems(config, items):
 def breaks_report():
     """print + data-dependent branch, training (backward), then a recompile on a new size."""
     import torch
+    from programs import basics
 
     import explorer
-    from programs import basics
 
     with explorer.capture() as report:
         f = torch.compile(basics.breaks)
@@ -40,9 +40,9 @@ def breaks_report():
 def module_report():
     """An nn.Module in inference mode."""
     import torch
+    from programs import basics
 
     import explorer
-    from programs import basics
 
     torch.manual_seed(0)
     model = basics.TinyMLP()
@@ -53,9 +53,9 @@ def module_report():
 @pytest.fixture(scope="session")
 def dynamic_report():
     import torch
+    from programs import basics
 
     import explorer
-    from programs import basics
 
     return explorer.explore(basics.simple, torch.randn(5), dynamic=True)
 
@@ -64,8 +64,8 @@ def dynamic_report():
 def timed_report():
     """A small function explored with timing and a one-mode comparison: the JSON's timing and comparisons."""
     import torch
+    from programs import basics
 
     import explorer
-    from programs import basics
 
     return explorer.explore(basics.simple, torch.randn(64), time=True, compare=("default",))

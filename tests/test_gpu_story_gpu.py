@@ -88,7 +88,8 @@ def test_end_to_end_agrees_with_do_bench_of_the_compiled_callable(explored):
     diff = 100 * abs(statistics.median(ours) - statistics.median(ref)) / statistics.median(ref)
     _dump(f"e2e_{name}.json", {"ours_s": ours, "do_bench_s": ref, "diff_pct": diff, "spread_pct": spread,
                                "report": e.to_dict(), "graphs_compiled_s": e.graphs_compiled_s})
-    print(f"\n{name}: end to end {statistics.median(ours) * 1e6:.1f} us, do_bench {statistics.median(ref) * 1e6:.1f} us, "
+    print(f"\n{name}: end to end {statistics.median(ours) * 1e6:.1f} us, "
+          f"do_bench {statistics.median(ref) * 1e6:.1f} us, "
           f"diff {diff:.1f}% (tolerance {max(TOL_PCT, spread):.1f}%); graphs alone {e.graphs_compiled_s * 1e6:.1f} us")
     assert diff <= max(TOL_PCT, spread)
 

@@ -11,14 +11,24 @@ import pytest
 import torch
 
 import explorer
-from explorer.present.plots import graphs_chart, kernels_chart
-from explorer.present.timing_html import html_fragment
-from explorer.present.text import timing_text
-from explorer.timing import (GraphRecorder, TimingReport, bench, break_even_calls, compare_modes,
-                             measure, peak_bandwidth, time_calls,
-                             time_capture, time_graphs, warnings_for)
-from explorer.timing.kernels import cpp_bytes_estimate, kernel_bytes
 from explorer.capturing.model import Kernel
+from explorer.present.plots import graphs_chart, kernels_chart
+from explorer.present.text import timing_text
+from explorer.present.timing_html import html_fragment
+from explorer.timing import (
+    GraphRecorder,
+    TimingReport,
+    bench,
+    break_even_calls,
+    compare_modes,
+    measure,
+    peak_bandwidth,
+    time_calls,
+    time_capture,
+    time_graphs,
+    warnings_for,
+)
+from explorer.timing.kernels import cpp_bytes_estimate, kernel_bytes
 
 TINY = dict(budget_s=0.005, repeats=3)
 
@@ -272,7 +282,7 @@ _TRITON = """
 @triton.jit
 def triton_poi_fused_add_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):
     pass
-"""
+"""  # noqa: E501 - a real Triton kernel header, as Inductor writes it
 _TRITON_WRAPPER = """
         assert_size_stride(arg0_1, (64, 32), (32, 1))
         assert_size_stride(arg1_1, (32, ), (1, ))

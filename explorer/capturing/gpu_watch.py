@@ -27,15 +27,17 @@ _SKIP = re.compile(r"skipping cudagraphs", re.I)
 
 
 class _Handler(logging.Handler):
-    def __init__(self, watch: "GpuWatch") -> None:
+    def __init__(self, watch: GpuWatch) -> None:
         super().__init__(logging.DEBUG)
         self.watch = watch
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             self.watch._on_cudagraph_log(record.getMessage())
-        except Exception:  # noqa: BLE001 - a listener must never break the user's call
-            pass
+        except Exception as e:  # noqa: BLE001 - a listener must never break the user's call: noted
+            text = f"a CUDA-graph log line could not be read: {type(e).__name__}: {e}"
+            if text not in self.watch.notes:
+                self.watch.notes.append(text)
 
 
 class GpuWatch:
@@ -53,12 +55,12 @@ class GpuWatch:
         self._counters0: dict[str, int] = {}
         self._trees0 = (0, 0)
 
-    def __enter__(self) -> "GpuWatch":
+    def __enter__(self) -> GpuWatch:
         import contextlib
 
         self._stack = contextlib.ExitStack()
         try:
-            if not self._stack.enter_context(torch_compat.autotune_feedback(self._on_autotune)):
+            if not self._stack.enter_context(torch_compat.autotune_feedback(self._on_autotune, self.notes)):
                 self.notes.append("this torch has no autotuning feedback hook: choices not recorded")
             for name in torch_compat.CUDAGRAPH_LOGGERS:
                 self._listen(logging.getLogger(name))
@@ -72,8 +74,8 @@ class GpuWatch:
         while self._undo:
             try:
                 self._undo.pop()()
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception as e:  # noqa: BLE001 - the other listeners still come off: noted
+                self.notes.append(f"a GPU-watch listener could not be removed: {type(e).__name__}: {e}")
         self._stack.close()
         return False
 

@@ -234,10 +234,10 @@ class CaptureData:
     error: Optional[str] = None  # the user code's exception, "Type: message"
     other_artifacts: tuple[OtherArtifact, ...] = ()  # records no decoder made a stage of
     problems: tuple[Problem, ...] = ()  # records that could not be read, steps that failed
-    triton_kernels: tuple["TritonKernel", ...] = ()  # each Triton kernel on its own (GPU, preview)
-    extern_calls: tuple["ExternCall", ...] = ()  # library calls in the generated wrappers
-    autotuning: tuple["Autotuning", ...] = ()  # max-autotune: per op, the choices and their times
-    cudagraphs: Optional["CudaGraphs"] = None  # reduce-overhead: used or not, and why
+    triton_kernels: tuple[TritonKernel, ...] = ()  # each Triton kernel on its own (GPU, preview)
+    extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
+    autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
+    cudagraphs: Optional[CudaGraphs] = None  # reduce-overhead: used or not, and why
 
     # ---- derived counts used by every view ----
     @property

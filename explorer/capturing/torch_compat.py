@@ -413,9 +413,18 @@ def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
 
 # ---- used by explorer.timing: the profiling build, end-to-end calls, rooflines ----
 
+def _note_once(notes: list[str], text: str) -> None:
+    """A listener's own failure, said once (the same error on every record is one note)."""
+    if text not in notes:
+        notes.append(text)
+
+
 @contextlib.contextmanager
-def output_code_listener(sink: Callable[[str], None]) -> Iterator[None]:
-    """Calls ``sink(wrapper_source)`` for each ``inductor_output_code`` event inside the block."""
+def output_code_listener(sink: Callable[[str], None], notes: list[str]) -> Iterator[None]:
+    """Calls ``sink(wrapper_source)`` for each ``inductor_output_code`` event inside the block.
+
+    A failing sink never breaks the compile: its error goes to ``notes``, once per kind.
+    """
     logger = trace_logger()
 
     class _Handler(logging.Handler):
@@ -424,8 +433,8 @@ def output_code_listener(sink: Callable[[str], None]) -> Iterator[None]:
                 md = getattr(record, "metadata", None)
                 if isinstance(md, dict) and "inductor_output_code" in md and isinstance(record.payload, str):
                     sink(record.payload)
-            except Exception:  # noqa: BLE001 - a listener must never break the compile
-                pass
+            except Exception as e:  # noqa: BLE001 - a listener must never break the compile: noted
+                _note_once(notes, f"a wrapper-code record could not be kept: {type(e).__name__}: {e}")
 
     handler = _Handler(logging.DEBUG)
     logger.addHandler(handler)
@@ -555,7 +564,7 @@ def grid_for(inductor_meta: dict, config_kwargs: dict, sizes: dict[str, int]) ->
 # ---- mode="max-autotune": select_algorithm's feedback (one call per autotuned op) ----
 
 @contextlib.contextmanager
-def autotune_feedback(sink: Callable[..., None]) -> Iterator[bool]:
+def autotune_feedback(sink: Callable[..., None], notes: list[str]) -> Iterator[bool]:
     """Calls ``sink(timings, name, input_nodes, choices)`` for each op Inductor autotunes inside the block.
 
     Inductor's own hook (``select_algorithm.add_feedback_saver``); yields False
@@ -573,8 +582,8 @@ def autotune_feedback(sink: Callable[..., None]) -> Iterator[bool]:
     def saver(timings: Any, name: Any, input_nodes: Any, choices: Any, *rest: Any) -> None:
         try:
             sink(timings, name, input_nodes, choices)
-        except Exception:  # noqa: BLE001 - never break the compile
-            pass
+        except Exception as e:  # noqa: BLE001 - never break the compile: noted
+            _note_once(notes, f"an autotuning result could not be read: {type(e).__name__}: {e}")
 
     sa.add_feedback_saver(saver)
     try:

@@ -281,12 +281,10 @@ def _cache_folders(digest: str, module_file: Optional[str]) -> list[str]:
     roots = [os.environ.get("TRITON_CACHE_DIR"), os.path.join(os.path.expanduser("~"), ".triton", "cache")]
     if module_file:
         roots.append(os.path.join(os.path.dirname(os.path.dirname(module_file)), "triton"))
-    try:
-        from torch._inductor.runtime.cache_dir_utils import cache_dir
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
 
-        roots.append(os.path.join(cache_dir(), "triton"))
-    except Exception:  # noqa: BLE001
-        pass
+    inductor_root = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir()
+    roots.append(os.path.join(inductor_root, "triton"))
     out = []
     for root in filter(None, roots):
         out += [os.path.join(root, key)] + glob.glob(os.path.join(root, "*", key))

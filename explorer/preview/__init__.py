@@ -126,7 +126,7 @@ def _run_child(src: str, dst: str, timeout_s: float) -> Optional[str]:
     env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     cmd = [sys.executable, "-m", "explorer.preview.child", src, dst]
     try:
-        proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout_s,
+        proc = subprocess.run(cmd, env=env, capture_output=True, timeout=timeout_s,
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return f"the preview's child process took longer than {timeout_s:.0f} s and was stopped"

@@ -86,7 +86,7 @@ def _lower(i: int, g: dict, mode: Any, options: dict, reader_cls: Any, fake_mode
     from torch._guards import CompileContext, CompileId, compile_context
 
     namespace: dict[str, Any] = {"__name__": "explorer_preview_repro"}
-    exec(compile(g["repro"], f"<preview {g['label']}>", "exec"), namespace)  # noqa: S102 - torch's repro text
+    exec(compile(g["repro"], f"<preview {g['label']}>", "exec"), namespace)
     mod, load_args = namespace["mod"], namespace["load_args"]
     fake = fake_mode_cls(allow_non_fake_inputs=False)
     reader = reader_cls(fake)

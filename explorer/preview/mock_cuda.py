@@ -31,8 +31,8 @@ H200 = DeviceProps("NVIDIA H200", 9, 0, 143771 * 2 ** 20, 132, 32, 60 * 2 ** 20,
 def fake_cuda(props: Any = H200) -> Iterator[None]:
     """Inside, torch (and Triton) believe one CUDA device with ``props`` is present."""
     import torch
-    import torch._dynamo  # noqa: F401 - import everything before torch.cuda starts to lie
-    import torch._inductor.compile_fx  # noqa: F401
+    import torch._dynamo
+    import torch._inductor.compile_fx
     from torch._dynamo import device_interface as di
 
     cap = (props.major, props.minor)

@@ -25,13 +25,21 @@ from . import bench
 from .bench import break_even_calls, measure, warnings_for
 from .cell import time_calls
 from .compare import DEFAULT_MODES, compare_modes
-from .graphs import GraphRecorder, RecordedGraph, time_graphs
 from .end_to_end import Call, call_of, time_end_to_end
-from .model import (EndToEnd, GraphTiming, KernelTiming, Measurement, ModeResult, PeakBandwidth, PeakCompute,
-                    TimingReport)
+from .graphs import GraphRecorder, RecordedGraph, time_graphs
+from .model import (
+    EndToEnd,
+    GraphTiming,
+    KernelTiming,
+    Measurement,
+    ModeResult,
+    PeakBandwidth,
+    PeakCompute,
+    TimingReport,
+)
 from .peak import peak_bandwidth
-from .roofline import peak_compute
 from .repro import Repro, collect_repros, time_repros, time_script_capture
+from .roofline import peak_compute
 
 __all__ = ["Call", "DEFAULT_MODES", "EndToEnd", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
            "ModeResult", "PeakBandwidth", "PeakCompute", "RecordedGraph", "Repro", "TimingReport", "call_of",

@@ -29,7 +29,6 @@ restored afterwards either way.
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import inspect
 import io
@@ -154,7 +153,8 @@ def _judge_graph(g: Any, call: Call, v: Verdict) -> None:
     gm = getattr(g, "gm", None)
     if gm is None:
         return
-    sources = dict(zip([n.name for n in gm.graph.nodes if n.op == "placeholder"], torch_compat.dynamo_graph_sources(gm)))
+    placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    sources = dict(zip(placeholders, torch_compat.dynamo_graph_sources(gm)))
     for node in gm.graph.nodes:
         if not _mutates(node):
             continue

@@ -78,7 +78,7 @@ class GraphRecorder:
         # the profiling build's options (CPU: C++ kernels as profiler rows); never the user's compile
         self._profiled = {"cpu": _resolve_backend(inner, mode, options, dynamic, "cpu")} \
             if kernel_profile and inner == "inductor" else {}
-        self._builds: dict[int, "ProfilingBuild"] = {}
+        self._builds: dict[int, ProfilingBuild] = {}
         for name in ("get_compiler_config", "reset"):  # Dynamo asks backends for these
             if hasattr(self._inner, name):
                 setattr(self, name, getattr(self._inner, name))
@@ -115,7 +115,7 @@ class GraphRecorder:
         """Compiles a copy of the recorded graph with the same backend and settings."""
         return self._inner(fresh_graph_module(graph.gm), list(graph.inputs))
 
-    def profiling_build(self, graph: RecordedGraph) -> Optional["ProfilingBuild"]:
+    def profiling_build(self, graph: RecordedGraph) -> Optional[ProfilingBuild]:
         """The recorded graph compiled again, cold, with the profiling options; None where none is needed.
 
         Kept per graph. Its generated code (kernel sources, wrapper) is read from
@@ -148,11 +148,13 @@ def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBu
     from ..capturing.parse_output_code import graph_kind, parse_kernels
 
     codes: list[str] = []
-    with torch_compat.output_code_listener(codes.append), torch_compat.uncached_compile():
+    notes: list[str] = []
+    with torch_compat.output_code_listener(codes.append, notes), torch_compat.uncached_compile():
         fn = _quiet_module_path(inner, fresh_graph_module(g.gm), list(g.inputs))
     kernels = tuple(k for code in codes for k in parse_kernels(code, graph_kind(code) or ""))
     opts = ", ".join(f"{k}=True" for k in torch_compat.kernel_profile_options(g.device.split(":")[0]))
-    return ProfilingBuild(fn, kernels, "\n".join(codes) or None, PROFILE_BUILD_LABEL.format(opts=opts))
+    label = " ".join([PROFILE_BUILD_LABEL.format(opts=opts), *notes])
+    return ProfilingBuild(fn, kernels, "\n".join(codes) or None, label)
 
 
 def _resolve_backend(inner: Any, mode: Optional[str], options: Optional[dict], dynamic: Optional[bool],
@@ -324,7 +326,8 @@ USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels a
 
 
 def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compiled_fn: Any, comp: Any, peak: Any,
-                    compute_peak: Any, notes: list[str]) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str]]:
+                    compute_peak: Any, notes: list[str]
+                    ) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str]]:
     from .kernels import profile_graph
 
     build = None

@@ -44,12 +44,14 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
         rows, total = _profile(compiled_fn, g.inputs, g.device, autograd_mode)
     except Exception as e:  # noqa: BLE001 - a profile is extra; its failure is a note
         return (), f"profiling failed: {type(e).__name__}: {e}"
+    count_notes: list[str] = []
     try:
         from .roofline import record_ops
 
-        records = record_ops(count_on or compiled_fn, g.inputs, autograd_mode)
-    except Exception:  # noqa: BLE001 - no FLOP counts: the rows keep their times
+        records = record_ops(count_on or compiled_fn, g.inputs, autograd_mode, count_notes)
+    except Exception as e:  # noqa: BLE001 - no FLOP counts: the rows keep their times, the note says why
         records = []
+        count_notes.append(f"FLOPs not counted: {type(e).__name__}: {e}")
     _attach_flops(rows, records)
     known = {k.name: k for k in (kernels if kernels is not None else getattr(comp, "kernels", ()))}
     code = wrapper_code if wrapper_code is not None else _wrapper_code(comp)
@@ -60,8 +62,8 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
         note = ("no generated kernel in the profile: on CPU, compile with "
                 "GraphRecorder(kernel_profile=True) so C++ kernels appear as profiler rows"
                 if g.device == "cpu" else "no generated kernel in the profile")
-        return tuple(out), note
-    return tuple(out), None
+        return tuple(out), "; ".join([note, *count_notes])
+    return tuple(out), "; ".join(count_notes) or None
 
 
 class _Row:
@@ -81,7 +83,7 @@ class _Row:
 
 
 def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
-             autograd_mode: Callable[[], Any]) -> tuple[dict[str, "_Row"], float]:
+             autograd_mode: Callable[[], Any]) -> tuple[dict[str, _Row], float]:
     """{row name: _Row (per graph call)}, and the graph's total time per call."""
     import torch
     from torch.profiler import ProfilerActivity, profile
@@ -181,7 +183,7 @@ def _subtree(e: Any) -> list[Any]:
     return out
 
 
-def _attach_flops(rows: dict[str, "_Row"], records: list[Any]) -> None:
+def _attach_flops(rows: dict[str, _Row], records: list[Any]) -> None:
     """The i-th call of each counted op in the profile gets the i-th recorded call of that op; its
     FLOPs go to the longest kernel that call launched (not to a memset beside it)."""
     if not records:
@@ -189,7 +191,7 @@ def _attach_flops(rows: dict[str, "_Row"], records: list[Any]) -> None:
     by_op: dict[str, list[Any]] = defaultdict(list)
     for r in records:
         by_op[r.name].append(r)
-    calls: dict[tuple[str, int], list[tuple[float, "_Row"]]] = defaultdict(list)
+    calls: dict[tuple[str, int], list[tuple[float, _Row]]] = defaultdict(list)
     for row in rows.values():
         for op, call, us in row.launches:
             if op in by_op:
@@ -209,7 +211,7 @@ def _attach_flops(rows: dict[str, "_Row"], records: list[Any]) -> None:
         row.op_bytes = round(row.op_bytes / PROFILE_CALLS)
 
 
-def _launch_shapes(prof: Any, rows: dict[str, "_Row"]) -> None:
+def _launch_shapes(prof: Any, rows: dict[str, _Row]) -> None:
     """GPU: each kernel's grid and block, as the profiler's trace records the launch."""
     import json
     import os
@@ -257,9 +259,9 @@ def _is_device_row(e: Any) -> bool:
     return dev is not None and "CPU" not in str(dev)
 
 
-def _kernel_timing(name: str, row: "_Row", total: float, kernel: Any, code: Optional[str],
+def _kernel_timing(name: str, row: _Row, total: float, kernel: Any, code: Optional[str],
                    device: str, peak: Any, compute_peak: Optional[Callable[[str], Any]]) -> KernelTiming:
-    from .roofline import bound, tflops
+    from .roofline import tflops
 
     t = row.time_s
     generated = kernel is not None or name.startswith(("cpp_", "triton_", "halide_"))
@@ -273,8 +275,9 @@ def _kernel_timing(name: str, row: "_Row", total: float, kernel: Any, code: Opti
     pct = 100.0 * bw / peak.gbs if bw is not None and peak is not None and peak.gbs > 0 else None
     flops = row.flops or None
     if flops:
-        flops_source = f"{row.counted // PROFILE_CALLS or 1} call(s) of {', '.join(sorted(set(o for o in row.ops if o)))}" \
-                       " per graph call, FLOPs from the op's shapes (torch.utils.flop_counter formulas)"
+        ops = ", ".join(sorted({o for o in row.ops if o}))
+        flops_source = (f"{row.counted // PROFILE_CALLS or 1} call(s) of {ops} per graph call, FLOPs from the "
+                        "op's shapes (torch.utils.flop_counter formulas)")
     elif generated:
         flops_source = "generated pointwise/reduction code: not counted (memory-bound by nature)" \
             if not name.startswith("triton_tem") else "template kernel: FLOPs not counted"

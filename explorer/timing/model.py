@@ -8,7 +8,7 @@ All times are seconds per call; percentages are 0-100.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional
+from typing import Any, Optional
 
 from ..serial import to_jsonable
 

@@ -1,7 +1,9 @@
 """What the capture costs on top of a plain compile: fresh processes, interleaved, caches off in both.
 
-    python tests/benchmarks/bench_capture_overhead.py --pairs 3 --out DIR            # GPU: GPT-2-like, 6 layers, bf16, 16x256
-    python tests/benchmarks/bench_capture_overhead.py --pairs 2 --smoke --out DIR    # CPU: a 2-layer transformer, the code path
+    # GPU: GPT-2-like, 6 layers, bf16, 16x256
+    python tests/benchmarks/bench_capture_overhead.py --pairs 3 --out DIR
+    # CPU: a 2-layer transformer, the code path
+    python tests/benchmarks/bench_capture_overhead.py --pairs 2 --smoke --out DIR
 
 Each round starts two fresh Python processes, one after the other: "plain" compiles the model
 with torch.compile and calls it once; "explore" does the same through explorer.explore()
@@ -99,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"ratio_median": result["ratio_median"], "times_s": times}, indent=1))
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "bench_capture_overhead" + ("_grad" if args.grad else "") + ".json"), "w") as fh:
+        name = "bench_capture_overhead" + ("_grad" if args.grad else "") + ".json"
+        with open(os.path.join(args.out, name), "w") as fh:
             json.dump(result, fh, indent=1)
     return 0 if result["ratio_median"]["explore"] <= 1.05 else 1
 
