@@ -46,7 +46,15 @@ def _cases():
             "block": (block, torch.randn(16, 256, 512, device="cuda", dtype=torch.bfloat16))}
 
 
-CASES = _cases()
+CASE_NAMES = ("cnn", "block")
+_BUILT: dict = {}
+
+
+def case(name):
+    """The model and input of one case, built on first use: collecting on a CPU machine makes no CUDA tensor."""
+    if not _BUILT:
+        _BUILT.update(_cases())
+    return _BUILT[name]
 
 
 def _dump(name, obj):
@@ -55,9 +63,9 @@ def _dump(name, obj):
             json.dump(obj, fh, indent=1, default=str)
 
 
-@pytest.fixture(scope="module", params=list(CASES))
+@pytest.fixture(scope="module", params=CASE_NAMES)
 def explored(request):
-    model, x = CASES[request.param]
+    model, x = case(request.param)
     torch._dynamo.reset()  # as in a fresh process: no automatic dynamic shapes from an earlier test's compiles
     with torch.no_grad():
         report = explorer.explore(model, x, time=True)
@@ -159,7 +167,7 @@ def test_max_autotune_tabulates_choices_times_and_winner():
 # ---- 6. reduce-overhead ----
 
 def test_reduce_overhead_says_cuda_graphs_were_used_and_counts_recordings():
-    model, x = CASES["cnn"]
+    model, x = case("cnn")
     with torch.no_grad():
         report = explorer.explore(model, x, mode="reduce-overhead", time=True)
     cg = report.capture.cudagraphs
@@ -188,9 +196,9 @@ def _body(src):
     return src
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", CASE_NAMES)
 def test_preview_matches_the_real_kernels(name):
-    model, x = CASES[name]
+    model, x = case(name)
     with torch.no_grad():
         cpu_model = model.float().cpu()
         torch._dynamo.reset()
