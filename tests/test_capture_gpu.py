@@ -13,10 +13,16 @@ def fused(x, w):
     return y.softmax(dim=-1) + 1
 
 
+def train_step(x, w):
+    out = fused(x, w)
+    out.sum().backward()  # Inductor lowers the backward lazily, at its first call: inside the capture here
+    return out
+
+
 def test_cuda_capture_yields_triton_kernels():
     x = torch.randn(64, 128, device="cuda", requires_grad=True)
     w = torch.randn(128, 128, device="cuda")
-    report = explorer.explore(fused, x, w)
+    report = explorer.explore(train_step, x, w)
     assert report.result.is_cuda
     c = report.compilations[0]
     triton = [k for k in c.kernels if k.language == "triton"]

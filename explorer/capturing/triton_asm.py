@@ -288,7 +288,12 @@ def _cache_folders(digest: str, module_file: Optional[str]) -> list[str]:
     out = []
     for root in filter(None, roots):
         out += [os.path.join(root, key)] + glob.glob(os.path.join(root, "*", key))
-    return [d for d in dict.fromkeys(out) if os.path.isdir(d)]
+    # a folder the capture already removed counts when its stage files were kept (``keep_stage_files``)
+    kept = {os.path.dirname(base) for base in _KEPT}
+    found = [d for d in dict.fromkeys(out) if os.path.isdir(d) or d in kept]
+    if not found:  # glob only sees folders that still exist: look among the kept ones by key
+        found = sorted(d for d in kept if os.path.basename(d) == key)
+    return found
 
 
 def _text(v: Any) -> str:

@@ -291,7 +291,7 @@ def _kernel_timing(name: str, row: _Row, total: float, kernel: Any, code: Option
     peak_tf = pk.tflops if pk is not None else None
     kind = "generated" if generated else "extern"
     return KernelTiming(name=name, kind=kind, time_s=t,
-                        share_pct=100.0 * t / total if total > 0 else 0.0, calls=max(1, round(row.calls)),
+                        share_pct=min(100.0, 100.0 * t / total) if total > 0 else 0.0, calls=max(1, round(row.calls)),
                         bytes=nbytes, bytes_source=source, bandwidth_gbs=bw, peak_pct=pct,
                         flops=flops, flops_source=flops_source, dtype=row.dtype if flops else None,
                         tflops=achieved, peak_tflops=peak_tf,
