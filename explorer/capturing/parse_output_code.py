@@ -36,7 +36,7 @@ def parse_kernels(code: str, kind: str = "", provenance: Optional[dict[str, Any]
     parsed whole, as before.
     """
     found = scan_kernels(code)
-    if found is None:
+    if not found:  # nothing recognised (or no kernels: a small module): the whole-module parse decides
         tree = ast.parse(code)
         found = [(stmt.lineno, *k) for stmt in tree.body if (k := _kernel_assignment(stmt))]
     lines = code.splitlines()

@@ -30,6 +30,9 @@ BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
 CAPTURE_CONFIG = (
     ("torch.compiler.config", "force_disable_caches", True,
      "a cache hit skips lowering, hiding post-grad graphs, IR and code"),
+    ("torch._functorch.config", "force_non_lazy_backward_lowering", True,
+     "the backward graph is otherwise lowered only at its first call: a capture of a forward would show "
+     "no backward kernels, and a backward lowered later loses torch's provenance for its kernels"),
     ("torch._inductor.config", "trace.provenance_tracking_level", 1,
      "links kernels to FX nodes and user lines"),
 )
