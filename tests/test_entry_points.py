@@ -107,4 +107,14 @@ def test_the_same_program_gives_the_same_report_through_every_entry_point(tmp_pa
     assert docs["explore"]["clinic"]["fix_list"]
     for name in ("cli", "magic"):
         for key in docs["explore"]:
-            assert docs[name][key] == docs["explore"][key], (name, key)
+            assert docs[name][key] == docs["explore"][key], (name, key, _differences(docs["explore"][key],
+                                                                                 docs[name][key], key)[:5])
+
+
+def _differences(a, b, path):
+    """Where two JSON values differ, as (path, explore's value, the other's), so a failure names the field."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [(path, str(a)[:300], str(b)[:300])]
