@@ -185,13 +185,7 @@ def _classify(expr: str) -> tuple[str, str]:
         func = tree.func
         if isinstance(func, ast.Attribute) and not _is_module_path(func.value):
             return "call_method", func.attr
-        dotted = _dotted(func)
-        if dotted.startswith("self."):
-            return "call_module", dotted[5:]
-        for prefix in ("torch.ops.", "torch._ops.ops."):
-            if dotted.startswith(prefix):
-                dotted = dotted[len(prefix):]
-        return "call_function", dotted
+        return _module_or_function(_dotted(func))
     if isinstance(tree, ast.BinOp):
         return "call_function", "operator." + _BINOPS.get(type(tree.op), type(tree.op).__name__.lower())
     if isinstance(tree, ast.Subscript):
@@ -236,6 +230,11 @@ def _classify_call(dotted: str) -> tuple[str, str]:
     owner, _, attr = dotted.rpartition(".")
     if owner and owner.split(".")[0] not in _MODULE_ROOTS:
         return "call_method", attr
+    return _module_or_function(dotted)
+
+
+def _module_or_function(dotted: str) -> tuple[str, str]:
+    """``self.x`` is a submodule call; anything else a function, named without ``torch.ops.``."""
     if dotted.startswith("self."):
         return "call_module", dotted[5:]
     for prefix in ("torch.ops.", "torch._ops.ops."):
