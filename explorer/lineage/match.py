@@ -144,6 +144,18 @@ class Matcher:
             for w in c.words:
                 self.by_word.setdefault(w, []).append(c)
         self.vocabulary = _VOCABULARY.union(self.by_word)
+        # for ``_best`` without scanning every candidate a word names (a 5,000-op chain has 5,000 `*`s):
+        # of one op, only the earliest and the earliest not yet matched can win unless the statement's
+        # upstream touches them, and those are found through the names and their consumers
+        self.by_name = {c.name: c for c in cands}
+        self.by_op: dict[str, list[Candidate]] = {}
+        for c in cands:
+            self.by_op.setdefault(c.op, []).append(c)
+        self.ops_of_word = {w: tuple(dict.fromkeys(c.op for c in cs)) for w, cs in self.by_word.items()}
+        self.consumers: dict[str, list[Candidate]] = {}
+        for c in cands:
+            for x in c.inputs:
+                self.consumers.setdefault(x, []).append(c)
         rank = {c.name: i for i, c in enumerate(cands)}
         self._rank = rank
         # what the matching depends on, without the names: models repeat layers, and the
@@ -184,12 +196,13 @@ class Matcher:
         direct: list[Optional[str]] = [None] * n
         flow: list[frozenset[str]] = [frozenset()] * n  # the nodes a statement's value carries so far
         used: set[str] = set()
+        fresh_from: dict[str, int] = {}  # per op: where its not-yet-matched candidates start
         for i, s in enumerate(stmts):
             ps = producers[i]
             upstream = (flow[ps[0]] if len(ps) == 1 else frozenset().union(*(flow[p] for p in ps))) if ps \
                 else frozenset()
             if s.kind == "op" and s.uses and s.words:
-                best = _best(s.words, self.by_word, upstream, used)
+                best = self._best(s.words, upstream, used, fresh_from)
                 if best is not None:
                     direct[i] = best.name
                     used.add(best.name)
@@ -219,6 +232,32 @@ class Matcher:
                 nodes[i] = next((family[_family(v)] for v in s.defs if _family(v) in family), self.everything)
         return nodes, direct
 
+    def _best(self, words: frozenset[str], upstream: frozenset[str], used: set[str],
+              fresh_from: dict[str, int]) -> Optional[Candidate]:
+        """The candidate with the highest ``_key`` among those spelled by ``words``.
+
+        Without upstream, candidates of one op differ only in order and freshness, so per op the
+        earliest and the earliest unmatched stand for all; the others are reached from ``upstream``.
+        """
+        shown: dict[str, Candidate] = {}
+        for u in upstream:
+            c = self.by_name.get(u)
+            if c is not None and c.words & words:
+                shown[c.name] = c
+            for c in self.consumers.get(u, ()):
+                if c.words & words:
+                    shown[c.name] = c
+        for op in dict.fromkeys(o for w in words for o in self.ops_of_word.get(w, ())):
+            group = self.by_op[op]
+            shown[group[0].name] = group[0]
+            k = fresh_from.get(op, 0)
+            while k < len(group) and group[k].name in used:
+                k += 1
+            fresh_from[op] = k
+            if k < len(group):
+                shown[group[k].name] = group[k]
+        return max(shown.values(), key=lambda c: _key(c, words, upstream, used), default=None)
+
 
 def _family(var: str) -> str:
     for suffix in ("_vec", "_arr", "_mask"):
@@ -227,25 +266,16 @@ def _family(var: str) -> str:
     return var
 
 
-def _best(words: frozenset[str], by_word: dict[str, list[Candidate]], upstream: frozenset[str],
-          used: set[str]) -> Optional[Candidate]:
-    seen: dict[str, Candidate] = {}
-    for w in words:
-        for c in by_word.get(w, ()):
-            seen.setdefault(c.name, c)
-    best, best_key = None, None
-    for c in seen.values():
-        if c.op in words or c.op.lstrip("_") in words:
-            exact = 3  # the op's own name: `tmp0.sin()`, `ops.exp(...)`, `tl.sum(...)`
-        else:
-            exact = 2 if any(len(w) > 2 for w in words & c.words) else 1  # an alias, else an operator symbol
-        flows = 3 if c.inputs & upstream else 0
-        continues = 4 if c.name in upstream else 0  # an accumulator line of the same reduction
-        fresh = 2 if c.name not in used else 0
-        key = (exact + flows + continues + fresh, -c.order)
-        if best_key is None or key > best_key:
-            best, best_key = c, key
-    return best
+def _key(c: Candidate, words: frozenset[str], upstream: frozenset[str], used: set[str]) -> tuple[int, int]:
+    """How well ``c`` fits a statement: its op spelled, its inputs upstream, not yet matched; earlier first."""
+    if c.op in words or c.op.lstrip("_") in words:
+        exact = 3  # the op's own name: `tmp0.sin()`, `ops.exp(...)`, `tl.sum(...)`
+    else:
+        exact = 2 if any(len(w) > 2 for w in words & c.words) else 1  # an alias, else an operator symbol
+    flows = 3 if c.inputs & upstream else 0
+    continues = 4 if c.name in upstream else 0  # an accumulator line of the same reduction
+    fresh = 2 if c.name not in used else 0
+    return exact + flows + continues + fresh, -c.order
 
 
 def _union(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
