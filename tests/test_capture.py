@@ -332,3 +332,11 @@ def test_capture_removes_its_own_cache_folders_and_no_one_elses():
         import shutil
 
         shutil.rmtree(neighbour[0], ignore_errors=True)
+
+
+def test_timing_leaves_no_temporary_folder_in_the_cache_dir():
+    """The per-kernel profile compiles the graph again, uncached: that build's folder goes too."""
+    before = torch_compat.fresh_cache_dirs()
+    report = explorer.explore(lambda x: torch.sin(x) * 2, torch.randn(64), time=True)
+    assert "separate profiling build" in report.to_json()  # the second, uncached build ran
+    assert torch_compat.fresh_cache_dirs() - before == set()

@@ -23,10 +23,9 @@ IR_LOGGERS = {
 BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
 
 # config values set for the duration of a capture: (module path, attribute, value, why).
-# Not among them: torch._functorch.config.force_non_lazy_backward_lowering. Lowering every
-# backward at compile time cost a training forward's compile 1.3-1.8x (the backward's whole
-# Inductor compile, which a plain torch.compile does only at the first .backward()): the
-# backward's stages are captured when the code under capture runs .backward(), as torch does it.
+# force_non_lazy_backward_lowering costs a training forward's compile 1.3-1.8x (the backward's
+# whole Inductor compile, which a plain torch.compile does only at the first .backward()); it is
+# kept because a backward lowered lazily, later, came out without torch's kernel provenance.
 CAPTURE_CONFIG = (
     ("torch.compiler.config", "force_disable_caches", True,
      "a cache hit skips lowering, hiding post-grad graphs, IR and code"),
@@ -423,9 +422,12 @@ def _note_once(notes: list[str], text: str) -> None:
 
 
 @contextlib.contextmanager
-def output_code_listener(sink: Callable[[str], None], notes: list[str]) -> Iterator[None]:
+def output_code_listener(sink: Callable[[str], None], notes: list[str],
+                         files: Optional[list[str]] = None) -> Iterator[None]:
     """Calls ``sink(wrapper_source)`` for each ``inductor_output_code`` event inside the block.
 
+    ``files`` collects where torch wrote each wrapper: proof of which temporary
+    folders the block's compiles made (``remove_fresh_cache_dirs``).
     A failing sink never breaks the compile: its error goes to ``notes``, once per kind.
     """
     logger = trace_logger()
@@ -435,6 +437,9 @@ def output_code_listener(sink: Callable[[str], None], notes: list[str]) -> Itera
             try:
                 md = getattr(record, "metadata", None)
                 if isinstance(md, dict) and "inductor_output_code" in md and isinstance(record.payload, str):
+                    fields = md["inductor_output_code"]
+                    if files is not None and isinstance(fields, dict) and isinstance(fields.get("filename"), str):
+                        files.append(fields["filename"])
                     sink(record.payload)
             except Exception as e:  # noqa: BLE001 - a listener must never break the compile: noted
                 _note_once(notes, f"a wrapper-code record could not be kept: {type(e).__name__}: {e}")
@@ -449,7 +454,11 @@ def output_code_listener(sink: Callable[[str], None], notes: list[str]) -> Itera
 
 @contextlib.contextmanager
 def uncached_compile() -> Iterator[None]:
-    """Compiles inside lower afresh (FX graph and AOT caches off); compiled .so/cubin files are reused."""
+    """Compiles inside lower afresh (FX graph and AOT caches off); compiled .so/cubin files are reused.
+
+    Each compile inside leaves a ``tmp*`` folder in the cache dir (see ``fresh_cache_dirs``):
+    the caller removes its own with ``remove_fresh_cache_dirs``.
+    """
     import torch
 
     saved = torch.compiler.config.force_disable_caches

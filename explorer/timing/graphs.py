@@ -149,8 +149,13 @@ def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBu
 
     codes: list[str] = []
     notes: list[str] = []
-    with torch_compat.output_code_listener(codes.append, notes), torch_compat.uncached_compile():
-        fn = _quiet_module_path(inner, fresh_graph_module(g.gm), list(g.inputs))
+    files: list[str] = []
+    before = torch_compat.fresh_cache_dirs()
+    try:
+        with torch_compat.output_code_listener(codes.append, notes, files), torch_compat.uncached_compile():
+            fn = _quiet_module_path(inner, fresh_graph_module(g.gm), list(g.inputs))
+    finally:  # the build is loaded: its temporary folder is no one's (a plain run leaves none)
+        torch_compat.remove_fresh_cache_dirs(before, files, notes)
     kernels = tuple(k for code in codes for k in parse_kernels(code, graph_kind(code) or ""))
     opts = ", ".join(f"{k}=True" for k in torch_compat.kernel_profile_options(g.device.split(":")[0]))
     label = " ".join([PROFILE_BUILD_LABEL.format(opts=opts), *notes])
