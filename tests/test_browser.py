@@ -232,6 +232,25 @@ def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin
         page.screenshot(path=str(ASSETS / "standalone-report.png"), full_page=True)
 
 
+def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_page, sin_report):
+    """Guards are in the chain: a source line lights the guards torch attributes to it, and back."""
+    comp = sin_report.compilations[0]
+    user = [g for g in comp.guards if g.filename and g.filename.endswith("programs/sin.py") and g.lineno]
+    assert user, [(g.kind, g.filename, g.lineno) for g in comp.guards]
+    origin = f"{user[0].filename}:{user[0].lineno}"
+    expected = sum(1 for g in comp.guards if f"{g.filename}:{g.lineno}" == origin)
+    view = open_page(page, sin_page)
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "source")
+    show(right, "guards", cid="0/0")
+    left.locator(f".cx-ln[data-origin='{origin}']").first.click()
+    lit = right.locator("table.cx-guards tr.cx-lit")
+    assert lit.count() == expected, (lit.count(), expected)
+    view.locator(".cx-clear").click()
+    right.locator(f"table.cx-guards tr[data-origin='{origin}']").first.click()
+    assert left.locator(f".cx-ln.cx-lit[data-origin='{origin}']").count() >= 1
+
+
 def test_page_recompile_diff_shows_what_changed(page, sin_page, sin_report):
     a, b = (c.compile_id for c in sin_report.compilations)
     check_recompile_diff(open_page(page, sin_page), a, b)
