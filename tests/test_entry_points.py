@@ -65,11 +65,13 @@ def _normalised(path):
 
 
 _PROCESS_SPECIFIC = (
-    (re.compile(r"/tmp/\S+?\.py"), "<tmp>.py"),  # Inductor's output module files
+    (re.compile(r"User code traceback:.*?(?=  File \"[^\"]*same\.py)", re.S), ""),  # the program's caller
+    # Inductor's output modules (CACHE_DIR/xy/c<hash>.py), not any file under /tmp: a clone of the
+    # repository in /tmp has the program itself there, and its frames must stay comparable
+    (re.compile(r"\S*/[a-z0-9]{2}/c[a-z0-9]{40,}\.py"), "<tmp>.py"),
     (re.compile(r"(___check_obj_id\(.+?, )\d+\)"), r"\1ID)"),  # object ids in guards
     (re.compile(r"(__compiled_fn_\d+)_[0-9a-f_]{36}"), r"\1_UUID"),  # Dynamo's graph function names
     (re.compile(r"Guard latency = [\d.]+ us"), "Guard latency = T"),  # a measured time
-    (re.compile(r"User code traceback:.*?(?=  File \"[^\"]*same\.py)", re.S), ""),  # the program's caller
 )
 
 
