@@ -19,17 +19,28 @@ from functools import cache
 from typing import Any, Union
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def to_jsonable(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        for name in getattr(obj, "_json_derived", ()):
-            out[name] = to_jsonable(getattr(obj, name))
-        return out
+    if isinstance(obj, _PLAIN):  # most values of a report: no dataclass machinery for them
+        return obj
+    names = _json_names(type(obj))
+    if names is not None:
+        return {name: to_jsonable(getattr(obj, name)) for name in names}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     return obj
+
+
+@cache
+def _json_names(cls: type) -> Any:
+    """A dataclass's field names, then its ``_json_derived`` ones; None for any other class."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls)) + tuple(getattr(cls, "_json_derived", ()))
 
 
 def from_jsonable(hint: Any, value: Any) -> Any:
