@@ -18,7 +18,6 @@ import typing
 from functools import cache
 from typing import Any, Union
 
-
 _PLAIN = (str, int, float, bool, type(None))
 
 
