@@ -230,6 +230,25 @@ def test_a_mode_switch_is_placed_at_the_users_line_with_a_hint_for_modes():
     assert "train() and eval()" in e.remedy and "tensor" not in e.remedy
 
 
+def test_a_guard_torch_places_in_a_library_is_moved_to_the_frames_own_line():
+    import torch
+
+    import explorer
+    from explorer.clinic import explain_recompiles
+    from explorer.clinic.locate import is_library_file
+
+    compiled = torch.compile(prog.NormNet(), backend="eager")
+    with explorer.capture() as report:
+        compiled(torch.randn(2, 4))
+        compiled(torch.randn(3, 4))
+    (e,) = explain_recompiles(report.data)
+    p = e.primary
+    assert (p.kind, p.subject, p.old, p.new) == ("size", "x", "2", "3")
+    assert p.guard is not None and is_library_file(p.guard.filename)  # torch's own place: nn/modules/
+    assert p.filename.endswith("recompiles.py") and p.lineno == prog.line_of(prog.NormNet.forward, "SIZE")
+    assert "self.norm(x)" in p.source
+
+
 @pytest.mark.parametrize("text, kind, old", [
     ("self._modules['drop'].training == True  # x  # nn/modules/dropout.py:73 in forward", "training", "True"),
     ("not self.training", "training", "False"),

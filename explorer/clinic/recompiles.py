@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import linecache
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
-from ..capturing.model import CaptureData, Compilation, Guard
+from ..capturing.model import Bytecode, CaptureData, Compilation, Guard
 from .locate import is_library_file
 
 _ENTRY_RE = re.compile(r"^(?P<cid>\[?\d+/\d+(?:_\d+)?\]?): (?P<text>.*)$")
@@ -260,7 +260,36 @@ def _failure(cid: str, block: str, cached: Optional[Compilation], new: Compilati
         info["new"] = _new_value(new, info.get("subject"))
     if info.get("kind") == "training" and info.get("new") is None and info.get("old") in ("True", "False"):
         info["new"] = str(info["old"] == "False")  # a flag that failed its guard has the other value
-    return failure_from(cid, block, info, guard, in_resume=new.frame.name if new.is_resume else None)
+    failure = failure_from(cid, block, info, guard, in_resume=new.frame.name if new.is_resume else None)
+    if cached is not None and cached.original_bytecode is not None and \
+            (failure.filename is None or is_library_file(failure.filename)):
+        failure = _at_first_read(failure, cached.original_bytecode)
+    return failure
+
+
+_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW",
+          "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_DEREF", "LOAD_CLOSURE")
+
+
+def _at_first_read(failure: GuardFailure, code: Bytecode) -> GuardFailure:
+    """A guard torch placed inside a library (``self.norm(x)`` checks ``x`` in ``F.layer_norm``) is
+    moved to the line of the compiled frame that first hands the guarded value on: the innermost
+    user frame. Found in the frame's own bytecode: the first load of the local (``x``), or of the
+    local's attribute (``self.norm``) when the subject is one."""
+    parts = (failure.subject or "").split(".")
+    root, attr = parts[0], parts[1] if len(parts) > 1 else None
+    if not root.isidentifier():
+        return failure
+    previous = None
+    for ins in code.instructions:
+        loads_root = ins.opname in _LOADS and root in ins.argrepr.replace(",", " ").split()
+        reads_attr = previous is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") \
+            and ins.argrepr.split()[-1:] == [attr]  # 3.12 writes a method load as "NULL|self + norm"
+        if ins.line and (reads_attr if attr is not None else loads_root):
+            source = linecache.getline(code.filename, ins.line).strip() or None
+            return replace(failure, filename=code.filename, lineno=ins.line, source=source)
+        previous = ins if loads_root else None
+    return failure
 
 
 def failure_from(cid: str, block: str, info: dict, guard: Optional[Guard] = None,

@@ -57,3 +57,16 @@ class DropNet(torch.nn.Module):
 
     def forward(self, x):
         return self.drop(self.lin(x))  # MODE: dropout
+
+
+class NormNet(torch.nn.Module):
+    """A new batch size recompiles on x's size: torch places that guard inside F.layer_norm."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(4)
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        scale = 2.0
+        return self.lin(self.norm(x)) * scale  # SIZE: the frame hands x on here
