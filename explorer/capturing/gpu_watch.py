@@ -19,6 +19,7 @@ import threading
 from typing import Any, Optional
 
 from . import torch_compat
+from .loggers import listen_at_debug
 from .model import AutotuneChoice, Autotuning, CaptureData, CudaGraphs
 
 _RECORDING = re.compile(r"\] Recording function=")
@@ -80,21 +81,7 @@ class GpuWatch:
         return False
 
     def _listen(self, logger: logging.Logger) -> None:
-        h = _Handler(self)
-        old_level, old_propagate = logger.level, logger.propagate
-        logger.addHandler(h)
-        if not logger.isEnabledFor(logging.DEBUG):
-            logger.setLevel(logging.DEBUG)
-        if not old_propagate or old_level > logging.DEBUG or old_level == logging.NOTSET:
-            # the user did not ask for these logs: keep the DEBUG lines off their stderr
-            logger.propagate = False
-
-        def undo() -> None:
-            logger.removeHandler(h)
-            logger.setLevel(old_level)
-            logger.propagate = old_propagate
-
-        self._undo.append(undo)
+        self._undo.append(listen_at_debug(logger, _Handler(self)))
 
     # ---- callbacks ----
     def _on_cudagraph_log(self, text: str) -> None:

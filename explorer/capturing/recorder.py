@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from . import torch_compat
 from .compile_id import CompileId
+from .loggers import listen_at_debug
 from .model import Problem
 from .raw import RawCapture, RawEvent, describe_error, event_name
 
@@ -142,21 +143,7 @@ class Recorder:
             _OPEN.remove(self)
 
     def _listen(self, kind: str, logger: logging.Logger) -> None:
-        h = _ListHandler(self, kind)
-        old_level, old_propagate = logger.level, logger.propagate
-        logger.addHandler(h)
-        if not logger.isEnabledFor(logging.DEBUG):
-            logger.setLevel(logging.DEBUG)
-        if not old_propagate or old_level > logging.DEBUG or old_level == logging.NOTSET:
-            # nobody asked torch for this artifact: keep it off the user's stderr
-            logger.propagate = False
-
-        def undo() -> None:
-            logger.removeHandler(h)
-            logger.setLevel(old_level)
-            logger.propagate = old_propagate
-
-        self._undo.append(undo)
+        self._undo.append(listen_at_debug(logger, _ListHandler(self, kind)))
 
     def close(self) -> None:
         """Undoes everything ``open`` did; an undo that fails is a Problem, the rest still run."""
