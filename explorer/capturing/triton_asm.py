@@ -66,7 +66,7 @@ def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilatio
              module_file: Optional[str] = None) -> TritonKernel:
     notes: list[str] = []
     sig = _signature(kernel.source)
-    params = _params(kernel.source)
+    params = jit_params(kernel.source)
     call_args = _call_args(kernel.name, wrapper)
     args = _args(params, sig, call_args, kernel.source)
     heuristic = _heuristic(kernel.source, tuner)
@@ -118,7 +118,7 @@ def _signature(source: str) -> dict[str, str]:
         return {}
 
 
-def _params(source: str) -> list[tuple[str, bool]]:
+def jit_params(source: str) -> list[tuple[str, bool]]:
     """(name, is constexpr) of the @triton.jit function's parameters, in order."""
     m = re.search(r"@triton\.jit\s*\ndef\s+\w+\(([^)]*)\)", source)
     if not m:

@@ -17,6 +17,7 @@ import re
 from collections import defaultdict
 from typing import Any, Callable, Optional
 
+from ..capturing.triton_asm import jit_params
 from .model import KernelTiming
 
 PROFILE_CALLS = 10
@@ -398,10 +399,7 @@ def triton_signature(source: str) -> dict[str, str]:
 
 def triton_params(source: str) -> list[str]:
     """The parameter names of the ``@triton.jit`` function, constexprs included, in order."""
-    m = re.search(r"@triton\.jit\s*\ndef\s+\w+\(([^)]*)\)", source)
-    if not m:
-        return []
-    return [p.split(":")[0].strip() for p in m.group(1).split(",") if p.strip()]
+    return [name for name, _constexpr in jit_params(source)]
 
 
 def _cpp_params(source: str) -> list[tuple[str, str]]:
