@@ -32,7 +32,7 @@ CAPTURE_CONFIG = (
     ("torch._functorch.config", "force_non_lazy_backward_lowering", True,
      "the backward graph is otherwise lowered only at its first call: a capture of a forward would show "
      "no backward kernels, and a backward lowered later loses torch's provenance for its kernels"),
-    ("torch._inductor.config", "trace.provenance_tracking_level", 1,
+    ("torch._inductor.config", "trace.provenance_tracking_level", 2,
      "links kernels to FX nodes and user lines"),
 )
 
@@ -320,6 +320,14 @@ def inductor_backend(mode: Optional[str] = None, options: Optional[dict] = None,
     import torch
 
     return torch._TorchCompileInductorWrapper(mode, options, dynamic)
+
+
+def cudagraph_step() -> None:
+    """A new step for CUDA graph trees (``torch.compiler.cudagraph_mark_step_begin``): a graph called
+    outside Dynamo's frames records and replays only once steps begin."""
+    import torch
+
+    torch.compiler.cudagraph_mark_step_begin()
 
 
 def lookup_backend(name: str) -> Callable[..., Any]:
@@ -619,20 +627,7 @@ def inductor_counters() -> dict[str, int]:
     return dict(counters["inductor"])
 
 
-# ---- --inductor-backend: which code generator Inductor uses (cpp/triton, or halide) ----
-
-def inductor_backend_options(name: Optional[str]) -> dict[str, Any]:
-    """Inductor options that make ``name`` ("halide", "triton", "cpp") generate the kernels."""
-    if not name or name == "default":
-        return {}
-    if name == "halide":
-        return {"cpu_backend": "halide", "cuda_backend": "halide"}
-    if name == "triton":
-        return {"cpu_backend": "triton", "cuda_backend": "triton"}
-    if name == "cpp":
-        return {"cpu_backend": "cpp"}
-    raise ValueError(f"--inductor-backend takes halide, triton or cpp, not {name!r}")
-
+# ---- --inductor-backend halide: is the package there ----
 
 def halide_missing() -> Optional[str]:
     """Why the halide backend cannot run here, or None when it can."""

@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..capturing import torch_compat
 from . import bench
-from .graphs import GraphRecorder, RecordedGraph, fresh_graph_module, graph_autograd_mode
+from .graphs import GraphRecorder, RecordedGraph, fresh_graph_module, graph_call
 from .model import Measurement, ModeResult
 
 DEFAULT_MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs")
@@ -58,7 +58,9 @@ def _one_mode(mode: str, graphs: list[RecordedGraph], eager: list[Measurement], 
         with torch_compat.cold_compile():
             compiled = [inner(fresh_graph_module(g.gm), list(g.inputs)) for g in graphs]
         compile_s = time.perf_counter() - t0
-        timed = [_measure(g, fn, budget_s, repeats) for g, fn in zip(graphs, compiled)]
+        steps = bool((getattr(inner, "config", None) or {}).get("triton.cudagraphs"))  # as GraphRecorder reads it
+        timed = [_measure(g, fn, budget_s, repeats, steps=steps and g.device.startswith("cuda"))
+                 for g, fn in zip(graphs, compiled)]
     except Exception as e:  # noqa: BLE001 - one failing mode must not hide the others
         return ModeResult(mode=mode, compile_time_s=None, eager_s=None, compiled_s=None, speedup=None,
                           spread_pct=None, error=f"{type(e).__name__}: {e}", notes=tuple(notes))
@@ -72,12 +74,6 @@ def _one_mode(mode: str, graphs: list[RecordedGraph], eager: list[Measurement], 
                       notes=tuple(notes))
 
 
-def _measure(g: RecordedGraph, fn: Callable[..., Any], budget_s: float, repeats: int) -> Measurement:
-    mode = graph_autograd_mode(g)
-    inputs = g.inputs
-
-    def call() -> Any:
-        with mode():
-            return fn(*inputs)
-
-    return bench.measure(call, device=g.device, budget_s=budget_s, repeats=repeats)
+def _measure(g: RecordedGraph, fn: Callable[..., Any], budget_s: float, repeats: int,
+             steps: bool = False) -> Measurement:
+    return bench.measure(graph_call(g, fn, steps=steps), device=g.device, budget_s=budget_s, repeats=repeats)

@@ -299,8 +299,13 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
         notes.append("CUDA graphs: timed on a separate compile of the same graph (same mode), since "
                      "replaying the user's own would overwrite the outputs they hold from their call")
         compiled_fn = _compile_private(g, recorder, [])
+    steps = recorder is not None and recorder.uses_cudagraphs and g.device.startswith("cuda")
+    if steps:
+        notes.append("CUDA graphs: each timed call starts a new step (torch.compiler.cudagraph_mark_step_begin), "
+                     "so the graph is recorded once and replayed, as in a training or serving loop")
     eager = _measure(g, g.gm, budget_s, repeats, notes, "eager")
-    compiled = _measure(g, compiled_fn, budget_s, repeats, notes, "compiled") if compiled_fn is not None else None
+    compiled = _measure(g, compiled_fn, budget_s, repeats, notes, "compiled", steps=steps) \
+        if compiled_fn is not None else None
     kernels: tuple[KernelTiming, ...] = ()
     kernels_note = kernels_build = None
     if kernel_profile and g.backend != "inductor":
@@ -314,7 +319,7 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
     if g.trains:
         train_eager = _measure_training(g, g.gm, budget_s, repeats, notes, "eager")
         if compiled_fn is not None:
-            train_compiled = _measure_training(g, compiled_fn, budget_s, repeats, notes, "compiled")
+            train_compiled = _measure_training(g, compiled_fn, budget_s, repeats, notes, "compiled", steps=steps)
     warnings = bench.warnings_for(eager, compiled, device=g.device, backend=g.backend,
                                   num_kernels=len([k for k in kernels if k.kind == "generated"]) or None)
     return GraphTiming(index=g.index, compile_id=g.compile_id, label=g.label, device=g.device,
@@ -356,7 +361,7 @@ def _ratio(eager: Optional[Measurement], compiled: Optional[Measurement]) -> Opt
 
 
 def _measure_training(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
-                      what: str) -> Optional[Measurement]:
+                      what: str, steps: bool = False) -> Optional[Measurement]:
     """One forward and its backward (the compiled backward graph runs here), on the private inputs.
 
     Gradients are taken with ``torch.autograd.grad`` for the private inputs only, so no
@@ -367,6 +372,8 @@ def _measure_training(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, 
     leaves = [t for t in g.inputs if isinstance(t, torch.Tensor) and t.requires_grad]
 
     def step() -> Any:
+        if steps:
+            torch_compat.cudagraph_step()
         with torch.enable_grad():
             out = fn(*g.inputs)
             outs = [t for t in (out if isinstance(out, (list, tuple)) else (out,))
@@ -404,17 +411,30 @@ def graph_autograd_mode(g: RecordedGraph) -> Callable[[], Any]:
     return (lambda: torch.enable_grad()) if g.trains else (lambda: torch.no_grad())
 
 
-def _measure(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
-             what: str) -> Optional[Measurement]:
+def graph_call(g: RecordedGraph, fn: Any, *, steps: bool = False) -> Callable[[], Any]:
+    """One timed call of a graph: ``fn`` on the graph's private inputs, under its autograd mode.
+
+    ``steps``: each call starts a new CUDA-graph step. Called outside Dynamo's
+    frames, CUDA graph trees never see a new step begin, so a reduce-overhead
+    build would stay in warm-up (run without its CUDA graph) forever: the
+    figure would be a plain run's, and no graph would ever be recorded.
+    """
     mode = graph_autograd_mode(g)
     inputs = g.inputs
 
     def call() -> Any:
+        if steps:
+            torch_compat.cudagraph_step()
         with mode():
             return fn(*inputs)
 
+    return call
+
+
+def _measure(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
+             what: str, steps: bool = False) -> Optional[Measurement]:
     try:
-        return bench.measure(call, device=g.device, budget_s=budget_s, repeats=repeats)
+        return bench.measure(graph_call(g, fn, steps=steps), device=g.device, budget_s=budget_s, repeats=repeats)
     except Exception as e:  # noqa: BLE001 - a graph that cannot be re-run is reported, not raised
         notes.append(f"{what} run failed: {type(e).__name__}: {e}")
         return None
@@ -433,4 +453,3 @@ def _compile_time(g: RecordedGraph, comp: Any) -> tuple[Optional[float], str]:
     if comp is not None and comp.compile_time_s:
         return float(comp.compile_time_s), "capture"
     return g.backend_time_s, "backend"
-
