@@ -60,6 +60,11 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
            for name, row in rows.items()]
     out.sort(key=lambda k: -k.time_s)
     if not any(k.kind == "generated" for k in out):
+        langs = {getattr(k, "language", "") for k in known.values()}
+        if langs and langs <= {"halide"}:
+            return tuple(out), ("no per-kernel profile for Halide kernels: Inductor's kernel profiling covers its "
+                                "C++ kernels and the profiler names Triton kernels, while Halide's code runs "
+                                "inside one call; the graph's time is the Halide code's")
         note = ("no generated kernel in the profile: on CPU, compile with "
                 "GraphRecorder(kernel_profile=True) so C++ kernels appear as profiler rows"
                 if g.device == "cpu" else "no generated kernel in the profile")
@@ -435,6 +440,9 @@ def _buffer_sizes(code: str) -> dict[str, Optional[int]]:
     for m in re.finditer(r"assert_size_stride\((\w+),\s*(\([^)]*\))", code):
         sizes[m.group(1)] = _numel(m.group(2))
     for m in re.finditer(r"^\s*(\w+)\s*=\s*(?:empty_strided\w*|torch\.empty_strided)\((\([^)]*\))", code, re.M):
+        sizes[m.group(1)] = _numel(m.group(2))
+    # a view of another buffer, given its own size: buf2 = reinterpret_tensor(buf0, (16, 8, 256, 64), ...)
+    for m in re.finditer(r"^\s*(\w+)\s*=\s*reinterpret_tensor\(\w+,\s*(\([^)]*\))", code, re.M):
         sizes[m.group(1)] = _numel(m.group(2))
     for m in re.finditer(r"^\s*(\w+)\s*=\s*(\w+);\s*del\s+\2", code, re.M):  # buf3 = buf1; del buf1  # reuse
         sizes.setdefault(m.group(1), sizes.get(m.group(2)))
