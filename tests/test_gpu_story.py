@@ -223,14 +223,6 @@ def test_preview_shows_wrapper_triton_kernels_and_ptx_labelled_not_run():
 
 # ---- 8. Halide ----
 
-@pytest.mark.skipif(importlib.util.find_spec("halide") is not None, reason="halide is installed here")
-def test_halide_backend_without_the_wheel_says_how_to_get_it():
-    calls = []
-    with pytest.raises(RuntimeError, match=r"pip install halide"):
-        explorer.explore(lambda x: calls.append(1) or x + 1, torch.randn(4), inductor_backend="halide")
-    assert calls == []  # nothing ran
-
-
 def test_inductor_backend_reaches_inductor_as_its_own_options():
     from explorer.options import Options
 
