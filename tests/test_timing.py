@@ -318,6 +318,41 @@ def test_triton_bytes_of_buffers_reused_as_views_of_another_size():
                                  _TRITON_VIEW_WRAPPER) == 3 * 4096 * 512 * 2
 
 
+# the q third of a packed qkv projection, as Inductor wrote it for a transformer block on the H200 (torch 2.11)
+_TRITON_PART = """
+@triton_heuristics.pointwise(size_hints={'x': 2097152}, triton_meta={'signature': {'in_ptr0': '*bf16', 'in_ptr1': '*bf16', 'out_ptr0': '*bf16', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}, 'device': None})
+@triton.jit
+def triton_poi_fused_view_1(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 2097152
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    x0 = (xindex % 512)
+    x1 = ((xindex // 512) % 16)
+    x2 = xindex // 8192
+    x3 = xindex
+    tmp0 = tl.load(in_ptr0 + (x0 + 1536*x1 + 24576*x2 + 24576*((x0 + 512*x1) // 8192)), None).to(tl.float32)
+    tmp1 = tl.load(in_ptr1 + (x0), None, eviction_policy='evict_last').to(tl.float32)
+    tmp2 = tmp0 + tmp1
+    tl.store(out_ptr0 + (x3), tmp2, None)
+"""  # noqa: E501
+_TRITON_PART_WRAPPER = """
+        assert_size_stride(arg1_1, (1536, ), (1, ))
+        buf1 = empty_strided_cuda((4096, 1536), (1536, 1), torch.bfloat16)
+        buf0 = empty_strided_cuda((256, 16, 512), (8192, 512, 1), torch.bfloat16)
+        buf2 = reinterpret_tensor(buf0, (16, 8, 256, 64), (512, 64, 8192, 1), 0); del buf0  # reuse
+            triton_poi_fused_view_1.run(buf1, arg1_1, buf2, 2097152, stream=stream0)
+"""
+
+
+def test_triton_bytes_count_no_more_of_a_buffer_than_the_kernel_touches():
+    from explorer.timing.kernels import triton_bytes_estimate
+
+    # one load per element of 2,097,152 from a 4096x1536 buffer: a third of it, not all (which read 138 % of
+    # the H200's copy bandwidth); the 1536-element bias is read whole (once per row, cached); the output once
+    assert triton_bytes_estimate("triton_poi_fused_view_1", _TRITON_PART, _TRITON_PART_WRAPPER) == \
+        2097152 * 2 + 1536 * 2 + 2097152 * 2
+
+
 def test_triton_bytes_estimate_reads_pointer_arguments_from_signature_and_wrapper():
     from explorer.timing.kernels import triton_bytes_estimate
 

@@ -366,8 +366,14 @@ _TRITON_ITEMSIZE = {"fp32": 4, "fp64": 8, "bf16": 2, "fp16": 2, "i64": 8, "u64":
 
 
 def triton_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Sum of numel x itemsize over a Triton kernel's pointer arguments (from triton_meta's signature
-    and the wrapper's ``<name>.run(...)`` call); in_out pointers count twice."""
+    """Bytes a Triton kernel moves per launch, from its pointer arguments (``triton_meta``'s signature and
+    the wrapper's ``<name>.run(...)`` call).
+
+    Each pointer counts its buffer once per direction (read, written; an ``in_out`` pointer both), but never
+    more than the kernel touches: a pointer loaded once per element of an ``xnumel`` (x ``r0_numel``) loop
+    reads at most that many elements, so a kernel reading a third of a buffer (q of a packed qkv) is not
+    charged for all of it.
+    """
     sig = triton_signature(kernel_source)
     params = triton_params(kernel_source)
     call = re.search(rf"^\s*{re.escape(name)}\.run\((.*)\)\s*$", wrapper_code, re.M)
@@ -375,6 +381,7 @@ def triton_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> O
         return None
     args = [a for a in _split_args(call.group(1)) if "=" not in a.split("(")[0]]
     sizes = _buffer_sizes(wrapper_code)
+    elements = _elements_per_launch(kernel_source, dict(zip(params, args)))
     total = 0
     for pname, arg in zip(params, args):
         ty = sig.get(pname, "")
@@ -384,8 +391,27 @@ def triton_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> O
         itemsize = _TRITON_ITEMSIZE.get(ty[1:])
         if numel is None or itemsize is None:
             return None
-        total += numel * itemsize * (2 if pname.startswith("in_out") else 1)
+        accesses = [len(re.findall(rf"\btl\.{op}\(\s*{re.escape(pname)}\b", kernel_source))
+                    for op in ("load", "store")]
+        if elements is None or not any(accesses):  # unknown extent or access form: the buffer, once per direction
+            total += numel * itemsize * (2 if pname.startswith("in_out") else 1)
+        else:
+            total += sum(min(numel, n * elements) for n in accesses) * itemsize
     return total or None
+
+
+def _elements_per_launch(source: str, call_args: dict[str, str]) -> Optional[int]:
+    """The elements one launch iterates over (xnumel x r0_numel ...), from the kernel body or its call."""
+    numels = {}
+    for pname in re.findall(r"\b([xyz]numel|r\d?_?numel)\b", source):
+        if pname in numels:
+            continue
+        m = re.search(rf"^\s*{pname}\s*=\s*(\d+)\s*$", source, re.M)
+        value = m.group(1) if m else call_args.get(pname, "")
+        if not value.isdigit():
+            return None
+        numels[pname] = int(value)
+    return math.prod(numels.values()) if numels else None
 
 
 def triton_signature(source: str) -> dict[str, str]:
