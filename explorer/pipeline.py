@@ -27,6 +27,7 @@ from .capturing.triton_asm import with_kernel_details
 from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report
+from .roomy_stack import call_on_roomy_stack
 from .stages import with_missing
 from .targets import CallTarget, CellTarget, RunResult, ScriptTarget
 
@@ -64,7 +65,8 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
             session = CaptureSession()
             with session:
                 t0 = time.perf_counter()
-                result: RunResult = target.run(compiled)
+                # on a roomy frame stack: how deep the entry point starts must not slow the compile (see roomy_stack)
+                result: RunResult = call_on_roomy_stack(target.run, compiled)
                 first_call_s = time.perf_counter() - t0
         report.capture = session.data
         report.result = result.value

@@ -17,6 +17,12 @@ otherwise it reuses the C++ kernel the magic compiled (kept in memory by source 
 the plain run look 1.36x faster at N=5000. Prints both wall times, the
 capture's compile time, and the ratio (target: at most 1.1x).
 
+The magic runs the cell on a roomy frame stack (``explorer/roomy_stack.py``): CPython frees a 16 KB
+frame-stack chunk whenever the stack pops below it, and where those boundaries fall depends on how
+deep a compile starts. Plain ``torch.compile`` from a cell pays that where it happens to start (here
+63,000 mmap/munmap pairs for a 600-node graph); ``--roomy-plain`` gives plain the same stack, to
+measure the capture's own cost.
+
 Inductor lowers the chain by recursion, one Python frame per op: at N=5000 that
 needs a recursion limit above IPython's 3000 for both (``--recursion-limit``);
 with the default limit both fail alike with RecursionError, which is printed.
@@ -38,6 +44,9 @@ def main() -> None:
     parser.add_argument("--plain-first", action="store_true",
                         help="run plain torch.compile before the magic (the second big compile of a process "
                              "may run warmer: run both orders)")
+    parser.add_argument("--roomy-plain", action="store_true",
+                        help="run the plain compile on the explorer's roomy frame stack too "
+                             "(explorer.roomy_stack): the capture's own cost, without the stack-depth effect")
     parser.add_argument("--rounds", type=int, default=1,
                         help="alternate the two this many times (each round with its own constants, so no "
                              "kernel is reused); prints each round's ratio and their median")
@@ -77,9 +86,12 @@ def main() -> None:
         # reuse the C++ the magic's run compiled (Inductor keeps compiled kernels in memory by source hash)
         src = ("def _loop(x):\n" + "".join(f"    {line}\n" for line in body.splitlines()) + "    return x\n"
                ).replace("1.0001", f"1.{2 + 2 * r:04d}")
+        call = ("from explorer.roomy_stack import call_on_roomy_stack\n"
+                "_y = call_on_roomy_stack(torch.compile(_loop), torch.ones(8))") if args.roomy_plain \
+            else "_y = torch.compile(_loop)(torch.ones(8))"
         t0 = time.perf_counter()
         with capture_output():
-            res2 = ip.run_cell(src + "_y = torch.compile(_loop)(torch.ones(8))")
+            res2 = ip.run_cell(src + call)
         plain_s = time.perf_counter() - t0
         outcome = "ok" if res2.error_in_exec is None else _err(res2.error_in_exec)
         print(f"plain torch.compile:{plain_s:7.1f} s wall ({outcome})")
