@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from explorer.roomy_stack import call_on_roomy_stack  # noqa: E402
+from explorer.roomy_stack import call_on_roomy_stack
 
 
 def _rec(n: int) -> int:
