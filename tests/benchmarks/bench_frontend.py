@@ -17,14 +17,12 @@ capture of a few minutes):
 
     PYTHONPATH=. python tests/benchmarks/bench_frontend.py [--loads 5] [--real] [--lab]
 
-Figures (2026-12-04, after merging main's lineage; 2 shared CPU cores, load
-average 3.2, Chromium 156 headless, ``--loads 5 --lab``): standalone HTML
-0.52 MB (4.31 MB of JSON before gzip; the old static page 6.83 MB), made in
-204 ms; first render 350 ms (min 273, max 411); hover 16.9 ms; a pane switched
-to all 100 kernels 279 ms. Widget, capture finished -> view drawn: a small
-``%%compile`` cell 137 / 89 / 107 ms; the 2,300-node report 257 / 386 / 415 ms
-(about 75 ms of it is Python: payload 45 ms, static fallback 25 ms; the rest is
-the trip through the Jupyter server and websocket on the loaded machine).
+Figures (2026-12-04, second run; 2 CPU cores, load average 0.5, Chromium 156 headless, ``--loads 3 --lab``):
+standalone HTML 0.52 MB (4.31 MB of JSON before gzip; the old static page 6.83 MB), made in 95 ms; first
+render 143 ms (min 131, max 160); hover 17.1 ms; a pane switched to all 100 kernels 116 ms. Widget, capture
+finished -> view drawn: a small ``%%compile`` cell 66 / 47 / 45 ms; the 2,300-node report 110 / 143 / 153 ms.
+With two busy-loop processes on the two cores (load 2.2): the report 124 / 152 / 171 ms. An earlier run at load
+3.2, with the test suite beside it, saw 257-415 ms, most of it the trip through the Jupyter server.
 """
 
 from __future__ import annotations
