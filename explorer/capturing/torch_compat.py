@@ -32,6 +32,9 @@ CAPTURE_CONFIG = (
     ("torch._functorch.config", "force_non_lazy_backward_lowering", True,
      "the backward graph is otherwise lowered only at its first call: a capture of a forward would show "
      "no backward kernels, and a backward lowered later loses torch's provenance for its kernels"),
+    # level 2 ("basic"): each kernel -> the post-grad nodes it computes, and their stack traces; level 1 also
+    # follows every node through every pass (from_node), which the explorer does not read: on a 2,000-node
+    # compile, alternating 3 rounds with plain torch.compile, level 1 alone cost 1.05x, level 2 alone 1.02x
     ("torch._inductor.config", "trace.provenance_tracking_level", 2,
      "links kernels to FX nodes and user lines"),
 )
