@@ -105,6 +105,8 @@ def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult
                 bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
                 bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
                 lines.append(f"    {k.name}: {format_time(k.time_s)} ({k.share_pct:.0f}%){bw}")
+            if t.kernels_note:
+                lines.append(f"    kernels: {t.kernels_note}")
             lines.extend(f"    ! {w}" for w in t.warnings)
             lines.extend(f"    note: {n}" for n in t.notes)
         lines.extend(f"  note: {n}" for n in timing.notes)

@@ -47,7 +47,7 @@ def html_fragment(report: TimingReport, comparisons: tuple[ModeResult, ...] = ()
         if t.kernels:
             parts.append(kernels_chart(t))
             parts.append(_kernel_table(t))
-        elif t.kernels_note:
+        if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
             parts.append(f"<p>{e(t.label)}: {e(t.kernels_note)}</p>")
     if comparisons:
         parts.append(modes_table(comparisons))

@@ -141,7 +141,7 @@ class GraphTiming(_Dict):
     compile_time_source: str  # "capture" (Dynamo + backend) or "backend" (backend call only)
     break_even_calls: Optional[float]  # calls until compiling paid for itself; None if never
     kernels: tuple[KernelTiming, ...] = ()
-    kernels_note: Optional[str] = None  # why there is no kernel profile, if there is none
+    kernels_note: Optional[str] = None  # why there are no kernel rows, or what they lack
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     # training graphs only: one forward and its backward, eager vs compiled (gradients taken

@@ -13,6 +13,9 @@ of that first call (compile + one run), measured inside the process; the ratio i
 explore / plain per pair, and the median over pairs is what counts (<= 1.05x).
 ``--variants`` adds explore runs with one capture setting switched off or changed (for profiling):
 ``explore:backward``, ``explore:provenance``, ``explore:ir`` (off), ``explore:prov1`` (provenance level 1).
+``plain:roomy`` runs plain on the explorer's roomy frame stack (explorer.roomy_stack): explore / plain:roomy is
+the capture's own cost without the stack-depth effect, as a variant (printed as ``capture alone``) or as the
+divisor (``--baseline plain:roomy``, 0.98x plain and 1.05x alone on the H200, see README).
 Each child also reports torch's own per-phase compile times (``dynamo_timed``) and the time spent in
 Python's garbage collector; the summary prints the phases where explore and plain differ most.
 ``--profile`` adds one more pair under cProfile and writes both ``.pstats`` files to ``--out``.
@@ -80,6 +83,9 @@ GC[0], GC[1] = 0.0, 0
 with ctx:
     if kind == "plain":
         out = torch.compile(model)(x)
+    elif kind == "plain:roomy":
+        from explorer.roomy_stack import call_on_roomy_stack
+        out = call_on_roomy_stack(torch.compile(model), x)
     else:
         out = explorer.explore(model, x).result
 if torch.cuda.is_available():
@@ -108,9 +114,10 @@ def run_one(kind: str, smoke: bool, grad: bool, timeout: float, profile: str = "
 
 def phase_table(runs: dict[str, list[dict]], top: int = 25) -> list[tuple[str, float, float]]:
     """(phase, explore median, plain median), the phases where the two differ most first."""
-    names = {p for r in runs["explore"] + runs["plain"] for p in r.get("phases", {})}
+    base = next(iter(runs))  # the baseline comes first
+    names = {p for r in runs["explore"] + runs[base] for p in r.get("phases", {})}
     med = lambda kind, p: statistics.median(r.get("phases", {}).get(p, 0.0) for r in runs[kind])  # noqa: E731
-    rows = [(p, med("explore", p), med("plain", p)) for p in names]
+    rows = [(p, med("explore", p), med(base, p)) for p in names]
     rows.sort(key=lambda r: -abs(r[1] - r[2]))
     return rows[:top]
 
@@ -121,11 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--grad", action="store_true", help="call the model with autograd on (a training forward)")
     ap.add_argument("--variants", default="", help="';'-separated, e.g. 'explore:backward;explore:provenance,ir'")
+    ap.add_argument("--baseline", default="plain", choices=["plain", "plain:roomy"],
+                    help="what explore is divided by; plain:roomy alone gives the capture's own cost")
     ap.add_argument("--out", default=None)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--profile", action="store_true", help="one more pair under cProfile (.pstats in --out)")
     args = ap.parse_args(argv)
-    kinds = ["plain", "explore"] + [v.strip() for v in args.variants.split(";") if v.strip()]
+    kinds = [args.baseline, "explore"] + [v.strip() for v in args.variants.split(";") if v.strip()]
     runs: dict[str, list[dict]] = {k: [] for k in kinds}
     t_start = time.perf_counter()
     for i in range(args.pairs):
@@ -133,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
             runs[k].append(run_one(k, args.smoke, args.grad, args.timeout))
             print(f"pair {i}: {k} {runs[k][-1]['s']:.2f} s", flush=True)
     times = {k: [r["s"] for r in v] for k, v in runs.items()}
-    ratios = {k: [a / b for a, b in zip(times[k], times["plain"])] for k in kinds if k != "plain"}
+    base = args.baseline
+    ratios = {k: [a / b for a, b in zip(times[k], times[base])] for k in kinds if k != base}
+    if "plain:roomy" in times and base != "plain:roomy":  # the capture's own cost: both sides on the same roomy stack
+        ratios["capture alone (explore / plain:roomy)"] = [a / b for a, b in zip(times["explore"],
+                                                                                  times["plain:roomy"])]
     result = {"model": "2-layer transformer (CPU smoke)" if args.smoke else "GPT-2 6 layers bf16 16x256",
               "grad": args.grad, "times_s": times, "runs": runs,
               "ratio_per_pair": ratios, "ratio_median": {k: statistics.median(v) for k, v in ratios.items()},
@@ -146,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("plain", "explore"):
             run_one(k, args.smoke, args.grad, args.timeout, profile=os.path.join(args.out, f"profile_{k}.pstats"))
         print(f"profiles written to {args.out}/profile_{{plain,explore}}.pstats")
-    print(json.dumps({"ratio_median": result["ratio_median"], "times_s": times}, indent=1))
+    print(json.dumps({"ratio_median": result["ratio_median"], "ratio_per_pair": ratios, "times_s": times}, indent=1))
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         name = "bench_capture_overhead" + ("_grad" if args.grad else "") + ".json"

@@ -1386,7 +1386,8 @@ class View {
             h("td", null, k.bandwidth_gbs != null ? `${k.bandwidth_gbs.toFixed(2)} GB/s${k.peak_pct != null ? ` (${k.peak_pct.toFixed(0)}% of peak)` : ""}` : "")));
         }
         out.push(kt);
-      } else if (g.kernels_note) out.push(h("p", { class: "cx-muted" }, g.kernels_note));
+      }
+      if (g.kernels_note) out.push(h("p", { class: "cx-muted" }, g.kernels_note));
     }
     return out;
   }
