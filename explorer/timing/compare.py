@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..capturing import torch_compat
 from . import bench
-from .graphs import GraphRecorder, RecordedGraph, fresh_graph_module, graph_call
+from .graphs import GraphRecorder, RecordedGraph, backend_uses_cudagraphs, fresh_graph_module, graph_call
 from .model import Measurement, ModeResult
 
 DEFAULT_MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs")
@@ -58,7 +58,7 @@ def _one_mode(mode: str, graphs: list[RecordedGraph], eager: list[Measurement], 
         with torch_compat.cold_compile():
             compiled = [inner(fresh_graph_module(g.gm), list(g.inputs)) for g in graphs]
         compile_s = time.perf_counter() - t0
-        steps = bool((getattr(inner, "config", None) or {}).get("triton.cudagraphs"))  # as GraphRecorder reads it
+        steps = backend_uses_cudagraphs(inner)
         timed = [_measure(g, fn, budget_s, repeats, steps=steps and g.device.startswith("cuda"))
                  for g, fn in zip(graphs, compiled)]
     except Exception as e:  # noqa: BLE001 - one failing mode must not hide the others

@@ -109,7 +109,7 @@ class GraphRecorder:
     @property
     def uses_cudagraphs(self) -> bool:
         """The compile asked for CUDA graphs (mode reduce-overhead or max-autotune)."""
-        return bool((getattr(self._inner, "config", None) or {}).get("triton.cudagraphs"))
+        return backend_uses_cudagraphs(self._inner)
 
     def compile_again(self, graph: RecordedGraph) -> Any:
         """Compiles a copy of the recorded graph with the same backend and settings."""
@@ -292,14 +292,14 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
     notes = list(g.notes)
     comp = _compilation(data, g.compile_id)
     compiled_fn = g.compiled
+    steps = recorder is not None and recorder.uses_cudagraphs and g.device.startswith("cuda")
     if g.owns_attributes:
         compiled_fn = _compile_private(g, recorder, notes)
-    elif recorder is not None and recorder.uses_cudagraphs and g.device.startswith("cuda"):
+    elif steps:
         # replaying the user's CUDA graph would overwrite the outputs they hold from their call
         notes.append("CUDA graphs: timed on a separate compile of the same graph (same mode), since "
                      "replaying the user's own would overwrite the outputs they hold from their call")
         compiled_fn = _compile_private(g, recorder, [])
-    steps = recorder is not None and recorder.uses_cudagraphs and g.device.startswith("cuda")
     if steps:
         notes.append("CUDA graphs: each timed call starts a new step (torch.compiler.cudagraph_mark_step_begin), "
                      "so the graph is recorded once and replayed, as in a training or serving loop")
@@ -403,6 +403,11 @@ def _compile_private(g: RecordedGraph, recorder: Optional[GraphRecorder], notes:
     except Exception as e:  # noqa: BLE001
         notes.append(f"compiling the private copy failed: {type(e).__name__}: {e}")
         return None
+
+
+def backend_uses_cudagraphs(inner: Any) -> bool:
+    """An Inductor backend (torch's compile wrapper) set up for CUDA graphs (reduce-overhead, max-autotune)."""
+    return bool((getattr(inner, "config", None) or {}).get("triton.cudagraphs"))
 
 
 def graph_autograd_mode(g: RecordedGraph) -> Callable[[], Any]:

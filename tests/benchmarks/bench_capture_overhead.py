@@ -13,9 +13,9 @@ of that first call (compile + one run), measured inside the process; the ratio i
 explore / plain per pair, and the median over pairs is what counts (<= 1.05x).
 ``--variants`` adds explore runs with one capture setting switched off or changed (for profiling):
 ``explore:backward``, ``explore:provenance``, ``explore:ir`` (off), ``explore:prov1`` (provenance level 1).
-``plain:roomy`` runs plain on the explorer's roomy frame stack (explorer.roomy_stack): explore / plain:roomy is
-the capture's own cost without the stack-depth effect, as a variant (printed as ``capture alone``) or as the
-divisor (``--baseline plain:roomy``, 0.98x plain and 1.05x alone on the H200, see README).
+``plain:roomy`` runs plain on the explorer's roomy frame stack (explorer.roomy_stack): as the divisor
+(``--baseline plain:roomy``) it gives the capture's own cost without the stack-depth effect (on the H200:
+0.98x plain, 1.05x alone, see README); as a variant, what the stack alone does to plain.
 Each child also reports torch's own per-phase compile times (``dynamo_timed``) and the time spent in
 Python's garbage collector; the summary prints the phases where explore and plain differ most.
 ``--profile`` adds one more pair under cProfile and writes both ``.pstats`` files to ``--out``.
@@ -144,9 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     times = {k: [r["s"] for r in v] for k, v in runs.items()}
     base = args.baseline
     ratios = {k: [a / b for a, b in zip(times[k], times[base])] for k in kinds if k != base}
-    if "plain:roomy" in times and base != "plain:roomy":  # the capture's own cost: both sides on the same roomy stack
-        ratios["capture alone (explore / plain:roomy)"] = [a / b for a, b in zip(times["explore"],
-                                                                                  times["plain:roomy"])]
     result = {"model": "2-layer transformer (CPU smoke)" if args.smoke else "GPT-2 6 layers bf16 16x256",
               "grad": args.grad, "times_s": times, "runs": runs,
               "ratio_per_pair": ratios, "ratio_median": {k: statistics.median(v) for k, v in ratios.items()},
