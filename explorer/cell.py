@@ -79,7 +79,9 @@ def register_source(text: str, ipython: Any = None) -> str:
     """
     compiler = getattr(ipython, "compile", None)
     if compiler is not None and hasattr(compiler, "cache"):
-        return compiler.cache(text, getattr(ipython, "execution_count", 0) or 0, raw_code=text)
+        from .ipython_compat import running_cell_number
+
+        return compiler.cache(text, running_cell_number(ipython), raw_code=text)
     name = f"<compiled-cell-{abs(hash(text)):x}>"
     linecache.cache[name] = (len(text), None, text.splitlines(True), name)
     return name

@@ -4,13 +4,17 @@ The exception object and its type are never touched (it is the one a plain run
 raises); IPython asks an exception for ``_render_traceback_`` before formatting
 it, so that is where the trimmed traceback goes.
 
-IPython's own formatter is used when the user's frames are ordinary. Where
-Dynamo ran part of the cell, it cannot be: a frame running Dynamo's rewritten
-code (its code object holds unhashable constants, which IPython's stack_data
-fails on), a resume function (``torch_dynamo_resume_in_g_at_3`` with Dynamo's
-own arguments, standing for the rest of ``g``), or no user frame at all (Ctrl-C
-while Dynamo compiled). Those tracebacks are written here, in IPython's layout,
-with each frame under the name a plain run shows: the cell, or ``g(x)``.
+IPython's own formatter is used when the user's frames are ordinary functions
+(the cell called into code defined elsewhere). It cannot be used for the cell's
+own frame, which is a function standing for module code: IPython 9 would name it
+by its qualified name and, finding the registered text unparseable (its first
+line is ``%%compile``), show only that line. Nor where Dynamo ran part of the
+cell: a frame running Dynamo's rewritten code (its code object holds unhashable
+constants, which IPython's stack_data fails on), a resume function
+(``torch_dynamo_resume_in_g_at_3`` with Dynamo's own arguments, standing for the
+rest of ``g``), or no user frame at all (Ctrl-C while Dynamo compiled). Those
+tracebacks are written here, in IPython's layout, the same under IPython 8 and
+9, with each frame under the name a plain run shows: the cell, or ``g(x)``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ import linecache
 import os
 import re
 import sys
-import traceback
 import types
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -132,9 +135,20 @@ def format_exception(exc: BaseException, shell: Any = None, at: Optional[tuple[s
     lines.append(f"{red}{type(exc).__name__:<42}{reset}Traceback (most recent call last)")
     for entry in entries:
         lines.append(_frame_text(entry, shell, green, reset))
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
-                 .replace(type(exc).__name__, f"{red}{type(exc).__name__}{reset}", 1))
+    lines.extend(_exception_lines(exc, red, reset))
     return lines
+
+
+def _exception_lines(exc: BaseException, red: str, reset: str) -> list[str]:
+    """``Name: message`` and the exception's notes, as IPython (8 and 9) writes them for any exception."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises: IPython shows it this way too
+        message = "<exception str() failed>"
+    notes = getattr(exc, "__notes__", None) or []
+    if not isinstance(notes, (list, tuple)):
+        notes = [repr(notes)]
+    return [f"{red}{type(exc).__name__}{reset}: {message}", *(str(n) for n in notes)]
 
 
 def _frame_text(entry: Entry, shell: Any, green: str, reset: str) -> str:
@@ -173,11 +187,11 @@ def _colors(shell: Any) -> tuple[str, str, str]:
 
 
 def _native_ok(tb: types.TracebackType) -> bool:
-    """IPython's formatter copes: ordinary code objects (hashable), no resume function."""
+    """IPython's formatter copes: ordinary code objects (hashable), no resume function, not the cell."""
     walk: Optional[types.TracebackType] = tb
     while walk is not None:
         code = walk.tb_frame.f_code
-        if _RESUME.match(code.co_name):
+        if _RESUME.match(code.co_name) or code.co_name in CELL_FRAMES:
             return False
         try:
             hash(code)

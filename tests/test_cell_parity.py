@@ -160,15 +160,35 @@ def runs():
     return plain, magic
 
 
+_CHAIN = ("The above exception was the direct cause of the following exception:",
+          "During handling of the above exception, another exception occurred:")
+
+
 def _arrowed_lines(traceback: list[str]) -> list[str]:
-    """The source text of each line a traceback's frames point at (``----> 3 x = f()``)."""
+    """The source text of each line the raised exception's frames point at (``----> 3 x = f()``).
+
+    Only the last exception of a chain: for the causes, IPython 9 in a kernel points a frame
+    that has since moved on at the line it moved on to (the ``raise ... from e``), where
+    IPython 8 and Python point at the line that raised; the explorer shows the latter.
+    The chain itself is compared by ``_chain``.
+    """
+    text = "\n".join(traceback)
+    for marker in _CHAIN:
+        text = text.rsplit(marker, 1)[-1]
     lines = []
-    for chunk in traceback:
+    for chunk in [text]:
         for line in chunk.splitlines():
             m = re.match(r"^-*> +\d+ (.*)$", line)
             if m:
                 lines.append(m.group(1).strip())
     return lines
+
+
+def _chain(traceback: list[str]) -> list[str]:
+    """The chain's links and each exception's closing line (``IndexError: index 9 ...``), in order."""
+    text = "\n".join(traceback)
+    return [line for line in text.splitlines() if line in _CHAIN or re.match(r"^[A-Za-z_][\w.]*(Error|Exception|"
+                                                                             r"Interrupt|Exit): ", line)]
 
 
 def _user_names(snap: dict) -> dict:
@@ -185,6 +205,7 @@ def test_cell_ends_as_a_plain_run(runs, cell):
         for internal in ("_dynamo/", "/explorer/", "torch_dynamo_resume_in", "__compile_explorer"):
             assert internal not in text, text
         assert _arrowed_lines(magic["error"][2]) == _arrowed_lines(plain["error"][2]), text
+        assert _chain(magic["error"][2]) == _chain(plain["error"][2]), text
     # names and values, the namespace's helpers included; the displayed value; what was printed
     assert _user_names(magic["snap"]) == _user_names(plain["snap"])
     assert magic["result"] == plain["result"]
