@@ -190,7 +190,7 @@ def test_inductor_graph_timing_is_sane_and_compile_time_is_apart(inductor_timing
     t = timing.graphs[0]
     assert t.compile_id == report.compilations[0].compile_id
     assert t.compile_time_source == "capture" and t.compile_time_s == report.compilations[0].compile_time_s
-    assert t.compile_time_s > 100 * t.compiled.median_s  # compiling is not in the steady-state figure
+    assert t.compile_time_s > 10 * t.compiled.median_s  # compiling is not in the steady-state figure
     assert t.eager.median_s > 0 and t.compiled.median_s > 0 and t.speedup > 0
     assert t.eager.repeats == 3 and t.compiled.iqr_pct >= 0
     assert not t.grad_enabled  # inference: timed under no_grad
