@@ -88,7 +88,7 @@ def reference_flops(model, args):
         with torch.no_grad(), FlopCounterMode(display=False) as fc:
             model(*args)
         return {"total": fc.get_total_flops(), "by_op": {str(k): v for k, v in fc.get_flop_counts()["Global"].items()}}
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return {"error": f"{type(e).__name__}: {e}"}
 
 
@@ -141,7 +141,7 @@ def main() -> None:
                                   for g in t.graphs]
             row["end_to_end"] = (t.end_to_end.method, t.end_to_end.not_timed) if t.end_to_end else None
             profile_trace(model, args, os.path.join(ns.out, f"{name}.trace.json"))
-        except Exception as e:  # noqa: BLE001
+        except Exception:
             row["error"] = traceback.format_exc()[-3000:]
         row["seconds"] = time.time() - t0
         print(name, json.dumps({k: v for k, v in row.items() if k != "kernel_rows"})[:1500], flush=True)
@@ -149,9 +149,11 @@ def main() -> None:
         json.dump(summary, fh, indent=1, default=str)
     # a plain compile of the Llama decoder under TORCH_TRACE: every structured-trace record, side effects included
     if not ns.only or "llama" in ns.only:
-        code = ("import torch, sys; sys.path.insert(0, %r); import probe_models as p; m, i = p.models()['llama'];"
+        here = os.path.dirname(os.path.abspath(__file__))
+        code = (f"import torch, sys; sys.path.insert(0, {here!r}); import probe_models as p; "
+                "m, i = p.models()['llama'];"
                 "mod = m().cuda().to(torch.bfloat16).eval(); x = i()\n"
-                "with torch.no_grad(): torch.compile(mod)(*x)") % os.path.dirname(os.path.abspath(__file__))
+                "with torch.no_grad(): torch.compile(mod)(*x)")
         env = dict(os.environ, TORCH_TRACE=os.path.join(ns.out, "trace_llama"))
         subprocess.run([sys.executable, "-c", code], env=env, check=False, timeout=300)
 
