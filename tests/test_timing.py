@@ -309,7 +309,9 @@ def test_compare_modes_tabulates_each_mode_from_the_recorded_graphs(inductor_tim
     assert [r.mode for r in rows] == ["default", "reduce-overhead", "no-such-mode"]
     for r in rows[:2]:
         assert r.error is None and r.compile_time_s > 0 and r.compiled_s > 0 and r.speedup > 0
-        assert r.eager_s == rows[0].eager_s  # one eager baseline for all modes
+        # each mode is timed against eager in interleaved repeats: its own eager figure, its speedup the
+        # median of the per-repeat ratios (not the ratio of two medians taken apart)
+        assert r.eager_s > 0 and r.spread_pct is not None
     assert any("behaves like default" in n for n in rows[1].notes)
     assert rows[2].error and rows[2].compile_time_s is None
 

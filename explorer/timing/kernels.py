@@ -307,6 +307,10 @@ def attach_flops(rows: dict[str, Row], calls: list[OpCall], records: list[Any], 
     for c in calls:
         if c.name in by_name:
             profiled[c.name].append(c)
+    if not any(c.launches for cs in profiled.values() for c in cs):
+        return [f"the graph's counted op calls ({sum(r.flops for r in records) / 1e9:.3g} GFLOP per call) launched "
+                "no kernel the profiler tied to them (kernels replayed from a CUDA graph carry no launching op): "
+                "no kernel row is given FLOPs"]
     lost = 0
     for name, recs in by_name.items():
         mine = sorted(profiled.get(name, ()), key=lambda c: c.start)

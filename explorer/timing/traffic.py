@@ -171,7 +171,7 @@ class _IndexSpace:
         self.defs = {k: v[-1] for k, v in triton_assignments(body).items()}
         self.all_defs = triton_assignments(body)
         self.values = values
-        self._deps: dict[str, Optional[dict[str, int]]] = {}
+        self._deps: dict[str, Optional[tuple[dict[str, dict[str, int]], bool]]] = {}
         self._canon: dict[str, str] = {}
 
     def numel(self, prefix: str) -> Optional[int]:
@@ -238,6 +238,9 @@ class _IndexSpace:
     def _value_deps(self, name: str, depth: int) -> Optional[tuple[dict[str, dict[str, int]], bool]]:
         """What a ``tmp`` value depends on: a loaded value on the variables of its offset; a reduced one
         loses the reduction's variables."""
+        if name in self._deps:
+            return self._deps[name]
+        self._deps[name] = ({}, False)  # a value defined from itself (an accumulator) adds nothing more
         merged: dict[str, dict[str, int]] = {}
         gathered = False
         for rhs in self.all_defs.get(name, ()):
@@ -247,6 +250,7 @@ class _IndexSpace:
             for part in parts:
                 sub = self._expr_deps(part, depth + 1)
                 if sub is None:
+                    self._deps[name] = None
                     return None
                 roots, g = sub
                 if not loads and _REDUCE.search(rhs):
@@ -255,6 +259,7 @@ class _IndexSpace:
                     merged.setdefault(prefix, {}).update(vars_)
                 gathered = gathered or g
             gathered = gathered or bool(loads)
+        self._deps[name] = (merged, gathered)
         return merged, gathered
 
     def _index_var(self, name: str, rhs: str, depth: int) -> Optional[tuple[str, int]]:
@@ -298,6 +303,7 @@ class _IndexSpace:
                 return word
             got = self._canon.get(word)
             if got is None:
+                self._canon[word] = word  # defined from itself (an accumulator): named, not expanded again
                 rhs = re.sub(r",\s*(?:eviction_policy|other|cache_modifier)=[^,)]*", "", self.defs[word])
                 got = self._canon[word] = "(" + self.canonical(rhs, depth + 1) + ")"
             return got
