@@ -150,7 +150,7 @@ def main() -> None:
     # a plain compile of the Llama decoder under TORCH_TRACE: every structured-trace record, side effects included
     if not ns.only or "llama" in ns.only:
         here = os.path.dirname(os.path.abspath(__file__))
-        code = (f"import torch, sys; sys.path.insert(0, {here!r}); import probe_models as p; "
+        code = (f"import torch, sys; sys.path.insert(0, {here!r}); import probe_models as p;"
                 "m, i = p.models()['llama'];"
                 "mod = m().cuda().to(torch.bfloat16).eval(); x = i()\n"
                 "with torch.no_grad(): torch.compile(mod)(*x)")
