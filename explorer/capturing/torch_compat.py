@@ -21,6 +21,9 @@ IR_LOGGERS = {
     "ir_post_fusion": "torch._inductor.debug.__ir_post_fusion",
 }
 BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
+# DDPOptimizer's module logger: its INFO line names the bucket cap and the bucket count (also when it
+# made one bucket and so wrote no split to the trace)
+DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"
 
 # config values set for the duration of a capture: (module path, attribute, value, why).
 # force_non_lazy_backward_lowering costs a training forward's compile 1.3-1.8x (the backward's
@@ -850,3 +853,49 @@ def inductor_fallback_random() -> Optional[bool]:
 INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
                         "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
                         "tl.randint(", "triton_helpers.randint64")
+
+
+# ---- distributed jobs (explorer.distributed) ----
+
+def process_group_backend() -> Optional[str]:
+    """The default process group's backend (gloo, nccl, ...), if one is still initialized; None otherwise."""
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            return str(dist.get_backend())
+    except Exception:  # noqa: BLE001 - cosmetic: a report without the backend's name is still whole
+        return None
+    return None
+
+
+def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, str]:
+    """``python argv...`` as ``nproc_per_node`` ranks on this machine, through torch.distributed.run (torchrun).
+
+    The same path as ``torchrun --standalone --nproc-per-node N argv...`` (its own argument parser and
+    ``run``), without torchrun's error summary: returns, for each rank that failed, how torchrun saw
+    it end ("exit code 1", "killed by SIGKILL"); {} when every rank ended with 0.
+    """
+    from torch.distributed import run as torchrun
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+
+    args = torchrun.parse_args(["--standalone", f"--nproc-per-node={nproc_per_node}", *argv])
+    try:
+        torchrun.run(args)
+    except ChildFailedError as e:
+        return {int(rank): _ended(f.exitcode) for rank, f in e.failures.items()}
+    except SignalException as e:  # torchrun stopped its ranks on SIGINT/SIGTERM: as Ctrl-C to the caller
+        raise KeyboardInterrupt(str(e)) from e
+    return {}
+
+
+def _ended(exitcode: int) -> str:
+    if exitcode < 0:
+        import signal
+
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
