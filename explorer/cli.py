@@ -233,18 +233,26 @@ def _distributed_run(run: RunArgs, options: Options) -> Optional[Callable[[], in
     """``--nproc-per-node N``: launch N ranks; a rank of a job (torchrun's environment): run as that rank."""
     from .distributed import env
 
+    rank = env.rank_env()
+    if options.nproc_per_node is not None and rank is not None:
+        return lambda: _usage_error(f"--nproc-per-node: this process is already rank {rank.rank} of "
+                                    f"{rank.world_size} of a job (RANK, WORLD_SIZE are set); drop the option")
     if options.nproc_per_node is not None:
         from .distributed.launch import launch
 
         return lambda: launch(run, options, quiet=run.options.quiet, fail_on_break=run.options.fail_on_break,
                               say=_say)
-    rank = env.rank_env()
     if rank is None:
         return None
     from .distributed.rank import run_rank
 
     return lambda: run_rank(run, options, rank, quiet=run.options.quiet, fail_on_break=run.options.fail_on_break,
                             run_script=run_script, say=_say)
+
+
+def _usage_error(message: str) -> int:
+    _say(f"error: {message}")
+    return EXIT_USAGE
 
 
 def _check_paths(run: RunArgs) -> Optional[str]:

@@ -8,8 +8,10 @@ merges) for the collectives. The rest are unit tests of the pieces on plain data
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -47,9 +49,11 @@ def line_of(path: str, text: str) -> int:
 class Job:
     """One launch in a subprocess, started now, waited for by the first test that reads it."""
 
-    def __init__(self, folder, argv: list[str]) -> None:
+    def __init__(self, folder, argv: list[str], trace: bool = False) -> None:
         self.folder = folder
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=ROOT)
+        if trace:  # torch's own structured trace of every rank, beside the capture: the ground truth
+            env["TORCH_TRACE"] = str(folder / "trace")
         self.proc = subprocess.Popen([sys.executable, *argv], cwd=folder, env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self._done = None
@@ -65,9 +69,10 @@ class Job:
         return Report.load(self.folder / name)
 
 
-def launcher(folder, n: int, script: str, *args: str, outputs: tuple[str, ...] = ("--json", "r.json")) -> Job:
+def launcher(folder, n: int, script: str, *args: str, outputs: tuple[str, ...] = ("--json", "r.json"),
+             trace: bool = False) -> Job:
     return Job(folder, ["-m", "explorer", "run", "--nproc-per-node", str(n), *outputs, script, "--backend",
-                        "aot_eager", *args])
+                        "aot_eager", *args], trace=trace)
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +87,8 @@ def jobs(tmp_path_factory):
         "collectives": Job(folder("collectives"), ["-m", "torch.distributed.run", "--standalone",
                                                    "--nproc-per-node", "2", "-m", "explorer", "run",
                                                    program("collectives.py"), "--backend", "aot_eager",
-                                                   "--json", "r.json"]),
-        "ddp": launcher(folder("ddp"), 2, program("ddp.py")),
+                                                   "--json", "r.json"], trace=True),
+        "ddp": launcher(folder("ddp"), 2, program("ddp.py"), trace=True),
         "raises": launcher(folder("raises"), 3, program("raises.py")),
     }
     yield started
@@ -173,7 +178,7 @@ def test_under_torchrun_each_rank_writes_its_part_and_the_last_one_merges(jobs):
     code, _, err = jobs["collectives"].result()
     folder = jobs["collectives"].folder
     assert code == 0, err
-    assert sorted(p.name for p in folder.iterdir()) == ["r.json", "r.rank0.json", "r.rank1.json"]
+    assert sorted(p.name for p in folder.glob("r*.json")) == ["r.json", "r.rank0.json", "r.rank1.json"]
     assert err.count("wrote merged JSON report (2 ranks)") == 1  # one rank merged, once
     parts = [Report.load(folder / f"r.rank{k}.json") for k in (0, 1)]
     assert [p.distributed.rank for p in parts] == [0, 1] and not parts[0].distributed.merged
@@ -237,6 +242,53 @@ def test_ddp_splits_are_labelled_with_their_buckets_not_as_graph_breaks(jobs):
     assert "submod_0: bucket of 1.00 MiB: layers.0.weight, layers.0.bias" in err
 
 
+def rank_traces(folder) -> dict[int, list[tuple[str, dict, str]]]:
+    """Each rank's TORCH_TRACE as (event name, envelope, payload) records, in order."""
+    from test_against_torch_trace import _ENVELOPE
+
+    out = {}
+    for path in glob.glob(str(folder / "trace" / "*.log")):
+        records = []
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("\t"):
+                    records[-1][2].append(line[1:])
+                    continue
+                envelope = json.loads(_ENVELOPE.match(line).group(1))
+                name = next(k for k in envelope if k not in ("frame_id", "frame_compile_id", "attempt",
+                                                             "has_payload", "rank"))
+                records.append((name, envelope, []))
+        (rank,) = {env["rank"] for _, env, _ in records if "rank" in env}  # once the process group is up
+        out[rank] = [(name, env, "".join(payload)) for name, env, payload in records]
+    return out
+
+
+def test_the_splits_are_those_in_torchs_own_trace_of_each_rank(jobs):
+    report = jobs["ddp"].report()
+    traces = rank_traces(jobs["ddp"].folder)
+    assert sorted(traces) == [0, 1]
+    for rank, records in traces.items():
+        theirs = [(f"{e['frame_id']}/{e['frame_compile_id']}", e["optimize_ddp_split_child"]["name"])
+                  for name, e, _ in records if name == "optimize_ddp_split_child"]
+        ours = [(c.compile_id, s.name) for c in report.distributed.ranks[rank].capture.compilations
+                if c.ddp_optimizer for s in c.ddp_optimizer.subgraphs]
+        assert ours == theirs and len(ours) == 4
+
+
+def test_the_collectives_are_those_in_torchs_own_trace_of_each_rank(jobs):
+    report = jobs["collectives"].report()
+    traces = rank_traces(jobs["collectives"].folder)
+    assert sorted(traces) == [0, 1]
+    for rank, records in traces.items():
+        theirs = [(f"{e['frame_id']}/{e['frame_compile_id']}", op) for name, e, payload in records
+                  if name == "dynamo_output_graph" for line in payload.splitlines()
+                  if not line.strip().startswith("#")  # the `# File: ... code:` comments quote the library
+                  for op in re.findall(r"_c10d_functional\.(\w+?)_?[.(]", line) if op != "wait_tensor"]
+        ours = [(gc.compile_id, c.op) for gc in report.distributed.collectives if gc.rank == rank
+                and gc.stage == "graph" for c in gc.collectives]
+        assert ours == theirs and len(ours) == 4
+
+
 # ---- 5. a rank that fails; three ranks ----
 
 def test_a_rank_that_raises_is_named_and_every_rank_is_in_the_report(jobs):
@@ -286,7 +338,7 @@ def test_the_environment_torchrun_gives_makes_a_rank():
     rank = rank_env.rank_env(env)
     assert (rank.rank, rank.world_size, rank.local_rank, rank.job) == (1, 2, 1, "abc/0")
     assert rank_env.rank_env({"RANK": "2", "WORLD_SIZE": "2"}) is None and rank_env.rank_env({}) is None
-    assert rank_env.part_path("out/r.json", 3) == "out/r.rank3.json"
+    assert rank_env.part_path("out/r.json", 3) == "out/r.rank3.json" == rank_env.part_path("out/r.html", 3)
 
 
 def test_parts_are_found_beside_the_report(tmp_path):
@@ -301,9 +353,13 @@ def test_the_launcher_keeps_its_own_options_from_the_ranks():
     assert rank_words(words) == ["--time", "--target", "cuda"]
 
 
-def test_a_bad_number_of_ranks_is_a_usage_error(capsys):
+def test_a_bad_number_of_ranks_is_a_usage_error(capsys, monkeypatch):
     assert cli.main(["run", "--nproc-per-node", "0", program("diverge.py")]) == cli.EXIT_USAGE
     assert "--nproc-per-node" in capsys.readouterr().err
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert cli.main(["run", "--nproc-per-node", "2", program("diverge.py")]) == cli.EXIT_USAGE
+    assert "already rank 0 of 2" in capsys.readouterr().err
 
 
 def test_sigterm_ends_the_script_as_an_exception_and_is_held_off_after_it():
@@ -382,3 +438,14 @@ def test_show_displays_the_view_in_a_kernel_and_prints_the_summary_elsewhere(job
     (view,) = shown
     assert isinstance(view, ExplorerView) and view.report.distributed.rank == 1
     assert "rank 1 of 2" in view.summary()
+
+
+def test_each_ranks_own_device_index_is_not_a_difference(jobs):
+    """On GPUs rank k's tensors are on cuda:k: graphs, guards and types differ by that index only."""
+    text = jobs["ddp"].report().rank(0).to_json()
+    parts = {k: Report.from_json(text.replace("]cpu", f"]cuda:{k}").replace("device=0", f"device={k}"))
+             for k in (0, 1)}
+    assert "cuda:1" in parts[1].to_json() and "cuda:1" not in parts[0].to_json()
+    merged = merge(parts, world_size=2).distributed
+    assert [g.ranks for g in merged.groups] == [(0, 1)]
+    assert not merged.differences

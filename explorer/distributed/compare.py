@@ -30,7 +30,8 @@ from .model import (
 )
 
 _VERBS = {"terminated": "was stopped", "interrupted": "was interrupted", "exit": "exited"}
-_DEVICE_INDEX_RE = re.compile(r"\b(cuda|xpu|hpu|mps):\d+")  # each rank has its own device: not a difference
+# each rank has its own device (cuda:0, cuda:1): not a difference. As graphs, guards and reasons print it:
+_DEVICE_INDEX_RE = re.compile(r"\b(cuda|xpu|hpu|mps):\d+|\b(device=)\d+|(device\(type='\w+', index=)\d+")
 _ADDRESS_RE = re.compile(r"\b\d{7,}\b")  # object ids in guards (___check_obj_id(x, 1398...)): per process
 
 
@@ -278,7 +279,11 @@ def _counts_text(c: RankCounts) -> str:
 # ---- fingerprints and words ----
 
 def _norm(text: str) -> str:
-    return _ADDRESS_RE.sub("<id>", _DEVICE_INDEX_RE.sub(r"\1", text))
+    return _ADDRESS_RE.sub("<id>", _DEVICE_INDEX_RE.sub(_device_kind, text))
+
+
+def _device_kind(m: re.Match) -> str:
+    return m.group(1) or f"{m.group(2) or m.group(3)}N"
 
 
 def _graph_fingerprint(c: Compilation) -> str:

@@ -51,10 +51,10 @@ def rank_env(environ: Optional[Mapping[str, str]] = None) -> Optional[RankEnv]:
                    host=socket.gethostname(), pid=os.getpid(), started_at=time.time())
 
 
-def part_path(json_path: str, rank: int) -> str:
-    """``r.json`` -> ``r.rank3.json`` (beside the merged report, where ``explorer merge r.json`` finds it)."""
-    stem = json_path[:-5] if json_path.endswith(".json") else json_path
-    return f"{stem}.rank{rank}.json"
+def part_path(report_path: str, rank: int) -> str:
+    """``r.json`` (or ``r.html``) -> ``r.rank3.json``: beside the merged report, where ``explorer merge`` finds it."""
+    stem, ext = os.path.splitext(report_path)
+    return f"{stem if ext in ('.json', '.html') else report_path}.rank{rank}.json"
 
 
 def part_in_folder(folder: str, rank: int) -> str:

@@ -146,7 +146,7 @@ def _run_rank(words: Any, options: Options, rank: rank_envs.RankEnv, guard: Term
         return code  # the launcher merges
     if not quiet:
         say(f"rank {rank.rank} of {rank.world_size}: wrote its part {part}")
-    merged = merge_if_last(base, rank)
+    merged = merge_if_last(base, rank, options)
     if merged is not None:
         write_merged(merged, options, quiet=quiet, say=say)
     return code
@@ -199,7 +199,7 @@ def _where(error: BaseException, script: str) -> tuple[Optional[str], Optional[i
 
 # ---- the merge, by the last rank ----
 
-def merge_if_last(base: str, rank: rank_envs.RankEnv) -> Optional[Report]:
+def merge_if_last(base: str, rank: rank_envs.RankEnv, options: Optional[Options] = None) -> Optional[Report]:
     """The merged report if this rank's part is the newest of a complete set of this launch's parts."""
     from .merge import merge
 
@@ -215,7 +215,7 @@ def merge_if_last(base: str, rank: rank_envs.RankEnv) -> Optional[Report]:
     reports = {k: Report.load(p) for k, p in parts.items()}
     if rank.job is not None and any(_job(r) != rank.job for r in reports.values()):
         return None  # a part of another launch: this launch's own is still to come
-    return merge(reports, world_size=rank.world_size, sources=parts)
+    return merge(reports, world_size=rank.world_size, sources=parts, options=options)
 
 
 def _job(report: Report) -> Optional[str]:
