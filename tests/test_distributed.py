@@ -72,7 +72,7 @@ class Job:
 def launcher(folder, n: int, script: str, *args: str, outputs: tuple[str, ...] = ("--json", "r.json"),
              trace: bool = False) -> Job:
     return Job(folder, ["-m", "explorer", "run", "--nproc-per-node", str(n), *outputs, script, "--backend",
-                        "aot_eager", *args], trace=trace)
+                        "aot_eager", "--device", "cpu", *args], trace=trace)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def jobs(tmp_path_factory):
         "collectives": Job(folder("collectives"), ["-m", "torch.distributed.run", "--standalone",
                                                    "--nproc-per-node", "2", "-m", "explorer", "run",
                                                    program("collectives.py"), "--backend", "aot_eager",
-                                                   "--json", "r.json"], trace=True),
+                                                   "--device", "cpu", "--json", "r.json"], trace=True),
         "ddp": launcher(folder("ddp"), 2, program("ddp.py"), trace=True),
         "raises": launcher(folder("raises"), 3, program("raises.py")),
     }
@@ -449,3 +449,19 @@ def test_each_ranks_own_device_index_is_not_a_difference(jobs):
     merged = merge(parts, world_size=2).distributed
     assert [g.ranks for g in merged.groups] == [(0, 1)]
     assert not merged.differences
+
+
+def test_one_compilation_of_two_ranks_diffed_as_text(jobs):
+    from explorer.distributed.diff import diff_ranks
+
+    report = jobs["diverge"].report()
+    (step,) = [m for m in report.distributed.compilations if m.key.startswith("step@") and m.nth == 0]
+    diff = diff_ranks(report, 0, 1, step.key)
+    guards, graph = diff.section("guards"), diff.section("graph")
+    assert graph.changed and guards.changed
+    text = diff.to_text()
+    assert "-EQUALS_MATCH: G['rank'] == 0" in text and "+EQUALS_MATCH: G['rank'] == 1" in text
+    assert "--- rank 0 [0/0] graph" in text and "-        cos: " in text
+    assert diff_ranks(report, 0, 1, "0/0").to_text() == text  # rank 0's compile id names it too
+    with pytest.raises(LookupError):
+        diff_ranks(report, 0, 1, "nothing@x.py:1#0")

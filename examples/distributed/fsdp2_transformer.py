@@ -17,12 +17,14 @@ from torch.distributed.fsdp import fully_shard
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--backend", default="inductor", help="torch.compile backend")
+parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cuda", "cpu"),
+                    help="cuda: NCCL, rank k on cuda:k; cpu: gloo")
 parser.add_argument("--dim", type=int, default=128)
 parser.add_argument("--blocks", type=int, default=2)
 parser.add_argument("--steps", type=int, default=2)
 args = parser.parse_args()
 
-if torch.cuda.is_available():
+if args.device == "cuda":
     device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
     torch.cuda.set_device(device)
     dist.init_process_group("nccl", device_id=device)
