@@ -24,7 +24,7 @@ from explorer import cli
 from explorer.capturing.parse_ddp import param_name, type_bytes
 from explorer.distributed import env as rank_env
 from explorer.distributed.collectives import graph_collectives
-from explorer.distributed.launch import exit_code, rank_words
+from explorer.distributed.launch import ended_text, exit_code, rank_words
 from explorer.distributed.merge import merge
 from explorer.distributed.model import RankFailure, RankRun
 from explorer.distributed.rank import RankTerminated, TermGuard
@@ -90,6 +90,7 @@ def jobs(tmp_path_factory):
                                                    "--device", "cpu", "--json", "r.json"], trace=True),
         "ddp": launcher(folder("ddp"), 2, program("ddp.py"), trace=True),
         "raises": launcher(folder("raises"), 3, program("raises.py")),
+        "killed": launcher(folder("killed"), 2, program("raises.py"), "--fail-on", "-1", "--kill-on", "1"),
     }
     yield started
     for job in started.values():
@@ -304,6 +305,15 @@ def test_a_rank_that_raises_is_named_and_every_rank_is_in_the_report(jobs):
         assert other.failure is not None and other.failure.kind in ("raised", "terminated")
 
 
+def test_a_rank_killed_outright_is_named_missing_with_how_torchrun_saw_it_end(jobs):
+    code, _, err = jobs["killed"].result()
+    assert code != 0
+    dist = jobs["killed"].report().distributed
+    assert [r.status for r in dist.ranks] == ["failed", "missing"]
+    assert "killed by SIGKILL" in dist.ranks[1].failure.message
+    assert "rank 1 missing: wrote no part" in err and "killed by SIGKILL" in err
+
+
 # ---- FSDP2 and nn.Sequential under DDP: slower, one job each ----
 
 @pytest.mark.slow
@@ -388,7 +398,10 @@ def test_the_job_exits_with_the_first_rank_that_failed_of_its_own_accord():
 
     assert exit_code((run(0, None, 0, 1.0), run(1, None, 0, 1.0)), {}) == 0
     ranks = (run(0, "terminated", 143, 3.0), run(1, "exit", 7, 2.0), run(2, "raised", 1, 2.5))
-    assert exit_code(ranks, {0: "exit code 143"}) == 7
+    assert exit_code(ranks, {0: 143, 1: 7, 2: 1}) == 7
+    killed = (run(0, "terminated", 143, 3.0), RankRun(1, failure=RankFailure("missing", "wrote no part")))
+    assert exit_code(killed, {0: 143, 1: -9}) == 137
+    assert (ended_text(-9), ended_text(1)) == ("killed by SIGKILL", "exit code 1")
 
 
 def test_a_rank_without_a_part_is_named_missing_with_what_the_launcher_saw(jobs):

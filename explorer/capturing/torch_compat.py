@@ -869,12 +869,12 @@ def process_group_backend() -> Optional[str]:
     return None
 
 
-def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, str]:
+def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, int]:
     """``python argv...`` as ``nproc_per_node`` ranks on this machine, through torch.distributed.run (torchrun).
 
     The same path as ``torchrun --standalone --nproc-per-node N argv...`` (its own argument parser and
-    ``run``), without torchrun's error summary: returns, for each rank that failed, how torchrun saw
-    it end ("exit code 1", "killed by SIGKILL"); {} when every rank ended with 0.
+    ``run``), without torchrun's error summary: returns, for each rank that failed, its exit code as
+    torchrun saw it (negative: killed by that signal); {} when every rank ended with 0.
     """
     from torch.distributed import run as torchrun
     from torch.distributed.elastic.multiprocessing.api import SignalException
@@ -884,18 +884,8 @@ def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, str]:
     try:
         torchrun.run(args)
     except ChildFailedError as e:
-        return {int(rank): _ended(f.exitcode) for rank, f in e.failures.items()}
+        return {int(rank): int(f.exitcode) for rank, f in e.failures.items()}
     except SignalException as e:  # torchrun stopped its ranks on SIGINT/SIGTERM: as Ctrl-C to the caller
         raise KeyboardInterrupt(str(e)) from e
     return {}
 
-
-def _ended(exitcode: int) -> str:
-    if exitcode < 0:
-        import signal
-
-        try:
-            return f"killed by {signal.Signals(-exitcode).name}"
-        except ValueError:
-            return f"killed by signal {-exitcode}"
-    return f"exit code {exitcode}"

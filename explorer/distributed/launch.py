@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from typing import Any, Callable, Optional
 
@@ -47,7 +48,7 @@ def launch(run: Any, options: Options, *, quiet: bool, fail_on_break: bool, say:
             interrupted, ended = True, {}
         finally:
             _restore(rank_envs.PARTS_ENV, saved)
-        merged = _merged(folder, n, ended, options, say)
+        merged = _merged(folder, n, {k: ended_text(c) for k, c in ended.items()}, options, say)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if merged is None:
@@ -79,8 +80,9 @@ def rank_words(words: list[str]) -> list[str]:
     return out
 
 
-def exit_code(ranks: tuple[RankRun, ...], ended: dict[int, str]) -> int:
-    """The job's exit code: the first rank that failed of its own accord (not stopped by torchrun), else 1."""
+def exit_code(ranks: tuple[RankRun, ...], ended: dict[int, int]) -> int:
+    """The job's exit code: the first rank that failed of its own accord (not stopped by torchrun); else a
+    rank killed by a signal (128 + its number, as a shell says); else 1."""
     failed = [r for r in ranks if r.failure is not None]
     if not failed and not ended:
         return EXIT_OK
@@ -88,7 +90,18 @@ def exit_code(ranks: tuple[RankRun, ...], ended: dict[int, str]) -> int:
     if own:
         first = min(own, key=lambda r: (r.info.ended_at or 0) if r.info else 0)
         return first.failure.exit_code or EXIT_RAISED
-    return EXIT_RAISED
+    signals = [-code for rank, code in sorted(ended.items()) if code < 0 and ranks[rank].info is None]
+    return 128 + signals[0] if signals else EXIT_RAISED
+
+
+def ended_text(exitcode: int) -> str:
+    """How torchrun saw a rank end: ``exit code 1``, ``killed by SIGKILL``."""
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    try:
+        return f"killed by {signal.Signals(-exitcode).name}"
+    except ValueError:
+        return f"killed by signal {-exitcode}"
 
 
 def _merged(folder: str, n: int, ended: dict[int, str], options: Options,
