@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 from . import bytecode as bc
 from .model import Frame, Problem
 from .parse_breaks import parse_graph_break
+from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
 from .parse_guards import parse_guards
 from .parse_output_code import graph_kind
@@ -28,6 +29,9 @@ from .records import (
     AotGraph,
     BytecodeListing,
     BytecodePair,
+    DdpLog,
+    DdpSplitChild,
+    DdpSplitGraph,
     DynamoGraph,
     FrameStart,
     GraphBreakReason,
@@ -216,6 +220,27 @@ def _provenance(kind: str) -> Decoder:
     return decode
 
 
+# ---- DDPOptimizer ----
+
+def decode_ddp_log(ev: RawEvent, ctx: DecodeContext) -> Optional[DdpLog]:
+    """Its INFO line (cap, bucket count) and its warnings; other lines of that logger hold nothing to keep."""
+    cap, count, note = parse_log_line(_text(ev))
+    if cap is None and note is None:
+        return None
+    return DdpLog(cap, count, note)
+
+
+def decode_ddp_split_graph(ev: RawEvent, ctx: DecodeContext) -> DdpSplitGraph:
+    return DdpSplitGraph(_graph(ev))
+
+
+def decode_ddp_split_child(ev: RawEvent, ctx: DecodeContext) -> DdpSplitChild:
+    name = _fields(ev, "optimize_ddp_split_child").get("name")
+    if not isinstance(name, str):
+        raise DecodeError(f"the subgraph's name is {type(name).__name__}, expected a string")
+    return DdpSplitChild(name, _graph(ev))
+
+
 DECODERS: dict[str, Decoder] = {
     "dynamo_start": decode_start,
     "dynamo_output_graph": decode_dynamo_graph,
@@ -235,6 +260,9 @@ DECODERS: dict[str, Decoder] = {
     "inductor_output_code": decode_output_code,
     "artifact:inductor_provenance_tracking_node_mappings": _provenance("node_mappings"),
     "artifact:inductor_provenance_tracking_kernel_stack_traces": _provenance("stack_traces"),
+    "ddp_optimizer_log": decode_ddp_log,
+    "optimize_ddp_split_graph": decode_ddp_split_graph,
+    "optimize_ddp_split_child": decode_ddp_split_child,
 }
 _WILDCARDS = tuple(key for key in DECODERS if "*" in key)
 

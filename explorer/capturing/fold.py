@@ -18,7 +18,19 @@ from typing import Any, Callable, Optional
 from . import bytecode as bc
 from .compile_id import CompileId
 from .missing import note_unreadable
-from .model import Compilation, Frame, FxGraph, IrDump, Kernel, OutputCode, Problem, Restart
+from .model import (
+    Compilation,
+    DdpOptimizer,
+    DdpSubgraph,
+    Frame,
+    FxGraph,
+    IrDump,
+    Kernel,
+    OutputCode,
+    Problem,
+    Restart,
+)
+from .parse_ddp import buckets_of
 from .parse_guards import parse_guards
 from .parse_output_code import parse_kernels
 from .raw import describe_error
@@ -26,6 +38,9 @@ from .records import (
     AotGraph,
     BytecodeListing,
     BytecodePair,
+    DdpLog,
+    DdpSplitChild,
+    DdpSplitGraph,
     DynamoGraph,
     FrameStart,
     GraphBreakReason,
@@ -68,6 +83,7 @@ class Fold:
         self.lowerings: list[Lowering] = []
         self.problems: list[Problem] = []
         self.unreadable: set[str] = set()  # events of this compile id whose decoder failed
+        self.ddp: list[Any] = []  # DDPOptimizer's records, in order
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -120,6 +136,9 @@ class Fold:
     def _provenance(self, r: Provenance) -> None:
         self._lowering().provenance.setdefault(r.kind, r.value)
 
+    def _ddp(self, r: Any) -> None:
+        self.ddp.append(r)
+
     # ---- the compilation ----
     def build(self) -> Compilation:
         """Each step guarded; if building the Compilation itself fails, a smaller one keeps what was found."""
@@ -128,6 +147,7 @@ class Fold:
         self._step("bytecode", lambda: self._bytecodes(frame))
         self._step("guards", lambda: self._apply_guards(frame))
         self._step("lowerings", self._apply_lowerings)
+        self._step("ddp_optimizer", self._apply_ddp)
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(),
@@ -208,6 +228,19 @@ class Fold:
         self.fields["output_code"] = tuple(outputs) or None
         self.fields["kernels"] = tuple(kernels.values())
 
+    def _apply_ddp(self) -> None:
+        """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""
+        if not self.ddp:
+            return
+        logs = [r for r in self.ddp if isinstance(r, DdpLog)]
+        counted = next((r for r in logs if r.bucket_count is not None), None)
+        parent = next((r.graph for r in self.ddp if isinstance(r, DdpSplitGraph)), None)
+        subs = tuple(DdpSubgraph(r.name, r.graph) for r in self.ddp if isinstance(r, DdpSplitChild))
+        self.fields["ddp_optimizer"] = DdpOptimizer(
+            bucket_cap_bytes=counted.bucket_cap_bytes if counted else None,
+            bucket_count=counted.bucket_count if counted else None, split_graph=parent, subgraphs=subs,
+            buckets=buckets_of(subs), notes=tuple(r.note for r in logs if r.note))
+
     def _kernels(self, out: OutputCodeText, kind: str, provenance: dict[str, dict]) -> tuple[Kernel, ...]:
         try:
             return parse_kernels(out.code, kind, provenance)
@@ -249,4 +282,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     BytecodeListing: Fold._listing, BytecodePair: Fold._pair, PostGradGraph: Fold._post_grad,
     IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance,
     SideEffects: Fold._side_effects,
+    DdpLog: Fold._ddp, DdpSplitGraph: Fold._ddp, DdpSplitChild: Fold._ddp,
 }

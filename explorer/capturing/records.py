@@ -124,6 +124,32 @@ class SideEffects:
     mutations: tuple[Mutation, ...]
 
 
-Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart, Metrics,
-               PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair]
+@dataclass(frozen=True)
+class DdpLog:
+    """DDPOptimizer's log line (``torch._dynamo.backends.distributed``): its cap and how many buckets it made,
+    or a warning of its own."""
+
+    bucket_cap_bytes: Optional[int] = None
+    bucket_count: Optional[int] = None
+    note: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DdpSplitGraph:
+    """``optimize_ddp_split_graph``: the parent graph calling each subgraph, with their code nested in it."""
+
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
+class DdpSplitChild:
+    """``optimize_ddp_split_child``: one subgraph (``submod_N``) DDPOptimizer made."""
+
+    name: str
+    graph: FxGraph
+
+
+Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
+               Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
+               DdpSplitGraph, DdpSplitChild]
 LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance)  # belong to one Inductor lowering

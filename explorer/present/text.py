@@ -141,11 +141,13 @@ def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult
 
 def summary(report: Any, *, max_rows: int = 12) -> str:
     """One screen: counts, compilations, what to fix, recompiles, findings, problems, timing."""
+    from ..distributed.text import capture_lines, distributed_lines
     from ..report import Report
 
     report = Report.of(report)
     data = report.capture
-    lines = [
+    head = distributed_lines(report) if report.distributed is not None else []
+    lines = head + [
         f"compile-explorer: {len(data.compilations)} compilations, {data.num_graphs} graphs, "
         f"{len(data.graph_breaks)} graph breaks, {len(data.recompiles)} recompiles, {len(data.kernels)} kernels, "
         f"compile {data.compile_time_s:.2f}s  [torch {data.torch_version}, {data.device}]",
@@ -169,6 +171,7 @@ def summary(report: Any, *, max_rows: int = 12) -> str:
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
         lines.append(f"finding{where}: {f.message}" + (f" ({f.hint})" if f.hint else ""))
+    lines += capture_lines(data)
     for note in data.notes:
         lines.append(f"note: {note.splitlines()[0]}")
     for p in report.all_problems:
