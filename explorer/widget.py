@@ -129,7 +129,7 @@ class ExplorerView:
         return (bundle, metadata) if metadata else bundle
 
     def static_html(self) -> str:
-        return render_fragment(self.report, pictures=False, budget=FALLBACK_BUDGET, pygments_budget=0)
+        return render_fragment(self.report, pictures=False, budget=FALLBACK_BUDGET)
 
     def summary(self) -> str:
         from .present.text import summary

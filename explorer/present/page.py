@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .escape import esc
-from .html import as_report
 from .payload import build, to_json, to_script_json
+from .viewmodel import as_report
 
 FRONTEND = Path(__file__).with_name("frontend")
 MODULE = FRONTEND / "explorer.js"

@@ -1,0 +1,59 @@
+"""How numbers, times and places read, written once for every output (view model, text, charts)."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+
+def short_path(path: Optional[str]) -> str:
+    """Paths under the working directory are shown relative: shorter, same meaning."""
+    if not path:
+        return "?"
+    if not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str] = None) -> str:
+    where = short_path(filename) + (f":{lineno}" if lineno else "")
+    return where + (f" in {function}" if function else "")
+
+
+def origin_of(filename: Optional[str], lineno: Optional[int]) -> str:
+    """``FILE:LINE``: the user line an element came from (the views' ``data-origin`` contract)."""
+    return f"{filename}:{lineno}" if filename and lineno else ""
+
+
+def headline(text: str) -> str:
+    """First line, plus the next one when the first only introduces it ("backend='x' raised:")."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return f"{lines[0]} {lines[1]}"
+    return lines[0] if lines else ""
+
+
+def format_time(seconds: Optional[float]) -> str:
+    """1.23 ms, 45.6 µs, 2.00 s: what the charts and tables print."""
+    if seconds is None:
+        return "n/a"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def measurement_text(m) -> str:
+    return "n/a" if m is None else f"{format_time(m.median_s)} ±{m.iqr_pct:.0f}%"
+
+
+def speedup_text(v: Optional[float]) -> str:
+    return "n/a" if v is None else f"{v:.2f}x"
+
+
+def calls_text(v: Optional[float]) -> str:
+    return "never" if v is None else f"{v:,.0f} calls"
