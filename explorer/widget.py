@@ -48,12 +48,12 @@ def _widget_class() -> type:
     import anywidget
     import traitlets
 
-    from .present.page import MODULE, STYLES
+    from .present.page import STYLES, module_text
 
     class ExplorerWidget(anywidget.AnyWidget):
         """One view of one report."""
 
-        _esm = MODULE
+        _esm = module_text()
         _css = STYLES
         payload = traitlets.Bytes(b"").tag(sync=True)  # a binary buffer: no JSON escaping on the way
         payload_encoding = traitlets.Unicode("utf-8").tag(sync=True)  # "utf-8" JSON, or "gzip" of it

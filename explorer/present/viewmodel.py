@@ -194,6 +194,10 @@ def compilation(comp: Compilation, report: Report) -> dict:
     refs = kernel_refs(comp)
     prev = previous_compilation(comp, data) if comp.recompile_reason else None
     panes = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in present}
+    if prev is not None and "graph_break" in panes:  # after the recompile's reason: its diff, one click away
+        at = next(i for i, b in enumerate(panes["graph_break"]) if b.get("key") == "recompile:0") + 1
+        panes["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
+                                         "r": f"Show the FX graph's diff against {prev.compile_id}"})
     timed = timing_pane(report, comp.compile_id)
     why_report = {}  # report-wide stages (timing): why this compilation has none
     if timed is not None:
