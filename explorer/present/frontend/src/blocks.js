@@ -22,8 +22,13 @@ export function renderRuns(ctx, r) {
   if ("chip" in r) return [h("span", { class: "cx-chip" }, r.chip)];
   if ("go" in r) {
     if (!ctx.pane) return [h("code", null, r.code)];
-    return [h("button", { type: "button", class: "cx-link", onclick: () => ctx.pane.set({ stage: r.go.stage, diff: null }) },
-      r.code)];
+    return [
+      h(
+        "button",
+        { type: "button", class: "cx-link", onclick: () => ctx.pane.set({ stage: r.go.stage, diff: null }) },
+        r.code,
+      ),
+    ];
   }
   if ("code" in r) {
     if (!r.origin) return [h("code", null, r.code)];
@@ -54,37 +59,68 @@ const KINDS = {
   p: (ctx, b) => (b.interactive && !ctx.m.linkedOrigins ? null : h("p", { class: b.cls }, renderRuns(ctx, b.r))),
   h: (ctx, b) => h("div", { class: b.cls ? `cx-h4 ${b.cls}` : "cx-h4" }, renderRuns(ctx, b.r)),
   note: (ctx, b) => h("div", { class: b.cls }, renderRuns(ctx, b.r)),
-  list: (ctx, b) => h(b.ordered ? "ol" : "ul", { class: b.cls ? `cx-list ${b.cls}` : "cx-list" },
-    b.items.map((i) => {
-      const li = h("li", null, renderRuns(ctx, i.r), renderBlocks(ctx, i.body));
-      if (i.origin) ctx.decorate(li, [ctx.m.origin(i.origin)]);
-      return li;
-    })),
+  list: (ctx, b) =>
+    h(
+      b.ordered ? "ol" : "ul",
+      { class: b.cls ? `cx-list ${b.cls}` : "cx-list" },
+      b.items.map((i) => {
+        const li = h("li", null, renderRuns(ctx, i.r), renderBlocks(ctx, i.body));
+        if (i.origin) ctx.decorate(li, [ctx.m.origin(i.origin)]);
+        return li;
+      }),
+    ),
   table: renderTable,
   code: (ctx, b) => ctx.code(b),
-  details: (ctx, b) => h("details", { class: b.cls ? `cx-sub ${b.cls}` : "cx-sub", open: !!b.open },
-    h("summary", null, renderRuns(ctx, b.s)), renderBlocks(ctx, b.body)),
-  section: (ctx, b) => h("details", { class: "cx-sec", open: !!b.open }, h("summary", null, b.title),
-    renderBlocks(ctx, b.body)),
+  details: (ctx, b) =>
+    h(
+      "details",
+      { class: b.cls ? `cx-sub ${b.cls}` : "cx-sub", open: !!b.open },
+      h("summary", null, renderRuns(ctx, b.s)),
+      renderBlocks(ctx, b.body),
+    ),
+  section: (ctx, b) =>
+    h("details", { class: "cx-sec", open: !!b.open }, h("summary", null, b.title), renderBlocks(ctx, b.body)),
   div: (ctx, b) => {
     const data = Object.fromEntries(Object.entries(b.data || {}).map(([k, v]) => [`data-${k}`, v]));
     return h("div", { class: b.cls, ...data }, renderBlocks(ctx, b.body));
   },
   graph: (ctx, b) => (ctx.pane && ctx.pane.mode === "picture" ? ctx.picture(b.stage) : ctx.code(b.code)),
-  chart: (ctx, b) => h("table", { class: "cx-table cx-chart" }, h("caption", null, b.title),
-    b.rows.map(([label, value, text]) => {
-      const top = Math.max(...b.rows.map((r) => r[1]), 0) || 1;
-      return h("tr", null, h("td", null, label), h("td", { class: "cx-barcell" },
-        renderRuns(ctx, { bar: (100 * value) / top }), text));
-    })),
-  button: (ctx, b) => (ctx.pane ? h("p", null, h("button", { type: "button", class: "cx-btn",
-    onclick: () => ctx.pane.set(b.go) }, renderRuns(ctx, b.r))) : null),
+  chart: (ctx, b) =>
+    h(
+      "table",
+      { class: "cx-table cx-chart" },
+      h("caption", null, b.title),
+      b.rows.map(([label, value, text]) => {
+        const top = Math.max(...b.rows.map((r) => r[1]), 0) || 1;
+        return h(
+          "tr",
+          null,
+          h("td", null, label),
+          h("td", { class: "cx-barcell" }, renderRuns(ctx, { bar: (100 * value) / top }), text),
+        );
+      }),
+    ),
+  button: (ctx, b) =>
+    ctx.pane
+      ? h(
+          "p",
+          null,
+          h("button", { type: "button", class: "cx-btn", onclick: () => ctx.pane.set(b.go) }, renderRuns(ctx, b.r)),
+        )
+      : null,
 };
 
 function renderTable(ctx, b) {
   const table = h("table", { class: b.cls ? `cx-table ${b.cls}` : "cx-table" });
   if (b.caption) table.append(h("caption", null, b.caption));
-  if (b.head && b.head.length) table.append(h("tr", null, b.head.map((x) => h("th", null, x))));
+  if (b.head && b.head.length)
+    table.append(
+      h(
+        "tr",
+        null,
+        b.head.map((x) => h("th", null, x)),
+      ),
+    );
   b.rows.forEach((r, i) => {
     const cells = r.c.map((c, j) => h(j === 0 && r.th ? "th" : "td", null, renderRuns(ctx, c)));
     const tr = h("tr", { class: r.cls || null, "data-line": b.key ? i + 1 : null }, cells);
@@ -101,7 +137,10 @@ function renderTable(ctx, b) {
 export class CodeBlock {
   constructor(pane, spec, text, opts = {}) {
     const m = pane.view.m;
-    this.pane = pane; this.spec = spec; this.cid = pane.cid; this.key = spec.key;
+    this.pane = pane;
+    this.spec = spec;
+    this.cid = pane.cid;
+    this.key = spec.key;
     this.lines = text.split("\n");
     this.lang = langOf(spec.lang);
     this.langs = this.lang === "wrapper" ? wrapperLangs(this.lines) : null;
@@ -109,8 +148,13 @@ export class CodeBlock {
     this.cursor = 0;
     this.chunks = [];
     this.linked = m.hasLineage(this.cid, spec.key) || spec.key === "source:0";
-    this.el = h("div", { class: "cx-code", tabindex: "0", role: "list", "aria-label": spec.title || spec.key,
-      "data-block": spec.key });
+    this.el = h("div", {
+      class: "cx-code",
+      tabindex: "0",
+      role: "list",
+      "aria-label": spec.title || spec.key,
+      "data-block": spec.key,
+    });
     this.el._block = this;
     const n = this.lines.length;
     this.el.style.setProperty("--cx-gw", `${spec.linenos ? String((spec.first || 1) + n).length + 1 : 0}ch`);
@@ -118,7 +162,10 @@ export class CodeBlock {
       const count = Math.min(CHUNK, n - start);
       const c = h("div", { class: "cx-chunk" });
       c.style.height = `${count * LH}px`;
-      c._start = start; c._count = count; c._filled = false; c._block = this;
+      c._start = start;
+      c._count = count;
+      c._filled = false;
+      c._block = this;
       this.chunks.push(c);
       this.el.append(c);
     }
@@ -140,10 +187,12 @@ export class CodeBlock {
     if (c._filled) return;
     c._filled = true;
     c.style.height = "";
-    const view = this.pane.view, frag = document.createDocumentFragment();
+    const view = this.pane.view,
+      frag = document.createDocumentFragment();
     const first = this.spec.first || 1;
     for (let i = c._start; i < c._start + c._count; i++) {
-      const line = i + 1, text = this.lines[i];
+      const line = i + 1,
+        text = this.lines[i];
       const el = h("div", { class: "cx-ln", "data-line": line });
       if (this.spec.linenos) el.append(h("span", { class: "cx-no", "aria-hidden": "true" }, String(first + i)));
       const tx = h("span", { class: "cx-tx" });
@@ -164,7 +213,7 @@ export class CodeBlock {
     const c = this.chunks[Math.floor((line - 1) / CHUNK)];
     if (!c) return null;
     this.fill(c);
-    return c.children[(line - 1) - c._start] || null;
+    return c.children[line - 1 - c._start] || null;
   }
 
   firstLine(pred) {
@@ -177,7 +226,10 @@ export class CodeBlock {
     if (old) old.classList.remove("cx-cursor");
     this.cursor = Math.max(1, Math.min(this.lines.length, (this.cursor || 0) + delta));
     const el = this.lineEl(this.cursor);
-    if (el) { el.classList.add("cx-cursor"); this.pane.scrollTo(el, false); }
+    if (el) {
+      el.classList.add("cx-cursor");
+      this.pane.scrollTo(el, false);
+    }
     return el;
   }
 }

@@ -4,7 +4,8 @@ export const PALETTE = 12; // colours for origins: cx-c0 .. cx-c11
 
 // how an element linked to `origins` shows: lit (pinned chain), hov (hovered chain)
 export function lightOf(origins, sel, hover) {
-  let lit = false, hov = false;
+  let lit = false,
+    hov = false;
   for (const o of origins) {
     if (sel.has(o)) lit = true;
     if (hover && hover.has(o)) hov = true;
@@ -21,7 +22,8 @@ export function nextSelection(current, origins, from, pinnedFrom) {
 
 // per stage: the lines (and kernels) of one compilation that came from the selected origins
 export function chainCounts(m, cid, sel) {
-  const chain = m.chain(cid), counts = new Map();
+  const chain = m.chain(cid),
+    counts = new Map();
   for (const o of sel) {
     for (const [key, line] of chain.get(o) || []) {
       const stage = key.split(":")[0];
@@ -35,7 +37,8 @@ export function chainCounts(m, cid, sel) {
 }
 
 export function countLabel(stageId, c) {
-  const n = c.lines.size, k = c.kernels.size;
+  const n = c.lines.size,
+    k = c.kernels.size;
   const lines = `${n} line${n > 1 ? "s" : ""}`;
   return stageId === "kernels" ? `${lines} in ${k} kernel${k > 1 ? "s" : ""}` : lines;
 }

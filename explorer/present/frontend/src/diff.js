@@ -11,7 +11,10 @@ export function diffLines(a, b) {
   const ids = new Map();
   const idOf = (s) => {
     let v = ids.get(s);
-    if (v === undefined) { v = ids.size; ids.set(s, v); }
+    if (v === undefined) {
+      v = ids.size;
+      ids.set(s, v);
+    }
     return v;
   };
   const A = Int32Array.from(a.slice(pre, a.length - suf), idOf);
@@ -26,9 +29,13 @@ export function diffLines(a, b) {
 }
 
 function myers(a, b) {
-  const n = a.length, m = b.length, max = n + m;
+  const n = a.length,
+    m = b.length,
+    max = n + m;
   if (max === 0) return [];
-  const off = max + 1, v = new Int32Array(2 * max + 3), trace = [];
+  const off = max + 1,
+    v = new Int32Array(2 * max + 3),
+    trace = [];
   for (let d = 0; d <= max; d++) {
     if (d > MAX_DIFF_D) return null;
     trace.push(v.slice(off - d - 1, off + d + 2));
@@ -36,7 +43,10 @@ function myers(a, b) {
       const down = k === -d || (k !== d && v[off + k - 1] < v[off + k + 1]);
       let x = down ? v[off + k + 1] : v[off + k - 1] + 1;
       let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) { x++; y++; }
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
       v[off + k] = x;
       if (x >= n && y >= m) return backtrack(trace, d, n, m);
     }
@@ -46,19 +56,34 @@ function myers(a, b) {
 
 function backtrack(trace, D, n, m) {
   const ops = [];
-  let x = n, y = m;
+  let x = n,
+    y = m;
   for (let d = D; d > 0; d--) {
-    const vv = trace[d], base = -d - 1, get = (k) => vv[k - base];
+    const vv = trace[d],
+      base = -d - 1,
+      get = (k) => vv[k - base];
     const k = x - y;
     const down = k === -d || (k !== d && get(k - 1) < get(k + 1));
     const prevK = down ? k + 1 : k - 1;
-    const prevX = get(prevK), prevY = prevX - prevK;
-    const midX = down ? prevX : prevX + 1, midY = midX - k;
-    while (x > midX && y > midY) { ops.push(["=", x - 1, y - 1]); x--; y--; }
-    if (down) ops.push(["+", -1, prevY]); else ops.push(["-", prevX, -1]);
-    x = prevX; y = prevY;
+    const prevX = get(prevK),
+      prevY = prevX - prevK;
+    const midX = down ? prevX : prevX + 1,
+      midY = midX - k;
+    while (x > midX && y > midY) {
+      ops.push(["=", x - 1, y - 1]);
+      x--;
+      y--;
+    }
+    if (down) ops.push(["+", -1, prevY]);
+    else ops.push(["-", prevX, -1]);
+    x = prevX;
+    y = prevY;
   }
-  while (x > 0 && y > 0) { ops.push(["=", x - 1, y - 1]); x--; y--; }
+  while (x > 0 && y > 0) {
+    ops.push(["=", x - 1, y - 1]);
+    x--;
+    y--;
+  }
   return ops.reverse();
 }
 

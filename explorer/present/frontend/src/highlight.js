@@ -1,24 +1,40 @@
 // The one highlighter: a regex per language, run per line as a pane draws it (so a
 // 4 MB report costs nothing until a line is on screen). The static copy shows plain text.
 
-const PY_KW = new Set(("False None True and as assert async await break class continue def del elif else " +
-  "except finally for from global if import in is lambda nonlocal not or pass raise return try while with " +
-  "yield").split(" "));
-const CPP_KW = new Set(("auto bool break case char const constexpr continue default do double else enum " +
-  "extern false float for if inline int long namespace nullptr return short signed sizeof static " +
-  "static_cast reinterpret_cast struct switch template true typedef typename unsigned using void volatile " +
-  "while int64_t int32_t int8_t uint8_t uint32_t uint64_t half bfloat16").split(" "));
-const RX_PY = new RegExp([
-  String.raw`(#.*$)`,
-  String.raw`([rRbBfFuU]{0,2}(?:"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?))`,
-  String.raw`(\b\d[\d_]*(?:\.\d*)?(?:[eE][+-]?\d+)?j?\b)`,
-  String.raw`(@?[A-Za-z_]\w*)`].join("|"), "g");
-const RX_CPP = new RegExp([
-  String.raw`(\/\/.*$|\/\*.*?(?:\*\/|$))`,
-  String.raw`("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?)`,
-  String.raw`(\b\d[\d.]*(?:[eE][+-]?\d+)?[fFlLuU]*\b)`,
-  String.raw`(^\s*#\s*\w+)`,
-  String.raw`([A-Za-z_]\w*)`].join("|"), "g");
+const PY_KW = new Set(
+  (
+    "False None True and as assert async await break class continue def del elif else " +
+    "except finally for from global if import in is lambda nonlocal not or pass raise return try while with " +
+    "yield"
+  ).split(" "),
+);
+const CPP_KW = new Set(
+  (
+    "auto bool break case char const constexpr continue default do double else enum " +
+    "extern false float for if inline int long namespace nullptr return short signed sizeof static " +
+    "static_cast reinterpret_cast struct switch template true typedef typename unsigned using void volatile " +
+    "while int64_t int32_t int8_t uint8_t uint32_t uint64_t half bfloat16"
+  ).split(" "),
+);
+const RX_PY = new RegExp(
+  [
+    String.raw`(#.*$)`,
+    String.raw`([rRbBfFuU]{0,2}(?:"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?))`,
+    String.raw`(\b\d[\d_]*(?:\.\d*)?(?:[eE][+-]?\d+)?j?\b)`,
+    String.raw`(@?[A-Za-z_]\w*)`,
+  ].join("|"),
+  "g",
+);
+const RX_CPP = new RegExp(
+  [
+    String.raw`(\/\/.*$|\/\*.*?(?:\*\/|$))`,
+    String.raw`("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?)`,
+    String.raw`(\b\d[\d.]*(?:[eE][+-]?\d+)?[fFlLuU]*\b)`,
+    String.raw`(^\s*#\s*\w+)`,
+    String.raw`([A-Za-z_]\w*)`,
+  ].join("|"),
+  "g",
+);
 const RX_DIS = /^(\s*\d+)?(\s+>>)?(\s*\d+\s+)([A-Z][A-Z0-9_]*)(.*)$/;
 
 function disTokens(line) {
@@ -28,7 +44,8 @@ function disTokens(line) {
   if (m[1]) out.push(["t-n", m[1]]);
   if (m[2]) out.push(["t-p", m[2]]);
   out.push(["t-c", m[3]], ["t-k", m[4]]);
-  const rest = m[5], p = rest.indexOf("(");
+  const rest = m[5],
+    p = rest.indexOf("(");
   if (p >= 0) out.push([null, rest.slice(0, p)], ["t-s", rest.slice(p)]);
   else out.push([null, rest]);
   return out;
@@ -59,9 +76,14 @@ export function tokens(line, lang) {
   if (!rx) return [[null, line]];
   const out = [];
   rx.lastIndex = 0;
-  let last = 0, m, prevWord = "";
+  let last = 0,
+    m,
+    prevWord = "";
   while ((m = rx.exec(line)) !== null) {
-    if (m[0] === "") { rx.lastIndex++; continue; }
+    if (m[0] === "") {
+      rx.lastIndex++;
+      continue;
+    }
     if (m.index > last) out.push([null, line.slice(last, m.index)]);
     const cls = lang === "python" ? pyClass(m, prevWord) : cppClass(m);
     if (lang === "python" && m[4]) prevWord = m[4];

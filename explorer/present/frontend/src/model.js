@@ -63,7 +63,9 @@ export class Model {
       if (!comp) continue;
       const { kernel_sources: sources, ...others } = fields;
       Object.assign(comp, others);
-      (sources || []).forEach((src, i) => { if (comp.kernels[i]) comp.kernels[i].source = src; });
+      (sources || []).forEach((src, i) => {
+        if (comp.kernels[i]) comp.kernels[i].source = src;
+      });
     }
     if (rest.lineage) this.lineage = rest.lineage.compilations || {};
     this.deferred = false;
@@ -71,8 +73,12 @@ export class Model {
     this._chain.clear();
   }
 
-  comp(cid) { return this.comps[this.cidIndex.get(cid)]; }
-  view(cid) { return this.views[this.cidIndex.get(cid)] || { panes: {}, why: {}, why_report: {} }; }
+  comp(cid) {
+    return this.comps[this.cidIndex.get(cid)];
+  }
+  view(cid) {
+    return this.views[this.cidIndex.get(cid)] || { panes: {}, why: {}, why_report: {} };
+  }
 
   // does this compilation have something to show for this stage (a report-wide one included)
   has(cid, stageId) {
@@ -123,7 +129,8 @@ export class Model {
   }
 
   splice(cid, o) {
-    const refs = this.view(cid).kernels || [], comp = this.comp(cid);
+    const refs = this.view(cid).kernels || [],
+      comp = this.comp(cid);
     let text = o.code_parts[0];
     for (let j = 0; j < o.kernel_refs.length; j++) {
       const k = comp.kernels[refs.indexOf(o.kernel_refs[j])];
@@ -142,7 +149,11 @@ export class Model {
   origin(key) {
     // index of "FILE:LINE", added on first sight (source lines nothing came from)
     let i = this.originIdx.get(key);
-    if (i === undefined) { i = this.origins.length; this.origins.push(key); this.originIdx.set(key, i); }
+    if (i === undefined) {
+      i = this.origins.length;
+      this.origins.push(key);
+      this.originIdx.set(key, i);
+    }
     return i;
   }
 
@@ -165,7 +176,8 @@ export class Model {
   // every (block, line) of a compilation per origin: what the chain bar counts
   chain(cid) {
     if (!this._chain.has(cid)) {
-      const m = new Map(), c = this.lineage[cid];
+      const m = new Map(),
+        c = this.lineage[cid];
       for (const [key, arr] of Object.entries((c && c.blocks) || {})) {
         for (let i = 0; i < arr.length; i++) {
           const v = arr[i];
@@ -187,7 +199,8 @@ export class Model {
     for (const c of this.comps) {
       const bc = c.original_bytecode;
       if (!bc || !bc.source || bc.filename !== file) continue;
-      const lines = bc.source.split("\n"), i = line - (bc.firstlineno || 1);
+      const lines = bc.source.split("\n"),
+        i = line - (bc.firstlineno || 1);
       if (i >= 0 && i < lines.length) return lines[i].trim();
     }
     return null;
@@ -196,7 +209,8 @@ export class Model {
   // A pane's text as lines, each with the block and line it is (what a diff compares): its
   // code and keyed tables, or, where it has none, its words.
   stageLines(cid, key) {
-    const out = [], blocks = this.blocks(cid, key) || [];
+    const out = [],
+      blocks = this.blocks(cid, key) || [];
     const walk = (bs) => {
       for (const b of bs) {
         if (b.t === "code" || b.t === "graph") {
@@ -210,7 +224,13 @@ export class Model {
     };
     walk(blocks);
     if (!out.length) {
-      for (const b of blocks) if (b.r !== undefined) out.push(...flat(b.r).split("\n").map((t) => ({ text: t, key: null, line: 0 })));
+      for (const b of blocks)
+        if (b.r !== undefined)
+          out.push(
+            ...flat(b.r)
+              .split("\n")
+              .map((t) => ({ text: t, key: null, line: 0 })),
+          );
     }
     return out;
   }
@@ -231,7 +251,7 @@ export function stepFrom(m, cid, current, delta) {
   if (i < 0) {
     const order = m.stages.findIndex((s) => s.id === cur);
     const after = list.findIndex((s) => m.stages.indexOf(s) > order);
-    i = delta > 0 ? (after < 0 ? list.length - 1 : after - 1) : (after < 0 ? list.length : after);
+    i = delta > 0 ? (after < 0 ? list.length - 1 : after - 1) : after < 0 ? list.length : after;
   }
   return list[Math.max(0, Math.min(list.length - 1, i + delta))].id;
 }
