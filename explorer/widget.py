@@ -217,7 +217,7 @@ def _why(view: ExplorerView, args: dict) -> dict:
     """``%compile --why EXPR``: which cached compilation the call would reuse, or which guard fails."""
     from IPython import get_ipython
 
-    from .magic import why_recompile_line
+    from .why import why_recompile_line
 
     shell = get_ipython()
     expr = str(args.get("expr") or "").strip()
