@@ -265,11 +265,7 @@ def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
 
 def missing(view: dict, key: str) -> str:
     label = vm.labels()["missing"].get(key, "Not captured here")
-    return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(_why(view, key))}</div>'
-
-
-def _why(view: dict, key: str) -> str:
-    return view["why"].get(key) or view["why_report"].get(key) or "it was not recorded"
+    return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(vm.why_not(view, key))}</div>'
 
 
 def stage_html(comp: Compilation, key: str, *, max_chars: int = 200_000, ctx: Optional[Ctx] = None,

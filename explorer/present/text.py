@@ -12,7 +12,6 @@ from typing import Any, Optional, Sequence
 from ..timing.model import GraphTiming, ModeResult, TimingReport
 from . import viewmodel as vm
 from .fmt import calls_text, format_time, measurement_text, short_path, speedup_text
-from .html import _why
 
 rel = short_path
 
@@ -152,5 +151,5 @@ def stage_text(report: Any, stage: Any, comp: Any) -> str:
         mine = [g for g in report.timing.graphs if g.compile_id == comp.compile_id]
         return head + "\n".join(graph_line(g) for g in mine)
     if stage.id not in view["panes"]:
-        return head + f"(not captured: {_why(view, stage.id)})"
+        return head + f"(not captured: {vm.why_not(view, stage.id)})"
     return head + "\n".join(lines(view["panes"][stage.id], comp))

@@ -214,6 +214,11 @@ def compilation(comp: Compilation, report: Report) -> dict:
             "panes": panes}
 
 
+def why_not(view: dict, key: str) -> str:
+    """Why a compilation's view has nothing for stage ``key``."""
+    return view["why"].get(key) or view["why_report"].get(key) or "it was not recorded"
+
+
 def finding_note(f: Any) -> dict:
     """A finding shown at the top of the pane of the stage it concerns."""
     return dict(note("cx-missing cx-finding", [{"b": "torch.compile differs from a plain run: "}, f.message,
