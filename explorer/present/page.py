@@ -23,10 +23,11 @@ from .viewmodel import as_report
 
 FRONTEND = Path(__file__).with_name("frontend")
 STYLES = FRONTEND / "explorer.css"
-# The front end's ES modules by concept, each importing only those before it; view.js (the
+# The front end's ES modules by concept, each importing only those before it; entry.js (the
 # entry: mount, mountPage, the anywidget default export) last. Users have no node: there is no
 # build step, they are joined here when first needed.
-SOURCES = ("dom", "highlight", "diff", "chain", "model", "blocks", "pane", "view")
+SOURCES = ("dom", "highlight", "diff", "chain", "model", "blocks", "pane", "controls", "lighting", "pictures", "input",
+           "view", "entry")
 _IMPORT = re.compile(r'^import\s[^;]*?\sfrom\s+"\./[\w-]+\.js";[ \t]*\n', re.M | re.S)
 _EXPORT = re.compile(r"^export (?=(?:async )?function |const |class )", re.M)
 

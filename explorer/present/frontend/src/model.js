@@ -287,3 +287,25 @@ export function splitTarget(t) {
   const i = t.indexOf("|");
   return [t.slice(0, i), t.slice(i + 1)];
 }
+
+// The payload as text (JSON), base64 text of gzip ("gzip+base64"), or bytes (a widget's
+// binary buffer: a DataView) of UTF-8 JSON or of gzip ("gzip").
+export async function readPayload(data, encoding) {
+  let bytes;
+  if (typeof data === "string") {
+    if (encoding !== "gzip+base64") return JSON.parse(data);
+    bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  } else if (data instanceof DataView || ArrayBuffer.isView(data)) {
+    bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  } else if (data instanceof ArrayBuffer) {
+    bytes = new Uint8Array(data);
+  } else throw new Error("no report arrived");
+  if (encoding === "gzip" || encoding === "gzip+base64") {
+    if (typeof DecompressionStream !== "function")
+      throw new Error("this browser cannot unpack it (no DecompressionStream); open the report in a current browser");
+    return JSON.parse(
+      await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text(),
+    );
+  }
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
