@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import Optional
 
 
@@ -12,8 +13,14 @@ def short_path(path: Optional[str]) -> str:
         return "?"
     if not os.path.isabs(path):
         return path
+    return _relative(path, os.getcwd())
+
+
+@lru_cache(maxsize=4096)
+def _relative(path: str, cwd: str) -> str:
+    """A report names a few files thousands of times (every kernel's user lines): computed once each."""
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, cwd)
     except ValueError:
         return path
     return rel if not rel.startswith("..") else path

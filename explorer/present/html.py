@@ -98,8 +98,8 @@ def runs(r: Any) -> str:
         anchor = r["go"].get("anchor")
         inner = f"<code>{esc(r['code'])}</code>"
         return f'<a href="#{esc(anchor)}">{inner}</a>' if anchor else inner
-    if "code" in r:
-        return f"<code>{esc(r['code'])}</code>"
+    if "code" in r or "origin" in r:
+        return f"<code>{esc(r.get('code', r.get('origin')))}</code>"
     if "br" in r:
         return "<br>"
     return ""  # {bar}: the static copy draws charts instead

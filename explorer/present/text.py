@@ -26,7 +26,7 @@ def flat(r: Any) -> str:
         return str(r)
     if isinstance(r, list):
         return "".join(flat(x) for x in r)
-    for key in ("b", "muted", "a", "chip", "code"):
+    for key in ("b", "muted", "a", "chip", "code", "origin"):
         if key in r:
             return flat(r[key]) + (" " if key == "chip" else "")
     return "; " if "br" in r else ""

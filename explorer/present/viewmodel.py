@@ -28,7 +28,8 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
   chart    {title, rows: [[label, value, text, colour]]}   bars
   button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
-| {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}.
+| {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
+| {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
 
 Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called),
 ``header`` ({chips, body}), ``timing`` (a section or None) and ``compilations``, one per compilation
@@ -357,8 +358,7 @@ def _graph_break(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]
         gb_code = ({"a": gb.gb_code, "href": link} if link else gb.gb_code) if gb.gb_code else ""
         out.append({"t": "h", "cls": "cx-gb-reason", "r": ["Graph break: ", gb.reason, " " if gb_code else "",
                                                            gb_code]})
-        out.append({"t": "p", "r": [{"code": loc_text(gb.filename, gb.lineno),
-                                     "origin": origin_of(gb.filename, gb.lineno)},
+        out.append({"t": "p", "r": [linked(gb.filename, gb.lineno),
                                     ["  ", {"code": gb.source_line}] if gb.source_line else ""]})
         if gb.explanation:
             out.append({"t": "p", "r": gb.explanation})
@@ -397,9 +397,15 @@ def kernel_anchor(name: str) -> str:
     return "cx-k-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
 
 
+def linked(filename: Optional[str], lineno: Optional[int]) -> dict:
+    """A user line as code, linked to the chain; its text is left out when it is the origin itself
+    (a kernel of a big report names thousands: each is sent once)."""
+    text, origin = loc_text(filename, lineno), origin_of(filename, lineno)
+    return {"origin": origin} if text == origin else {"code": text, "origin": origin}
+
+
 def _lines(locs: Any) -> list:
-    return [[{"br": True} if i else "", {"code": loc_text(loc.filename, loc.lineno),
-                                        "origin": origin_of(loc.filename, loc.lineno)}, f" {loc.code or ''}"]
+    return [[{"br": True} if i else "", linked(loc.filename, loc.lineno), f" {loc.code or ''}"]
             for i, loc in enumerate(locs)]
 
 
@@ -422,7 +428,8 @@ def kernel_div(k: Kernel, ref: str, i: int) -> dict:
 
 def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(k.name)}, "code": ref},
-                   k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}", _lines(k.user_lines)]}
+                   k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
+                   ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]}  # each kernel's part links them
             for k, ref in zip(comp.kernels, refs)]
     index = {"t": "table", "cls": "cx-kindex", "head": ["kernel", "language", "graph", "lines", "user lines"],
              "rows": rows}

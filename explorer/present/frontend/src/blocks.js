@@ -8,11 +8,16 @@ import { langOf, tokens, wrapperLangs } from "./highlight.js";
 export const LH = 18; // px per code line: the same value as --cx-lh in explorer.css
 const CHUNK = 250; // code lines rendered at once; further chunks render when scrolled near
 
-// inline runs; `pane` is null in the header
-export function renderRuns(ctx, r) {
-  if (r == null || r === "") return [];
-  if (typeof r !== "object") return [String(r)];
-  if (Array.isArray(r)) return r.flatMap((x) => renderRuns(ctx, x));
+// inline runs, appended to `out` (one flat array: a kernels pane has thousands); `pane` is null in the header
+export function renderRuns(ctx, r, out = []) {
+  if (r == null || r === "") return out;
+  if (typeof r !== "object") out.push(String(r));
+  else if (Array.isArray(r)) for (const x of r) renderRuns(ctx, x, out);
+  else out.push(...runEl(ctx, r));
+  return out;
+}
+
+function runEl(ctx, r) {
   if ("b" in r) return [h("b", null, renderRuns(ctx, r.b))];
   if ("muted" in r) return [h("span", { class: "cx-muted" }, renderRuns(ctx, r.muted))];
   if ("a" in r) {
@@ -22,17 +27,12 @@ export function renderRuns(ctx, r) {
   if ("chip" in r) return [h("span", { class: "cx-chip" }, r.chip)];
   if ("go" in r) {
     if (!ctx.pane) return [h("code", null, r.code)];
-    return [
-      h(
-        "button",
-        { type: "button", class: "cx-link", onclick: () => ctx.pane.set({ stage: r.go.stage, diff: null }) },
-        r.code,
-      ),
-    ];
+    const go = () => ctx.pane.set({ stage: r.go.stage, diff: null });
+    return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
-  if ("code" in r) {
+  if ("code" in r || "origin" in r) {
     if (!r.origin) return [h("code", null, r.code)];
-    const el = h("code", { class: "cx-uline" }, r.code);
+    const el = h("code", { class: "cx-uline" }, r.code ?? r.origin);
     ctx.decorate(el, [ctx.m.origin(r.origin)]);
     return [el];
   }
@@ -41,8 +41,7 @@ export function renderRuns(ctx, r) {
     bar.style.width = `${Math.max(1, Math.min(100, r.bar || 0))}%`;
     return [bar, " "];
   }
-  if ("br" in r) return [h("br")];
-  return [];
+  return "br" in r ? [h("br")] : [];
 }
 
 // blocks -> elements. ctx: {m, cid, pane (or null), decorate(el, origins), code(spec) -> element}

@@ -12,11 +12,17 @@ export function h(tag, props, ...kids) {
       else el.setAttribute(k, v === true ? "" : String(v));
     }
   }
-  for (const kid of kids.flat(Infinity)) {
-    if (kid == null || kid === false) continue;
-    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  }
+  append(el, kids);
   return el;
+}
+
+// children: elements, text, or (nested) arrays of them; null and false are skipped
+function append(el, kids) {
+  for (const kid of kids) {
+    if (kid == null || kid === false) continue;
+    if (Array.isArray(kid)) append(el, kid);
+    else el.append(kid instanceof Node ? kid : String(kid));
+  }
 }
 
 export function safeUrl(url) {

@@ -30,7 +30,7 @@ export function flat(r) {
   if (r == null) return "";
   if (typeof r !== "object") return String(r);
   if (Array.isArray(r)) return r.map(flat).join("");
-  for (const k of ["b", "muted", "a", "chip", "code"]) if (k in r) return flat(r[k]);
+  for (const k of ["b", "muted", "a", "chip", "code", "origin"]) if (k in r) return flat(r[k]);
   return "";
 }
 
