@@ -30,7 +30,7 @@ from .serial import from_jsonable, to_jsonable
 from .timing.model import ModeResult, TimingReport
 
 SCHEMA_VERSION = 2
-_VIEWS: Any = None  # explorer.present.views: page(report), fragment(report), summary(report), stage_text, stage_html
+_VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
 
 
 def use_views(views: Any) -> None:
@@ -187,7 +187,7 @@ class Report:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         if self.capture is None:
             return {"text/plain": repr(self)}
-        return {"text/plain": self.summary(), "text/html": _views().fragment(self)}
+        return _views().mimebundle(self)
 
     def _ready(self) -> CaptureData:
         if self.capture is None:

@@ -27,6 +27,11 @@ def _relative(path: str, cwd: str) -> str:
 
 
 def loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str] = None) -> str:
+    return _loc_text(filename, lineno, function, os.getcwd())
+
+
+@lru_cache(maxsize=16384)
+def _loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str], cwd: str) -> str:
     where = short_path(filename) + (f":{lineno}" if lineno else "")
     return where + (f" in {function}" if function else "")
 

@@ -88,7 +88,7 @@ FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.
 
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
-          defer: bool = False) -> tuple[dict, dict[str, str]]:
+          defer: bool = False, model: Optional[dict] = None) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -96,10 +96,11 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     ``defer``: only what the first view draws (``FIRST_FIELDS``, the chain of
     ``FIRST_STAGES``); ``"deferred": true`` tells the front end to ask for the
     rest (``build_rest``), which a big report's widget does right after it is drawn.
+    ``model``: the report's view model, when the caller has it (a view builds it once).
     """
     report = as_report(report)
     data: CaptureData = report.capture
-    model = viewmodel.build(report)
+    model = model or viewmodel.build(report)
     views, dots = [], {}
     for comp, view in zip(data.compilations, model["compilations"]):
         view, comp_dots = _view(view, comp, with_pictures=pictures != "none")

@@ -9,7 +9,15 @@ from .html import stage_block as _stage_block
 from .page import render_page as page
 from .text import stage_text, summary
 
-__all__ = ["fragment", "page", "stage_html", "stage_text", "summary"]
+__all__ = ["fragment", "mimebundle", "page", "stage_html", "stage_text", "summary"]
+
+
+def mimebundle(report: Any) -> dict[str, str]:
+    """A notebook's display of a report: its text and its static HTML, from one view model."""
+    from .viewmodel import build
+
+    model = build(report)
+    return {"text/plain": summary(report, model=model), "text/html": fragment(report, model=model)}
 
 
 def stage_html(report: Any, stage: Any, comp: Any) -> str:
