@@ -126,7 +126,7 @@ def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult
 def summary(report: Any, *, max_rows: int = 12, model: Optional[dict] = None) -> str:
     """One screen: counts, compilations, what to fix, recompiles, findings, problems, timing."""
     report = vm.as_report(report)
-    model = model or vm.build(report)
+    model = model or vm.build(report, panes=False)
     chips = {k: v for k, v in model["header"]["chips"]}
     out = [f"compile-explorer: {chips['compilations']} compilations, {chips['graphs']} graphs, "
            f"{chips['graph breaks']} graph breaks, {chips['recompiles']} recompiles, {chips['kernels']} kernels, "

@@ -106,8 +106,9 @@ def labels() -> dict:
     return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES}}
 
 
-def build(report: Any) -> dict:
-    """The view model of ``report`` (a Report, or bare capture data)."""
+def build(report: Any, *, panes: bool = True) -> dict:
+    """The view model of ``report`` (a Report, or bare capture data); ``panes=False``: without the
+    compilations' panes (the one-screen summary does not draw them)."""
     report = as_report(report)
     data = report.capture
     return {
@@ -115,7 +116,7 @@ def build(report: Any) -> dict:
         "labels": labels(),
         "header": header(report),
         "timing": timing_section(report),
-        "compilations": [compilation(c, report) for c in data.compilations],
+        "compilations": [compilation(c, report, panes=panes) for c in data.compilations],
     }
 
 
@@ -188,22 +189,22 @@ def recompiles(explained: Any) -> list[dict]:
 
 # ---- one compilation ----
 
-def compilation(comp: Compilation, report: Report) -> dict:
+def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dict:
     data = report.capture
     present = [s.id for s in STAGES if s.scope == "compilation" and s.present(comp)]
     why = {s.id: why_missing(s.id, comp) for s in STAGES if s.scope == "compilation" and s.id not in present}
     refs = kernel_refs(comp)
     prev = previous_compilation(comp, data) if comp.recompile_reason else None
-    panes = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in present}
-    if prev is not None and "graph_break" in panes:  # after the recompile's reason: its diff, one click away
-        at = next(i for i, b in enumerate(panes["graph_break"]) if b.get("key") == "recompile:0") + 1
-        panes["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
+    drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in present} if panes else {}
+    if prev is not None and "graph_break" in drawn:  # after the recompile's reason: its diff, one click away
+        at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
+        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
                                          "r": f"Show the FX graph's diff against {prev.compile_id}"})
-    timed = timing_pane(report, comp.compile_id)
+    timed = timing_pane(report, comp.compile_id) if panes else None
     why_report = {}  # report-wide stages (timing): why this compilation has none
     if timed is not None:
-        panes["timing"] = timed
-    else:
+        drawn["timing"] = timed
+    elif panes:
         why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
                                 else why_missing("timing", comp))
     return {"cid": comp.compile_id, "label": comp.label, "frame": comp.frame.name, "summary": comp_summary(comp),
@@ -212,7 +213,7 @@ def compilation(comp: Compilation, report: Report) -> dict:
             "previous": prev.compile_id if prev is not None else None,
             "break_line": break_line(comp), "findings": [finding_note(f) for f in report.findings
                                                          if f.compile_id == comp.compile_id and f.stage],
-            "panes": panes}
+            "panes": drawn}
 
 
 def why_not(view: dict, key: str) -> str:
