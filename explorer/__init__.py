@@ -7,6 +7,7 @@
 In Jupyter: ``%load_ext explorer`` then ``%%compile`` on a cell.
 """
 
+from . import present  # noqa: F401  (hands every Report its views: save_html, summary, display)
 from .api import capture, explore, show
 from .clinic import why_recompile
 from .report import Report

@@ -20,6 +20,7 @@ from .cell import build_cell_function, register_source
 from .options import Options, flags, from_flags
 from .progress import Progress
 from .tracebacks import show_from_cell as _show_from_cell
+from .why import why_recompile_line
 
 # options followed by a value
 _VALUE_OPTIONS = tuple(name for names, kw in flags("magic") if "action" not in kw for name in names)
@@ -132,33 +133,6 @@ def _has_top_level_await(code: str) -> bool:
 
 def _wants_help(options: str) -> bool:
     return any(token in ("-h", "--help") for token in options.split())
-
-
-def why_recompile_line(shell: Any, expr: str) -> Any:
-    """``%compile --why f(x, n=2)``: the call's function and arguments are evaluated, f is not called."""
-    import ast
-
-    from IPython.core.error import UsageError
-
-    from .clinic import why_recompile
-
-    try:
-        call = ast.parse(expr.strip(), mode="eval").body
-    except SyntaxError as e:
-        raise UsageError(f"--why needs a call such as f(x): {e.msg}") from None
-    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) \
-            or any(k.arg is None for k in call.keywords):
-        raise UsageError("--why needs a plain call such as f(x, n=2) (no *args or **kwargs)")
-    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), shell.user_ns)  # noqa: E731
-    fn = ev(call.func)
-    verdicts = why_recompile(fn, *[ev(a) for a in call.args], **{k.arg: ev(k.value) for k in call.keywords})
-    if not verdicts:
-        print(f"{ast.unparse(call.func)} has no compiled entry yet: this call would compile it")
-    for v in verdicts:
-        print(v)
-    if verdicts and not any(v.reused for v in verdicts):
-        print("=> this call would recompile")
-    return None
 
 
 def split_line(line: str) -> tuple[str, str]:

@@ -6,7 +6,11 @@ problems, the options it was made with) under a ``schema_version``; the JSON
 Schema ``explorer/report.schema.json`` ships with the package, and
 ``Report.from_json(text)`` gives back a report equal to the original, field by
 field. Views (``explorer.present``) read a report and never change it; nothing
-here builds HTML. Reading and rendering a saved report needs no torch.
+here builds HTML, and nothing here imports a view: the presentation layer sits
+above the report and hands it its renderers when it is imported (``use_views``;
+``import explorer`` does that), so ``save_html()``, ``summary()`` and a
+notebook's display work on every report. Reading and rendering a saved report
+needs no torch.
 """
 
 from __future__ import annotations
@@ -27,6 +31,19 @@ from .serial import from_jsonable, to_jsonable
 from .timing.model import ModeResult, TimingReport
 
 SCHEMA_VERSION = 2
+_VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
+
+
+def use_views(views: Any) -> None:
+    """Called by ``explorer.present`` when it is imported: the renderers a report displays itself with."""
+    global _VIEWS
+    _VIEWS = views
+
+
+def _views() -> Any:
+    if _VIEWS is None:
+        raise RuntimeError("no views are loaded: `import explorer.present` (`import explorer` does it)")
+    return _VIEWS
 ENTRIES = ("capture", "explore", "magic", "cli")  # which entry point made the report
 
 
@@ -129,9 +146,7 @@ class Report:
             return cls.from_json(fh.read())
 
     def to_html(self) -> str:
-        from .present.html import render_page
-
-        return render_page(self)
+        return _views().page(self)
 
     def save_html(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_html())
@@ -139,9 +154,16 @@ class Report:
     # ---- one rank of a distributed job ----
     def rank(self, rank: int) -> Report:
         """Rank ``rank``'s own report, from a merged multi-rank report (``run --nproc-per-node``, ``merge``)."""
-        from .distributed.merge import rank_report
-
-        return rank_report(self, rank)
+        dist = self.distributed
+        if dist is None or not dist.merged:
+            raise LookupError("not a merged multi-rank report")
+        run = dist.rank_run(rank)
+        if run.capture is None:
+            raise LookupError(f"rank {rank} {run.failure.message if run.failure else 'wrote no part'}")
+        return Report(capture=run.capture, clinic=Clinic(run.fix_list, run.recompiles), timing=run.timing,
+                      lineage=run.lineage, findings=run.findings, problems=run.problems, entry=self.entry,
+                      options=self.options,
+                      distributed=Distributed(world_size=dist.world_size, rank=rank, info=run.info))
 
     # ---- one stage at a time (notebooks that teach, scripts that print one thing) ----
     def compilation(self, compile_id: Optional[str] = None) -> Any:
@@ -173,9 +195,7 @@ class Report:
 
     # ---- display ----
     def summary(self) -> str:
-        from .present.text import summary
-
-        return summary(self)
+        return _views().summary(self)
 
     def __repr__(self) -> str:
         return self.summary() if self.capture is not None else "<Report: capture still running>"
@@ -183,9 +203,7 @@ class Report:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         if self.capture is None:
             return {"text/plain": repr(self)}
-        from .present.html import render_fragment
-
-        return {"text/plain": self.summary(), "text/html": render_fragment(self)}
+        return _views().mimebundle(self)
 
     def _ready(self) -> CaptureData:
         if self.capture is None:
@@ -210,14 +228,10 @@ class StageView:
         return self.stage.explanation
 
     def __repr__(self) -> str:
-        from .present.text import stage_text
-
-        return stage_text(self.report, self.stage, self.comp)
+        return _views().stage_text(self.report, self.stage, self.comp)
 
     def _repr_html_(self) -> str:
-        from .present.html import stage_block
-
-        return stage_block(self.report, self.stage, self.comp)
+        return _views().stage_html(self.report, self.stage, self.comp)
 
 
 def _write(path: str | os.PathLike, text: str) -> str:

@@ -48,12 +48,12 @@ def _widget_class() -> type:
     import anywidget
     import traitlets
 
-    from .present.page import MODULE, STYLES
+    from .present.page import STYLES, module_text
 
     class ExplorerWidget(anywidget.AnyWidget):
         """One view of one report."""
 
-        _esm = MODULE
+        _esm = module_text()
         _css = STYLES
         payload = traitlets.Bytes(b"").tag(sync=True)  # a binary buffer: no JSON escaping on the way
         payload_encoding = traitlets.Unicode("utf-8").tag(sync=True)  # "utf-8" JSON, or "gzip" of it
@@ -109,6 +109,7 @@ class ExplorerView:
         self.data = report.capture
         self.made_at = time.time()  # the capture has just finished: the latency target counts from here
         self._widget: Any = None
+        self._model: Optional[dict] = None
         self._dots: dict[str, str] = {}
         self._cache: dict[tuple[int, str], str] = {}
         self._selects = 0
@@ -128,13 +129,22 @@ class ExplorerView:
         bundle["text/plain"] = self.summary()
         return (bundle, metadata) if metadata else bundle
 
+    @property
+    def model(self) -> dict:
+        """The report's view model, built once: the widget, the static copy and the text all draw it."""
+        if self._model is None:
+            from .present.viewmodel import build
+
+            self._model = build(self.report)
+        return self._model
+
     def static_html(self) -> str:
-        return render_fragment(self.report, pictures=False, budget=FALLBACK_BUDGET, pygments_budget=0)
+        return render_fragment(self.report, pictures=False, budget=FALLBACK_BUDGET, model=self.model)
 
     def summary(self) -> str:
         from .present.text import summary
 
-        return summary(self.report)
+        return summary(self.report, model=self.model)
 
     # ---- the widget ----
     def widget(self) -> Any:
@@ -142,7 +152,8 @@ class ExplorerView:
             from .present.payload import build, heavy_chars, to_json
 
             self._defer = heavy_chars(self.report) > DEFER_OVER
-            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at, defer=self._defer)
+            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at, defer=self._defer,
+                                        model=self.model)
             data, encoding = encode_payload(to_json(payload))
             self._widget = widget_class()(payload=data, payload_encoding=encoding, made_at=self.made_at)
             self._widget.on_msg(self._on_msg)
@@ -217,7 +228,7 @@ def _why(view: ExplorerView, args: dict) -> dict:
     """``%compile --why EXPR``: which cached compilation the call would reuse, or which guard fails."""
     from IPython import get_ipython
 
-    from .magic import why_recompile_line
+    from .why import why_recompile_line
 
     shell = get_ipython()
     expr = str(args.get("expr") or "").strip()

@@ -542,3 +542,59 @@ def test_lab_dark_theme(lab_page):
         cell.scroll_into_view_if_needed()
         cell.screenshot(path=str(ASSETS / "jupyterlab-dark.png"))
     lab_page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+
+
+# ---- one view model, drawn three ways ----
+
+def test_the_three_views_show_the_same_stages_labels_and_fixes(page, tmp_path_factory, breaks_report):
+    """The interactive page, the static copy and the text all draw present/viewmodel.py's model:
+    the same stages (present, and absent with the same reason), the same stage labels, the same fix-list rows."""
+    import html as htmllib
+
+    from explorer.present.html import render_fragment
+    from explorer.present.text import summary
+    from explorer.present.viewmodel import build
+
+    report = breaks_report
+    model = build(report)
+    titles = {s["id"]: s["title"] for s in model["stages"]}
+    comp = model["compilations"][0]
+    cid = comp["cid"]
+    absent = next(sid for sid in comp["why"] if sid != "graph_break")
+    sites = [(s.location, s.reason) for s in report.clinic.fix_list]
+    assert len(sites) == 2 and comp["present"]
+
+    # the interactive page
+    view = open_page(page, _page_file(tmp_path_factory, "three.html", report))
+    options = side(view, "right").locator(".cx-stage-pick option").all_inner_texts()
+    js_present = [t for t in options if t in titles.values()]
+    assert js_present == [titles[s] for s in comp["present"]]
+    show(side(view, "right"), absent)
+    missing = side(view, "right").locator(".cx-missing").inner_text()
+    assert missing == f"{model['labels']['missing'][absent]}: {comp['why'][absent]}"
+    js_fixes = view.locator("ul.cx-breaks > li").all_inner_texts()
+
+    # the static copy
+    frag = render_fragment(report)
+    first = frag[frag.index(f'data-compile-id="{cid}"'):]
+    first = first[:first.index('<details class="cx-comp"')] if '<details class="cx-comp"' in first else first
+    static_present = re.findall(r'<details class="cx-stage" data-stage="([a-z_]+)"[^>]*><summary>', first)
+    assert [s for s in static_present if s != "diff"] == comp["present"]
+    assert htmllib.escape(f"{model['labels']['missing'][absent]}:") in first
+    assert htmllib.escape(comp["why"][absent]) in first
+    static_fixes = [htmllib.unescape(re.sub(r"<[^>]+>", "", li))
+                    for li in re.findall(r"<li[^>]*>(.*?)</li>", re.search(r'<ul class="cx-list cx-breaks">(.*?)</ul>',
+                                                                          frag, re.S).group(1), re.S)]
+
+    # the text
+    text_present = [sid for sid in titles if sid in comp["present"]
+                    and "(not captured:" not in repr(report.stage(sid, cid))]
+    assert text_present == comp["present"]
+    assert repr(report.stage(absent, cid)).endswith(f"(not captured: {comp['why'][absent]})")
+    assert all(repr(report.stage(sid, cid)).startswith(f"{titles[sid]} [{cid}]") for sid in comp["present"])
+    text_fixes = summary(report).split("graph breaks:", 1)[1].splitlines()[1:1 + len(sites)]
+
+    for rows in (js_fixes, static_fixes, text_fixes):
+        assert len(rows) == len(sites)
+        for row, (location, reason) in zip(rows, sites):
+            assert location in row and reason in row, (row, location)

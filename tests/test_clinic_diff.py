@@ -73,7 +73,7 @@ def test_a_compilation_against_itself_is_identical(pair):
 
 def test_html_escapes_and_marks_changed_rows(pair):
     from explorer.clinic import diff_compilations
-    from explorer.present.clinic_html import diff_html
+    from explorer.present.html import diff_html
 
     html = diff_html(diff_compilations(*pair))
     assert 'class="cx-chg"' in html

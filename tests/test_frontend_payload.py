@@ -200,3 +200,21 @@ def test_no_report_string_can_leave_the_script_element(evil):
     page = render_page(data, compress=False)
     body = page.split('id="cx-payload">', 1)[1].split("</script>", 1)[0]
     assert json.loads(body)["report"]["capture"]["device"] == evil
+
+
+def test_the_joined_front_end_is_one_valid_module_with_the_entry_points(tmp_path):
+    """page.py joins frontend/src into the one module the page and the widget load: no import left,
+    only the entry's exports, and (where node is installed) it parses as an ES module."""
+    import shutil
+    import subprocess
+
+    js = module_text()
+    assert not re.search(r"^import\s", js, re.M)
+    assert re.findall(r"^export (?:async )?(?:function \w+|default)", js, re.M) == [
+        "export function mount", "export async function mountPage", "export default"]
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the syntax check needs it")
+    path = tmp_path / "explorer.mjs"
+    path.write_text(js, encoding="utf-8")
+    proc = subprocess.run(["node", "--check", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

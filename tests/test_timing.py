@@ -13,9 +13,9 @@ import torch
 
 import explorer
 from explorer.capturing.model import Kernel
+from explorer.present.html import timing_html as html_fragment
 from explorer.present.plots import graphs_chart, kernels_chart
 from explorer.present.text import timing_text
-from explorer.present.timing_html import html_fragment
 from explorer.timing import (
     GraphRecorder,
     TimingReport,

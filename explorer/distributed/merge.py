@@ -13,7 +13,7 @@ from typing import Mapping, Optional, Sequence
 
 from ..capturing.model import Problem
 from ..options import Options
-from ..report import Clinic, Report
+from ..report import Report
 from . import compare, ddp
 from .model import Distributed, RankFailure, RankRun
 
@@ -59,20 +59,6 @@ def merge_parts_of(json_path: str, world_size: Optional[int] = None) -> Report:
         raise ValueError(f"no parts beside {json_path!r} (looked for {pattern})")
     reports = {k: Report.load(p) for k, p in parts.items()}
     return merge(reports, world_size=world_size, sources=parts)
-
-
-def rank_report(merged: Report, rank: int) -> Report:
-    """Rank ``rank``'s own report out of a merged one (the top level for the primary rank)."""
-    dist = merged.distributed
-    if dist is None or not dist.merged:
-        raise LookupError("not a merged multi-rank report")
-    run = dist.rank_run(rank)
-    if run.capture is None:
-        raise LookupError(f"rank {rank} {run.failure.message if run.failure else 'wrote no part'}")
-    return Report(capture=run.capture, clinic=Clinic(run.fix_list, run.recompiles), timing=run.timing,
-                  lineage=run.lineage, findings=run.findings, problems=run.problems, entry=merged.entry,
-                  options=merged.options,
-                  distributed=Distributed(world_size=dist.world_size, rank=rank, info=run.info))
 
 
 def _rank_run(rank: int, part: Report, source: Optional[str]) -> RankRun:

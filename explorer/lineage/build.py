@@ -12,10 +12,10 @@ from operator import itemgetter
 from typing import Iterable, Optional
 
 from ..capturing.model import CaptureData, Compilation, FxGraph
-from . import Lineage, TextLines
 from . import bytecode as bc
 from .graphs import GraphLines, Row
 from .inductor import Lowering
+from .model import Lineage, TextLines
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _GRAPHS = ("graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",

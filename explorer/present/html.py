@@ -1,200 +1,369 @@
-"""Static HTML views of a report: one stage, a notebook fragment, a whole page.
+"""Static HTML of the view model (``present.viewmodel``): what a notebook shows without JavaScript.
 
 Public API, used by the report, the widget and the CLI:
   stage_keys(comp)                  -> every (key, label) a pane can show: the registry's stages, then each kernel
   stage_html(comp, key, report=...) -> one stage of one compilation
   kernel_html(kernel)               -> one kernel
-  header_html(report)               -> counts, the fix list, recompiles, findings, problems
   render_fragment(report)           -> self-contained HTML for a notebook output (no script)
   render_page(report)               -> the standalone page (``present.page``: the interactive view)
 
 Why static HTML with ``<details>``: a notebook output must still read on GitHub
 and nbviewer, which run no JavaScript; this is the fallback the notebook view
-carries next to its widget. The interactive view (panes side by side, stepping,
-diffs, the line-level chain) is ``frontend/explorer.js``. Styles are inline and scoped under ``.cx-report``. Every
-render makes its own ``Ctx`` (a pygments budget and the pictures drawn for
-it); nothing is cached between renders. Stages come from ``explorer.stages``.
+carries next to its widget. It draws the blocks the interactive view draws, one
+generic function per kind of block; code is shown as plain text (the one
+highlighter is the front end's: README, "How it is built"). Styles are inline
+and scoped under ``.cx-report``. Every string passes through ``esc``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any, Optional
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
 
-from ..capturing.model import CaptureData, Compilation, Kernel
-from ..clinic import diff_compilations
+from ..capturing.model import Compilation, FxGraph, FxNode, Kernel
 from ..stages import BY_ID, STAGES
-from . import panes
-from .clinic_html import diff_html, fix_list_html, recompiles_html
+from . import graphviz_svg
+from . import viewmodel as vm
 from .escape import esc
-from .panes import Ctx, loc_text
+from .fmt import loc_text
+from .plots import bar_chart
 from .style import ROOT, stylesheet
-from .timing_html import html_fragment as timing_fragment
 
-KERNEL_PREFIX = "kernel:"
+KERNEL_PREFIX = vm.KERNEL_PREFIX
+kernel_refs, drawable = vm.kernel_refs, vm.drawable  # re-exported: other views key kernels by these
 _OPEN_STAGES = ("graph_break", "graph")
 
 
-def kernel_refs(comp: Compilation) -> list[str]:
-    """A stable key per kernel, parallel to ``comp.kernels``: its name, or ``graph_kind/name`` when a
-    name repeats (forward and backward can each have a ``cpp_fused_0``)."""
-    names = Counter(k.name for k in comp.kernels)
-    return [k.name if names[k.name] == 1 else f"{k.graph_kind}/{k.name}" for k in comp.kernels]
+@dataclass
+class Ctx:
+    """What one render shares: the compilation its code blocks read from, the text limit, the
+    pictures drawn for it, and a budget of characters (the notebook's static copy stays small)."""
 
+    comp: Any = None
+    max_chars: int = 200_000
+    pictures: bool = True  # False: no `dot` runs (the notebook's static copy, which must be quick)
+    budget: Optional[int] = None  # characters of stage HTML one render may spend; None: no limit
+    spent: int = 0
+    svgs: dict[str, tuple[Optional[str], str]] = field(default_factory=dict)
+
+    def svg(self, dot: str) -> tuple[Optional[str], str]:
+        if dot not in self.svgs:
+            self.svgs[dot] = graphviz_svg.render_svg(dot)
+        return self.svgs[dot]
+
+    def prefetch_pictures(self, graphs: Iterable[Optional[FxGraph]]) -> None:
+        """Run ``dot`` for every drawable graph at once: it is a subprocess, so threads overlap the waits."""
+        if not self.pictures:
+            return
+        dots = list({fx.dot for fx in graphs if fx is not None and fx.dot and drawable(fx)} - set(self.svgs))
+        if len(dots) < 2 or graphviz_svg.dot_program() is None:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(dots), os.cpu_count() or 2)) as pool:
+            for dot, result in zip(dots, pool.map(graphviz_svg.render_svg, dots)):
+                self.svgs[dot] = result
+
+
+def resolve(obj: Any, path: str) -> Any:
+    """``"kernels.3.source"`` in a compilation (the same path the front end reads in the JSON)."""
+    for name in path.split("."):
+        obj = obj[int(name)] if name.isdigit() else getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj
+
+
+# ---- inline runs and blocks ----
+
+def runs(r: Any) -> str:
+    if r is None or r == "":
+        return ""
+    if isinstance(r, str):
+        return esc(r)
+    if isinstance(r, (int, float)):
+        return esc(r)
+    if isinstance(r, list):
+        return "".join(runs(x) for x in r)
+    if "b" in r:
+        return f"<b>{runs(r['b'])}</b>"
+    if "muted" in r:
+        return f'<span class="cx-muted">{runs(r["muted"])}</span>'
+    if "a" in r:
+        return f'<a href="{esc(r["href"])}" target="_blank" rel="noopener">{esc(r["a"])}</a>'
+    if "chip" in r:
+        return f'<span class="cx-chip">{esc(r["chip"])}</span>'
+    if "go" in r:
+        anchor = r["go"].get("anchor")
+        inner = f"<code>{esc(r['code'])}</code>"
+        return f'<a href="#{esc(anchor)}">{inner}</a>' if anchor else inner
+    if "code" in r or "origin" in r:
+        return f"<code>{esc(r.get('code', r.get('origin')))}</code>"
+    if "br" in r:
+        return "<br>"
+    return ""  # {bar}: the static copy draws charts instead
+
+
+def blocks(bs: Iterable[dict], ctx: Ctx) -> str:
+    return "".join(block(b, ctx) for b in bs if not b.get("interactive"))
+
+
+def _cls(base: str, extra: Optional[str]) -> str:
+    return f"{base} {extra}".strip() if extra else base
+
+
+def block(b: dict, ctx: Ctx) -> str:
+    t = b["t"]
+    if t == "p":
+        return f'<p{_attr("class", b.get("cls"))}>{runs(b["r"])}</p>'
+    if t == "h":
+        return f'<div class="{_cls("cx-h4", b.get("cls"))}">{runs(b["r"])}</div>'
+    if t == "note":
+        return f'<div class="{esc(b["cls"])}">{runs(b["r"])}</div>'
+    if t == "list":
+        tag = "ol" if b.get("ordered") else "ul"
+        items = "".join(f'<li{_attr("data-origin", i.get("origin"))}>{runs(i["r"])}{blocks(i.get("body", ()), ctx)}'
+                        "</li>" for i in b["items"])
+        return f'<{tag} class="{_cls("cx-list", b.get("cls"))}">{items}</{tag}>'
+    if t == "table":
+        return table(b)
+    if t == "code":
+        return code_block(b, resolve(ctx.comp, b["src"]) or "", ctx)
+    if t == "details":
+        return (f'<details class="{_cls("cx-sub", b.get("cls"))}"{" open" if b.get("open") else ""}>'
+                f'<summary>{runs(b["s"])}</summary>{blocks(b["body"], ctx)}</details>')
+    if t == "section":
+        return f'<div class="cx-h3">{esc(b["title"])}</div>{blocks(b["body"], ctx)}'
+    if t == "div":
+        data = "".join(_attr(f"data-{k}", v) for k, v in (b.get("data") or {}).items())
+        return f'<div class="{esc(b["cls"])}"{_attr("id", b.get("id"))}{data}>{blocks(b["body"], ctx)}</div>'
+    if t == "graph":
+        fx = BY_ID[b["stage"]].content(ctx.comp)
+        return (f'<details class="cx-sub" open><summary>code</summary>{block(b["code"], ctx)}</details>'
+                f'<details class="cx-sub" open><summary>picture</summary>{graph_picture(fx, ctx)}</details>')
+    if t == "chart":
+        return bar_chart([tuple(r) for r in b["rows"]], title=b["title"])
+    return ""  # "button": interactive views only
+
+
+def _attr(name: str, value: Any) -> str:
+    return f' {name}="{esc(value)}"' if value else ""
+
+
+def table(b: dict) -> str:
+    head = "".join(f"<th>{esc(h)}</th>" for h in b.get("head", ()))
+    rows = []
+    for r in b["rows"]:
+        cells = [runs(c) for c in r["c"]]
+        first = f"<th>{cells[0]}</th>" if r.get("th") else f"<td>{cells[0]}</td>"
+        rows.append(f'<tr{_attr("class", r.get("cls"))}{_attr("data-origin", r.get("origin"))}>{first}'
+                    + "".join(f"<td>{c}</td>" for c in cells[1:]) + "</tr>")
+    caption = f"<caption>{esc(b['caption'])}</caption>" if b.get("caption") else ""
+    return (f'<table class="{_cls("cx-table", b.get("cls"))}">{caption}{f"<tr>{head}</tr>" if head else ""}'
+            f'{"".join(rows)}</table>')
+
+
+def code_block(b: dict, text: str, ctx: Ctx) -> str:
+    """A ``<pre>``: numbered lines and marked rows where asked; past ``max_chars`` the rest is folded
+    under "show all" (a budgeted copy leaves it out and says how much)."""
+    limit = ctx.max_chars if ctx.budget is None else min(ctx.max_chars, ctx.budget // 4)
+    head, rest = cut(text, limit)
+    title = ""
+    if b.get("title"):
+        sub = f'<p class="cx-muted"><code>{esc(b["sub"])}</code></p>' if b.get("sub") else ""
+        title = f'<div class="cx-h4">{esc(b["title"])}</div>{sub}'
+    out = f'{title}<pre class="cx-code">{_lines(head, b)}</pre>'
+    if rest:
+        n = rest.count("\n") + 1
+        if ctx.budget is not None:
+            out += (f'<p class="cx-muted cx-cut">… {n:,} more lines ({len(rest):,} characters) are in the interactive '
+                    f'view and the standalone page, left out of this static copy.</p>')
+        else:
+            out += (f'<details class="cx-more"><summary>show all ({n:,} more lines, {len(rest):,} characters)</summary>'
+                    f'<pre class="cx-code">{esc(rest)}</pre></details>')
+    return out
+
+
+def _lines(text: str, b: dict) -> str:
+    if text.endswith("\n"):
+        text = text[:-1]
+    marks, linenos = set(b.get("marks", ())), b.get("linenos")
+    if not marks and not linenos:
+        return esc(text)
+    first = b.get("first", 1)
+    lines = text.split("\n")
+    width = len(str(first + len(lines)))
+    out = []
+    for i, line in enumerate(lines):
+        no = first + i
+        prefix = f'<span class="cx-lno">{no:>{width}}</span>' if linenos else ""
+        body = prefix + (esc(line) or (" " if i + 1 in marks else ""))
+        out.append(f'<span class="cx-hl" data-line="{no}">{body}</span>' if i + 1 in marks else body)
+    return "\n".join(out)
+
+
+def cut(text: str, max_chars: int) -> tuple[str, str]:
+    """Split at the last line end before ``max_chars``: (shown, folded away)."""
+    if len(text) <= max_chars:
+        return text, ""
+    at = text.rfind("\n", 0, max_chars)
+    if at <= 0:
+        at = max_chars
+    return text[:at], text[at:].lstrip("\n")
+
+
+# ---- graphs: the picture, or the node table ----
+
+def node_table(nodes: tuple[FxNode, ...]) -> str:
+    rows, users = [], {}  # many nodes share a user line: format each line once
+    for n in nodes[:vm.MAX_TABLE_ROWS]:
+        user = ""
+        if n.loc is not None:
+            key = (n.loc.filename, n.loc.lineno, n.loc.code)
+            user = users.get(key)
+            if user is None:
+                user = users[key] = (f"<code>{esc(loc_text(n.loc.filename, n.loc.lineno))}</code> "
+                                     f"{esc(n.loc.code or '')}")
+        rows.append(f"<tr><td><code>{esc(n.name)}</code></td><td>{esc(n.op)}</td><td><code>{esc(n.target)}</code></td>"
+                    f"<td><code>{esc(n.type or '')}</code></td><td>{user}</td></tr>")
+    more = len(nodes) - vm.MAX_TABLE_ROWS
+    tail = f'<p class="cx-muted">… {more:,} more nodes (see the code above)</p>' if more > 0 else ""
+    return ('<table class="cx-table cx-nodes"><tr><th>name</th><th>op</th><th>target</th><th>type</th>'
+            f'<th>user line</th></tr>{"".join(rows)}</table>{tail}')
+
+
+def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
+    """The SVG, or the node table with a one-line reason when there is no picture."""
+    if not ctx.pictures:
+        return '<p class="cx-muted cx-nopic">The picture is drawn in the interactive view.</p>'
+    if not drawable(fx):
+        note = vm.picture_skipped(fx) + " The node table is below."
+        return (f'<p class="cx-muted">{esc(note)}</p><details class="cx-sub"><summary>node table</summary>'
+                f'{node_table(fx.nodes)}</details>')
+    svg, why = ctx.svg(fx.dot) if fx.dot else (None, "no Graphviz text was captured for this graph")
+    if svg:
+        return f'<div class="cx-svg">{svg}</div>'
+    return f'<p class="cx-muted cx-nopic">{esc(why)}.</p>{node_table(fx.nodes)}'
+
+
+# ---- one stage ----
 
 def stage_keys(comp: Compilation) -> list[tuple[str, str]]:
     """Every key ``stage_html`` accepts for this compilation, with labels (for pickers)."""
-    per_kernel = [(KERNEL_PREFIX + ref, f"Kernel {ref}") for ref in kernel_refs(comp)]
-    return [(s.id, s.title) for s in STAGES] + per_kernel
+    return [(s.id, s.title) for s in STAGES] + [(KERNEL_PREFIX + r, f"Kernel {r}") for r in kernel_refs(comp)]
+
+
+def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
+    """The blocks a pane shows for ``key`` (a kernel's key picks its own part of the kernels pane)."""
+    if key.startswith(KERNEL_PREFIX):
+        ref = key[len(KERNEL_PREFIX):]
+        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == ref]
+        return divs or None
+    return view["panes"].get(key)
+
+
+def missing(view: dict, key: str) -> str:
+    label = vm.labels()["missing"].get(key, "Not captured here")
+    return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(vm.why_not(view, key))}</div>'
 
 
 def stage_html(comp: Compilation, key: str, *, max_chars: int = 200_000, ctx: Optional[Ctx] = None,
-               report: Any = None) -> str:
-    """One stage of one compilation; a missing stage says why, never an empty pane.
-
-    ``ctx`` lets one render share its highlighter budget and pictures across
-    stages; ``report`` supplies report-wide stages (timing)."""
+               report: Any = None, view: Optional[dict] = None) -> str:
+    """One stage of one compilation; a missing stage says why, never an empty pane."""
     ctx = ctx or Ctx(max_chars=max_chars)
-    stage = BY_ID.get(key)
-    if key.startswith(KERNEL_PREFIX):
-        kernel = panes.find_kernel(comp, key[len(KERNEL_PREFIX):])
-        body = (panes.kernel_view(kernel, ctx) if kernel is not None
-                else f'<div class="cx-missing"><b>No such kernel:</b> {esc(key[len(KERNEL_PREFIX):])} '
-                     f'in compilation {esc(comp.compile_id)}</div>')
-    elif stage is None:
+    ctx.comp = comp
+    if view is None:
+        report = vm.as_report(report if report is not None else _alone(comp))
+        view = vm.compilation(comp, report)
+    bs = pane_blocks(view, key)
+    if bs is not None:
+        stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
+        found = [f for f in view.get("findings", ()) if f["stage"] == stage]
+        body = blocks(found + bs, ctx)
+    elif key.startswith(KERNEL_PREFIX):
+        body = (f'<div class="cx-missing"><b>No such kernel:</b> {esc(key[len(KERNEL_PREFIX):])} '
+                f'in compilation {esc(comp.compile_id)}</div>')
+    elif key not in BY_ID:
         body = f'<div class="cx-missing"><b>Unknown stage:</b> {esc(key)}</div>'
-    elif stage.scope == "report":
-        body = _timing_for(comp, report)
     else:
-        body = panes.render(stage, comp, ctx)
+        body = missing(view, key)
     return f'<div class="cx-pane" data-stage="{esc(key)}">{body}</div>'
 
 
-def _timing_for(comp: Compilation, report: Any) -> str:
-    timing = getattr(report, "timing", None)
-    if timing is None:
-        return panes.missing(comp, "timing")
-    mine = tuple(g for g in timing.graphs if g.compile_id == comp.compile_id)
-    if not mine:
-        return '<div class="cx-missing"><b>Not timed:</b> no graph of this compilation was timed.</div>'
-    import dataclasses
+def _alone(comp: Compilation) -> Any:
+    from ..capturing.model import CaptureData
 
-    return timing_fragment(dataclasses.replace(timing, graphs=mine, timeit=None))
+    return CaptureData(torch_version="", device="", python_version="", compilations=(comp,))
 
 
 def kernel_html(kernel: Kernel, *, max_chars: int = 200_000) -> str:
     """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
-    return panes.kernel_view(kernel, Ctx(max_chars=max_chars))
+    comp = Compilation("", _alone_frame(), "compiled", kernels=(kernel,))
+    return block(vm.kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
+
+
+def _alone_frame() -> Any:
+    from ..capturing.model import Frame
+
+    return Frame("", "", 0)
+
+
+def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
+    """One stage as a self-contained block: title, the learner's explanation, the pane."""
+    return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
+            f'<div class="cx-h3">{esc(stage.title)} <span class="cx-muted">[{esc(comp.compile_id)}] '
+            f'{esc(comp.frame.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
+            f'{stage_html(comp, stage.id, report=report)}</div>')
 
 
 # ---- the whole report ----
 
-def _chip(label: str, value: object) -> str:
-    return f'<span class="cx-chip">{esc(label)} <b>{esc(value)}</b></span>'
-
-
-def header_html(report: Any) -> str:
+def header_html(model: dict, ctx: Ctx) -> str:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
-    report = as_report(report)
-    data: CaptureData = report.capture
-    chips = [
-        _chip("compilations", len(data.compilations)),
-        _chip("graphs", data.num_graphs),
-        _chip("graph breaks", len(data.graph_breaks)),
-        _chip("recompiles", len(data.recompiles)),
-        _chip("kernels", len(data.kernels)),
-        _chip("compile time", f"{data.compile_time_s:.2f} s"),
-    ]
-    if data.wall_time_s is not None:
-        chips.append(_chip("wall time", f"{data.wall_time_s:.2f} s"))
-    chips += [_chip("device", data.device), _chip("torch", data.torch_version), _chip("python", data.python_version)]
-    parts = [f'<div class="cx-h2">compile-explorer</div><div class="cx-stat cx-header">{"".join(chips)}</div>']
-    if data.error:
-        parts.append(f'<div class="cx-bad"><b>The code raised</b> {esc(data.error)}</div>')
-    parts.append(fix_list_html(report.clinic.fix_list))
-    parts.append(recompiles_html(report.clinic.recompiles))
-    for f in report.findings:
-        where = f" [{esc(f.compile_id)}]" if f.compile_id else ""
-        hint = f' <span class="cx-muted">{esc(f.hint)}</span>' if f.hint else ""
-        parts.append(f'<div class="cx-missing cx-finding"><b>torch.compile differs from a plain run{where}:</b> '
-                     f"{esc(f.message)}{hint}</div>")
-    for note in data.notes:
-        parts.append(f'<div class="cx-missing"><b>Note:</b> {esc(note)}</div>')
-    for p in report.all_problems:
-        parts.append(f'<div class="cx-bad cx-problem"><b>The explorer could not {esc(p.where)}:</b> '
-                     f"{esc(p.one_line())}</div>")
-    unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
-    if unknown:
-        rows = "".join(f"<li><code>{esc(a.name)}</code>{' [' + esc(a.compile_id) + ']' if a.compile_id else ''}: "
-                       f"{a.count} record(s), {a.size:,} characters</li>" for a in unknown)
-        parts.append(f'<details class="cx-sub"><summary>Other artifacts torch emitted that the explorer does not '
-                     f'show ({len(unknown)})</summary><ul class="cx-list">{rows}</ul></details>')
-    return "".join(parts)
+    chips = "".join(f'<span class="cx-chip">{esc(k)} <b>{esc(v)}</b></span>' for k, v in model["header"]["chips"])
+    return (f'<div class="cx-h2">compile-explorer</div><div class="cx-stat cx-header">{chips}</div>'
+            + blocks(model["header"]["body"], ctx))
 
 
-def timing_section(report: Any) -> str:
+def fix_list_html(sites: Any) -> str:
+    """The "what to fix" list: one row per break site, most costly first."""
+    return blocks(vm.fix_list(sites), Ctx())
+
+
+def timing_html(timing: Any, comparisons: tuple = ()) -> str:
+    """Tables and charts of a timing report, no scripts, no external assets."""
+    body = vm.timing_blocks(timing, timing.graphs if timing else (), comparisons, timeit=True)
+    return f'<div class="cx-timing">{blocks(body, Ctx())}</div>'
+
+
+def timing_section(model: dict, ctx: Ctx) -> str:
     """Folded: it is the last step of the story, and the panes should stay in view."""
-    if report.timing is None and not report.comparisons:
+    sec = model["timing"]
+    if sec is None:
         return ""
-    title = "Eager vs compiled"
-    if report.timing is not None:
-        speedups = ", ".join(f"{g.compile_id or g.label}: {g.speedup:.2f}x" for g in report.timing.graphs
-                             if g.speedup is not None)
-        title += f" ({speedups})" if speedups else ""
-        if report.timing.warnings:
-            title += f", {len(report.timing.warnings)} warnings"
-    body = timing_fragment(report.timing, report.comparisons) if report.timing is not None else \
-        timing_fragment_modes(report.comparisons)
-    return f'<details class="cx-stage" data-stage="timing"><summary><b>{esc(title)}</b></summary>{body}</details>'
+    return (f'<details class="cx-stage" data-stage="timing"><summary><b>{esc(sec["title"])}</b></summary>'
+            f'<div class="cx-timing">{blocks(sec["body"], ctx)}</div></details>')
 
 
-def timing_fragment_modes(comparisons: Any) -> str:
-    from .timing_html import modes_table
-
-    return f'<div class="cx-timing">{modes_table(comparisons)}</div>'
-
-
-def previous_compilation(comp: Compilation, data: CaptureData) -> Optional[Compilation]:
-    """The frame's compilation before ``comp`` (what a recompile replaced), or None."""
-    from ..capturing.compile_id import sort_key
-
-    prev = [c for c in data.compilations if c.frame == comp.frame and c.compile_id != comp.compile_id
-            and sort_key(c.compile_id) < sort_key(comp.compile_id)]
-    return prev[-1] if prev else None
-
-
-def _diff_previous(comp: Compilation, data: CaptureData) -> str:
-    """For a recompile: what changed against the frame's previous compilation."""
-    if not comp.recompile_reason:
-        return ""
-    prev = previous_compilation(comp, data)
-    if prev is None:
-        return ""
-    diff = diff_compilations(prev, comp)
-    return (f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev.compile_id)}'
-            f'</summary>{diff_html(diff)}</details>')
+def diff_html(diff: Any) -> str:
+    """One side-by-side table per section, changed rows marked by class."""
+    cls = {"equal": "", "replace": "cx-chg", "delete": "cx-del", "insert": "cx-ins"}
+    parts = [f'<div class="cx-diff"><p>{esc(diff.a_label)} vs {esc(diff.b_label)}</p>']
+    for s in diff.sections:
+        parts.append(f"<h4>{esc(s.name)}{'' if s.changed else ' (identical)'}</h4>")
+        if s.a_text is None and s.b_text is None:
+            parts.append("<p>neither compilation has one</p>")
+            continue
+        rows = "".join(f'<tr{_attr("class", cls.get(r.tag))}><td>{r.a_lineno or ""}</td><td><pre>{esc(r.a or "")}'
+                       f'</pre></td><td>{r.b_lineno or ""}</td><td><pre>{esc(r.b or "")}</pre></td></tr>'
+                       for r in s.rows)
+        parts.append(f"<table><tr><th></th><th>{esc(diff.a_id)}</th><th></th><th>{esc(diff.b_id)}</th></tr>"
+                     f"{rows}</table>")
+    return "".join(parts) + "</div>"
 
 
-def _comp_summary(comp: Compilation) -> str:
-    bits = [comp.status.replace("_", " ")]
-    if comp.graph is not None:
-        bits.append(f"{max(comp.graph.num_nodes, len(comp.graph.nodes)):,} nodes")
-    if comp.kernels:
-        bits.append(f"{len(comp.kernels)} kernels")
-    if comp.graph_break is not None:
-        bits.append("graph break")
-    if comp.recompile_reason:
-        bits.append("recompile")
-    if comp.failure:
-        bits.append("failed")
-    if comp.compile_time_s:
-        bits.append(f"{comp.compile_time_s:.2f} s")
-    return f'<code>{esc(comp.compile_id)}</code> {esc(comp.frame.name)} ' \
-           f'<span class="cx-muted">({esc(loc_text(comp.frame.filename, comp.frame.lineno))}) ' \
-           f'— {esc(", ".join(bits))}</span>'
-
-
-def compilation_html(comp: Compilation, ctx: Ctx, report: Any, *, open_: bool = False) -> str:
+def compilation_html(comp: Compilation, view: dict, ctx: Ctx, report: Any, *, open_: bool = False) -> str:
     """One compilation: its present stages, then one list of the absent ones and why.
 
     Past ``ctx.budget`` characters, further stages are named, not drawn (the
@@ -203,13 +372,13 @@ def compilation_html(comp: Compilation, ctx: Ctx, report: Any, *, open_: bool = 
     for stage in STAGES:
         if stage.scope == "report":
             continue  # timing has its own section
-        if stage.present(comp):
+        if stage.id in view["panes"]:
             if ctx.budget is not None and ctx.spent > ctx.budget:
                 left_out.append(stage)
                 continue
             is_open = " open" if stage.id in _OPEN_STAGES else ""
             part = (f'<details class="cx-stage" data-stage="{stage.id}"{is_open}><summary>'
-                    f'{esc(stage.title)}</summary>{stage_html(comp, stage.id, ctx=ctx)}</details>')
+                    f'{esc(stage.title)}</summary>{_folded(stage.id, view, ctx)}</details>')
             ctx.spent += len(part)
             present.append(part)
         else:
@@ -219,59 +388,54 @@ def compilation_html(comp: Compilation, ctx: Ctx, report: Any, *, open_: bool = 
                        f'notebook small): {esc(", ".join(s.title for s in left_out))}. The interactive view shows '
                        f'them, and so does the standalone page (<code>report.save_html(path)</code>).</div>')
     if absent:
-        items = "".join(f"<li><b>{esc(s.title)}</b>: {stage_html(comp, s.id, ctx=ctx)}</li>" for s in absent)
+        items = "".join(f"<li><b>{esc(s.title)}</b>: {stage_html(comp, s.id, ctx=ctx, view=view)}</li>" for s in absent)
         present.append(f'<details class="cx-stage cx-absent"><summary>Not captured here ({len(absent)}): '
                        f'{esc(", ".join(s.title for s in absent))}</summary><ul class="cx-list">{items}</ul></details>')
-    if ctx.budget is None or ctx.spent <= ctx.budget:
-        present.append(_diff_previous(comp, report.capture))
+    if view["previous"] and (ctx.budget is None or ctx.spent <= ctx.budget):
+        from ..clinic import diff_compilations
+
+        prev = next(c for c in report.capture.compilations if c.compile_id == view["previous"])
+        present.append(f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev.compile_id)}'
+                       f'</summary>{diff_html(diff_compilations(prev, comp))}</details>')
     fail = f'<div class="cx-bad"><b>Failed:</b> {esc(comp.failure)}</div>' if comp.failure else ""
     return (f'<details class="cx-comp" data-compile-id="{esc(comp.compile_id)}"{" open" if open_ else ""}>'
-            f'<summary>{_comp_summary(comp)}</summary>{fail}{"".join(present)}</details>')
+            f'<summary>{runs(view["summary"])}</summary>{fail}{"".join(present)}</details>')
 
 
-def as_report(obj: Any) -> Any:
-    """A Report as is; bare capture data gets the clinic's reading, so it renders the same way."""
-    from ..report import Report
-
-    return Report.of(obj)
+def _folded(stage_id: str, view: dict, ctx: Ctx) -> str:
+    """A stage of the page; each kernel of the kernels stage folds under its name."""
+    if stage_id != "kernels":
+        return stage_html(ctx.comp, stage_id, ctx=ctx, view=view)
+    bs = view["panes"]["kernels"]
+    body = "".join(f'<details class="cx-sub"><summary>{runs(b["fold"])}</summary>{block(b, ctx)}</details>'
+                   if b["t"] == "div" else block(b, ctx) for b in bs)
+    return f'<div class="cx-pane" data-stage="kernels">{body}</div>'
 
 
 def render_fragment(report: Any, *, max_chars: int = 200_000, pictures: bool = True,
-                    budget: Optional[int] = None, pygments_budget: Optional[int] = None) -> str:
+                    budget: Optional[int] = None, model: Optional[dict] = None) -> str:
     """Self-contained HTML for a notebook output: inline scoped style, no script, no network.
 
     ``pictures=False`` runs no ``dot``; ``budget`` caps the characters of stage HTML
-    (past it, stages are named, not drawn); ``pygments_budget=0`` colours code with the
-    fast tokenizer only: all three keep the notebook's static copy quick."""
-    from .highlight import Highlighter
-
-    report = as_report(report)
+    (past it, stages are named, not drawn): both keep the notebook's static copy quick."""
+    report = vm.as_report(report)
     data = report.capture
+    model = model or vm.build(report)
     ctx = Ctx(max_chars=max_chars, pictures=pictures, budget=budget)
-    if pygments_budget is not None:
-        ctx.hl = Highlighter(budget=pygments_budget)
     ctx.prefetch_pictures(getattr(c, s.field, None) for c in data.compilations for s in STAGES if s.kind == "graph")
     few = len(data.compilations) <= 3
-    body = "".join(compilation_html(c, ctx, report, open_=few or i == 0) for i, c in enumerate(data.compilations))
-    if not data.compilations:
-        body = ('<div class="cx-missing"><b>No compilations were captured.</b> Nothing ran through '
-                'torch.compile inside the capture (or every frame was skipped).</div>')
-    return (f'<div class="{ROOT}"><style>{stylesheet()}</style>{header_html(report)}{timing_section(report)}'
+    parts = []
+    for i, (c, view) in enumerate(zip(data.compilations, model["compilations"])):
+        ctx.comp = c
+        parts.append(compilation_html(c, view, ctx, report, open_=few or i == 0))
+    body = "".join(parts) or ('<div class="cx-missing"><b>No compilations were captured.</b> Nothing ran through '
+                              'torch.compile inside the capture (or every frame was skipped).</div>')
+    return (f'<div class="{ROOT}"><style>{stylesheet()}</style>{header_html(model, ctx)}{timing_section(model, ctx)}'
             f'<div class="cx-h3">Compilations</div>{body}</div>')
 
 
 def render_page(report: Any) -> str:
-    """The standalone page (``report.save_html``): the interactive view, one file, no network.
-
-    Made by ``present.page`` from the same module and payload as the notebook widget."""
+    """The standalone page (``report.save_html``): the interactive view, one file, no network."""
     from .page import render_page as page
 
     return page(report)
-
-
-def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
-    """One stage as a self-contained block: title, the learner's explanation, the pane."""
-    return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
-            f'<div class="cx-h3">{esc(stage.title)} <span class="cx-muted">[{esc(comp.compile_id)}] '
-            f'{esc(comp.frame.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
-            f'{stage_html(comp, stage.id, report=report)}</div>')

@@ -1,7 +1,7 @@
 """The standalone page (``report.save_html`` / ``to_html``): the notebook's view, in one file.
 
-It embeds the same ES module (``frontend/explorer.js``) and stylesheet as the
-notebook widget and the same JSON payload (``present.payload``, pictures drawn
+It embeds the same ES module (``module_text``: ``frontend/src``'s files joined
+into one) and stylesheet as the notebook widget and the same JSON payload (``present.payload``, pictures drawn
 in), so it looks and behaves the same: no kernel, no network, nothing to build.
 Kernel-only actions are simply not offered. The payload sits in a
 ``<script type="application/json">`` with every ``<`` written as ``\\u003c``, so
@@ -12,17 +12,24 @@ from __future__ import annotations
 
 import base64
 import gzip
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
 from .escape import esc
-from .html import as_report
 from .payload import build, to_json, to_script_json
+from .viewmodel import as_report
 
 FRONTEND = Path(__file__).with_name("frontend")
-MODULE = FRONTEND / "explorer.js"
 STYLES = FRONTEND / "explorer.css"
+# The front end's ES modules by concept, each importing only those before it; entry.js (the
+# entry: mount, mountPage, the anywidget default export) last. Users have no node: there is no
+# build step, they are joined here when first needed.
+SOURCES = ("dom", "highlight", "diff", "chain", "model", "blocks", "pane", "controls", "lighting", "pictures", "input",
+           "view", "entry")
+_IMPORT = re.compile(r'^import\s[^;]*?\sfrom\s+"\./[\w-]+\.js";[ \t]*\n', re.M | re.S)
+_EXPORT = re.compile(r"^export (?=(?:async )?function |const |class )", re.M)
 
 COMPRESS_OVER = 512 * 1024  # bigger payloads go in as gzip + base64 (a 4.6 MB report becomes ~0.7 MB)
 _PAGE_CSS = ("html,body{margin:0;padding:0}body{padding:12px;background:#ffffff;color:#1f2328}"
@@ -31,9 +38,16 @@ _PAGE_CSS = ("html,body{margin:0;padding:0}body{padding:12px;background:#ffffff;
 
 @lru_cache(maxsize=1)
 def module_text() -> str:
-    text = MODULE.read_text(encoding="utf-8")
+    """One ES module: every file of ``SOURCES``, their imports of each other dropped, and only the
+    entry's exports kept (each file's names are distinct, so they share one scope)."""
+    parts = ["// compile-explorer's front end: explorer/present/frontend/src joined into one module "
+             "(explorer/present/page.py, module_text)\n"]
+    for name in SOURCES:
+        text = _IMPORT.sub("", (FRONTEND / "src" / f"{name}.js").read_text(encoding="utf-8"))
+        parts.append(f"// ---- {name}.js\n" + (text if name == SOURCES[-1] else _EXPORT.sub("", text)))
+    text = "\n".join(parts)
     if "</script" in text.lower():  # it is inlined into a <script> element
-        raise ValueError("explorer.js must not contain '</script'")
+        raise ValueError("the front end must not contain '</script'")
     return text
 
 

@@ -2,19 +2,19 @@
 
 The notebook widget (``explorer.widget``) and the standalone page
 (``present.page``) send the same payload to the same module, so they look and
-behave the same. It is the report's own JSON with what the view can derive
-left out, plus the few facts the view needs that are computed in Python (so
-that no rule lives twice): which stages each compilation has and why the
-others are empty, stable kernel keys, which compilation a recompile replaced,
-graph pictures, and the line-level chain in a compact form.
+behave the same. It is the view model (``present.viewmodel``: what every pane,
+header and label shows), the report's own JSON with what the view can derive
+left out (the view model's code blocks read their texts from it), graph
+pictures, and the line-level chain in a compact form.
 
 Format (``"format": 1``)::
 
     {
       "format": 1,
       "stages":  [Stage.to_dict(), ...],     # explorer.stages.STAGES, in pipeline order: the only list of stages
+      "labels":  {...}, "header": {...}, "timing": {...} | null,   # the view model's (present.viewmodel)
       "report":  {...},                      # Report.to_dict(), less what "omitted" names
-      "views":   [{                          # one per compilation, in the order of report.capture.compilations
+      "views":   [{                          # the view model's compilations, in capture order, with:
           "label":      "0/0 f (prog.py:3)",
           "present":    ["source", "graph", ...],   # stages with content (Stage.present)
           "why":        {"aot_backward": "..."},     # for every other stage: why it is empty (stages.why_missing)
@@ -22,7 +22,7 @@ Format (``"format": 1``)::
                                                      # compilation.kernels: the name, or graph_kind/name when
                                                      # a name repeats; a pane shows one as "kernel:KEY"
           "previous":   "0/0" | null,                # the compilation a recompile replaced (for its diff)
-          "break_line": 7 | null,                    # the graph-break line, when it is in this frame's source
+          "panes":      {"graph": [blocks...]},      # what each present stage shows (present.viewmodel)
           "pictures":   {"graph": "PICTURE-ID"},     # graph stages that have a picture
           "no_picture": {"post_grad_graph": "why"}}],
       "pictures": {"PICTURE-ID": "<svg ...>"},  # sanitised Graphviz SVG; empty when "pictures_lazy"
@@ -34,7 +34,6 @@ Format (``"format": 1``)::
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
-      "derived": {"fix_list": [{"location", "count"}], "recompiles": [{"one_line", "origin"}]},
       "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
       "deferred": false,                     # true: only FIRST_FIELDS are here; build_rest() has the rest
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
@@ -64,10 +63,9 @@ from typing import Any, Iterable, Optional
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..serial import to_jsonable
-from ..stages import STAGES, why_missing
-from . import graphviz_svg
-from .html import as_report, kernel_refs, previous_compilation
-from .panes import break_line, drawable
+from ..stages import STAGES
+from . import graphviz_svg, viewmodel
+from .viewmodel import as_report, drawable, kernel_refs, picture_skipped
 
 FORMAT = 1
 OMITTED = (
@@ -90,7 +88,7 @@ FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.
 
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
-          defer: bool = False) -> tuple[dict, dict[str, str]]:
+          defer: bool = False, model: Optional[dict] = None) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -98,25 +96,29 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     ``defer``: only what the first view draws (``FIRST_FIELDS``, the chain of
     ``FIRST_STAGES``); ``"deferred": true`` tells the front end to ask for the
     rest (``build_rest``), which a big report's widget does right after it is drawn.
+    ``model``: the report's view model, when the caller has it (a view builds it once).
     """
     report = as_report(report)
     data: CaptureData = report.capture
+    model = model or viewmodel.build(report)
     views, dots = [], {}
-    for comp in data.compilations:
-        view, comp_dots = _view(comp, data, with_pictures=pictures != "none")
+    for comp, view in zip(data.compilations, model["compilations"]):
+        view, comp_dots = _view(view, comp, with_pictures=pictures != "none")
         views.append(view)
         dots.update(comp_dots)
     drawn = draw_pictures(dots) if pictures == "inline" else {}
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     payload = {
         "format": FORMAT,
-        "stages": [s.to_dict() for s in STAGES],
+        "stages": model["stages"],
+        "labels": model["labels"],
+        "header": model["header"],
+        "timing": model["timing"],
         "report": _report_dict(report, first_only=defer),
         "views": views,
         "pictures": drawn,
         "pictures_lazy": pictures == "lazy",
         "lineage": compact_lineage(report.lineage, refs, stages=FIRST_STAGES if defer else None),
-        "derived": _derived(report),
         "omitted": list(OMITTED),
         "deferred": defer,
         "first_fields": sorted(FIRST_FIELDS),
@@ -164,21 +166,17 @@ def to_script_json(payload: dict) -> str:
 
 # ---- per compilation ----
 
-def _view(comp: Compilation, data: CaptureData, *, with_pictures: bool) -> tuple[dict, dict[str, str]]:
-    present = [s.id for s in STAGES if s.scope == "compilation" and s.present(comp)]
-    why = {s.id: why_missing(s.id, comp) for s in STAGES if s.scope == "compilation" and s.id not in present}
-    prev = previous_compilation(comp, data) if comp.recompile_reason else None
+def _view(view: dict, comp: Compilation, *, with_pictures: bool) -> tuple[dict, dict[str, str]]:
+    """The view model's compilation, with the pictures its graph stages have (or why not)."""
     pics, no_pic, dots = {}, {}, {}
     for s in STAGES:
         fx = s.content(comp) if s.kind == "graph" else None
         if not isinstance(fx, FxGraph):
             continue
-        count = max(fx.num_nodes, len(fx.nodes))
         if not with_pictures:
             no_pic[s.id] = "pictures were not drawn for this view"
         elif not drawable(fx):
-            no_pic[s.id] = (f"Picture skipped: {count:,} nodes is over the {graphviz_svg.MAX_NODES}-node limit "
-                            "(too big to read, and slow to lay out).")
+            no_pic[s.id] = picture_skipped(fx)
         elif not fx.dot:
             no_pic[s.id] = "No Graphviz text was captured for this graph."
         elif graphviz_svg.dot_program() is None:
@@ -187,17 +185,7 @@ def _view(comp: Compilation, data: CaptureData, *, with_pictures: bool) -> tuple
             pid = picture_id(fx.dot)
             pics[s.id] = pid
             dots[pid] = fx.dot
-    view = {
-        "label": comp.label,
-        "present": present,
-        "why": why,
-        "kernels": kernel_refs(comp),
-        "previous": prev.compile_id if prev is not None else None,
-        "break_line": break_line(comp),
-        "pictures": pics,
-        "no_picture": no_pic,
-    }
-    return view, dots
+    return dict(view, pictures=pics, no_picture=no_pic), dots
 
 
 def picture_id(dot: str) -> str:
@@ -277,16 +265,6 @@ def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
         return to_jsonable(o)
     parts.append(code[pos:])
     return {"graph_kind": o.graph_kind, "filename": o.filename, "code": None, "code_parts": parts, "kernel_refs": used}
-
-
-def _derived(report: Any) -> dict:
-    from .clinic_html import origin_of
-
-    fix = [{"location": s.location, "count": s.count} for s in report.clinic.fix_list]
-    rec = [{"one_line": e.one_line(),
-            "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
-           for e in report.clinic.recompiles]
-    return {"fix_list": fix, "recompiles": rec}
 
 
 # ---- the chain, compacted ----

@@ -9,25 +9,16 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..timing.model import GraphTiming, KernelTiming
+from ..timing.model import GraphTiming
 from .escape import esc as _esc
+from .fmt import format_time  # noqa: F401 (its old home: benchmarks import it from here)
+from .viewmodel import graphs_chart as graphs_chart_rows
+from .viewmodel import kernels_chart as kernels_chart_rows
 
-EAGER_COLOUR = "#9aa5b1"
-COMPILED_COLOUR = "#3b7dd8"
 _ROW = 18  # px per bar
 _LABEL_W = 190
 _BAR_W = 300
 _VALUE_W = 90
-
-
-def format_time(seconds: Optional[float]) -> str:
-    """1.23 ms, 45.6 µs, 2.00 s: what the charts and tables print."""
-    if seconds is None:
-        return "n/a"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def bar_chart(rows: Sequence[tuple[str, float, str, str]], *, title: str, max_value: Optional[float] = None) -> str:
@@ -53,26 +44,14 @@ def bar_chart(rows: Sequence[tuple[str, float, str, str]], *, title: str, max_va
 
 def graphs_chart(timings: Sequence[GraphTiming]) -> str:
     """Eager vs compiled time per call, two bars per graph on one scale."""
-    rows = []
-    for t in timings:
-        for what, m, colour in (("eager", t.eager, EAGER_COLOUR), ("compiled", t.compiled, COMPILED_COLOUR)):
-            if m is None:
-                continue
-            text = format_time(m.median_s) + (f" ±{m.iqr_pct:.0f}%" if m.iqr_pct >= 0.5 else "")
-            rows.append((f"{t.label} {what}", m.median_s, text, colour))
-    return bar_chart(rows, title="time per call: eager vs compiled (median, ±IQR)")
+    chart = graphs_chart_rows(timings)
+    return bar_chart([tuple(r) for r in chart["rows"]], title=chart["title"])
 
 
-def kernels_chart(timing: GraphTiming, top: int = 12) -> str:
+def kernels_chart(timing: GraphTiming) -> str:
     """The compiled graph's time split over its kernels and extern calls, largest first."""
-    ks: list[KernelTiming] = sorted(timing.kernels, key=lambda k: -k.time_s)
-    shown, rest = ks[:top], ks[top:]
-    rows = [(k.name, k.time_s, f"{format_time(k.time_s)} ({k.share_pct:.0f}%)",
-             COMPILED_COLOUR if k.kind == "generated" else EAGER_COLOUR) for k in shown]
-    if rest:
-        t = sum(k.time_s for k in rest)
-        rows.append((f"{len(rest)} more", t, format_time(t), EAGER_COLOUR))
-    return bar_chart(rows, title=f"{timing.label}: kernel time (generated in blue, extern in grey)")
+    chart = kernels_chart_rows(timing)
+    return bar_chart([tuple(r) for r in chart["rows"]], title=chart["title"])
 
 
 def _clip(label: str, n: int = 32) -> str:

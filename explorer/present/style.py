@@ -10,8 +10,7 @@ switched on by JupyterLab's ``data-jp-theme-light="false"``, VS Code's
 Headings are styled divs, not <h2>-<h4>: JupyterLab lists output headings in
 its table of contents, and a report would flood it. A few rules carry the root
 class twice to outrank JupyterLab's own table/code rules without !important.
-Token colours come from two pygments styles, read token by token, so each
-theme states a colour for every token class (no light colour leaks into dark).
+Code is not coloured here: the one highlighter is the interactive view's.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 ROOT = "cx-report"
-LIGHT_STYLE = "default"
-DARK_STYLE = "github-dark"
 
 _BASE_LIGHT = {
     "bg": "#ffffff", "fg": "#1f2328", "muted": "#59636e", "border": "#d1d9e0",
@@ -74,7 +71,6 @@ white-space:pre-wrap}
 .R pre.cx-code{background:var(--cx-code-bg);color:var(--cx-code-fg);\
 font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
  padding:6px 8px;margin:4px 0;border-radius:4px;overflow:auto;max-height:480px;white-space:pre;tab-size:4}
-.R pre.cx-code span,.R pre.cx-code mark{background:transparent}
 .R pre.cx-code .cx-hl{display:inline-block;min-width:100%;background:var(--cx-hl-bg);color:var(--cx-hl-fg)}
 .R pre.cx-code .cx-lno{color:var(--cx-lno);user-select:none;-webkit-user-select:none;padding-right:1em}
 .R table.cx-table{border-collapse:collapse;margin:4px 0;font-size:12px;background:var(--cx-bg);color:var(--cx-fg)}
@@ -102,42 +98,15 @@ background:transparent;color:inherit}
 """
 
 
-def _token_vars(style_name: str) -> dict[str, str]:
-    """``{css class: declarations}`` for every pygments token class, in one style."""
-    from pygments.styles import get_style_by_name
-    from pygments.token import STANDARD_TYPES
-
-    style = get_style_by_name(style_name)
-    out = {}
-    for ttype, cls in STANDARD_TYPES.items():
-        if not cls:
-            continue
-        s = style.style_for_token(ttype)
-        color = f"#{s['color']}" if s["color"] else "currentColor"  # currentColor = the block's own fg
-        weight = "600" if s["bold"] else "normal"
-        italic = "italic" if s["italic"] else "normal"
-        out[cls] = f"{color};--cx-tw-{cls}:{weight};--cx-ti-{cls}:{italic}"
-    return out
-
-
-def _vars(base: dict[str, str], style_name: str) -> str:
-    decl = ";".join(f"--cx-{k}:{v}" for k, v in base.items())
-    tokens = ";".join(f"--cx-t-{cls}:{v}" for cls, v in _token_vars(style_name).items())
-    return decl + ";" + tokens
+def _vars(base: dict[str, str]) -> str:
+    return ";".join(f"--cx-{k}:{v}" for k, v in base.items())
 
 
 @lru_cache(maxsize=1)
 def stylesheet() -> str:
     """The whole stylesheet (a constant: the same text for every report)."""
-    from pygments.token import STANDARD_TYPES
-
     root = f".{ROOT}"
-    light, dark = _vars(_BASE_LIGHT, LIGHT_STYLE), _vars(_BASE_DARK, DARK_STYLE)
-    token_rules = "".join(
-        f"{root} pre.cx-code .{cls}{{color:var(--cx-t-{cls});font-weight:var(--cx-tw-{cls});"
-        f"font-style:var(--cx-ti-{cls})}}"
-        for cls in sorted(set(STANDARD_TYPES.values())) if cls
-    )
+    light, dark = _vars(_BASE_LIGHT), _vars(_BASE_DARK)
     dark_hosts = ",".join(f"{h} {root}" for h in _DARK_HOSTS)
     not_light = "".join(f":not({h.split('body', 1)[-1] if h.startswith('body') else ''})"
                         for h in _LIGHT_HOSTS if h.startswith("body"))
@@ -146,5 +115,4 @@ def stylesheet() -> str:
         f"@media (prefers-color-scheme: dark){{body{not_light} {root}{{{dark}}}}}"
         f"{dark_hosts}{{{dark}}}"
         + _LAYOUT.replace(".R", root).replace("\n", "")
-        + token_rules
     )

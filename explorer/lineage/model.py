@@ -1,0 +1,82 @@
+"""The chain's data: one compilation's lines of every stage and the user lines they came from.
+
+Plain frozen dataclasses (``explorer.lineage`` says how they are stored and why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+
+@dataclass(frozen=True)
+class LineLink:
+    """One line of one stage's text and the user lines it came from."""
+
+    stage: str  # a stage id of explorer.stages ("kernels" for a kernel's source)
+    line: int  # 1-based line of that text as shown
+    origins: tuple[str, ...] = ()  # "FILE:LINE" of user code; empty: no user line (glue)
+    part: int = 0  # which item of the stage's content (IR dump, wrapper module, kernel) the line is in
+    kernel: Optional[str] = None  # for stage "kernels": the kernel's name
+    element: Optional[str] = None  # what the line defines: an FX node, a buffer, a scheduler node
+
+
+@dataclass(frozen=True)
+class TextLines:
+    """The lines of one text a view shows: a stage's text, one IR dump or wrapper module, one kernel."""
+
+    stage: str  # a stage id of explorer.stages
+    part: int = 0  # index into the stage's content when it is a list (IR dumps, wrapper modules, kernels)
+    kernel: Optional[str] = None  # stage "kernels": the kernel's name (part is its index in the compilation's kernels)
+    runs: tuple[int, ...] = ()  # the lines' origin sets, run-length coded: (set index, how many lines) pairs, flat
+    elements: dict[str, str] = field(default_factory=dict)  # line number -> what that line defines
+
+    @property
+    def num_lines(self) -> int:
+        return sum(self.runs[1::2])
+
+    def sets_per_line(self) -> list[int]:
+        """The index into ``Lineage.sets`` of each line (index 0 is line 1)."""
+        out: list[int] = []
+        for i in range(0, len(self.runs), 2):
+            out.extend([self.runs[i]] * self.runs[i + 1])
+        return out
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """One compilation's chain: every line of every stage, with the user lines it came from."""
+
+    compile_id: str
+    origins: tuple[str, ...] = ()  # the user lines named anywhere here, "FILE:LINE", each once
+    sets: tuple[tuple[int, ...], ...] = ((),)  # distinct origin sets, as indices into origins; sets[0] == ()
+    texts: tuple[TextLines, ...] = ()
+
+    def text(self, stage: str, part: int = 0) -> Optional[TextLines]:
+        return next((t for t in self.texts if t.stage == stage and t.part == part), None)
+
+    def origins_at(self, stage: str, line: int, part: int = 0) -> tuple[str, ...]:
+        """The user lines of one line of one text (() for glue or a line not covered)."""
+        t = self.text(stage, part)
+        if t is None or line < 1:
+            return ()
+        for i in range(0, len(t.runs), 2):
+            if line <= t.runs[i + 1]:
+                return tuple(self.origins[j] for j in self.sets[t.runs[i]])
+            line -= t.runs[i + 1]
+        return ()
+
+    def iter_links(self) -> Iterator[LineLink]:
+        named = [tuple(self.origins[i] for i in s) for s in self.sets]
+        for t in self.texts:
+            for i, idx in enumerate(t.sets_per_line()):
+                yield LineLink(t.stage, i + 1, named[idx], t.part, t.kernel, t.elements.get(str(i + 1)))
+
+    @property
+    def links(self) -> tuple[LineLink, ...]:
+        """One LineLink per line of every text."""
+        return tuple(self.iter_links())
+
+    def reached_from(self, origin: str) -> tuple[LineLink, ...]:
+        """Every line that came from the user line ``origin`` (``"FILE:LINE"``)."""
+        return tuple(link for link in self.iter_links() if origin in link.origins)

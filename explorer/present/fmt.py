@@ -1,0 +1,90 @@
+"""How numbers, times and places read, written once for every output (view model, text, charts)."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Optional
+
+
+def short_path(path: Optional[str]) -> str:
+    """Paths under the working directory are shown relative: shorter, same meaning."""
+    if not path:
+        return "?"
+    if not os.path.isabs(path):
+        return path
+    return _relative(path, os.getcwd())
+
+
+@lru_cache(maxsize=4096)
+def _relative(path: str, cwd: str) -> str:
+    """A report names a few files thousands of times (every kernel's user lines): computed once each."""
+    try:
+        rel = os.path.relpath(path, cwd)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str] = None) -> str:
+    return _loc_text(filename, lineno, function, os.getcwd())
+
+
+@lru_cache(maxsize=16384)
+def _loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str], cwd: str) -> str:
+    where = short_path(filename) + (f":{lineno}" if lineno else "")
+    return where + (f" in {function}" if function else "")
+
+
+def origin_of(filename: Optional[str], lineno: Optional[int]) -> str:
+    """``FILE:LINE``: the user line an element came from (the views' ``data-origin`` contract)."""
+    return f"{filename}:{lineno}" if filename and lineno else ""
+
+
+def headline(text: str) -> str:
+    """First line, plus the next one when the first only introduces it ("backend='x' raised:")."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return f"{lines[0]} {lines[1]}"
+    return lines[0] if lines else ""
+
+
+def format_time(seconds: Optional[float]) -> str:
+    """1.23 ms, 45.6 µs, 2.00 s: what the charts and tables print."""
+    if seconds is None:
+        return "n/a"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def measurement_text(m) -> str:
+    return "n/a" if m is None else f"{format_time(m.median_s)} ±{m.iqr_pct:.0f}%"
+
+
+def speedup_text(v: Optional[float]) -> str:
+    return "n/a" if v is None else f"{v:.2f}x"
+
+
+def ratio_text(v: Optional[float], ratio=None) -> str:
+    """The speedup, with the spread of its per-repeat ratios when eager and compiled were interleaved."""
+    return speedup_text(v) + ("" if ratio is None else f" ±{ratio.iqr_pct:.0f}%")
+
+
+def launched_by_text(k) -> str:
+    """``aten::convolution x18`` for each op whose calls launched the kernel (per graph call)."""
+    return ", ".join(f"{o.op} x{o.launches:g}" for o in getattr(k, "launched_by", ()) or ())
+
+
+def flops_line(t) -> Optional[str]:
+    """The graph's counted FLOPs per call against what its kernel rows were given: they add up, or say so."""
+    if not getattr(t, "flops", None):
+        return None
+    given = sum(k.flops or 0 for k in t.kernels)
+    return (f"FLOPs per call: {t.flops / 1e9:,.3g} GFLOP in its op calls, {given / 1e9:,.3g} GFLOP given to "
+            f"kernel rows ({100.0 * given / t.flops:.1f}%)")
+
+
+def calls_text(v: Optional[float]) -> str:
+    return "never" if v is None else f"{v:,.0f} calls"

@@ -1,0 +1,234 @@
+// The view model's blocks as DOM, one small function per kind of block (present/viewmodel.py
+// lists them): the same blocks the static copy draws in Python. Code blocks are `CodeBlock`s:
+// drawn CHUNK lines at a time as they scroll near, each line linked to the user lines it came from.
+
+import { h, safeUrl } from "./dom.js";
+import { langOf, tokens, wrapperLangs } from "./highlight.js";
+
+export const LH = 18; // px per code line: the same value as --cx-lh in explorer.css
+const CHUNK = 250; // code lines rendered at once; further chunks render when scrolled near
+
+// inline runs, appended to `out` (one flat array: a kernels pane has thousands); `pane` is null in the header
+export function renderRuns(ctx, r, out = []) {
+  if (r == null || r === "") return out;
+  if (typeof r !== "object") out.push(String(r));
+  else if (Array.isArray(r)) for (const x of r) renderRuns(ctx, x, out);
+  else out.push(...runEl(ctx, r));
+  return out;
+}
+
+function runEl(ctx, r) {
+  if ("b" in r) return [h("b", null, renderRuns(ctx, r.b))];
+  if ("muted" in r) return [h("span", { class: "cx-muted" }, renderRuns(ctx, r.muted))];
+  if ("a" in r) {
+    const link = safeUrl(r.href);
+    return [link ? h("a", { href: link, target: "_blank", rel: "noopener" }, r.a) : r.a];
+  }
+  if ("chip" in r) return [h("span", { class: "cx-chip" }, r.chip)];
+  if ("go" in r) {
+    if (!ctx.pane) return [h("code", null, r.code)];
+    const go = () => ctx.pane.set({ stage: r.go.stage, diff: null });
+    return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
+  }
+  if ("code" in r || "origin" in r) {
+    if (!r.origin) return [h("code", null, r.code)];
+    const el = h("code", { class: "cx-uline" }, r.code ?? r.origin);
+    ctx.decorate(el, [ctx.m.origin(r.origin)]);
+    return [el];
+  }
+  if ("bar" in r) {
+    const bar = h("span", { class: "cx-bar" });
+    bar.style.width = `${Math.max(1, Math.min(100, r.bar || 0))}%`;
+    return [bar, " "];
+  }
+  return "br" in r ? [h("br")] : [];
+}
+
+// blocks -> elements. ctx: {m, cid, pane (or null), decorate(el, origins), code(spec) -> element}
+export function renderBlocks(ctx, blocks) {
+  const out = [];
+  for (const b of blocks || []) {
+    const el = KINDS[b.t] ? KINDS[b.t](ctx, b) : null;
+    if (el) out.push(...(Array.isArray(el) ? el : [el]));
+  }
+  return out;
+}
+
+const KINDS = {
+  p: (ctx, b) => (b.interactive && !ctx.m.linkedOrigins ? null : h("p", { class: b.cls }, renderRuns(ctx, b.r))),
+  h: (ctx, b) => h("div", { class: b.cls ? `cx-h4 ${b.cls}` : "cx-h4" }, renderRuns(ctx, b.r)),
+  note: (ctx, b) => h("div", { class: b.cls }, renderRuns(ctx, b.r)),
+  list: (ctx, b) =>
+    h(
+      b.ordered ? "ol" : "ul",
+      { class: b.cls ? `cx-list ${b.cls}` : "cx-list" },
+      b.items.map((i) => {
+        const li = h("li", null, renderRuns(ctx, i.r), renderBlocks(ctx, i.body));
+        if (i.origin) ctx.decorate(li, [ctx.m.origin(i.origin)]);
+        return li;
+      }),
+    ),
+  table: renderTable,
+  code: (ctx, b) => ctx.code(b),
+  details: (ctx, b) =>
+    h(
+      "details",
+      { class: b.cls ? `cx-sub ${b.cls}` : "cx-sub", open: !!b.open },
+      h("summary", null, renderRuns(ctx, b.s)),
+      renderBlocks(ctx, b.body),
+    ),
+  section: (ctx, b) =>
+    h("details", { class: "cx-sec", open: !!b.open }, h("summary", null, b.title), renderBlocks(ctx, b.body)),
+  div: (ctx, b) => {
+    const data = Object.fromEntries(Object.entries(b.data || {}).map(([k, v]) => [`data-${k}`, v]));
+    return h("div", { class: b.cls, ...data }, renderBlocks(ctx, b.body));
+  },
+  graph: (ctx, b) => (ctx.pane && ctx.pane.mode === "picture" ? ctx.picture(b.stage) : ctx.code(b.code)),
+  chart: (ctx, b) =>
+    h(
+      "table",
+      { class: "cx-table cx-chart" },
+      h("caption", null, b.title),
+      b.rows.map(([label, value, text]) => {
+        const top = Math.max(...b.rows.map((r) => r[1]), 0) || 1;
+        return h(
+          "tr",
+          null,
+          h("td", null, label),
+          h("td", { class: "cx-barcell" }, renderRuns(ctx, { bar: (100 * value) / top }), text),
+        );
+      }),
+    ),
+  button: (ctx, b) =>
+    ctx.pane
+      ? h(
+          "p",
+          null,
+          h("button", { type: "button", class: "cx-btn", onclick: () => ctx.pane.set(b.go) }, renderRuns(ctx, b.r)),
+        )
+      : null,
+};
+
+function renderTable(ctx, b) {
+  const table = h("table", { class: b.cls ? `cx-table ${b.cls}` : "cx-table" });
+  if (b.caption) table.append(h("caption", null, b.caption));
+  if (b.head && b.head.length)
+    table.append(
+      h(
+        "tr",
+        null,
+        b.head.map((x) => h("th", null, x)),
+      ),
+    );
+  b.rows.forEach((r, i) => {
+    const cells = r.c.map((c, j) => h(j === 0 && r.th ? "th" : "td", null, renderRuns(ctx, c)));
+    const tr = h("tr", { class: r.cls || null, "data-line": b.key ? i + 1 : null }, cells);
+    let o = b.key ? ctx.m.linkOf(ctx.cid, b.key, i + 1) : null;
+    if (!o && r.origin) o = [ctx.m.origin(r.origin)];
+    ctx.decorate(tr, o);
+    table.append(tr);
+  });
+  return table;
+}
+
+// One text block shown as lines: rendered CHUNK lines at a time, the rest as placeholders
+// of the exact height (every line is LH px tall) filled when scrolled near.
+export class CodeBlock {
+  constructor(pane, spec, text, opts = {}) {
+    const m = pane.view.m;
+    this.pane = pane;
+    this.spec = spec;
+    this.cid = pane.cid;
+    this.key = spec.key;
+    this.lines = text.split("\n");
+    this.lang = langOf(spec.lang);
+    this.langs = this.lang === "wrapper" ? wrapperLangs(this.lines) : null;
+    this.marks = new Set(spec.marks || []);
+    this.cursor = 0;
+    this.chunks = [];
+    this.linked = m.hasLineage(this.cid, spec.key) || spec.key === "source:0";
+    this.el = h("div", {
+      class: "cx-code",
+      tabindex: "0",
+      role: "list",
+      "aria-label": spec.title || spec.key,
+      "data-block": spec.key,
+    });
+    this.el._block = this;
+    const n = this.lines.length;
+    this.el.style.setProperty("--cx-gw", `${spec.linenos ? String((spec.first || 1) + n).length + 1 : 0}ch`);
+    for (let start = 0; start < n; start += CHUNK) {
+      const count = Math.min(CHUNK, n - start);
+      const c = h("div", { class: "cx-chunk" });
+      c.style.height = `${count * LH}px`;
+      c._start = start;
+      c._count = count;
+      c._filled = false;
+      c._block = this;
+      this.chunks.push(c);
+      this.el.append(c);
+    }
+    // the first block of a pane draws its first lines now; everything else when scrolled near
+    if ((opts.eager ?? pane.blocks.length === 0) && this.chunks.length) this.fill(this.chunks[0]);
+    for (const c of this.chunks) if (!c._filled) pane.observe(c);
+  }
+
+  originsAt(line) {
+    const m = this.pane.view.m;
+    if (this.spec.key === "source:0") {
+      const l = m.linkOf(this.cid, "source:0", line);
+      return l || [m.origin(`${this.spec.file}:${(this.spec.first || 1) + line - 1}`)];
+    }
+    return m.linkOf(this.cid, this.spec.key, line);
+  }
+
+  fill(c) {
+    if (c._filled) return;
+    c._filled = true;
+    c.style.height = "";
+    const view = this.pane.view,
+      frag = document.createDocumentFragment();
+    const first = this.spec.first || 1;
+    for (let i = c._start; i < c._start + c._count; i++) {
+      const line = i + 1,
+        text = this.lines[i];
+      const el = h("div", { class: "cx-ln", "data-line": line });
+      if (this.spec.linenos) el.append(h("span", { class: "cx-no", "aria-hidden": "true" }, String(first + i)));
+      const tx = h("span", { class: "cx-tx" });
+      for (const [cls, part] of tokens(text, this.langs ? this.langs[i] : this.lang)) {
+        tx.append(cls ? h("span", { class: cls }, part) : part);
+      }
+      if (!text) tx.append(" ");
+      el.append(tx);
+      if (this.marks.has(line)) el.classList.add("cx-mark");
+      view.decorate(el, this.linked ? this.originsAt(line) : null, this.pane);
+      if (line === this.cursor) el.classList.add("cx-cursor");
+      frag.append(el);
+    }
+    c.append(frag);
+  }
+
+  lineEl(line) {
+    const c = this.chunks[Math.floor((line - 1) / CHUNK)];
+    if (!c) return null;
+    this.fill(c);
+    return c.children[line - 1 - c._start] || null;
+  }
+
+  firstLine(pred) {
+    for (let i = 1; i <= this.lines.length; i++) if (pred(i)) return i;
+    return 0;
+  }
+
+  moveCursor(delta) {
+    const old = this.cursor && this.lineEl(this.cursor);
+    if (old) old.classList.remove("cx-cursor");
+    this.cursor = Math.max(1, Math.min(this.lines.length, (this.cursor || 0) + delta));
+    const el = this.lineEl(this.cursor);
+    if (el) {
+      el.classList.add("cx-cursor");
+      this.pane.scrollTo(el, false);
+    }
+    return el;
+  }
+}

@@ -1,0 +1,155 @@
+// The header (numbers first, then what to fix: the view model's header and timing section), the toolbar
+// (compilation, stepping, side-by-side presets) and the actions offered where a kernel is connected.
+
+import { renderBlocks } from "./blocks.js";
+import { h } from "./dom.js";
+
+export const Controls = {
+  // ---- header: numbers first, then what to fix (the view model's header and timing section) ----
+  header() {
+    const m = this.m,
+      hd = m.p.header || { chips: [], body: [] };
+    const ctx = { m, cid: null, pane: null, decorate: (el, o) => this.decorate(el, o, null) };
+    const chips = hd.chips.map(([k, v]) =>
+      h("span", { class: "cx-chip", "data-chip": k }, `${k} `, h("b", null, String(v))),
+    );
+    return h(
+      "div",
+      { class: "cx-header" },
+      h(
+        "div",
+        { class: "cx-title" },
+        h("span", { class: "cx-brand" }, "compile-explorer"),
+        h("span", { class: "cx-stat" }, chips),
+      ),
+      renderBlocks(ctx, hd.body),
+      m.p.timing ? renderBlocks(ctx, [m.p.timing]) : null,
+    );
+  },
+
+  // ---- toolbar: compilation, stepping, presets, kernel actions ----
+  renderToolbar() {
+    const m = this.m,
+      tb = this.toolbar;
+    const cidSel = h("select", { class: "cx-comp-pick", "aria-label": "compilation (both panes)" });
+    for (const [i, c] of m.comps.entries())
+      cidSel.append(h("option", { value: c.compile_id }, (m.views[i] || {}).label || c.compile_id));
+    cidSel.value = this.panes[1].cid;
+    cidSel.addEventListener("change", () => {
+      for (const p of this.panes) p.set({ cid: cidSel.value, diff: null });
+    });
+    this.cidSel = cidSel;
+    this.stepLabel = h("span", { class: "cx-step-label", "aria-live": "polite" });
+    const prev = h(
+      "button",
+      { type: "button", class: "cx-btn cx-prev", title: "Previous stage (←)", onclick: () => this.step(-1) },
+      "◀ Previous",
+    );
+    const next = h(
+      "button",
+      { type: "button", class: "cx-btn cx-next", title: "Next stage (→)", onclick: () => this.step(1) },
+      "Next ▶",
+    );
+    const presets = h("span", { class: "cx-presets" });
+    // pairs worth seeing side by side (their names come from the registry)
+    const pairs = [
+      ["source", "graph"],
+      ["original_bytecode", "rewritten_bytecode"],
+      ["graph", "kernels"],
+      ["ir_pre_fusion", "ir_post_fusion"],
+    ];
+    for (const [l, r] of pairs) {
+      if (!m.byId.has(l) || !m.byId.has(r)) continue;
+      const show = () => {
+        this.panes[0].set({ stage: l, diff: null });
+        this.panes[1].set({ stage: r, diff: null });
+      };
+      presets.append(
+        h(
+          "button",
+          { type: "button", class: "cx-btn cx-preset", onclick: show },
+          `${m.byId.get(l).title} | ${m.byId.get(r).title}`,
+        ),
+      );
+    }
+    const explain = h(
+      "button",
+      {
+        type: "button",
+        class: "cx-btn",
+        "aria-pressed": String(this.showExplain),
+        title: "Show or hide each stage's explanation",
+      },
+      "Explanations",
+    );
+    explain.addEventListener("click", () => {
+      this.showExplain = !this.showExplain;
+      explain.setAttribute("aria-pressed", String(this.showExplain));
+      for (const p of this.panes) p.explain.hidden = !this.showExplain;
+    });
+    const help = h(
+      "span",
+      { class: "cx-muted cx-keys" },
+      "Keys: ← → step through the stages · ↑ ↓ move along a pane's lines · Enter follows a line · Esc clears",
+    );
+    tb.replaceChildren(
+      h(
+        "div",
+        { class: "cx-row" },
+        h("label", { class: "cx-lbl" }, "Compilation ", cidSel),
+        h(
+          "span",
+          { class: "cx-stepper", role: "group", "aria-label": "step through the stages" },
+          prev,
+          this.stepLabel,
+          next,
+        ),
+        explain,
+      ),
+      h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, "Side by side: "), presets, help),
+    );
+    if (this.host.kernel) tb.append(this.kernelActions());
+    this.updateStep();
+  },
+
+  kernelActions() {
+    // offered only where a kernel is connected (the widget); the page has none
+    const box = h("div", { class: "cx-kernel-actions" });
+    const input = h("input", {
+      type: "text",
+      class: "cx-why-input",
+      placeholder: "f(torch.randn(16))",
+      "aria-label": "a call to check against the guards",
+      size: "22",
+    });
+    const out = h("pre", { class: "cx-action-out", hidden: true });
+    const run = (action, args) => {
+      out.hidden = false;
+      out.textContent = "…";
+      Promise.resolve(this.host.kernel.call(action, args)).then(
+        (r) => {
+          out.textContent = (r && r.text) || "";
+        },
+        (e) => {
+          out.textContent = String((e && e.message) || e);
+        },
+      );
+    };
+    box.append(
+      h("span", { class: "cx-muted" }, "With the kernel: "),
+      h("label", { class: "cx-lbl" }, "why would this call recompile? ", input),
+      h(
+        "button",
+        { type: "button", class: "cx-btn", onclick: () => run("why", { expr: input.value }) },
+        "Check guards",
+      ),
+      h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, "Save as HTML"),
+      out,
+    );
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") run("why", { expr: input.value });
+      e.stopPropagation();
+    });
+    return box;
+  },
+};

@@ -1,0 +1,144 @@
+// compile-explorer's one front end: the same ES module renders a report in the notebook (as an
+// anywidget widget: `export default { render }`) and on the standalone page (`mount(el, payload, host)`,
+// called by the page's inline script). present/page.py joins the files of frontend/src into that
+// one module (this file last, the only one whose exports stay); node's tests load each file on its own.
+//
+// Input: the payload built by explorer/present/payload.py: the view model (present/viewmodel.py:
+// what each pane, the header and the timing section show, as blocks), the stage registry, the
+// report's JSON (the texts code blocks name), the line-level chain (lineage) and graph pictures.
+// Nothing here knows a stage or a label by heart: they all come from the payload.
+//
+// Safety: every string from the report is set as text (textContent, text nodes, attribute values);
+// nothing from the report goes through innerHTML. Graph pictures (SVG made by Graphviz, sanitised
+// in Python) are parsed as XML and sanitised again.
+//
+// Contract for tests and other tools: every element linked to a user line carries
+// data-origin="FILE:LINE" (its first origin; data-origins holds all of them as JSON when there are
+// several); lines that came from no user line (glue) carry data-glue. Lit elements (the current
+// chain) have the class cx-lit; the root has data-ready once the first render is done.
+
+import { h } from "./dom.js";
+import { readPayload } from "./model.js";
+import { View } from "./view.js";
+
+// ---------------------------------------------------------------- entry points
+
+// The standalone page and tests: mount a view of `payload` into `el`.
+// host: {kernel: {call(action, args) -> Promise}} where a kernel is connected (else none),
+//       onState(state) after each change, and subscribe(fn) to receive state from outside.
+export function mount(el, payload, host = {}) {
+  const t0 = typeof performance !== "undefined" ? performance.now() : 0;
+  let view;
+  try {
+    view = new View(el, payload, host);
+  } catch (err) {
+    el.replaceChildren(
+      h("div", { class: "cx-bad cx-error" }, `compile-explorer could not draw this report: ${err && err.message}`),
+    );
+    el.setAttribute("data-ready", "error");
+    return { destroy() {} };
+  }
+  if (host.subscribe) host.subscribe((s) => view.applyState(s));
+  const ms = typeof performance !== "undefined" ? performance.now() - t0 : 0;
+  el.setAttribute("data-ready", "1");
+  if (!view.m.deferred) el.setAttribute("data-complete", "1");
+  el.setAttribute("data-render-ms", ms.toFixed(1)); // mount() alone
+  // since navigation
+  if (typeof performance !== "undefined") el.setAttribute("data-ready-ms", performance.now().toFixed(1));
+  el.setAttribute("data-rendered-at", String(Date.now()));
+  el._cxView = view;
+  return {
+    view,
+    destroy() {
+      view.destroy();
+    },
+  };
+}
+
+// The standalone page: the payload is in the script element #cx-payload, as JSON or, for a big
+// report, as gzip + base64 (data-encoding="gzip+base64"), unpacked by the browser itself.
+export async function mountPage(root, script) {
+  try {
+    return mount(root, await readPayload(script.textContent, script.dataset.encoding));
+  } catch (err) {
+    root.replaceChildren(
+      h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`),
+    );
+    root.setAttribute("data-ready", "error");
+    return null;
+  }
+}
+
+// The anywidget entry: one widget per view; the payload is one JSON string trait.
+export default {
+  render({ model, el }) {
+    const pending = new Map();
+    let seq = 0;
+    const onMsg = (msg, buffers) => {
+      if (!msg || msg.type !== "result" || !pending.has(msg.id)) return;
+      const [ok, fail] = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.ok) ok({ ...msg, buffers: buffers || [] });
+      else fail(new Error(msg.text || "the kernel could not do it"));
+    };
+    model.on("msg:custom", onMsg);
+    const subs = [];
+    const onSel = () => {
+      const s = model.get("selection");
+      if (s && s.from !== "view") subs.forEach((f) => f(s));
+    };
+    model.on("change:selection", onSel);
+    let timer = 0;
+    const host = {
+      kernel: {
+        call(action, args) {
+          const id = ++seq;
+          return new Promise((ok, fail) => {
+            pending.set(id, [ok, fail]);
+            model.send({ type: "action", id, action, args: args || {} });
+          });
+        },
+      },
+      onState(state) {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          model.set("selection", { ...state, from: "view" });
+          model.save_changes();
+        }, 150);
+      },
+      subscribe(fn) {
+        subs.push(fn);
+      },
+    };
+    let handle = null,
+      gone = false;
+    el.append(h("div", { class: "cx-muted" }, "compile-explorer: drawing the report…"));
+    const t0 = Date.now();
+    readPayload(model.get("payload"), model.get("payload_encoding")).then(
+      (payload) => {
+        if (gone) return;
+        el.setAttribute("data-arrived-ms", String(t0 - (model.get("made_at") || 0) * 1000)); // the view made -> here
+        el.setAttribute("data-decode-ms", String(Date.now() - t0));
+        el.replaceChildren();
+        handle = mount(el, payload, host);
+        const made = model.get("made_at");
+        if (made) el.setAttribute("data-latency-ms", String(Date.now() - made * 1000));
+        const s0 = model.get("selection");
+        if (s0 && s0.from !== "view" && handle.view) handle.view.applyState(s0);
+      },
+      (err) => {
+        el.replaceChildren(
+          h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`),
+        );
+        el.setAttribute("data-ready", "error");
+      },
+    );
+    return () => {
+      gone = true;
+      model.off("msg:custom", onMsg);
+      model.off("change:selection", onSel);
+      clearTimeout(timer);
+      if (handle) handle.destroy();
+    };
+  },
+};

@@ -1,0 +1,311 @@
+// The payload, prepared: the view model (what each pane shows), the report's texts the
+// code blocks name, and the line-level chain. No DOM here: node's tests read it directly.
+
+import { splitOrigin, trimNl } from "./dom.js";
+
+export const KERNEL_PREFIX = "kernel:";
+
+export function fieldOf(obj, path) {
+  let v = obj;
+  for (const name of path.split(".")) {
+    if (v == null) return undefined;
+    v = v[name];
+  }
+  return v;
+}
+
+// every code block among `blocks`, however deep (details, kernels, graphs, list items)
+export function codeBlocks(blocks, out = []) {
+  for (const b of blocks || []) {
+    if (b.t === "code") out.push(b);
+    else if (b.t === "graph") out.push(b.code);
+    else if (b.body) codeBlocks(b.body, out);
+    else if (b.items) for (const i of b.items) codeBlocks(i.body, out);
+  }
+  return out;
+}
+
+// inline runs as plain text (diffs compare it)
+export function flat(r) {
+  if (r == null) return "";
+  if (typeof r !== "object") return String(r);
+  if (Array.isArray(r)) return r.map(flat).join("");
+  for (const k of ["b", "muted", "a", "chip", "code", "origin"]) if (k in r) return flat(r[k]);
+  return "";
+}
+
+export class Model {
+  constructor(payload) {
+    this.p = payload;
+    this.stages = payload.stages;
+    this.byId = new Map(this.stages.map((s) => [s.id, s]));
+    this.labels = payload.labels || { parts: {}, missing: {} };
+    this.report = payload.report || {};
+    this.capture = this.report.capture || { compilations: [] };
+    this.comps = this.capture.compilations || [];
+    this.views = payload.views || [];
+    this.cidIndex = new Map(this.comps.map((c, i) => [c.compile_id, i]));
+    const lin = payload.lineage || {};
+    this.origins = (lin.origins || []).slice();
+    this.originIdx = new Map(this.origins.map((o, i) => [o, i]));
+    this.linkedOrigins = this.origins.length; // origins [0, linkedOrigins) appear in the chain
+    this.lineage = lin.compilations || {};
+    this.pictures = payload.pictures || {};
+    this.deferred = !!payload.deferred; // only the first view's data is here; the rest comes from the kernel
+    this._text = new Map();
+    this._chain = new Map();
+  }
+
+  // what build_rest() sent: the heavy fields, kernel sources, the whole chain
+  merge(rest) {
+    for (const [cid, fields] of Object.entries(rest.compilations || {})) {
+      const comp = this.comp(cid);
+      if (!comp) continue;
+      const { kernel_sources: sources, ...others } = fields;
+      Object.assign(comp, others);
+      (sources || []).forEach((src, i) => {
+        if (comp.kernels[i]) comp.kernels[i].source = src;
+      });
+    }
+    if (rest.lineage) this.lineage = rest.lineage.compilations || {};
+    this.deferred = false;
+    this._text.clear();
+    this._chain.clear();
+  }
+
+  comp(cid) {
+    return this.comps[this.cidIndex.get(cid)];
+  }
+  view(cid) {
+    return this.views[this.cidIndex.get(cid)] || { panes: {}, why: {}, why_report: {} };
+  }
+
+  // does this compilation have something to show for this stage (a report-wide one included)
+  has(cid, stageId) {
+    return !!(this.view(cid).panes || {})[stageId];
+  }
+
+  why(cid, stageId) {
+    const v = this.view(cid);
+    return (v.why || {})[stageId] || (v.why_report || {})[stageId] || "it was not recorded";
+  }
+
+  missingLabel(stageId) {
+    return (this.labels.missing || {})[stageId] || "Not captured here";
+  }
+
+  partName(part) {
+    return (this.labels.parts || {})[part] || part;
+  }
+
+  // the blocks a pane shows: a stage's, or one kernel's part of the kernels stage; null: none
+  blocks(cid, key) {
+    const panes = this.view(cid).panes || {};
+    if (!key.startsWith(KERNEL_PREFIX)) return panes[key] || null;
+    const ref = key.slice(KERNEL_PREFIX.length);
+    const divs = (panes.kernels || []).filter((b) => b.t === "div" && b.data && b.data.ref === ref);
+    return divs.length ? divs : null;
+  }
+
+  kernelExists(cid, key) {
+    return !!this.blocks(cid, key);
+  }
+
+  // a text a code block names ("graph.code", "kernels.3.source"); undefined: not here yet (deferred)
+  text(cid, src) {
+    const k = `${cid}|${src}`;
+    if (this._text.has(k)) return this._text.get(k);
+    const comp = this.comp(cid);
+    let text = comp ? fieldOf(comp, src) : undefined;
+    if (text == null && comp && src.endsWith(".code")) {
+      // a wrapper module whose kernel sources travel in the kernels: spliced back in
+      const o = fieldOf(comp, src.slice(0, -5));
+      if (o && o.code_parts) text = this.splice(cid, o);
+    }
+    if (text === undefined) return undefined;
+    text = trimNl(text);
+    this._text.set(k, text);
+    return text;
+  }
+
+  splice(cid, o) {
+    const refs = this.view(cid).kernels || [],
+      comp = this.comp(cid);
+    let text = o.code_parts[0];
+    for (let j = 0; j < o.kernel_refs.length; j++) {
+      const k = comp.kernels[refs.indexOf(o.kernel_refs[j])];
+      if (!k || k.source === undefined) return undefined;
+      text += k.source + o.code_parts[j + 1];
+    }
+    return text;
+  }
+
+  // still waiting for the rest of a deferred report
+  pending(cid, key) {
+    if (!this.deferred) return false;
+    return codeBlocks(this.blocks(cid, key)).some((b) => this.text(cid, b.src) === undefined);
+  }
+
+  origin(key) {
+    // index of "FILE:LINE", added on first sight (source lines nothing came from)
+    let i = this.originIdx.get(key);
+    if (i === undefined) {
+      i = this.origins.length;
+      this.origins.push(key);
+      this.originIdx.set(key, i);
+    }
+    return i;
+  }
+
+  // origins of one line of one block: array of origin indexes, "glue", or null (no data)
+  linkOf(cid, key, line) {
+    const c = this.lineage[cid];
+    const arr = c && c.blocks && c.blocks[key];
+    if (!arr) return null;
+    const v = arr[line - 1];
+    if (v === undefined || v === 0) return null;
+    if (v === -1) return "glue";
+    return Array.isArray(v) ? v.map((x) => x - 1) : [v - 1];
+  }
+
+  hasLineage(cid, key) {
+    const c = this.lineage[cid];
+    return !!(c && c.blocks && c.blocks[key]);
+  }
+
+  // every (block, line) of a compilation per origin: what the chain bar counts
+  chain(cid) {
+    if (!this._chain.has(cid)) {
+      const m = new Map(),
+        c = this.lineage[cid];
+      for (const [key, arr] of Object.entries((c && c.blocks) || {})) {
+        for (let i = 0; i < arr.length; i++) {
+          const v = arr[i];
+          if (!v || v === -1) continue;
+          for (const o of Array.isArray(v) ? v : [v]) {
+            if (!m.has(o - 1)) m.set(o - 1, []);
+            m.get(o - 1).push([key, i + 1]);
+          }
+        }
+      }
+      this._chain.set(cid, m);
+    }
+    return this._chain.get(cid);
+  }
+
+  // the user line's text for an origin, from any captured source
+  originText(o) {
+    const [file, line] = splitOrigin(this.origins[o] || "");
+    for (const c of this.comps) {
+      const bc = c.original_bytecode;
+      if (!bc || !bc.source || bc.filename !== file) continue;
+      const lines = bc.source.split("\n"),
+        i = line - (bc.firstlineno || 1);
+      if (i >= 0 && i < lines.length) return lines[i].trim();
+    }
+    return null;
+  }
+
+  // A pane's text as lines, each with the block and line it is (what a diff compares): its
+  // code and keyed tables, or, where it has none, its words.
+  stageLines(cid, key) {
+    const out = [],
+      blocks = this.blocks(cid, key) || [];
+    const walk = (bs) => {
+      for (const b of bs) {
+        if (b.t === "code" || b.t === "graph") {
+          const c = b.t === "graph" ? b.code : b;
+          if (c.title) out.push({ text: `### ${c.title}`, key: null, line: 0 });
+          (this.text(cid, c.src) || "").split("\n").forEach((t, i) => out.push({ text: t, key: c.key, line: i + 1 }));
+        } else if (b.t === "table" && b.key) {
+          b.rows.forEach((r, i) => out.push({ text: r.c.slice(0, 2).map(flat).join("  "), key: b.key, line: i + 1 }));
+        } else if (b.body) walk(b.body);
+      }
+    };
+    walk(blocks);
+    if (!out.length) {
+      for (const b of blocks)
+        if (b.r !== undefined)
+          out.push(
+            ...flat(b.r)
+              .split("\n")
+              .map((t) => ({ text: t, key: null, line: 0 })),
+          );
+    }
+    return out;
+  }
+}
+
+// The stages a pane steps through for one compilation: those with something to show.
+export function stepList(m, cid) {
+  return m.stages.filter((s) => m.has(cid, s.id));
+}
+
+// The stage `delta` steps from `current` (a kernel counts as the kernels stage; an absent
+// stage steps to its nearest present neighbour in pipeline order); null: nothing to step to.
+export function stepFrom(m, cid, current, delta) {
+  const list = stepList(m, cid);
+  if (!list.length) return null;
+  const cur = current.startsWith(KERNEL_PREFIX) ? "kernels" : current;
+  let i = list.findIndex((s) => s.id === cur);
+  if (i < 0) {
+    const order = m.stages.findIndex((s) => s.id === cur);
+    const after = list.findIndex((s) => m.stages.indexOf(s) > order);
+    i = delta > 0 ? (after < 0 ? list.length - 1 : after - 1) : after < 0 ? list.length : after;
+  }
+  return list[Math.max(0, Math.min(list.length - 1, i + delta))].id;
+}
+
+// "vs ..." choices of a pane's diff picker: the other pane, the same stage of other
+// compilations (marking the one a recompile replaced), other stages of this compilation.
+export function diffTargets(m, cid, key, other) {
+  const out = [];
+  const title = (k) => titleOf(m, k);
+  if (other) out.push([`${other.cid}|${other.stage}`, `vs the other pane (${other.cid} ${title(other.stage)})`]);
+  const prev = m.view(cid).previous;
+  for (const c of m.comps) {
+    if (c.compile_id === cid || !m.blocks(c.compile_id, key)) continue;
+    const before = c.compile_id === prev ? " — before the recompile" : "";
+    out.push([`${c.compile_id}|${key}`, `vs ${c.compile_id} (same stage)${before}`]);
+  }
+  for (const s of m.stages) {
+    if (s.id === key || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
+      continue;
+    }
+    out.push([`${cid}|${s.id}`, `vs ${s.title} (this compilation)`]);
+  }
+  return out;
+}
+
+export function titleOf(m, key) {
+  if (key.startsWith(KERNEL_PREFIX)) return `kernel ${key.slice(KERNEL_PREFIX.length)}`;
+  const s = m.byId.get(key);
+  return s ? s.title : key;
+}
+
+export function splitTarget(t) {
+  const i = t.indexOf("|");
+  return [t.slice(0, i), t.slice(i + 1)];
+}
+
+// The payload as text (JSON), base64 text of gzip ("gzip+base64"), or bytes (a widget's
+// binary buffer: a DataView) of UTF-8 JSON or of gzip ("gzip").
+export async function readPayload(data, encoding) {
+  let bytes;
+  if (typeof data === "string") {
+    if (encoding !== "gzip+base64") return JSON.parse(data);
+    bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  } else if (data instanceof DataView || ArrayBuffer.isView(data)) {
+    bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  } else if (data instanceof ArrayBuffer) {
+    bytes = new Uint8Array(data);
+  } else throw new Error("no report arrived");
+  if (encoding === "gzip" || encoding === "gzip+base64") {
+    if (typeof DecompressionStream !== "function")
+      throw new Error("this browser cannot unpack it (no DecompressionStream); open the report in a current browser");
+    return JSON.parse(
+      await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text(),
+    );
+  }
+  return JSON.parse(new TextDecoder().decode(bytes));
+}

@@ -1,0 +1,165 @@
+// The view: two panes of one report, the stepping through stages, the theme. What it draws and how it
+// reacts are split by concept into mixins: controls.js, lighting.js (the chain), pictures.js, input.js.
+
+import { Controls } from "./controls.js";
+import { Input } from "./input.js";
+import { Lighting } from "./lighting.js";
+import { KERNEL_PREFIX, Model, readPayload, splitTarget, stepFrom, stepList } from "./model.js";
+import { Pane } from "./pane.js";
+import { Pictures } from "./pictures.js";
+import { h } from "./dom.js";
+
+export class View {
+  constructor(el, payload, host) {
+    this.root = el;
+    this.host = host || {};
+    this.m = new Model(payload);
+    this.sel = new Set();
+    this.hover = null;
+    this.lit = [];
+    this.showExplain = true;
+    this.panes = [];
+    this.active = null;
+    this._headerLinked = [];
+    this.build();
+  }
+
+  build() {
+    const m = this.m,
+      root = this.root;
+    root.classList.add("cxv");
+    root.setAttribute("tabindex", "0");
+    root.setAttribute("data-lm-suppress-shortcuts", "true");
+    this.themeWatch();
+    root.replaceChildren(this.header());
+    if (!m.comps.length) {
+      root.append(
+        h(
+          "div",
+          { class: "cx-missing" },
+          h("b", null, "No compilations were captured. "),
+          "Nothing ran through torch.compile here (or every frame was skipped).",
+        ),
+      );
+      return;
+    }
+    const first = m.comps[0].compile_id;
+    const leftStage = m.has(first, "source") ? "source" : "original_bytecode";
+    const rightStage = m.has(first, "graph") ? "graph" : "rewritten_bytecode";
+    this.toolbar = h("div", { class: "cx-toolbar", role: "toolbar", "aria-label": "explorer controls" });
+    this.chainBar = h("div", { class: "cx-chainbar", "aria-live": "polite" });
+    this.panesEl = h("div", { class: "cx-panes" });
+    root.append(this.toolbar, this.chainBar, this.panesEl);
+    this.panes = [
+      new Pane(this, "left", { cid: first, stage: leftStage }),
+      new Pane(this, "right", { cid: first, stage: rightStage }),
+    ];
+    this.active = this.panes[1];
+    this.panesEl.append(this.panes[0].el, this.panes[1].el);
+    this.panes.forEach((p) => p.render());
+    this.renderToolbar();
+    this.renderChain();
+    this.setActive(this.panes[1]);
+    this.wire();
+    if (this.host.kernel && this.m.p.pictures_lazy) this.fetchPictures();
+    if (this.host.kernel && this.m.deferred) this.fetchRest();
+  }
+
+  fetchRest() {
+    Promise.resolve(this.host.kernel.call("rest", {}))
+      .then((r) => readPayload(r.buffers && r.buffers[0], r.encoding))
+      .then(
+        (rest) => {
+          const m = this.m;
+          const waiting = this.panes.filter(
+            (p) => m.pending(p.cid, p.stage) || (p.diff && m.pending(...splitTarget(p.diff))),
+          );
+          m.merge(rest);
+          for (const p of waiting) p.render();
+          this.renderChain();
+          this.root.setAttribute("data-complete", "1");
+        },
+        () => {},
+      );
+  }
+
+  themeWatch() {
+    const dark = () => {
+      const b = document.body,
+        jp = b && b.dataset ? b.dataset.jpThemeLight : undefined;
+      if (jp === "false") return true;
+      if (jp === "true") return false;
+      const cl = b && b.classList;
+      if (cl && (cl.contains("vscode-dark") || cl.contains("vscode-high-contrast"))) return true;
+      if (cl && cl.contains("vscode-light")) return false;
+      return typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+    };
+    const apply = () => this.root.classList.toggle("cx-dark", dark());
+    apply();
+    if (typeof MutationObserver === "function" && document.body) {
+      this._mo = new MutationObserver(apply);
+      this._mo.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "class"] });
+    }
+    if (typeof matchMedia === "function") {
+      this._mq = matchMedia("(prefers-color-scheme: dark)");
+      this._mqf = apply;
+      if (this._mq.addEventListener) this._mq.addEventListener("change", apply);
+    }
+  }
+
+  destroy() {
+    if (this._mo) this._mo.disconnect();
+    if (this._mq && this._mq.removeEventListener) this._mq.removeEventListener("change", this._mqf);
+    for (const p of this.panes) if (p.io) p.io.disconnect();
+  }
+
+  step(delta) {
+    const pane = this.active || this.panes[1];
+    const stage = stepFrom(this.m, pane.cid, pane.stage, delta);
+    if (stage) pane.set({ stage, diff: null, mode: "code" });
+  }
+
+  updateStep() {
+    if (!this.stepLabel || !this.panes.length) return;
+    const pane = this.active || this.panes[1];
+    const list = stepList(this.m, pane.cid);
+    const cur = pane.stage.startsWith(KERNEL_PREFIX) ? "kernels" : pane.stage;
+    const i = list.findIndex((s) => s.id === cur);
+    const st = this.m.byId.get(cur);
+    this.stepLabel.textContent = `${pane.side} pane · step ${i + 1 || "–"} of ${list.length}: ${st ? st.title : cur}`;
+  }
+
+  setActive(pane) {
+    if (this.active === pane && pane.el.classList.contains("cx-active")) return;
+    this.active = pane;
+    for (const p of this.panes) p.el.classList.toggle("cx-active", p === pane);
+    this.updateStep();
+  }
+
+  changed() {
+    this.updateStep();
+    if (this.cidSel && this.panes.length && this.panes[0].cid === this.panes[1].cid)
+      this.cidSel.value = this.panes[0].cid;
+    this.renderChain();
+    if (this.host.onState) this.host.onState(this.state());
+  }
+
+  state() {
+    return {
+      left: this.panes[0].state(),
+      right: this.panes[1].state(),
+      selection: [...this.sel].map((o) => this.m.origins[o]),
+    };
+  }
+
+  applyState(s) {
+    if (!s || !this.panes.length) return;
+    if (s.comp != null)
+      for (const p of this.panes) p.cid = typeof s.comp === "number" ? (this.m.comps[s.comp] || {}).compile_id : s.comp;
+    if (s.left) this.panes[0].set(typeof s.left === "string" ? { stage: s.left, diff: null } : s.left);
+    if (s.right) this.panes[1].set(typeof s.right === "string" ? { stage: s.right, diff: null } : s.right);
+    if (s.comp != null && !s.left && !s.right) for (const p of this.panes) p.set({});
+  }
+}
+
+Object.assign(View.prototype, Controls, Lighting, Pictures, Input);

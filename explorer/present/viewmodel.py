@@ -1,0 +1,564 @@
+"""The view model: a report as plain data (dicts, lists, strings, numbers) that every view draws.
+
+Built once per report (``build``). ``frontend/explorer.js`` draws it in the
+notebook widget and on the standalone page; ``present.html`` draws it as static
+HTML (the copy GitHub and nbviewer show without JavaScript); ``present.text``
+draws the parts that read as text. A pane, a label or an explanation changes
+here, in one place; the renderers only know how to draw a dozen kinds of block.
+Big texts (code, listings, kernel sources) are not copied in: a ``code`` block
+names the text by its path in the compilation (``src``: ``"graph.code"``,
+``"kernels.3.source"``), which the renderer reads from the report it has (the
+report's JSON in the browser, the dataclasses in Python).
+
+Blocks (``{"t": KIND, ...}``); optional keys in brackets:
+  p        {r, [cls]}                        a paragraph of inline runs
+  h        {r, [cls]}                        a small heading
+  note     {r, cls}                          a coloured box: cx-missing (why not), cx-bad (failed), cx-finding
+  list     {items: [{r, [body], [origin], [text]}], [ordered], [cls]}
+  table    {head: [str], rows: [{c: [runs], [origin], [cls], [th]}], [cls], [key], [caption]}; th: the first
+           cell heads its row
+           key: the lineage block of the rows (row i is line i + 1); origin: the row's own user line
+  code     {key, src, lang, [first], [linenos], [marks], [title], [sub]}
+           key: the lineage block (``STAGE:PART`` or ``kernels:REF``); marks: rows (1-based) to mark
+  details  {s: runs, body: [blocks], [open], [cls]}
+  section  {title, body, [open], [text]}     a header section (the fix list, recompiles); text: its plain form
+  div      {body, cls, [data], [id], [fold]} a group (one kernel: data {"kernel": name, "ref": ref}); fold: a
+           summary under which a long page may fold it
+  graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
+  chart    {title, rows: [[label, value, text, colour]]}   bars
+  button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
+Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
+| {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
+| {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
+
+Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called),
+``header`` ({chips, body}), ``timing`` (a section or None) and ``compilations``, one per compilation
+in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``present`` and ``why``
+(the stages with content; why the others are empty; ``why_report`` for report-wide ones),
+``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side),
+``break_line``, ``findings`` (notes for the pane of their stage) and ``panes`` (stage id ->
+blocks, for every present stage; ``kernels`` holds one ``div`` per kernel, which a
+``kernel:REF`` pane shows alone). A new pane or section adds blocks here, never a renderer's branch.
+
+Sits on the report; imports no renderer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from typing import Any, Optional
+
+from ..capturing.model import CaptureData, Compilation, Kernel
+from ..report import Report
+from ..stages import STAGES, Stage, why_missing
+from .escape import safe_url
+from .fmt import (
+    calls_text,
+    flops_line,
+    format_time,
+    headline,
+    launched_by_text,
+    loc_text,
+    measurement_text,
+    origin_of,
+    ratio_text,
+    speedup_text,
+)
+from .graphviz_svg import MAX_NODES
+
+KERNEL_PREFIX = "kernel:"
+MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
+                  "timing": "Not timed"}  # any other empty stage: "Not captured here"
+MAX_TABLE_ROWS = 2_000
+PART_NAMES = {"dynamo": "Dynamo", "aot": "AOTAutograd", "inductor": "Inductor", "runtime": "Runtime"}
+EAGER_COLOUR = "#9aa5b1"
+COMPILED_COLOUR = "#3b7dd8"
+
+
+def as_report(obj: Any) -> Report:
+    """A Report as is; bare capture data gets the clinic's reading, so it shows the same way."""
+    return Report.of(obj)
+
+
+def kernel_refs(comp: Compilation) -> list[str]:
+    """A stable key per kernel, parallel to ``comp.kernels``: its name, or ``graph_kind/name`` when a
+    name repeats (forward and backward can each have a ``cpp_fused_0``)."""
+    names = Counter(k.name for k in comp.kernels)
+    return [k.name if names[k.name] == 1 else f"{k.graph_kind}/{k.name}" for k in comp.kernels]
+
+
+def previous_compilation(comp: Compilation, data: CaptureData) -> Optional[Compilation]:
+    """The frame's compilation before ``comp`` (what a recompile replaced), or None."""
+    from ..capturing.compile_id import sort_key
+
+    prev = [c for c in data.compilations if c.frame == comp.frame and c.compile_id != comp.compile_id
+            and sort_key(c.compile_id) < sort_key(comp.compile_id)]
+    return prev[-1] if prev else None
+
+
+def break_line(comp: Compilation) -> Optional[int]:
+    """The graph-break line if it lies in this compilation's own frame source."""
+    gb, bc = comp.graph_break, comp.original_bytecode
+    if gb is None or gb.lineno is None or bc is None or not bc.source:
+        return None
+    if gb.filename and os.path.abspath(gb.filename) != os.path.abspath(bc.filename or comp.frame.filename):
+        return None
+    first = bc.firstlineno or comp.frame.lineno
+    last = first + bc.source.count("\n")
+    return gb.lineno if first <= gb.lineno <= last else None
+
+
+# ---- the whole report ----
+
+def labels() -> dict:
+    """Words the views put around the registry's: each part's name, what an empty stage is called."""
+    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES}}
+
+
+def build(report: Any, *, panes: bool = True) -> dict:
+    """The view model of ``report`` (a Report, or bare capture data); ``panes=False``: without the
+    compilations' panes (the one-screen summary does not draw them)."""
+    report = as_report(report)
+    data = report.capture
+    return {
+        "stages": [s.to_dict() for s in STAGES],
+        "labels": labels(),
+        "header": header(report),
+        "timing": timing_section(report),
+        "compilations": [compilation(c, report, panes=panes) for c in data.compilations],
+    }
+
+
+def header(report: Report) -> dict:
+    """The numbers first, then what to fix: what a reader checks before opening anything."""
+    data = report.capture
+    chips = [["compilations", len(data.compilations)], ["graphs", data.num_graphs],
+             ["graph breaks", len(data.graph_breaks)], ["recompiles", len(data.recompiles)],
+             ["kernels", len(data.kernels)], ["compile time", f"{data.compile_time_s:.2f} s"]]
+    if data.wall_time_s is not None:
+        chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
+    chips += [["device", data.device], ["torch", data.torch_version], ["python", data.python_version]]
+    body: list[dict] = []
+    if data.error:
+        body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
+    body += fix_list(report.clinic.fix_list, len(data.graph_breaks))
+    body += recompiles(report.clinic.recompiles)
+    for f in report.findings:
+        where = f" [{f.compile_id}]" if f.compile_id else ""
+        body.append(note("cx-missing cx-finding", [{"b": f"torch.compile differs from a plain run{where}: "},
+                                                  f.message, {"muted": f" {f.hint}"} if f.hint else ""]))
+    for n in data.notes:
+        body.append(note("cx-missing", [{"b": "Note: "}, n]))
+    for p in report.all_problems:
+        body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
+    unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
+    if unknown:
+        items = [{"r": [{"code": a.name}, f" [{a.compile_id}]" if a.compile_id else "",
+                        f": {a.count} record(s), {a.size:,} characters"]} for a in unknown]
+        body.append({"t": "section", "title": f"Other artifacts torch emitted that the explorer does not show "
+                     f"({len(unknown)})", "open": False, "body": [{"t": "list", "items": items}],
+                     "text": "other artifacts (no decoder): " + ", ".join(sorted({a.name for a in unknown}))})
+    return {"chips": chips, "body": body}
+
+
+def note(cls: str, runs: Any) -> dict:
+    return {"t": "note", "cls": cls, "r": runs}
+
+
+def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
+    """The "what to fix" list: one row per break site, most costly first."""
+    if not sites:
+        return []
+    items = []
+    for s in sites:
+        link = safe_url(s.doc_url)
+        code = ([" [", {"a": s.gb_code, "href": link} if link else s.gb_code, "]"] if s.gb_code else "")
+        items.append({"origin": origin_of(s.filename, s.lineno), "text": s.line(), "r": [
+            {"code": s.location}, ": ", s.reason, code, f" ×{s.count}" if s.count > 1 else "",
+            [" ", {"code": s.source_line}] if s.source_line else ""],
+            "body": ([{"t": "p", "cls": "cx-muted", "r": f"hint: {s.hints[0]}"}] if s.hints else []) + [
+                {"t": "p", "cls": "cx-muted", "r": s.ran_as_python + (
+                    f" Resumed in {', '.join(s.resume_functions)}" if s.resume_functions else "")}]})
+    n = len(sites)
+    of = f" ({total_breaks} breaks)" if total_breaks is not None else ""
+    return [{"t": "section", "title": f"Graph breaks: what to fix ({n} site{'s' if n != 1 else ''})", "open": True,
+             "text": f"graph breaks: {n} site{'s' if n != 1 else ''} to fix{of}, most costly first",
+             "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
+
+
+def recompiles(explained: Any) -> list[dict]:
+    """One line per recompile: the failing guard, old -> new value, the user line, the remedy."""
+    if not explained:
+        return []
+    items = [{"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
+             for e in explained]
+    return [{"t": "section", "title": f"Recompiles ({len(items)})", "open": len(items) <= 4,
+             "text": f"recompiles: {len(items)}", "body": [{"t": "list", "cls": "cx-recompiles", "items": items}]}]
+
+
+# ---- one compilation ----
+
+def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dict:
+    data = report.capture
+    present = [s.id for s in STAGES if s.scope == "compilation" and s.present(comp)]
+    why = {s.id: why_missing(s.id, comp) for s in STAGES if s.scope == "compilation" and s.id not in present}
+    refs = kernel_refs(comp)
+    prev = previous_compilation(comp, data) if comp.recompile_reason else None
+    drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in present} if panes else {}
+    if prev is not None and "graph_break" in drawn:  # after the recompile's reason: its diff, one click away
+        at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
+        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
+                                         "r": f"Show the FX graph's diff against {prev.compile_id}"})
+    timed = timing_pane(report, comp.compile_id) if panes else None
+    why_report = {}  # report-wide stages (timing): why this compilation has none
+    if timed is not None:
+        drawn["timing"] = timed
+    elif panes:
+        why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
+                                else why_missing("timing", comp))
+    return {"cid": comp.compile_id, "label": comp.label, "frame": comp.frame.name, "summary": comp_summary(comp),
+            "failed": headline(comp.failure) if comp.failure else None, "present": present,
+            "why": why, "why_report": why_report, "kernels": refs,
+            "previous": prev.compile_id if prev is not None else None,
+            "break_line": break_line(comp), "findings": [finding_note(f) for f in report.findings
+                                                         if f.compile_id == comp.compile_id and f.stage],
+            "panes": drawn}
+
+
+def why_not(view: dict, key: str) -> str:
+    """Why a compilation's view has nothing for stage ``key``."""
+    return view["why"].get(key) or view["why_report"].get(key) or "it was not recorded"
+
+
+def finding_note(f: Any) -> dict:
+    """A finding shown at the top of the pane of the stage it concerns."""
+    return dict(note("cx-missing cx-finding", [{"b": "torch.compile differs from a plain run: "}, f.message,
+                                               {"muted": f" {f.hint}"} if f.hint else ""]), stage=f.stage)
+
+
+def comp_summary(comp: Compilation) -> list:
+    bits = [comp.status.replace("_", " ")]
+    if comp.graph is not None:
+        bits.append(f"{max(comp.graph.num_nodes, len(comp.graph.nodes)):,} nodes")
+    if comp.kernels:
+        bits.append(f"{len(comp.kernels)} kernels")
+    if comp.graph_break is not None:
+        bits.append("graph break")
+    if comp.recompile_reason:
+        bits.append("recompile")
+    if comp.failure:
+        bits.append("failed")
+    if comp.compile_time_s:
+        bits.append(f"{comp.compile_time_s:.2f} s")
+    return [{"code": comp.compile_id}, f" {comp.frame.name} ",
+            {"muted": f"({loc_text(comp.frame.filename, comp.frame.lineno)}) — {', '.join(bits)}"}]
+
+
+def code(key: str, src: str, lang: Optional[str], **kw: Any) -> dict:
+    return {"t": "code", "key": key, "src": src, "lang": lang, **{k: v for k, v in kw.items() if v}}
+
+
+def stage_blocks(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    """The blocks of one present stage of one compilation."""
+    return _BY_KIND[stage.kind](stage, comp, refs)
+
+
+def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    bc = comp.original_bytecode
+    first = bc.firstlineno or comp.frame.lineno
+    line = break_line(comp)
+    out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}]
+    if comp.is_resume:
+        out.append({"t": "p", "cls": "cx-muted", "r": "A resume function: Dynamo made it to run the rest of the "
+                    "function after an earlier graph break; its code starts at the line of that break."})
+    gb = comp.graph_break
+    if line is not None:
+        out.append({"t": "p", "r": ["Line ", {"b": str(line)}, " (highlighted) is where the graph break happened: ",
+                                    gb.reason]})
+    elif gb is not None:  # the break is in a function this frame calls
+        out.append({"t": "p", "r": ["The graph break happened outside this code, at ",
+                                    {"code": loc_text(gb.filename, gb.lineno)}, ": ", gb.reason]})
+    out.append({"t": "p", "cls": "cx-hint", "interactive": True,
+                "r": "Hover or click a line: every pane lights what came from it."})
+    out.append(code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
+                    marks=[line - first + 1] if line else None, file=bc.filename))
+    return out
+
+
+_DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>)?\s*\d+\s+[A-Z_]")
+
+
+def listing_rows(listing: str, lineno: Optional[int]) -> list[int]:
+    """Rows (1-based) of a ``dis`` listing whose instructions come from source line ``lineno``."""
+    if lineno is None:
+        return []
+    rows, current = [], None
+    for i, text in enumerate(listing.splitlines(), 1):
+        m = _DIS_LINE.match(text)
+        if not m:
+            continue
+        if m.group(1):
+            current = int(m.group(1))
+        if current == lineno:
+            rows.append(i)
+    return rows
+
+
+def _bytecode(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    """A ``dis`` listing; the original's marks the graph-break line's instructions."""
+    bc = stage.content(comp)
+    line = break_line(comp) if stage.id == "original_bytecode" else None
+    out = [{"t": "p", "cls": "cx-muted", "r": f"{bc.name} — {loc_text(bc.filename, bc.firstlineno)}"}]
+    if line is not None:
+        out.append({"t": "p", "r": ["Highlighted: the instructions of line ", {"b": str(line)},
+                                    ", where the graph break happened."]})
+    return out + [code(f"{stage.id}:0", stage.field + ".listing", "dis", marks=listing_rows(bc.listing, line))]
+
+
+def _code(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    """Text in the stage's language; a tuple of wrapper modules gets one block per graph kind."""
+    content = stage.content(comp)
+    if isinstance(content, str):
+        return [code(f"{stage.id}:0", stage.field, stage.language)]
+    return [code(f"{stage.id}:{i}", f"{stage.field}.{i}.code", "wrapper", title=o.graph_kind, sub=o.filename)
+            for i, o in enumerate(content)]
+
+
+def _graph(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    """An FX graph: its code and its picture."""
+    fx = stage.content(comp)
+    n = max(fx.num_nodes, len(fx.nodes))
+    return [{"t": "p", "cls": "cx-muted", "r": f"{n:,} nodes"},
+            {"t": "graph", "stage": stage.id, "num_nodes": n, "code": code(f"{stage.id}:0", f"{stage.field}.code",
+                                                                           "python")}]
+
+
+def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    out: list[dict] = []
+    if comp.guards:
+        from_user = sum(1 for g in comp.guards if g.source)
+        out.append({"t": "p", "cls": "cx-muted", "r": f"{len(comp.guards)} guards checked before each call reuses "
+                    f"this compilation; {from_user} point at a line of user code."})
+        rows = [{"c": [g.kind, {"code": g.code}, {"code": g.subject or ""},
+                       [g.source or "", {"muted": [" ", {"code": loc_text(g.filename, g.lineno, g.function)}]}
+                        if g.filename else ""]],
+                 "origin": origin_of(g.filename, g.lineno)} for g in comp.guards[:MAX_TABLE_ROWS]]
+        out.append({"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows,
+                    "head": ["kind", "check", "guarded value", "user line"]})
+        if len(comp.guards) > MAX_TABLE_ROWS:
+            out.append({"t": "p", "cls": "cx-muted", "r": f"… {len(comp.guards) - MAX_TABLE_ROWS:,} more guards"})
+    if comp.guard_tree:
+        out.append({"t": "details", "s": "guard tree (as torch printed it)", "open": not comp.guards,
+                    "body": [code("guard_tree:0", "guard_tree", None)]})
+    return out
+
+
+def _graph_break(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    """Graph break, recompile reason, restarts and failure: why this compilation looks as it does."""
+    out: list[dict] = []
+    if comp.failure:
+        out.append(note("cx-bad", [{"b": "Compilation failed: "}, comp.failure]))
+    if comp.recompile_reason:
+        out += [{"t": "h", "r": "Recompiled"},
+                {"t": "p", "r": "An earlier compilation of this frame no longer matched its guards:"},
+                code("recompile:0", "recompile_reason", None)]
+    gb = comp.graph_break
+    if gb is not None:
+        link = safe_url(gb.doc_url)
+        gb_code = ({"a": gb.gb_code, "href": link} if link else gb.gb_code) if gb.gb_code else ""
+        out.append({"t": "h", "cls": "cx-gb-reason", "r": ["Graph break: ", gb.reason, " " if gb_code else "",
+                                                           gb_code]})
+        out.append({"t": "p", "r": [linked(gb.filename, gb.lineno),
+                                    ["  ", {"code": gb.source_line}] if gb.source_line else ""]})
+        if gb.explanation:
+            out.append({"t": "p", "r": gb.explanation})
+        if gb.hints:
+            out += [{"t": "p", "r": "Hints:"}, {"t": "list", "items": [{"r": h} for h in gb.hints]}]
+        if gb.user_traceback:
+            frames = [{"r": {"code": loc_text(f.filename, f.lineno, f.function)},
+                       "body": [{"t": "p", "r": {"code": f.code}}] if f.code else []} for f in gb.user_traceback]
+            out.append({"t": "details", "s": "user traceback", "body": [{"t": "list", "ordered": True,
+                                                                        "items": frames}]})
+        if gb.detail:
+            out.append({"t": "details", "s": "torch's full message",
+                        "body": [code("gb_detail:0", "graph_break.detail", None)]})
+    else:
+        out.append({"t": "p", "cls": "cx-muted", "r": "No graph break in this compilation."})
+    if not comp.recompile_reason:
+        out.append({"t": "p", "cls": "cx-muted", "r": "Not a recompile."})
+    if comp.restarts:
+        items = [{"r": f"attempt {r.attempt}: {r.reason.splitlines()[0] if r.reason else ''}",
+                  "body": [{"t": "details", "s": "details",
+                            "body": [code(f"restart:{i}", f"restarts.{i}.reason", None)]}]}
+                 for i, r in enumerate(comp.restarts)]
+        out += [{"t": "h", "r": "Restarts"}, {"t": "p", "r": "Dynamo threw its trace away and traced this frame "
+                                                             "again:"}, {"t": "list", "items": items}]
+    return out
+
+
+def _ir(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    """Inductor's loop-level IR, one dump per lowered graph (forward, backward, inference)."""
+    return [code(f"{stage.id}:{i}", f"{stage.field}.{i}.text", "python", title=d.graph_kind)
+            for i, d in enumerate(stage.content(comp))]
+
+
+def kernel_anchor(name: str) -> str:
+    """The element id of a kernel's section: other views (the timing table) link to it."""
+    return "cx-k-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
+
+
+def linked(filename: Optional[str], lineno: Optional[int]) -> dict:
+    """A user line as code, linked to the chain; its text is left out when it is the origin itself
+    (a kernel of a big report names thousands: each is sent once)."""
+    text, origin = loc_text(filename, lineno), origin_of(filename, lineno)
+    return {"origin": origin} if text == origin else {"code": text, "origin": origin}
+
+
+def _lines(locs: Any) -> list:
+    return [[{"br": True} if i else "", linked(loc.filename, loc.lineno), f" {loc.code or ''}"]
+            for i, loc in enumerate(locs)]
+
+
+def kernel_div(k: Kernel, ref: str, i: int) -> dict:
+    """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
+    rows = []
+    if k.source_nodes:
+        rows.append({"th": True, "c": ["FX nodes", {"code": ", ".join(k.source_nodes)}]})
+    if k.aten_ops:
+        rows.append({"th": True, "c": ["ATen ops", {"code": ", ".join(k.aten_ops)}]})
+    if k.user_lines:
+        rows.append({"th": True, "c": ["user lines", _lines(k.user_lines)]})
+    facts = ({"t": "table", "cls": "cx-kfacts", "head": [], "rows": rows} if rows else
+             {"t": "p", "cls": "cx-muted", "r": "torch recorded no FX nodes or user lines for this kernel."})
+    head = {"t": "h", "r": [{"code": ref}, " ", {"chip": k.language}, {"chip": k.graph_kind} if k.graph_kind else ""]}
+    return {"t": "div", "cls": "cx-kernel", "id": kernel_anchor(k.name), "data": {"kernel": k.name, "ref": ref},
+            "fold": [{"code": k.name}, f" ({k.language}, {k.source.count(chr(10)) + 1:,} lines)"],
+            "body": [head, facts, code(f"kernels:{ref}", f"kernels.{i}.source", k.language)]}
+
+
+def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(k.name)}, "code": ref},
+                   k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
+                   ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]}  # each kernel's part links them
+            for k, ref in zip(comp.kernels, refs)]
+    index = {"t": "table", "cls": "cx-kindex", "head": ["kernel", "language", "graph", "lines", "user lines"],
+             "rows": rows}
+    return [index] + [kernel_div(k, ref, i) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+
+
+_BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
+            "break": _graph_break, "ir": _ir, "kernels": _kernels}
+BY_STAGE = {s.id: s for s in STAGES}
+
+
+def drawable(fx: Any) -> bool:
+    """Small enough for a picture (bigger ones are unreadable and slow to lay out)."""
+    return max(fx.num_nodes, len(fx.nodes)) <= MAX_NODES
+
+
+def picture_skipped(fx: Any) -> str:
+    n = max(fx.num_nodes, len(fx.nodes))
+    return f"Picture skipped: {n:,} nodes is over the {MAX_NODES}-node limit (too big to read, and slow to lay out)."
+
+
+# ---- timing ----
+
+def timing_pane(report: Report, cid: str) -> Optional[list[dict]]:
+    """The timing of one compilation's graphs, or None when none was timed."""
+    if report.timing is None:
+        return None
+    mine = tuple(g for g in report.timing.graphs if g.compile_id == cid)
+    return timing_blocks(report.timing, mine, (), timeit=False) if mine else None
+
+
+def timing_section(report: Report) -> Optional[dict]:
+    """Folded in the header: it is the last step of the story, and the panes should stay in view."""
+    t = report.timing
+    if t is None and not report.comparisons:
+        return None
+    title = "Eager vs compiled"
+    if t is not None:
+        speedups = ", ".join(f"{g.compile_id or g.label}: {g.speedup:.2f}x" for g in t.graphs if g.speedup is not None)
+        title += f" ({speedups})" if speedups else ""
+        if t.warnings:
+            title += f", {len(t.warnings)} warnings"
+    body = timing_blocks(t, t.graphs if t else (), report.comparisons, timeit=True)
+    return {"t": "section", "title": title, "open": False, "body": body}
+
+
+def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: bool) -> list[dict]:
+    """Tables and charts: eager vs compiled per graph, where a graph's time goes, the modes compared."""
+    out: list[dict] = []
+    if timing is not None:
+        rows = []
+        timed = graphs + ((timing.timeit,) if timeit and timing.timeit else ())
+        for t in timed:
+            ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
+            rows.append({"c": [t.label, measurement_text(t.eager), measurement_text(t.compiled),
+                               ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
+                         "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else ""})
+            if t.train_eager is not None or t.train_compiled is not None:
+                rows.append({"c": [f"{t.label} forward+backward", measurement_text(t.train_eager),
+                                   measurement_text(t.train_compiled),
+                                   ratio_text(t.train_speedup, getattr(t, "train_ratio", None)), "", ""]})
+        out.append({"t": "p", "r": f"Timing on {timing.device}: median per call, ± inter-quartile range of the "
+                                   "repeats; the speedup is the median of the per-repeat ratios, eager and compiled "
+                                   "timed in alternating repeats, ± their spread."})
+        out.append({"t": "table", "cls": "cx-timing", "rows": rows,
+                    "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
+        warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
+        out += [note("cx-missing", w) for w in warnings]
+        if graphs:
+            out.append(graphs_chart(graphs))
+        for t in graphs:
+            if t.kernels:
+                out += [kernels_chart(t), _kernel_table(t)]
+            if flops_line(t):
+                out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {flops_line(t)}"})
+            if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
+                out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {t.kernels_note}"})
+        if timing.peak is not None:
+            out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
+                                       f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
+    if comparisons:
+        rows = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
+                                  [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
+                                   speedup_text(r.speedup)]) + ["; ".join(r.notes)]} for r in comparisons]
+        out.append({"t": "table", "caption": "modes compared", "rows": rows,
+                    "head": ["mode", "compile (cold)", "eager", "compiled", "speedup", "notes"]})
+    return out
+
+
+def _kernel_table(t: Any) -> dict:
+    rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
+                   if k.kind == "generated"
+                   else {"code": k.name}, k.kind, format_time(k.time_s),
+                   [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
+                   "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
+                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]} for k in t.kernels]
+    return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
+            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
+
+
+def graphs_chart(timings: Any) -> dict:
+    """Eager vs compiled time per call, two bars per graph on one scale."""
+    rows = []
+    for t in timings:
+        for what, m, colour in (("eager", t.eager, EAGER_COLOUR), ("compiled", t.compiled, COMPILED_COLOUR)):
+            if m is not None:
+                text = format_time(m.median_s) + (f" ±{m.iqr_pct:.0f}%" if m.iqr_pct >= 0.5 else "")
+                rows.append([f"{t.label} {what}", m.median_s, text, colour])
+    return {"t": "chart", "title": "time per call: eager vs compiled (median, ±IQR)", "rows": rows}
+
+
+def kernels_chart(timing: Any, top: int = 12) -> dict:
+    """The compiled graph's time split over its kernels and extern calls, largest first."""
+    ks = sorted(timing.kernels, key=lambda k: -k.time_s)
+    rows = [[k.name, k.time_s, f"{format_time(k.time_s)} ({k.share_pct:.0f}%)",
+             COMPILED_COLOUR if k.kind == "generated" else EAGER_COLOUR] for k in ks[:top]]
+    if ks[top:]:
+        rest = sum(k.time_s for k in ks[top:])
+        rows.append([f"{len(ks) - top} more", rest, format_time(rest), EAGER_COLOUR])
+    return {"t": "chart", "title": f"{timing.label}: kernel time (generated in blue, extern in grey)", "rows": rows}

@@ -1,0 +1,38 @@
+"""``%compile --why f(x)`` and the view's "why would this call recompile?": one call, checked, not run.
+
+The magic's line and the widget's kernel action both evaluate the call's
+function and arguments in the notebook's namespace and ask the clinic which
+cached compilation the call would reuse, or which guard fails. It lives here,
+below both, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def why_recompile_line(shell: Any, expr: str) -> Any:
+    """``%compile --why f(x, n=2)``: the call's function and arguments are evaluated, f is not called."""
+    import ast
+
+    from IPython.core.error import UsageError
+
+    from .clinic import why_recompile
+
+    try:
+        call = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise UsageError(f"--why needs a call such as f(x): {e.msg}") from None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        raise UsageError("--why needs a plain call such as f(x, n=2) (no *args or **kwargs)")
+    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), shell.user_ns)  # noqa: E731
+    fn = ev(call.func)
+    verdicts = why_recompile(fn, *[ev(a) for a in call.args], **{k.arg: ev(k.value) for k in call.keywords})
+    if not verdicts:
+        print(f"{ast.unparse(call.func)} has no compiled entry yet: this call would compile it")
+    for v in verdicts:
+        print(v)
+    if verdicts and not any(v.reused for v in verdicts):
+        print("=> this call would recompile")
+    return None

@@ -1,0 +1,77 @@
+// The view model's reader: texts, panes, stepping, what a diff compares.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { diffTargets, Model, stepFrom, stepList } from "../../explorer/present/frontend/src/model.js";
+import { payload } from "./payload.js";
+
+test("a wrapper's kernel sources are spliced back into its text", () => {
+  const m = new Model(payload());
+  assert.equal(m.text("0/0", "output_code.0.code"), "# wrapper\nvoid k() {\n  sin();\n}\ncall()");
+  assert.equal(m.text("0/0", "original_bytecode.source"), "def f(x):\n    y = x.sin()\n    return y * 2");
+});
+
+test("a kernel's key shows its own part of the kernels pane", () => {
+  const m = new Model(payload());
+  const [div] = m.blocks("0/0", "kernel:cpp_fused_sin_0");
+  assert.equal(div.data.kernel, "cpp_fused_sin_0");
+  assert.equal(m.blocks("0/0", "kernel:nope"), null);
+  assert.equal(m.blocks("0/0", "graph_break"), null); // absent: the pane says why
+  assert.equal(m.why("0/0", "graph_break"), "not a recompile");
+  assert.equal(m.why("0/0", "timing"), "timing was not asked for");
+  assert.equal(m.missingLabel("graph_break"), "No graph break");
+});
+
+test("a deferred report's panes wait for the texts they name, then fill in", () => {
+  const m = new Model(payload({ deferred: true }));
+  assert.equal(m.pending("0/0", "kernels"), true);
+  assert.equal(m.pending("0/0", "output_code"), true); // the wrapper embeds the kernel's source
+  assert.equal(m.pending("0/0", "graph"), false);
+  m.merge({ compilations: { "0/0": { kernel_sources: ["void k() {}"] } } });
+  assert.equal(m.pending("0/0", "kernels"), false);
+  assert.equal(m.text("0/0", "kernels.0.source"), "void k() {}");
+});
+
+test("stepping goes through the present stages in pipeline order", () => {
+  const m = new Model(payload());
+  assert.deepEqual(
+    stepList(m, "0/0").map((s) => s.id),
+    ["source", "graph", "guards", "output_code", "kernels"],
+  );
+  assert.equal(stepFrom(m, "0/0", "source", 1), "graph");
+  assert.equal(stepFrom(m, "0/0", "source", -1), "source"); // stays at the first
+  assert.equal(stepFrom(m, "0/0", "kernel:cpp_fused_sin_0", -1), "output_code"); // a kernel is the kernels stage
+  assert.equal(stepFrom(m, "0/0", "graph_break", 1), "output_code"); // an absent stage: its neighbours
+  assert.equal(stepFrom(m, "0/0", "graph_break", -1), "guards");
+  assert.equal(stepFrom(m, "0/1", "guards", 1), "graph_break"); // present in the recompile
+});
+
+test("a diff compares code lines and keyed table rows, each with its block and line", () => {
+  const m = new Model(payload());
+  const lines = m.stageLines("0/0", "graph");
+  assert.deepEqual(
+    lines.map((l) => [l.text, l.key, l.line]),
+    [
+      ["def forward(x):", "graph:0", 1],
+      ["    sin = x.sin()", "graph:0", 2],
+      ["    return sin", "graph:0", 3],
+    ],
+  );
+  assert.deepEqual(
+    m.stageLines("0/0", "guards").map((l) => l.text),
+    ["TENSOR_MATCH  check(x)"],
+  );
+  assert.deepEqual(m.stageLines("0/0", "output_code")[0], { text: "### inference", key: null, line: 0 });
+  assert.deepEqual(
+    m.stageLines("0/1", "graph_break").map((l) => l.text),
+    ["Recompiled"],
+  ); // words, no code
+});
+
+test("the diff picker names the compilation a recompile replaced", () => {
+  const m = new Model(payload());
+  const targets = new Map(diffTargets(m, "0/1", "graph", { cid: "0/0", stage: "source" }));
+  assert.equal(targets.get("0/0|source"), "vs the other pane (0/0 Source)");
+  assert.equal(targets.get("0/0|graph"), "vs 0/0 (same stage) — before the recompile");
+  assert.ok(targets.has("0/1|source") && !targets.has("0/1|guards")); // guards are no text to diff against
+});
