@@ -131,19 +131,27 @@ def judge(capture: Any, graphs: Sequence[Any], call: Call, recorder: Any = None)
 
 
 def _judge_bytecode(c: Any, v: Verdict) -> None:
-    code = c.rewritten_bytecode
+    """What the code that runs on a re-call writes back: Dynamo's rewritten code, or, for a frame Dynamo
+    gave up on (which runs as the original code: a cell's loop with a graph break in it), the original."""
+    code = c.rewritten_bytecode if c.status in ("compiled", "no_graph") else None
+    which = "rewritten"
     if code is None:
-        return
+        code, which = c.original_bytecode, "original (Dynamo gave up on the frame)"
+        if code is None:
+            if c.status in ("failed", "skipped"):
+                v.risks.append(f"{c.compile_id}: {c.frame.name} ran as its original code, which the capture "
+                               "does not show: a re-run could repeat what it writes")
+            return
     prev = None
     for ins in code.instructions:
         name = ins.argrepr.split(" + ")[-1]
         if ins.opname in _REPLAY_OPS:
-            v.risks.append(f"{c.compile_id}: the rewritten bytecode writes back a side effect "
+            v.risks.append(f"{c.compile_id}: the {which} bytecode writes back a side effect "
                            f"({ins.opname} {ins.argrepr})")
         elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _REPLAY_NAMES:
-            v.risks.append(f"{c.compile_id}: the rewritten bytecode replays a mutation ({name})")
+            v.risks.append(f"{c.compile_id}: the {which} bytecode replays a mutation ({name})")
         elif ins.opname == "STORE_SUBSCR" and prev == "BUILD_SLICE":
-            v.risks.append(f"{c.compile_id}: the rewritten bytecode replays a list mutation")
+            v.risks.append(f"{c.compile_id}: the {which} bytecode replays a list mutation")
         prev = ins.opname if ins.opname not in ("LOAD_CONST", "LOAD_FAST", "LOAD_GLOBAL", "COPY", "SWAP") else prev
         if ins.opname == "BUILD_SLICE":
             prev = "BUILD_SLICE"
