@@ -808,7 +808,7 @@ class _Watch:
         self.resets = 0  # torch._dynamo.reset() calls seen while the cell ran
         self._callbacks: Any = None  # torch_compat.CompileCallbacks
         self._refused: Optional[dict] = None  # compilation_metrics of the cell's own frame, refused and raised
-        self._compiling_cell = False  # Dynamo is compiling the cell's own code (its frame or a resume of it)
+        self._compiling = False  # Dynamo is compiling, for the cell (a plain run of it compiles nothing)
         self.dynamo_warnings: list[str] = []
 
     # ---- install / remove ----
@@ -894,11 +894,11 @@ class _Watch:
             self._last_start = metadata
             self._note_reset()  # Dynamo writes this record before it runs the start callbacks
             self._refused = None
-            self._compiling_cell = _starts_cell_code(metadata)
+            self._compiling = True
             return
         metrics = metadata.get("compilation_metrics")
         if isinstance(metrics, dict):
-            self._compiling_cell = False
+            self._compiling = False
             if metrics.get("fail_type"):
                 metrics = dict(metrics, explorer_compile_id=_compile_id(metadata))
                 self._last_failed = metrics
@@ -949,8 +949,13 @@ class _Watch:
             self._refused = metrics
 
     def refused(self, error: BaseException) -> bool:
-        """``error`` is Dynamo refusing the cell's own frame (``_on_failed_compile``): nothing of the cell ran."""
-        return self._refused is not None and isinstance(error, Exception) and _raised_while_compiling(error)
+        """``error`` is Dynamo refusing the cell's own frame (``_on_failed_compile``): nothing of the cell ran.
+
+        The refusal raises straight out of the compiled call (the cell's frame has not
+        started, so no ``try`` of the cell sees it); a backend's failure carries the
+        backend's traceback, so the compile is not always among its frames.
+        """
+        return self._refused is not None and isinstance(error, Exception)
 
     def refusal_finding(self, error: BaseException) -> Finding:
         metrics = self._refused or {}
@@ -1097,29 +1102,46 @@ class _Watch:
 
 @contextlib.contextmanager
 def _dynamo_warnings_diverted(watch: _Watch) -> Iterator[None]:
-    """Warnings Dynamo gives while it compiles the cell's own code become a finding, not stderr lines.
+    """Warnings Dynamo and Inductor give while they compile for the cell become a finding, not stderr lines.
 
     A plain run of the cell compiles nothing, so it prints none of them ("Dynamo does
-    not know how to trace the builtin ..."). Every other warning (the cell's own, one
-    while a function the user compiled is compiled) is shown as usual.
+    not know how to trace the builtin ...", "Profiler record function ... will be
+    ignored"): Python warnings, and WARNING records of torch's loggers, which torch
+    writes through its own stderr handlers. Everything else (the cell's own warnings,
+    torch's records outside a compile) is shown as usual.
     """
     import warnings
 
     shown = warnings.showwarning
 
     def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-        if watch._compiling_cell:
+        if watch._compiling:
             text = str(message).strip().splitlines()
             watch.dynamo_warnings.append(f"{category.__name__}: {text[0] if text else ''}")
             return
         shown(message, category, filename, lineno, file, line)
 
+    def keep(record: logging.LogRecord) -> bool:
+        if watch._compiling and record.levelno == logging.WARNING:
+            text = record.getMessage().strip().splitlines()
+            watch.dynamo_warnings.append(text[0] if text else record.name)
+            return False
+        return True
+
+    handlers = {h for name, lg in list(logging.root.manager.loggerDict.items())
+                if isinstance(lg, logging.Logger) and (name == "torch" or name.startswith("torch."))
+                for h in lg.handlers}
+    filt = _CallFilter(keep)
+    for h in handlers:
+        h.addFilter(filt)
     warnings.showwarning = show
     try:
         yield
     finally:
         if warnings.showwarning is show:  # someone else may have replaced it meanwhile: theirs stays
             warnings.showwarning = shown
+        for h in handlers:
+            h.removeFilter(filt)
 
 
 def _first_statement_line(cell: CellFunction) -> int:
@@ -1133,15 +1155,6 @@ def _compile_id(metadata: dict) -> Optional[str]:
 
     cid = compile_id_of(metadata)
     return cid.key if cid is not None else None
-
-
-def _starts_cell_code(metadata: dict) -> bool:
-    """A ``dynamo_start`` record of the cell's own code: its frame, or a resume function of it."""
-    start = metadata.get("dynamo_start")
-    stack = (start.get("stack") if isinstance(start, dict) else None) or []
-    name = str(stack[-1].get("name", "")) if stack and isinstance(stack[-1], dict) else ""
-    resume = _RESUME_NAME.match(name)
-    return name == CELL_FUNCTION_NAME or (resume is not None and resume["fn"] == CELL_FUNCTION_NAME)
 
 
 def _raised_while_compiling(error: BaseException) -> bool:

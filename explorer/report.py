@@ -37,10 +37,11 @@ class Clinic:
     recompiles: tuple[RecompileExplanation, ...] = ()  # in compile order
 
     @classmethod
-    def of(cls, data: CaptureData) -> Clinic:
+    def of(cls, data: CaptureData, name_file: Any = None) -> Clinic:
+        """``name_file`` names a notebook cell's file as the user knows it (``cell [5]``): see ``fix_list``."""
         from .clinic import explain_recompiles, fix_list
 
-        return cls(tuple(fix_list(data)), tuple(explain_recompiles(data)))
+        return cls(tuple(fix_list(data, name_file)), tuple(explain_recompiles(data)))
 
 
 @dataclass(eq=True)

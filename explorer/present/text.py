@@ -151,10 +151,7 @@ def summary(report: Any, *, max_rows: int = 12) -> str:
         lines.append(f"note: {note.splitlines()[0]}")
     for p in report.all_problems:
         lines.append(f"problem: {p.one_line()}")
-    unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
-    if unknown:
-        names = ", ".join(sorted({a.name for a in unknown}))
-        lines.append(f"other artifacts (no decoder): {names}")
+    # records no decoder read (data.other_artifacts) are the explorer's internals: in the JSON, not here
     lines += timing_text(report.timing, report.comparisons)
     return "\n".join(lines)
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
+import sys
+import tempfile
 from collections import defaultdict
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ..capturing.triton_asm import jit_params
 from .model import KernelTiming
@@ -104,6 +107,31 @@ class _Row:
         self.launches: list[tuple[str, int, float]] = []  # (op name, op call id, microseconds)
 
 
+@contextlib.contextmanager
+def _native_profiler_lines_dropped() -> Iterator[None]:
+    """Kineto writes ``USDT: ... profiler_start`` / ``profiler_stop`` straight to file descriptor 2 at each
+    profile: in a notebook they appeared under the cell. Descriptor 2 goes to a temporary file for the
+    profile; anything else written there meanwhile is passed on to stderr afterwards."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no descriptor 2 to redirect: nothing to drop
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            rest = [line for line in tmp.read().decode(errors="replace").splitlines(True)
+                    if not line.startswith("USDT:")]
+            if rest:
+                sys.stderr.write("".join(rest))
+
+
 def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
              autograd_mode: Callable[[], Any]) -> tuple[dict[str, _Row], float]:
     """{row name: _Row (per graph call)}, and the graph's total time per call."""
@@ -116,7 +144,7 @@ def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
         if cuda:
             torch.cuda.synchronize()
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-        with profile(activities=acts) as prof:
+        with _native_profiler_lines_dropped(), profile(activities=acts) as prof:
             for _ in range(PROFILE_CALLS):
                 fn(*inputs)
             if cuda:
