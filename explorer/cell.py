@@ -805,6 +805,7 @@ class _Watch:
         self.user_suppresses = False  # the user's own suppress_errors (set by run_cell)
         self._backend_failed = False
         self.rewritten: list[Any] = []  # Dynamo's rewritten code for ``codes``: their helper globals go with them
+        self.rewrote_any = False  # Dynamo compiled code of the cell (which ``forget_compilations`` then drops)
         self.resets = 0  # torch._dynamo.reset() calls seen while the cell ran
         self._callbacks: Any = None  # torch_compat.CompileCallbacks
         self._refused: Optional[dict] = None  # compilation_metrics of the cell's own frame, refused and raised
@@ -865,6 +866,7 @@ class _Watch:
                 return  # compiled before this cell: not the cell's to forget
             self.codes.append(code)  # first compiled for this cell: forgotten afterwards
         self.rewritten.append(new_code)
+        self.rewrote_any = True
 
     def _on_convert_frame(self, record: logging.LogRecord) -> bool:
         """False (drop) for Dynamo's "WON'T CONVERT" report of an error it suppressed."""
@@ -1037,7 +1039,7 @@ class _Watch:
                                "itself. Dynamo would fold it to True inside the compiled cell, where a plain run "
                                "gets False, so the explorer runs that call as plain Python (a graph break there) "
                                "and the cell takes the branch a plain run takes"))
-        if self.cell.is_compiling_inside and self.codes:
+        if self.cell.is_compiling_inside and self.rewrote_any:
             lines = ", ".join(str(n) for n in self.cell.is_compiling_inside)
             out.append(Finding("compile", f"line {lines}: a function of the cell asks torch.compiler.is_compiling(). "
                                "Where the compiled cell calls it, Dynamo traces it as part of the cell and folds "

@@ -132,7 +132,8 @@ def summary(report: Any, *, max_rows: int = 12) -> str:
         what = f"{c.graph.num_nodes} nodes" if c.graph else c.status.replace("_", " ")
         extra = f", {len(c.kernels)} kernels" if c.kernels else ""
         t = f", {c.compile_time_s:.2f}s" if c.compile_time_s else ""
-        lines.append(f"  {c.compile_id:<6} {c.frame.name} ({rel(c.frame.filename)}:{c.frame.lineno}): {what}{extra}{t}")
+        where = report.clinic.where(c.frame.filename, c.frame.lineno)
+        lines.append(f"  {c.compile_id:<6} {c.frame.name} ({where}): {what}{extra}{t}")
     if len(data.compilations) > max_rows:
         lines.append(f"  ... {len(data.compilations) - max_rows} more")
     if report.clinic.fix_list:
