@@ -207,7 +207,9 @@ def _user_names(snap: dict) -> dict:
 
 
 def _helpers(snap: dict) -> list:
-    return [k for k in snap["names"] if DYNAMO_HELPER.match(k)]
+    """The helpers one compilation installs (its graph, its resume functions); the shared ones
+    (``__import_*``, ``__builtins_dict__*``) depend on what the kernel compiled before."""
+    return [k for k in snap["names"] if k.startswith(("__compiled_fn_", "__resume_at_"))]
 
 
 @pytest.mark.parametrize("cell", CELLS, ids=[c.name for c in CELLS])
@@ -223,9 +225,11 @@ def test_cell_ends_as_a_plain_run(runs, cell):
         assert _chain(magic["error"][2]) == _chain(plain["error"][2]), text
     # names and values, the namespace's helpers included; the displayed value; what was printed
     assert _user_names(magic["snap"]) == _user_names(plain["snap"])
-    # helper globals only where a plain run makes them too (the user's own compiled functions), never more
+    # helper globals only where a plain run makes them too (the user's own compiled functions), never more;
+    # under --capture-only the cell runs as it is: its helpers are the user's own compilations'
     added = set(_helpers(magic["snap"])) - set(_helpers(magic["before"]))
-    assert len(added) <= len(set(_helpers(plain["snap"])) - set(_helpers(plain["before"]))), added
+    if not cell.capture_only:
+        assert len(added) <= len(set(_helpers(plain["snap"])) - set(_helpers(plain["before"]))), added
     assert magic["result"] == plain["result"]
     if cell.same_stdout:
         assert magic["stdout"] == plain["stdout"]
