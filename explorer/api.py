@@ -46,7 +46,7 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     """
     backend_fn = None if isinstance(backend, str) else backend
     opts = Options(backend=backend if isinstance(backend, str) else "inductor", mode=mode, dynamic=dynamic,
-                   fullgraph=fullgraph, inductor_options=dict(options or {}), time=time or timeit,
+                   fullgraph=fullgraph, inductor_options=dict(options or {}), time=time,
                    timeit=timeit, compare=tuple(compare), target=target, inductor_backend=inductor_backend,
                    html=html, json=json)
     outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from . import __version__, pipeline
-from .options import Options
+from .options import Options, flags, from_flags
 from .report import Report
 
 EXIT_OK = 0
@@ -68,20 +68,11 @@ def run_parser() -> argparse.ArgumentParser:
         prog=f"{PROG} run", usage=f"{PROG} run [OPTIONS] SCRIPT [ARGS...] [OPTIONS] [-- ARGS...]",
         description=RUN_DESCRIPTION, epilog=RUN_EPILOG, allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--json", metavar="OUT.json", help="write the report as JSON (schema: README)")
-    p.add_argument("--html", metavar="OUT.html", help="write the standalone HTML report")
+    for names, kwargs in flags("cli"):  # the run's options, as Options spells them
+        p.add_argument(*names, **kwargs)
     p.add_argument("--fail-on-break", action="store_true",
                    help=f"exit {EXIT_GRAPH_BREAK} when any graph break happened and the script succeeded")
     p.add_argument("--quiet", action="store_true", help="do not print the summary")
-    p.add_argument("--time", action="store_true",
-                   help="after the script, time each Inductor graph eager vs compiled (from torch's "
-                        "repro of the graph, on random inputs of the same shapes); adds a few "
-                        "seconds per graph plus one compile each")
-    p.add_argument("--target", choices=("cuda",),
-                   help="also preview the Triton kernels a CUDA GPU would get for the script's inference graphs "
-                        "(not run)")
-    p.add_argument("--inductor-backend", dest="inductor_backend", choices=("halide", "triton", "cpp"),
-                   help="Inductor's code generator for the script's compiles, e.g. halide")
     return p
 
 
@@ -205,8 +196,7 @@ def cmd_run(words: Sequence[str]) -> int:
     if problem:
         _say(problem)
         return EXIT_USAGE
-    options = Options(capture_only=True, time=run.options.time, target=run.options.target,
-                      inductor_backend=run.options.inductor_backend, html=run.options.html, json=run.options.json)
+    options = from_flags(run.options, "cli", capture_only=True)
     outcome = run_script(run.script, run.script_args, options)
     sys.stdout.flush()
     report = outcome.report

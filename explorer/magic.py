@@ -17,49 +17,32 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .cell import build_cell_function, register_source
-from .options import MODES, Options, parse_compare
+from .options import Options, flags, from_flags
 from .progress import Progress
 from .tracebacks import show_from_cell as _show_from_cell
 
 # options followed by a value
-_VALUE_OPTIONS = ("--backend", "--mode", "--html", "--json", "--compare", "--target", "--inductor-backend")
+_VALUE_OPTIONS = tuple(name for names, kw in flags("magic") if "action" not in kw for name in names)
 
+
+
+def _with_option_flags(fn: Any) -> Any:
+    """``%%compile``'s flags for the run's options, as ``Options`` spells them (``options.flags``)."""
+    for names, kwargs in reversed(list(flags("magic"))):
+        fn = argument(*names, **kwargs)(fn)
+    return fn
 
 
 @magics_class
 class CompileMagics(Magics):
     @magic_arguments()
-    @argument("--backend", default="inductor",
-              help="torch.compile backend: inductor (default), aot_eager, eager, any registered one, "
-                   "or the name of a backend function defined in the notebook")
-    @argument("--mode", default=None, choices=MODES, help="torch.compile mode")
-    @argument("--dynamic", dest="dynamic", action="store_true", default=None,
-              help="compile with dynamic shapes from the start")
-    @argument("--no-dynamic", dest="dynamic", action="store_false",
-              help="never compile with dynamic shapes (specialise on every size)")
-    @argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
-    @argument("--capture-only", dest="capture_only", action="store_true",
-              help="compile nothing: run the cell as it is and capture the torch.compile calls it makes itself")
+    @_with_option_flags
     @argument("-o", dest="return_report", action="store_true",
               help="return the report as the cell's value (like %%timeit -o); it displays as the view")
     @argument("-q", dest="quiet", action="store_true", help="show no view (and no status line)")
-    @argument("--html", metavar="FILE", default=None, help="also save the standalone HTML report to FILE")
-    @argument("--json", metavar="FILE", default=None, help="also save the report as JSON to FILE")
-    @argument("--timeit", action="store_true",
-              help="also re-run the whole cell eager and compiled, like %%timeit: its side effects repeat")
-    @argument("--no-time", dest="no_time", action="store_true",
-              help="skip timing (by default each captured graph is timed compiled vs eager on copies "
-                   "of its inputs, which changes nothing in the notebook)")
     @argument("--why", action="store_true",
               help="line magic only: %%compile --why f(new_args) says, without compiling or running f, "
                    "which cached compilation of f these arguments would reuse, or which guard fails")
-    @argument("--compare", metavar="MODES", default=None,
-              help="comma-separated modes to compile and time side by side, "
-                   "e.g. default,reduce-overhead,max-autotune-no-cudagraphs")
-    @argument("--target", default=None, choices=("cuda",),
-              help="also preview the Triton kernels a CUDA GPU would get (not run)")
-    @argument("--inductor-backend", dest="inductor_backend", default=None, choices=("halide", "triton", "cpp"),
-              help="Inductor's code generator, e.g. halide")
     @no_var_expand
     @line_cell_magic
     def compile(self, line: str, cell: Optional[str] = None) -> Any:
@@ -200,10 +183,10 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     from .widget import ExplorerView
 
     options = options_from_args(args)
-    backend_fn = shell.user_ns.get(args.backend) if callable(shell.user_ns.get(args.backend)) else None
+    backend_fn = shell.user_ns.get(options.backend) if callable(shell.user_ns.get(options.backend)) else None
     filename = register_source(display_text, shell)
     cell_fn = build_cell_function(source, filename, shell.user_global_ns, first_line=first_line)
-    target = pipeline.CellTarget(cell_fn, fullgraph=args.fullgraph)
+    target = pipeline.CellTarget(cell_fn, fullgraph=options.fullgraph)
     with Progress(enabled=not args.quiet) as progress:
         try:
             outcome = pipeline.run(target, options, backend_fn=backend_fn, progress=progress)
@@ -232,12 +215,8 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
 
 
 def options_from_args(args: Any) -> Options:
-    """The magic's flags as the pipeline's options (the same names as explore() and the CLI)."""
-    timing = not args.no_time
-    return Options(backend=args.backend, mode=args.mode, dynamic=args.dynamic, fullgraph=args.fullgraph,
-                   time=timing or args.timeit, timeit=args.timeit, compare=parse_compare(args.compare),
-                   capture_only=args.capture_only, target=args.target, inductor_backend=args.inductor_backend,
-                   html=args.html, json=args.json)
+    """The magic's flags as the pipeline's options (the same names as explore() and the CLI); it times by default."""
+    return from_flags(args, "magic", time=True)
 
 
 def _display(obj: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 DEFAULT_COMPARE = ("default", "reduce-overhead", "max-autotune-no-cudagraphs")
@@ -20,27 +20,72 @@ INDUCTOR_BACKENDS = ("halide", "triton", "cpp")  # Inductor's code generators (c
 TIME_BUDGET_S = 0.05  # per measurement, per repeat: a notebook cell should not wait long
 
 
+def _flag(default: Any, help: Any, *, magic: tuple[str, ...] = (), cli: tuple[str, ...] = (), api: bool = True,
+          choices: Optional[tuple[str, ...]] = None, metavar: Optional[str] = None,
+          default_factory: Any = None) -> Any:
+    """An ``Options`` field and how each entry point spells it: the one place a flag is added.
+
+    ``magic``/``cli``: the option strings of ``%%compile`` and ``python -m explorer run`` (empty: that
+    entry point does not offer it). For a switch each string is its own flag, ``--no-x`` setting it off
+    (``--dynamic`` / ``--no-dynamic``; the magic times by default, so it has only ``--no-time``).
+    ``api``: ``explore()`` takes it as a keyword of the field's name. ``help``: one text, or one per
+    entry point (``{"magic": ..., "cli": ...}``).
+    """
+    meta = {"help": help, "magic": magic, "cli": cli, "api": api, "choices": choices, "metavar": metavar}
+    if default_factory is not None:
+        return dataclasses.field(default_factory=default_factory, metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
 @dataclass(frozen=True)
 class Options:
     """``backend`` is a registered backend's name; a backend callable travels beside it
-    (``pipeline.run(..., backend_fn=...)``) and is recorded here by its name."""
+    (``pipeline.run(..., backend_fn=...)``) and is recorded here by its name.
 
-    backend: str = "inductor"
-    mode: Optional[str] = None
-    dynamic: Optional[bool] = None
-    fullgraph: bool = False
-    inductor_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    time: bool = False  # time each graph, and the whole compiled call, compiled vs eager
-    time_budget_s: float = TIME_BUDGET_S
-    timeit: bool = False  # re-run the whole call many times, like %timeit (side effects repeat)
-    compare: tuple[str, ...] = ()  # modes to compile and time side by side
-    target: Optional[str] = None  # "cuda": also a preview of what a CUDA GPU would get (explorer.preview)
-    inductor_backend: Optional[str] = None  # "halide" (or "triton", "cpp"): Inductor's code generator
-    capture_only: bool = False  # compile nothing ourselves: capture the code's own torch.compile calls
-    html: Optional[str] = None  # where to save the standalone page
-    json: Optional[str] = None  # where to save the JSON report
+    Each field says how the entry points spell it (``_flag``); ``flags(entry)`` gives their
+    argparse arguments and ``from_flags`` reads them back, so a new option is one field here.
+    """
+
+    backend: str = _flag("inductor", "torch.compile backend: inductor (default), aot_eager, eager, any registered "
+                         "one, or the name of a backend function defined in the notebook", magic=("--backend",))
+    mode: Optional[str] = _flag(None, "torch.compile mode", magic=("--mode",), choices=MODES)
+    dynamic: Optional[bool] = _flag(None, {"--dynamic": "compile with dynamic shapes from the start",
+                                           "--no-dynamic": "never compile with dynamic shapes (specialise on "
+                                           "every size)"}, magic=("--dynamic", "--no-dynamic"))
+    fullgraph: bool = _flag(False, "fail instead of breaking the graph", magic=("--fullgraph",))
+    inductor_options: dict[str, Any] = _flag(None, "Inductor options (torch.compile's options=)",
+                                             default_factory=dict)
+    time: bool = _flag(False, {
+        "--no-time": "skip timing (by default each captured graph is timed compiled vs eager on copies of its "
+                     "inputs, which changes nothing in the notebook)",
+        "--time": "after the script, time each Inductor graph eager vs compiled (from torch's repro of the graph, "
+                  "on random inputs of the same shapes); adds a few seconds per graph plus one compile each"},
+        magic=("--no-time",), cli=("--time",))
+    time_budget_s: float = _flag(TIME_BUDGET_S, "seconds per measurement repeat", api=False)
+    # re-run the whole call many times, like %timeit (side effects repeat); implies time
+    timeit: bool = _flag(False, "also re-run the whole cell eager and compiled, like %%timeit: its side effects "
+                         "repeat", magic=("--timeit",))
+    compare: tuple[str, ...] = _flag((), "comma-separated modes to compile and time side by side, e.g. "
+                                     "default,reduce-overhead,max-autotune-no-cudagraphs", magic=("--compare",),
+                                     metavar="MODES")
+    # "cuda": also a preview of what a CUDA GPU would get (explorer.preview)
+    target: Optional[str] = _flag(None, "also preview the Triton kernels a CUDA GPU would get (lowered without a "
+                                  "GPU, not run)", magic=("--target",), cli=("--target",), choices=TARGETS)
+    # "halide" (or "triton", "cpp"): Inductor's code generator
+    inductor_backend: Optional[str] = _flag(None, "Inductor's code generator, e.g. halide",
+                                            magic=("--inductor-backend",), cli=("--inductor-backend",),
+                                            choices=INDUCTOR_BACKENDS)
+    # compile nothing ourselves: capture the code's own torch.compile calls
+    capture_only: bool = _flag(False, "compile nothing: run the cell as it is and capture the torch.compile "
+                               "calls it makes itself", magic=("--capture-only",), api=False)
+    html: Optional[str] = _flag(None, "also save the standalone HTML report to FILE", magic=("--html",),
+                                cli=("--html",), metavar="FILE")
+    json: Optional[str] = _flag(None, "also save the report as JSON to FILE (schema: README)", magic=("--json",),
+                                cli=("--json",), metavar="FILE")
 
     def __post_init__(self) -> None:
+        if self.timeit and not self.time:
+            object.__setattr__(self, "time", True)  # --timeit is timing too
         if self.mode is not None and self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if self.target is not None and self.target not in TARGETS:
@@ -81,3 +126,46 @@ def parse_compare(text: Optional[str]) -> tuple[str, ...]:
         return ()
     words = tuple(w.strip() for w in text.split(",") if w.strip())
     return DEFAULT_COMPARE if not words or words == ("all",) else words
+
+
+def flags(entry: str) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+    """``(option strings, argparse keyword arguments)`` for each flag ``entry`` ("magic" or "cli") offers.
+
+    The same pairs feed ``argparse.ArgumentParser.add_argument`` (the CLI) and IPython's
+    ``magic_arguments.argument`` (the magic), in the order of the fields. Every flag's default is None:
+    ``from_flags`` keeps the field's default for a flag not given.
+    """
+    for f in dataclasses.fields(Options):
+        help_text = f.metadata.get("help")
+        for name in f.metadata.get(entry) or ():
+            text = help_text.get(name, "") if isinstance(help_text, dict) else help_text
+            kwargs: dict[str, Any] = {"dest": f.name, "default": None, "help": text}
+            if isinstance(f.default, bool) or f.name == "dynamic":
+                kwargs["action"] = "store_false" if name.startswith("--no-") else "store_true"
+            else:
+                if f.metadata["choices"]:
+                    kwargs["choices"] = f.metadata["choices"]
+                if f.metadata["metavar"]:
+                    kwargs["metavar"] = f.metadata["metavar"]
+            yield (name,), kwargs
+
+
+def from_flags(parsed: Any, entry: str, **defaults: Any) -> Options:
+    """The ``Options`` an entry point's parsed flags stand for.
+
+    ``defaults``: where the entry point's default differs from the field's (the magic times unless
+    ``--no-time``; the CLI captures only). A flag given wins over them.
+    """
+    values: dict[str, Any] = dict(defaults)
+    for f in dataclasses.fields(Options):
+        if f.metadata.get(entry):
+            value = getattr(parsed, f.name, None)
+            if value is not None:
+                values[f.name] = parse_compare(value) if f.name == "compare" else value
+    return Options(**values)
+
+
+def api_keywords() -> tuple[str, ...]:
+    """The keyword arguments of ``explorer.explore`` the options stand for (``options=`` is inductor_options)."""
+    return tuple("options" if f.name == "inductor_options" else f.name
+                 for f in dataclasses.fields(Options) if f.metadata.get("api", True))

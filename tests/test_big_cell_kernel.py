@@ -27,8 +27,8 @@ N = 5000
 
 @pytest.mark.parametrize("flags", ["-q --no-time", "-q"], ids=["no timing", "timing"])
 def test_the_10000_node_cell_compiles_at_the_kernels_recursion_limit(flags):
-    import torch
     import test_cell_parity as parity
+    import torch
 
     x = torch.ones(8)
     for _ in range(N):

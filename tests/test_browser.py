@@ -44,7 +44,7 @@ SHOTS = os.environ.get("CX_SCREENSHOTS", "1") != "0"  # CX_SCREENSHOTS=0: leave 
 def chromium_path():
     for path in (os.environ.get("CX_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
                  shutil.which("chromium-browser")):
-        if path and os.path.exists(path):
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None
 

@@ -207,7 +207,7 @@ def test_options_parse(ip):
                                "--html out.html --timeit --no-time --compare default,reduce-overhead")
     assert (args.backend, args.mode, args.dynamic, args.fullgraph) == ("aot_eager", "max-autotune", False, True)
     assert args.return_report and args.quiet and args.html == "out.html"
-    assert args.timeit and args.no_time and args.compare == "default,reduce-overhead"
+    assert args.timeit and args.time is False and args.compare == "default,reduce-overhead"
     assert parse_argstring(fn, "").dynamic is None and parse_argstring(fn, "--dynamic").dynamic is True
     assert split_line("--backend eager -q f(x, -1)") == ("--backend eager -q", "f(x, -1)")
 

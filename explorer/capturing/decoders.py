@@ -22,6 +22,7 @@ from .parse_breaks import parse_graph_break
 from .parse_fx import parse_graph
 from .parse_guards import parse_guards
 from .parse_output_code import graph_kind
+from .parse_side_effects import parse_side_effects
 from .raw import RawEvent, describe_error
 from .records import (
     AotGraph,
@@ -38,6 +39,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    SideEffects,
 )
 
 METRIC_KEYS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s",
@@ -128,6 +130,14 @@ def decode_recompile_reasons(ev: RawEvent, ctx: DecodeContext) -> RecompileReaso
     return RecompileReasons(str(value).strip())
 
 
+def decode_side_effects(ev: RawEvent, ctx: DecodeContext) -> SideEffects:
+    text = _text(ev)
+    mutations = parse_side_effects(text)
+    if not mutations:
+        raise DecodeError(f"no 'Mutating object of type' block in the side effects ({_excerpt(text)})")
+    return SideEffects(mutations)
+
+
 def decode_start(ev: RawEvent, ctx: DecodeContext) -> Optional[FrameStart]:
     stack = _fields(ev, "dynamo_start").get("stack")
     if stack is None or stack == []:
@@ -212,6 +222,7 @@ DECODERS: dict[str, Decoder] = {
     "dynamo_cpp_guards_str": decode_guards,
     "artifact:dynamo_graph_break_reason": decode_graph_break,
     "artifact:recompile_reasons": decode_recompile_reasons,
+    "artifact:dynamo_side_effects": decode_side_effects,
     "compilation_metrics": decode_metrics,
     "bytecode_hook": decode_bytecode_hook,
     "bytecode_log": decode_bytecode_log,

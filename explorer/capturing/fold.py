@@ -37,6 +37,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    SideEffects,
 )
 
 UNKNOWN_FRAME = Frame("?", "?", 0)
@@ -90,6 +91,9 @@ class Fold:
 
     def _recompile(self, r: RecompileReasons) -> None:
         self.fields["recompile_reason"] = r.text or None
+
+    def _side_effects(self, r: SideEffects) -> None:
+        self.fields["side_effects"] = self.fields.get("side_effects", ()) + r.mutations
 
     def _metrics(self, r: Metrics) -> None:
         self.metrics = r
@@ -248,4 +252,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     RecompileReasons: Fold._recompile, Metrics: Fold._metrics, FrameStart: Fold._start,
     BytecodeListing: Fold._listing, BytecodePair: Fold._pair, PostGradGraph: Fold._post_grad,
     IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance,
+    SideEffects: Fold._side_effects,
 }

@@ -187,6 +187,21 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Mutation:
+    """One object the compiled code mutates, as Dynamo's ``dynamo_side_effects`` artifact names it.
+
+    ``origin`` says whether the object existed before the call: ``created`` (Dynamo made it during the
+    traced call: "created in torch.compile region", or no source at all), ``existing`` (reached through
+    a source: a global, an argument, an attribute of one), ``cell`` (a closure cell of the frame).
+    """
+
+    type_name: str  # dict, DynamicCache, CompileableContextVar, ...
+    origin: str  # created | existing | cell | other
+    source: Optional[str] = None  # Dynamo's name for it: L['kwargs'], G['mod']._active_collector
+    locations: tuple[SourceLoc, ...] = ()  # the innermost frame of each mutation (file, line, code)
+
+
+@dataclass(frozen=True)
 class Compilation:
     compile_id: str
     frame: Frame
@@ -215,6 +230,7 @@ class Compilation:
     metrics: dict[str, Any] = field(default_factory=dict)
     failure: Optional[str] = None  # why Dynamo or the backend failed, if it did
     missing: dict[str, str] = field(default_factory=dict)  # stage -> why it is null
+    side_effects: tuple[Mutation, ...] = ()  # objects the compiled code mutates (Dynamo's dynamo_side_effects)
 
     @property
     def is_resume(self) -> bool:

@@ -43,7 +43,6 @@ NOISE: dict[str, str] = {
     "link": "tlparse's cross-links between its pages",
     "bwd_compilation_metrics": "backward compile times (compilation_metrics has the frame's)",
     "dynamo_guards": "guards as Python data (rarely emitted; the guard tree is read instead)",
-    "artifact:dynamo_side_effects": "Dynamo's list of the side effects it replays (the rewritten bytecode shows them)",
     "artifact:dynamo_error": "Dynamo's error text (the compilation's failure and graph break carry it)",
     "artifact:fx_graph_runnable": "a runnable repro script of each lowered graph (kept only when asked: run --time)",
     "artifact:torch._functorch.config": "a dump of AOTAutograd's config",

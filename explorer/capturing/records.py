@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, Frame, FxGraph, GraphBreak
+from .model import Bytecode, Frame, FxGraph, GraphBreak, Mutation
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,13 @@ class BytecodePair:
     rewritten: Bytecode
 
 
-Record = Union[DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart, Metrics,
+@dataclass(frozen=True)
+class SideEffects:
+    """``artifact:dynamo_side_effects``: the objects the compiled code mutates, and whether they existed before."""
+
+    mutations: tuple[Mutation, ...]
+
+
+Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart, Metrics,
                PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair]
 LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance)  # belong to one Inductor lowering

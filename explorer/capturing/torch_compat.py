@@ -8,6 +8,7 @@ torch release means reading one file. Tried on torch 2.11, 2.13 and 2.14.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sys
 import warnings
@@ -919,3 +920,20 @@ def inductor_fallback_random() -> Optional[bool]:
 INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
                         "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
                         "tl.randint(", "triton_helpers.randint64")
+
+
+@functools.cache
+def records_side_effects() -> bool:
+    """This torch writes the ``dynamo_side_effects`` artifact for every mutation its compiled code replays.
+
+    Then a compilation without that record replays none (torch 2.11 on; older Dynamo wrote none, and the
+    rewritten bytecode is all there is to judge by).
+    """
+    import inspect
+
+    try:
+        import torch._dynamo.side_effects as side_effects
+
+        return "dynamo_side_effects" in inspect.getsource(side_effects)
+    except (ImportError, OSError, TypeError):
+        return False

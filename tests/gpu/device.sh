@@ -6,6 +6,7 @@
 #   BENCH_PAIRS=N   the capture-overhead benchmark on GPT-2 (fresh processes, interleaved), BENCH_FLAGS extra
 #   GPU_MODELS=1    explorer timing against triton.testing.do_bench on five models
 #   CPU_SUITE_S=S   the CPU suite on this torch, for at most S seconds
+#   PROBE=1         data for the roofline work: four models explored, references, profiler traces (probe_models.py)
 # Each section's log lands in $OUT as it ends (a call cut short keeps them); every dump in $OUT/gpu_run.tgz.
 set -u
 FINAL=${OUT:-/tmp/out}
@@ -25,7 +26,7 @@ section() { echo "== $1 ($(date +%T))"; }
 
 if [ -n "${TESTS:-}" ]; then
   section tests; T0=$(date +%s)
-  timeout "${TESTS_S:-330}" python3 -m pytest -q -p no:cacheprovider -m gpu -s -rfEs ${TEST_FILES:-tests} 2>&1 | quiet \
+  timeout "${TESTS_S:-540}" python3 -m pytest -q -p no:cacheprovider -m gpu -s -rfEs ${TEST_FILES:-tests} 2>&1 | quiet \
     | tee "$W/pytest_gpu.log" "$FINAL/pytest_gpu.log" | grep -E "^(PASS|FAIL|ERROR)|passed|failed|error|^E  |preview vs real|end to end" | awk 'NR<=60'
   echo "tests: $(( $(date +%s) - T0 )) s"
 fi
@@ -56,5 +57,12 @@ if [ -n "${CPU_SUITE_S:-}" ]; then
   section "CPU suite on this torch"
   timeout "$CPU_SUITE_S" python3 -m pytest -q -p no:cacheprovider -m "not gpu" -rfE tests 2>&1 | quiet \
     | tee "$W/pytest_cpu.log" "$FINAL/pytest_cpu.log" | tail -15
+fi
+if [ -n "${PROBE:-}" ]; then
+  section "probe models"; T0=$(date +%s)
+  timeout "${PROBE_S:-420}" python3 tests/gpu/probe_models.py --out "$W/probe" ${PROBE_ONLY:+--only "$PROBE_ONLY"} 2>&1 | quiet \
+    | tee "$W/probe.log" "$FINAL/probe.log" | cut -c1-400 | tail -20
+  tar czf "$FINAL/probe.tgz" -C "$W" probe || true
+  echo "probe: $(( $(date +%s) - T0 )) s"
 fi
 tar czf "$FINAL/gpu_run.tgz" -C "$W" . || true
