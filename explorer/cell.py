@@ -49,6 +49,8 @@ _NS = "__compile_explorer_ns__"  # the namespace itself, for locals() / vars()
 _EXEC = "__compile_explorer_exec__"  # builtins.exec and builtins.compile, for `from m import *`
 _COMPILE = "__compile_explorer_compile__"
 _DEL = "__compile_explorer_del__"  # `del name`: Dynamo has no DELETE_GLOBAL, and would skip the whole cell
+# `torch.compile` at the cell's top level: Dynamo would make the call a no-op inside the compiled cell
+_PLAIN = "__compile_explorer_plain__"
 _QUALNAME_PREFIX = f"{_OUTER}.<locals>.{CELL_FUNCTION_NAME}.<locals>."
 # calls through which Dynamo would read the namespace dict itself while tracing
 _NAMESPACE_READERS = frozenset({"globals", "locals", "vars", "dir"})
@@ -65,6 +67,11 @@ class CellFunction:
     # names Dynamo may find a placeholder under while it compiles (see _NameWindows)
     seedable: tuple[str, ...] = ()
     annotates: bool = False  # the top level annotates a name: module code creates __annotations__ first
+    # why the cell runs as plain Python from the start (torch.compile cannot compile it), or None
+    plain_reason: Optional[str] = None
+    nested_compiles: tuple[int, ...] = ()  # lines whose torch.compile calls run as plain Python (see _PLAIN)
+    is_compiling_lines: tuple[int, ...] = ()  # top-level lines asking is_compiling() (run as plain Python)
+    is_compiling_inside: tuple[int, ...] = ()  # lines asking it inside the cell's functions
 
     @property
     def namespace(self) -> dict:
@@ -116,7 +123,7 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     for stmt in fn_def.body[:2 if names else 1]:
         _place(stmt, 1)
     give_back = ast.Return(value=ast.Name(id=CELL_FUNCTION_NAME, ctx=ast.Load()))
-    outer = _function(_OUTER, [_EVAL, _EXEC, _COMPILE, _NS, _DEL], [fn_def, give_back])
+    outer = _function(_OUTER, [_EVAL, _EXEC, _COMPILE, _NS, _DEL, _PLAIN], [fn_def, give_back])
     _place(outer, 1)
     _place(outer.body[-1], 1)
     module = ast.Module(body=[outer], type_ignores=[])
@@ -125,14 +132,58 @@ def build_cell_function(source: str, filename: str, globals_ns: dict, *, first_l
     outer_code = _module_level_names_kept(next(c for c in code.co_consts if isinstance(c, types.CodeType)))
     globals_ns.setdefault("__builtins__", builtins)  # as exec() of module code does (Dynamo reads it)
     make = types.FunctionType(outer_code, globals_ns, _OUTER)
-    fn = make(builtins.eval, builtins.exec, builtins.compile, globals_ns, _deleter(globals_ns))
+    fn = make(builtins.eval, builtins.exec, builtins.compile, globals_ns, _deleter(globals_ns), _plain_helper())
     # A name the cell may read before binding it is not seedable: a placeholder would stand where a plain
     # run raises NameError (`try: q / except NameError:`). A builtin's name always is: read before the
     # cell binds it, a plain run finds the builtin, and so does the read Dynamo leaves to plain Python.
     early -= set(dir(builtins))
     seedable = () if rewriter.reads_namespace else tuple(sorted(set(bound) - early))
     return CellFunction(fn=fn, filename=filename, returns_value=returns_value, bound_names=bound,
-                        seedable=seedable, annotates=rewriter.annotates)
+                        seedable=seedable, annotates=rewriter.annotates, plain_reason=_plain_reason(tree),
+                        nested_compiles=tuple(sorted(set(rewriter.nested_compiles))),
+                        is_compiling_lines=tuple(sorted(set(rewriter.is_compiling))),
+                        is_compiling_inside=tuple(n for n in _lines_naming(tree, "is_compiling")
+                                                  if n not in rewriter.is_compiling))
+
+
+def _plain_reason(tree: ast.Module) -> Optional[str]:
+    """Why torch.compile cannot compile this cell at all, so that it runs as plain Python from the start.
+
+    ``torch.compiler.set_stance`` (a call, a ``with``, a decorator) raises inside a
+    compiled region ("attempted to set_stance in a torch.compile region"), and
+    Dynamo refuses to trace it: the cell's frame, or the part after a graph break,
+    would run inside the region and raise where a plain run does not.
+    """
+    if _lines_naming(tree, "set_stance"):
+        return ("it uses torch.compiler.set_stance, which raises inside a torch.compile region "
+                "(Dynamo refuses to trace it)")
+    return None
+
+
+def _lines_naming(tree: ast.AST, name: str) -> tuple[int, ...]:
+    """Lines where the cell (its functions included) names ``name`` (``x.name`` or ``name``)."""
+    lines = {n.lineno for n in ast.walk(tree)
+             if (isinstance(n, ast.Attribute) and n.attr == name) or (isinstance(n, ast.Name) and n.id == name)}
+    return tuple(sorted(lines))
+
+
+def _plain_helper() -> Callable[[Any], Any]:
+    """``__compile_explorer_plain__(torch.compile)``: torch.compile as a plain run calls it.
+
+    Inside a compiled frame Dynamo treats ``torch.compile(f)`` as a no-op that returns
+    ``f`` itself, so ``opt = torch.compile(model)`` in the cell would leave ``opt`` the
+    plain module; and it folds ``torch.compiler.is_compiling()`` to True, where the
+    cell, module code, gets False. Through this helper (which Dynamo does not trace: a
+    graph break at that line) the call runs as plain Python and returns what a plain
+    run returns.
+    """
+    from .capturing import torch_compat
+
+    def plain(fn: Any) -> Any:
+        return torch_compat.not_traced(fn)
+
+    plain.__name__ = plain.__qualname__ = _PLAIN
+    return torch_compat.not_traced(plain)
 
 
 def _deleter(ns: dict) -> Callable[[str], None]:
@@ -229,6 +280,8 @@ class _Rewriter:
         self.filename = filename
         self.annotates = False
         self.reads_namespace = False
+        self.nested_compiles: list[int] = []
+        self.is_compiling: list[int] = []  # top-level lines asking torch.compiler.is_compiling()
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -313,6 +366,15 @@ class _TopLevelExpr(ast.NodeTransformer):
         node.args = self.visit(node.args)  # defaults run now; the body later, in its own scope
         return node
 
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        plain = _runs_plainly(node)
+        if plain:  # see _plain_helper
+            (self.rewriter.nested_compiles if plain == "compile" else self.rewriter.is_compiling).append(node.lineno)
+            call = ast.Call(func=ast.Name(id=_PLAIN, ctx=ast.Load()), args=[node], keywords=[])
+            return ast.copy_location(call, node)
+        self.generic_visit(node)
+        return node
+
     def visit_Call(self, node: ast.Call) -> ast.AST:
         func = node.func
         if isinstance(func, ast.Name) and func.id in _NAMESPACE_READERS:
@@ -327,6 +389,17 @@ class _TopLevelExpr(ast.NodeTransformer):
             return ast.copy_location(call, node)
         self.generic_visit(node)
         return node
+
+
+def _runs_plainly(node: ast.Attribute) -> Optional[str]:
+    """``torch.compile`` or ``<...>.is_compiling`` read by the cell's top level: what ``_plain_helper`` wraps."""
+    if not isinstance(node.ctx, ast.Load):
+        return None
+    if node.attr == "compile" and isinstance(node.value, ast.Name) and node.value.id == "torch":
+        return "compile"
+    if node.attr == "is_compiling":
+        return "is_compiling"
+    return None
 
 
 def _is_line_magic(node: ast.Call) -> bool:
@@ -543,12 +616,20 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
       global Dynamo put in the namespace.
     """
     findings: list[Finding] = []
+    if compiled is cell.fn or cell.plain_reason:  # --capture-only, or a cell torch.compile cannot compile
+        if compiled is not cell.fn:
+            findings.append(Finding("compile", f"the cell ran as plain Python, not compiled: {cell.plain_reason}. "
+                                    "What its own torch.compile calls compiled is shown"))
+        value, error = _run_plainly(cell, findings)
+        return CellRun(value=value if error is None else None, error=error, findings=tuple(_unique(findings)),
+                       returns_value=cell.returns_value)
     value: Any = None
     error: Optional[BaseException] = None
     watch = _Watch(cell, findings)
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(_recursion_headroom())
+            watch.user_suppresses = _user_suppresses()
             watch.suppressing = stack.enter_context(_cell_config(fullgraph, findings))
             stack.enter_context(watch)
             stack.enter_context(_module_state(cell))
@@ -556,11 +637,51 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
                 value = compiled()
             except BaseException as e:  # noqa: BLE001 - handed back in CellRun.error, the caller re-raises it
                 error = e
+        if error is not None and watch.refused(error):
+            # Dynamo refused the cell's own frame before any of it ran: run it as plain Python, with the
+            # user's own config (their torch.compile calls behave as in a plain run)
+            findings.append(watch.refusal_finding(error))
+            value, error = _run_plainly(cell, findings)
     finally:
         watch.forget_compilations()
     findings.extend(watch.conclude(error, fullgraph))
     return CellRun(value=value if error is None else None, error=error, findings=tuple(_unique(findings)),
                    returns_value=cell.returns_value, interrupted_at=watch.interrupted_at(error))
+
+
+def _run_plainly(cell: CellFunction, findings: list[Finding]) -> tuple[Any, Optional[BaseException]]:
+    """The cell as plain Python: Dynamo off for its frame and all it calls (the user's own compiled
+    functions still compile, as in a plain run); the config is the user's."""
+    from .capturing import torch_compat
+
+    resets = torch_compat.CompileCallbacks().install()
+    value: Any = None
+    error: Optional[BaseException] = None
+    try:
+        with _recursion_headroom(), _module_state(cell):
+            try:
+                value = torch_compat.not_traced(cell.fn)()
+            except BaseException as e:  # noqa: BLE001 - handed back in CellRun.error, the caller re-raises it
+                error = e
+        if resets.reset_seen():
+            findings.append(reset_finding())
+    finally:
+        resets.remove()
+    return value, error
+
+
+def _user_suppresses() -> bool:
+    """The user's own ``torch._dynamo.config.suppress_errors`` (torch.compile then falls back to eager)."""
+    from .capturing import torch_compat
+
+    return bool(torch_compat.dynamo_config_value("suppress_errors"))
+
+
+def reset_finding() -> Finding:
+    return Finding("compile", "the cell called torch._dynamo.reset() (or torch.compiler.reset()): Dynamo forgot "
+                   "every compilation made before it, and torch numbers compilations from 0/0 again. The view "
+                   "keeps both: a compilation after the reset is named with its generation, [g1 0/0] after "
+                   "the first reset, [g2 0/0] after the second")
 
 
 @contextlib.contextmanager
@@ -681,7 +802,15 @@ class _Watch:
         self._rng_ids: list[str] = []
         self._stack = contextlib.ExitStack()
         self.suppressing = False  # suppress_errors is on for the cell (set by run_cell)
+        self.user_suppresses = False  # the user's own suppress_errors (set by run_cell)
         self._backend_failed = False
+        self.rewritten: list[Any] = []  # Dynamo's rewritten code for ``codes``: their helper globals go with them
+        self.rewrote_any = False  # Dynamo compiled code of the cell (which ``forget_compilations`` then drops)
+        self.resets = 0  # torch._dynamo.reset() calls seen while the cell ran
+        self._callbacks: Any = None  # torch_compat.CompileCallbacks
+        self._refused: Optional[dict] = None  # compilation_metrics of the cell's own frame, refused and raised
+        self._compiling = False  # Dynamo is compiling, for the cell (a plain run of it compiles nothing)
+        self.dynamo_warnings: list[str] = []
 
     # ---- install / remove ----
     def __enter__(self) -> _Watch:
@@ -695,15 +824,24 @@ class _Watch:
             trace.addHandler(handler)
             self._stack.callback(trace.removeHandler, handler)
             self._stack.callback(torch_compat.register_bytecode_hook(self._on_bytecode).remove)
-            self._stack.enter_context(torch_compat.compile_callbacks(self._on_compile_start, self.names.close))
+            self._callbacks = self._stack.enter_context(
+                torch_compat.compile_callbacks(self._on_compile_start, self.names.close))
+            self._stack.enter_context(_dynamo_warnings_diverted(self))
         except BaseException:
             self._stack.close()
             raise
         return self
 
     def __exit__(self, *exc: Any) -> bool:
-        self._stack.close()
+        try:
+            self._note_reset()  # a reset after the last compilation
+        finally:
+            self._stack.close()
         return False
+
+    def _note_reset(self) -> None:
+        if self._callbacks is not None and self._callbacks.reset_seen():
+            self.resets += 1
 
     def _filter(self, name: str, fn: Callable[[logging.LogRecord], bool]) -> None:
         logger = logging.getLogger(name)
@@ -723,10 +861,12 @@ class _Watch:
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
         from .capturing import torch_compat
 
-        if any(c is code for c in self.codes):
-            return
-        if code is self.cell.fn.__code__ or not torch_compat.cache_entries(code):
+        if not any(c is code for c in self.codes):
+            if not (code is self.cell.fn.__code__ or not torch_compat.cache_entries(code)):
+                return  # compiled before this cell: not the cell's to forget
             self.codes.append(code)  # first compiled for this cell: forgotten afterwards
+        self.rewritten.append(new_code)
+        self.rewrote_any = True
 
     def _on_convert_frame(self, record: logging.LogRecord) -> bool:
         """False (drop) for Dynamo's "WON'T CONVERT" report of an error it suppressed."""
@@ -736,7 +876,10 @@ class _Watch:
         if record.levelno < logging.WARNING or not message.startswith(torch_compat.SUPPRESSED_FRAME_PREFIX):
             return True
         exc = record.exc_info[1] if record.exc_info else None
-        self.findings.append(self._frame_ran_plainly(message, exc))
+        m = re.match(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)", message)
+        # the cell's own code refused after a graph break: the rest of it runs with Dynamo off, as plain Python
+        plainly = bool(m and m["file"] == self.cell.filename and torch_compat.run_frame_plainly(exc))
+        self.findings.append(self._frame_ran_plainly(message, exc, plainly))
         return False
 
     def _on_fake_tensor(self, record: logging.LogRecord) -> bool:
@@ -751,10 +894,15 @@ class _Watch:
     def on_trace(self, metadata: dict, payload: Optional[str]) -> None:
         if "dynamo_start" in metadata:
             self._last_start = metadata
+            self._note_reset()  # Dynamo writes this record before it runs the start callbacks
+            self._refused = None
+            self._compiling = True
             return
         metrics = metadata.get("compilation_metrics")
         if isinstance(metrics, dict):
+            self._compiling = False
             if metrics.get("fail_type"):
+                metrics = dict(metrics, explorer_compile_id=_compile_id(metadata))
                 self._last_failed = metrics
                 self._failed[str(metrics.get("compile_id"))] = metrics
                 self._on_failed_compile(metrics)
@@ -770,17 +918,61 @@ class _Watch:
                 self._rng_ids.append(_compile_id(metadata) or "?")
 
     def _on_failed_compile(self, metrics: dict) -> None:
-        """A backend that raised is the user's chosen compiler failing: that raises, as with torch.compile.
+        """A failed compile that must raise instead of running its frame unconverted.
 
         Compilation metrics are written before Dynamo decides whether to suppress the
-        error, so turning suppression off here makes exactly this failure raise
-        (``BackendCompilerFailed``, Inductor's ``InductorError``); the next compile turns it on again.
+        error, so turning suppression off here makes exactly this failure raise; the
+        next compile turns it on again.
+
+        * A backend that raised is the user's chosen compiler failing: that raises, as
+          with torch.compile (``BackendCompilerFailed``, Inductor's ``InductorError``),
+          unless the user set ``suppress_errors`` themselves (torch.compile then falls
+          back to eager, and so does the cell).
+        * The cell's own frame, refused before any of it ran: it raises out of the
+          compiled call, and ``run_cell`` runs the cell as plain Python, so nothing of it
+          runs inside a compile region (Dynamo would run the refused frame with its
+          callback still installed: ``set_stance`` raises there, ``is_compiling`` lies).
+          A refusal Dynamo always skips quietly (a graph break it cannot resume from)
+          runs as torch.compile runs it.
         """
         from .capturing import torch_compat
 
-        if self.suppressing and metrics.get("fail_type") in torch_compat.BACKEND_FAILURES:
+        if not self.suppressing:
+            return
+        fail_type = str(metrics.get("fail_type"))
+        backend = fail_type in torch_compat.BACKEND_FAILURES
+        own = metrics.get("co_name") == CELL_FUNCTION_NAME and metrics.get("co_filename") == self.cell.filename
+        if backend and not self.user_suppresses:
             torch_compat.set_dynamo_config("suppress_errors", False)
             self._backend_failed = True
+        elif own and not torch_compat.is_soft_failure(fail_type):
+            torch_compat.set_dynamo_config("suppress_errors", False)
+            self._backend_failed = True
+            self._refused = metrics
+
+    def refused(self, error: BaseException) -> bool:
+        """``error`` is Dynamo refusing the cell's own frame (``_on_failed_compile``): nothing of the cell ran.
+
+        The refusal raises straight out of the compiled call (the cell's frame has not
+        started, so no ``try`` of the cell sees it); a backend's failure carries the
+        backend's traceback, so the compile is not always among its frames.
+        """
+        return self._refused is not None and isinstance(error, Exception)
+
+    def refusal_finding(self, error: BaseException) -> Finding:
+        metrics = self._refused or {}
+        cid = metrics.get("explorer_compile_id")
+        lineno = metrics.get("fail_user_frame_lineno") if metrics.get("fail_user_frame_filename") == \
+            self.cell.filename else None
+        where = f" (it failed at line {lineno})" if lineno else ""
+        if str(metrics.get("fail_type")) in ("BackendCompilerFailed", "InductorError"):
+            why = (f"the backend raised ({_exception_words(error)}); torch._dynamo.config.suppress_errors is "
+                   "True (your setting), so torch.compile falls back to eager")
+        else:
+            why = _exception_words(error)
+        return Finding("compile", f"Dynamo could not compile the cell{where}: {why}; the cell ran as plain Python "
+                       "(nothing of it compiled; the torch.compile calls it makes itself still compile)",
+                       cid, int(lineno) if lineno else None)
 
     def _on_graph_break(self, payload: str, compile_id: Optional[str]) -> None:
         m = _GRAPH_BREAK_AT.search(payload)
@@ -806,9 +998,9 @@ class _Watch:
                 compile_id, lineno))
 
     # ---- after the run ----
-    def _frame_ran_plainly(self, message: str, exc: Optional[BaseException]) -> Finding:
+    def _frame_ran_plainly(self, message: str, exc: Optional[BaseException], plainly: bool = False) -> Finding:
         metrics = self._last_failed or {}
-        compile_id = str(metrics["compile_id"]) if metrics.get("compile_id") else None
+        compile_id = metrics.get("explorer_compile_id")
         m = re.match(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)", message)
         where = self._frame_words(m["name"], m["file"], int(m["line"])) if m else "a frame"
         lineno = None
@@ -816,9 +1008,12 @@ class _Watch:
             lineno = int(metrics["fail_user_frame_lineno"])
             where += f" (it failed at line {lineno})"
         why = _exception_words(exc) if exc is not None else (metrics.get("fail_type") or "an error")
+        if str(metrics.get("fail_type")) in ("BackendCompilerFailed", "InductorError") and self.user_suppresses:
+            why += ("; torch._dynamo.config.suppress_errors is True (your setting), so torch.compile falls back "
+                    "to eager for it")
         self._meta_failures.clear()  # fake tensors' report of this same failure
-        return Finding("compile", f"Dynamo could not compile {where}: {why}; that frame ran as plain Python",
-                       compile_id, lineno)
+        ran = "that frame ran as plain Python" + (" (Dynamo off for it and all it called)" if plainly else "")
+        return Finding("compile", f"Dynamo could not compile {where}: {why}; {ran}", compile_id, lineno)
 
     def _frame_words(self, name: str, filename: str, lineno: int) -> str:
         resume = _RESUME_NAME.match(name)
@@ -835,6 +1030,25 @@ class _Watch:
         from .capturing import torch_compat
 
         out: list[Finding] = []
+        if self.resets:
+            out.append(reset_finding())
+        out += self._nested_compile_findings()
+        if self.cell.is_compiling_lines:
+            lines = ", ".join(str(n) for n in self.cell.is_compiling_lines)
+            out.append(Finding("graph_break", f"line {lines}: torch.compiler.is_compiling() is asked by the cell "
+                               "itself. Dynamo would fold it to True inside the compiled cell, where a plain run "
+                               "gets False, so the explorer runs that call as plain Python (a graph break there) "
+                               "and the cell takes the branch a plain run takes"))
+        if self.cell.is_compiling_inside and self.rewrote_any:
+            lines = ", ".join(str(n) for n in self.cell.is_compiling_inside)
+            out.append(Finding("compile", f"line {lines}: a function of the cell asks torch.compiler.is_compiling(). "
+                               "Where the compiled cell calls it, Dynamo traces it as part of the cell and folds "
+                               "the answer to True; a plain run of the cell gets False there (unless the function "
+                               "is compiled by a torch.compile of your own)"))
+        if self.dynamo_warnings:
+            out.append(Finding("compile", "while compiling the cell Dynamo warned (a plain run compiles nothing and "
+                               "warns nothing; kept here, off stderr): " + "; ".join(dict.fromkeys(
+                                   self.dynamo_warnings))))
         for message in self._meta_failures:  # a fake-tensor failure no suppressed frame explained
             out.append(Finding("compile", f"fake tensors: {message}"))
         if self._rng_ids and torch_compat.inductor_fallback_random() is False:
@@ -855,6 +1069,17 @@ class _Watch:
         self.names.conclude(out)
         return out
 
+    def _nested_compile_findings(self) -> list[Finding]:
+        if not self.cell.nested_compiles:
+            return []
+        lines = ", ".join(str(n) for n in self.cell.nested_compiles)
+        return [Finding("graph_break", f"line {lines}: the cell calls torch.compile itself. Inside the compiled cell "
+                        "Dynamo would make that call a no-op (it returns what it is given, uncompiled), so the "
+                        "explorer runs it as plain Python, a graph break at that line: what it returns is compiled "
+                        "as in a plain run. Its own compilations show when it runs outside the cell's compiled "
+                        "code; %%compile --capture-only runs the cell as it is and shows exactly what the cell's "
+                        "own torch.compile calls compile")]
+
     def interrupted_at(self, error: Optional[BaseException]) -> Optional[tuple[str, int, str]]:
         """Where Dynamo was compiling when ``error`` came out of the compile itself."""
         if error is None or not _raised_while_compiling(error):
@@ -872,8 +1097,53 @@ class _Watch:
         reset = []
         while self.codes:
             reset += torch_compat.forget_code(self.codes.pop())
-        torch_compat.release_helper_globals(reset)
+        torch_compat.release_helper_globals(reset, self.rewritten)
+        self.rewritten.clear()
         self.names.remove_leftovers()
+
+
+@contextlib.contextmanager
+def _dynamo_warnings_diverted(watch: _Watch) -> Iterator[None]:
+    """Warnings Dynamo and Inductor give while they compile for the cell become a finding, not stderr lines.
+
+    A plain run of the cell compiles nothing, so it prints none of them ("Dynamo does
+    not know how to trace the builtin ...", "Profiler record function ... will be
+    ignored"): Python warnings, and WARNING records of torch's loggers, which torch
+    writes through its own stderr handlers. Everything else (the cell's own warnings,
+    torch's records outside a compile) is shown as usual.
+    """
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        if watch._compiling:
+            text = str(message).strip().splitlines()
+            watch.dynamo_warnings.append(f"{category.__name__}: {text[0] if text else ''}")
+            return
+        shown(message, category, filename, lineno, file, line)
+
+    def keep(record: logging.LogRecord) -> bool:
+        if watch._compiling and record.levelno == logging.WARNING:
+            text = record.getMessage().strip().splitlines()
+            watch.dynamo_warnings.append(text[0] if text else record.name)
+            return False
+        return True
+
+    handlers = {h for name, lg in list(logging.root.manager.loggerDict.items())
+                if isinstance(lg, logging.Logger) and (name == "torch" or name.startswith("torch."))
+                for h in lg.handlers}
+    filt = _CallFilter(keep)
+    for h in handlers:
+        h.addFilter(filt)
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        if warnings.showwarning is show:  # someone else may have replaced it meanwhile: theirs stays
+            warnings.showwarning = shown
+        for h in handlers:
+            h.removeFilter(filt)
 
 
 def _first_statement_line(cell: CellFunction) -> int:
@@ -882,11 +1152,11 @@ def _first_statement_line(cell: CellFunction) -> int:
 
 
 def _compile_id(metadata: dict) -> Optional[str]:
-    if "frame_id" not in metadata:
-        return None
-    cid = f"{metadata['frame_id']}/{metadata.get('frame_compile_id', 0)}"
-    attempt = metadata.get("attempt") or 0
-    return f"{cid}_{attempt}" if attempt else cid
+    """The record's compilation as the report names it (a generation after a reset; see capturing.compile_id)."""
+    from .capturing.recorder import compile_id_of
+
+    cid = compile_id_of(metadata)
+    return cid.key if cid is not None else None
 
 
 def _raised_while_compiling(error: BaseException) -> bool:

@@ -6,7 +6,9 @@ reads attributes of the shell it is given, so it imports nothing itself.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+import sys
+from typing import Any, Optional
 
 
 def running_cell_number(shell: Any) -> int:
@@ -33,3 +35,21 @@ def in_kernel() -> bool:
 
     shell = get_ipython()
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+def cell_name(filename: str) -> Optional[str]:
+    """``cell [5]`` for the file IPython registered for the cell ``In[5]`` of the running shell; else None.
+
+    IPython (8 and 9) names the file of each cell it runs, ``%%compile`` cells
+    included (``register_source``), in its code cache; ``format_code_name`` is what
+    its tracebacks use to print ``Cell In[5]``. Nothing is imported: without a
+    running IPython every file is a plain file.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    fmt = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    if fmt is None or not filename:
+        return None
+    named = fmt(filename)
+    m = re.match(r"^In\[(\d+)\]$", named[1]) if isinstance(named, tuple) and len(named) == 2 else None
+    return f"cell [{m[1]}]" if m else None

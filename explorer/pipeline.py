@@ -24,6 +24,7 @@ from .capturing.gpu_watch import GpuWatch
 from .capturing.model import CaptureData
 from .capturing.session import CaptureSession
 from .capturing.triton_asm import with_kernel_details
+from .ipython_compat import cell_name
 from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report
@@ -112,7 +113,7 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
     report.capture = _step(report, "kernel details", lambda: with_kernel_details(data), data)
     data = report.capture
     report.capture = _step(report, "why stages are empty", lambda: _explained(data), data)
-    report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture), Clinic())
+    report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture, cell_name), Clinic())
     report.lineage = _step(report, "lineage", lambda: lineage_of(report.capture), ())
     if error is None and options.time and (recorder is not None or repros is not None):
         if progress is not None:

@@ -53,12 +53,26 @@ class Clinic:
 
     fix_list: tuple[BreakSite, ...] = ()  # one row per break site, most costly first
     recompiles: tuple[RecompileExplanation, ...] = ()  # in compile order
+    # the notebook cells among the capture's files, as the user names them: {file: "cell [5]"}
+    cells: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, data: CaptureData) -> Clinic:
+    def of(cls, data: CaptureData, name_file: Any = None) -> Clinic:
+        """``name_file`` names a notebook cell's file as the user knows it (``cell [5]``): see ``fix_list``."""
         from .clinic import explain_recompiles, fix_list
 
-        return cls(tuple(fix_list(data)), tuple(explain_recompiles(data)))
+        files = {c.frame.filename for c in data.compilations}
+        cells = {f: name for f in sorted(files) if name_file and (name := name_file(f))}
+        return cls(tuple(fix_list(data, name_file)), tuple(explain_recompiles(data)), cells)
+
+    def where(self, filename: str, lineno: Optional[int] = None) -> str:
+        """``cell [5], line 3`` for a notebook cell's file, ``path:3`` for any other."""
+        cell = self.cells.get(filename)
+        if cell:
+            return f"{cell}, line {lineno}" if lineno else cell
+        from .clinic.locate import rel
+
+        return f"{rel(filename)}:{lineno}" if lineno else rel(filename)
 
 
 @dataclass(eq=True)

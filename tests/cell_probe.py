@@ -17,6 +17,9 @@ from typing import Any
 _IPYTHON = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|exit|quit|get_ipython|__builtin__|__builtins__|"
                       r"__name__|__doc__|__package__|__loader__|__spec__|__session__)$")
 BASELINE = ("torch",)
+# Dynamo's helper globals: Dynamo deletes them itself when their compiled code goes (a reset, a redefined
+# function); deleting them here first would make that clean-up print a KeyError in either kernel
+DYNAMO_HELPER = re.compile(r"^__(compiled_fn_|resume_at_|builtins_dict__|import_)")
 CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config",
                   "torch.compiler.config", "torch.fx.experimental._config")
 
@@ -123,7 +126,7 @@ def _filters() -> list:
 def reset() -> str:
     """Back to the baseline namespace (torch imported) between cells."""
     ns = _shell().user_ns
-    for key in [k for k in ns if not _IPYTHON.match(k) and k not in BASELINE]:
+    for key in [k for k in ns if not _IPYTHON.match(k) and k not in BASELINE and not DYNAMO_HELPER.match(k)]:
         del ns[key]
     sys.last_type = sys.last_value = sys.last_traceback = None  # nothing of the last error keeps frames alive
     import gc

@@ -22,7 +22,7 @@ import pytest
 pytestmark = pytest.mark.slow  # six fresh processes with Inductor compiles: ~3-5 min on 2 cores
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
-PROGRAMS = ["trace_breaks.py", "trace_train_recompile.py", "trace_dynamic.py"]
+PROGRAMS = ["trace_breaks.py", "trace_train_recompile.py", "trace_dynamic.py", "trace_reset.py"]
 
 # glog prefix torch's trace handler writes before each JSON envelope (tlparse's own regex, simplified)
 _ENVELOPE = re.compile(r"^[VIWEC]\d{4} [\d:.]+ +\d+ \S+:\d+\] (\{.*\})\s*$")
@@ -36,6 +36,10 @@ class Trace:
     compile_ids: set = field(default_factory=set)
     events: Counter = field(default_factory=Counter)
     breaks: dict = field(default_factory=dict)  # compile id -> (file, line) of the first break
+    # torch._dynamo.reset() numbers compilations from 0/0 again: a start record of an id already started
+    # opens a new generation, named "g1 0/0" as the explorer names it
+    generation: int = 0
+    started: set = field(default_factory=set)
 
 
 def parse_trace_dir(folder):
@@ -66,6 +70,13 @@ def _count(trace, envelope, payload):
     if envelope.get("frame_id") is None:
         return
     cid = f"{envelope['frame_id']}/{envelope['frame_compile_id']}"
+    if name == "dynamo_start" and not envelope.get("attempt"):
+        if cid in trace.started:
+            trace.generation += 1
+            trace.started.clear()
+        trace.started.add(cid)
+    if trace.generation:
+        cid = f"g{trace.generation} {cid}"
     trace.compile_ids.add(cid)
     if name == "artifact:dynamo_graph_break_reason":
         m = _BREAK_AT.search(payload)
@@ -139,6 +150,11 @@ def test_programs_cover_breaks_recompiles_backward_dynamic_and_no_graph(runs):
     comps = dynamic.report["capture"]["compilations"]
     assert [c["graph"] is None for c in comps] == [False, True]  # softmax graph, then the int-only frame
     assert '"Sym(' in comps[0]["graph"]["code"]  # dynamic=True: sizes are symbols in the graph
+    reset = runs["trace_reset.py"]
+    assert reset.trace.generation == 1 and reset.trace.events["dynamo_start"] >= 2  # 0/0 started twice
+    ids = [c["compile_id"] for c in reset.report["capture"]["compilations"]]
+    assert ids[0] == "0/0" and "g1 0/0" in ids, ids
+    assert [c["frame"]["name"] for c in reset.report["capture"]["compilations"]][:2] == ["f", "g"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

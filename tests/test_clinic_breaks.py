@@ -177,7 +177,8 @@ def test_a_fullgraph_failure_is_explained_like_the_break(sites):
     site = _site_at(sites, _marker("_helper_that_prints"))
     assert brk is not None
     assert (os.path.abspath(brk.filename), brk.lineno) == (CORPUS_FILE, site.lineno)
-    assert brk.reason == site.reason and brk.gb_code == site.gb_code
+    # the site names what torch could not trace after torch's own reason: "...: `print`"
+    assert site.reason.startswith(brk.reason) and brk.gb_code == site.gb_code
     assert [loc.function for loc in brk.user_traceback][-2:] == ["fresh_caller", "_helper_that_prints"]
 
 
@@ -220,3 +221,64 @@ def test_code_run_from_stdin_still_points_at_the_function_and_its_resume():
     assert sites[0].function == "step" and sites[0].resume_ids == ("1/0",)
     assert sites[1].resume_ids == ()  # a resume of `step` in another file is not `other`'s
     assert [loc.function for loc in sites[0].user_traceback] == ["<module>", "step"]
+
+
+# ---- two graph-break records for one compile id (issue 23): both reasons reach the fix list ----
+
+def test_two_break_records_of_one_compilation_are_both_in_the_fix_list():
+    """torch logs a second record when Dynamo then gives up on the frame; its reason explains why
+    (``Generator reconstruction with mutations`` at an ``Adam(model.parameters())`` line)."""
+    from explorer.capturing.compile_id import CompileId
+    from explorer.capturing.fold import Fold
+    from explorer.capturing.model import CaptureData, GraphBreak
+    from explorer.capturing.records import GraphBreakReason
+    from explorer.clinic import fix_list
+    from explorer.report import Report
+
+    first = GraphBreak("Unsupported Tensor.backward() call", "/home/me/train.py", 7, "loss.backward()",
+                       gb_code="GB0123")
+    second = GraphBreak("Generator reconstruction with mutations", "/home/me/train.py", 5,
+                        "opt = torch.optim.Adam(model.parameters())", gb_code="GB0099")
+    fold = Fold(CompileId(0, 0))
+    for brk in (first, second, first):  # the same record twice is kept once
+        fold.add(GraphBreakReason(brk))
+    comp = fold.build()
+    assert comp.graph_break == first and comp.more_breaks == (second,)
+    data = CaptureData("2.13", "cpu", "3.11", compilations=(comp,))
+    reasons = [s.reason for s in fix_list(data)]
+    assert sorted(reasons) == ["Generator reconstruction with mutations", "Unsupported Tensor.backward() call"]
+    text = Report.of(data).summary()
+    assert "Generator reconstruction with mutations" in text and "Unsupported Tensor.backward() call" in text
+
+
+def test_a_site_names_the_library_it_is_inside_and_torch_compile_calls_hint_at_capture_only():
+    import sysconfig
+
+    from explorer.capturing.compile_id import CompileId
+    from explorer.capturing.fold import Fold
+    from explorer.capturing.model import CaptureData, GraphBreak, SourceLoc
+    from explorer.capturing.records import GraphBreakReason
+    from explorer.clinic import fix_list
+    from explorer.clinic.fixlist import library_of
+
+    purelib = sysconfig.get_paths()["purelib"]
+    adam = f"{purelib}/torch/optim/adam.py"
+    assert library_of(adam) == "torch.optim"
+    assert library_of(f"{purelib}/scipy/fft/_basic.py") == "scipy"
+    assert library_of("/home/me/train.py") is None
+    inside = GraphBreak("Call to `torch._dynamo.graph_break()`", adam, 213, "torch._dynamo.graph_break()",
+                        gb_code="GB0025", user_traceback=(SourceLoc("/home/me/train.py", 9, "train", "opt.step()"),
+                                                          SourceLoc(adam, 213, "step", None)))
+    nested = GraphBreak("torch.compile call with > 1 args", "/home/me/train.py", 4, "torch.compile(m, None)",
+                        gb_code="GB0223")
+    comps = []
+    for i, brk in enumerate((inside, nested)):
+        fold = Fold(CompileId(i, 0))
+        fold.add(GraphBreakReason(brk))
+        comps.append(fold.build())
+    sites = {s.gb_code: s for s in fix_list(CaptureData("2.13", "cpu", "3.11", compilations=tuple(comps)),
+                                             name_file=lambda f: "cell [5]" if f.endswith("train.py") else None)}
+    lib = sites["GB0025"]
+    assert lib.where == "cell [5], line 9, inside torch.optim (adam.py:213 in step)" and lib.library == "torch.optim"
+    assert "not in your code" in lib.ran_as_python
+    assert sites["GB0223"].where == "cell [5], line 4" and "--capture-only" in sites["GB0223"].hints[0]

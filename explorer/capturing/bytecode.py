@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dis
 import linecache
+import re
 from types import CodeType
 from typing import Optional
 
@@ -31,9 +32,27 @@ def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
 
 
 def from_listing(name: str, filename: str, firstlineno: int, listing: str) -> Bytecode:
-    """When only torch's printed listing exists (frames the hook never saw)."""
+    """When only torch's printed listing exists (frames the hook never saw: a frame Dynamo gave up on)."""
     return Bytecode(name=name, filename=filename, firstlineno=firstlineno, listing=listing,
-                    source=_source_lines(filename, firstlineno, None))
+                    instructions=instructions_of_listing(listing), source=_source_lines(filename, firstlineno, None))
+
+
+# a row of a `dis` listing: [line] [>>] offset OPNAME [arg] [(argrepr)]
+_ROW = re.compile(r"^\s*(?:(?P<line>\d+)\s+)?(?:(?P<target>>>)\s+)?(?P<offset>\d+)\s+(?P<op>[A-Z][A-Z0-9_]*)"
+                  r"(?:\s+\d+)?(?:\s+\((?P<repr>.*)\))?\s*$")
+
+
+def instructions_of_listing(listing: str) -> tuple[Instruction, ...]:
+    """The instruction table read back from a printed ``dis`` listing (rows it cannot read are left out)."""
+    out, line = [], None
+    for text in listing.splitlines():
+        m = _ROW.match(text)
+        if m is None:
+            continue
+        if m["line"]:
+            line = int(m["line"])
+        out.append(Instruction(int(m["offset"]), m["op"], m["repr"] or "", line, bool(m["target"])))
+    return tuple(out)
 
 
 def _source_lines(filename: str, first: int, last: Optional[int]) -> Optional[str]:

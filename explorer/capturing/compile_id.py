@@ -1,34 +1,41 @@
-"""Dynamo's compile id as a value: frame, compile of that frame, restart attempt.
+"""Dynamo's compile id as a value: frame, compile of that frame, restart attempt, and generation.
 
 torch names every compilation ``<frame id>/<frame compile id>`` and, after
 Dynamo restarted its analysis of the frame, ``_<attempt>``; its log lines
-print it in brackets (``[0/1]``, ``[1/0_1]``). The report keeps the key
-without brackets (``"0/1"``, what ``torch._guards.CompileId.from_string``
-reads); ``str()`` prints it as torch's logs do.
+print it in brackets (``[0/1]``, ``[1/0_1]``). ``torch._dynamo.reset()`` (and
+``torch.compiler.reset()``) starts the numbering again at ``0/0``, so one run
+can hold two different compilations named ``0/0``. The explorer keeps torch's
+id and adds a generation: how many resets came before the compilation within
+one capture (``Generations``). Generation 0 prints as torch prints (``[0/1]``,
+key ``"0/1"``, what ``torch._guards.CompileId.from_string`` reads); a later one
+leads with it: ``[g1 0/0]``, key ``"g1 0/0"``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
-_KEY_RE = re.compile(r"^\[?(?P<frame>\d+)/(?P<compile>\d+)(?:_(?P<attempt>\d+))?\]?$")
+_KEY_RE = re.compile(r"^\[?(?:g(?P<gen>\d+) )?(?P<frame>\d+)/(?P<compile>\d+)(?:_(?P<attempt>\d+))?\]?$")
 
 
-@dataclass(frozen=True, order=True)
+@functools.total_ordering
+@dataclass(frozen=True)
 class CompileId:
     frame_id: int
     frame_compile_id: int
     attempt: int = 0
+    generation: int = 0  # torch._dynamo.reset() calls before this compilation, within one capture
 
     @classmethod
     def parse(cls, text: str) -> Optional[CompileId]:
-        """``"0/1"``, ``"[0/1]"`` or ``"1/0_2"``; None for anything else."""
+        """``"0/1"``, ``"[0/1]"``, ``"1/0_2"`` or ``"g1 0/0"``; None for anything else."""
         m = _KEY_RE.match(text.strip()) if isinstance(text, str) else None
         if m is None:
             return None
-        return cls(int(m["frame"]), int(m["compile"]), int(m["attempt"] or 0))
+        return cls(int(m["frame"]), int(m["compile"]), int(m["attempt"] or 0), int(m["gen"] or 0))
 
     @classmethod
     def of_metadata(cls, metadata: dict) -> Optional[CompileId]:
@@ -41,26 +48,67 @@ class CompileId:
         return cls(frame, compile_no if isinstance(compile_no, int) else 0,
                    attempt if isinstance(attempt, int) else 0)
 
+    def _order(self) -> tuple[int, int, int, int]:
+        return (self.generation, self.frame_id, self.frame_compile_id, self.attempt)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, CompileId):
+            return NotImplemented
+        return self._order() < other._order()
+
     @property
     def compilation(self) -> CompileId:
         """The id of the compilation this attempt belongs to (attempt 0): restarts fold into one."""
-        return self if not self.attempt else CompileId(self.frame_id, self.frame_compile_id)
+        return self if not self.attempt else replace(self, attempt=0)
 
     @property
-    def key(self) -> str:
-        """The compilation's key in the report: frame and compile, without the attempt."""
+    def torch_key(self) -> str:
+        """Frame and compile as torch prints them, without the generation."""
         return f"{self.frame_id}/{self.frame_compile_id}"
 
     @property
+    def key(self) -> str:
+        """The compilation's key in the report: generation (after a reset), frame and compile, no attempt."""
+        return f"g{self.generation} {self.torch_key}" if self.generation else self.torch_key
+
+    @property
     def trace_key(self) -> str:
-        """As torch's ``TraceId`` prints it: the attempt only when Dynamo restarted."""
+        """As torch's ``TraceId`` prints it (the attempt only when Dynamo restarted), after the generation."""
         return self.key if not self.attempt else f"{self.key}_{self.attempt}"
 
     def __str__(self) -> str:
         return f"[{self.trace_key}]"
 
 
-def sort_key(key: str) -> tuple[int, int, int]:
-    """Orders compile-id keys numerically (``"10/0"`` after ``"9/3"``); unparseable ones last."""
+@dataclass
+class Generations:
+    """Numbers the compilations of one capture across ``torch._dynamo.reset()``.
+
+    A reset is noticed at the next compilation's start record: either Dynamo's
+    callback registry was emptied (``torch_compat.CompileCallbacks.reset_seen``,
+    what a reset does) or the start names an id this generation already had
+    (torch's counters start again at 0: what a recorded trace shows). Only a
+    generation that holds compilations is closed, so a reset before the first
+    compile of a capture changes no id.
+    """
+
+    current: int = 0
+    _started: set[tuple[int, int, int]] = field(default_factory=set)
+
+    def start(self, cid: CompileId, reset_seen: bool = False) -> None:
+        """A compilation (or a restart attempt) begins: ``dynamo_start``."""
+        key = (cid.frame_id, cid.frame_compile_id, cid.attempt)
+        if self._started and (reset_seen or key in self._started):
+            self.current += 1
+            self._started.clear()
+        self._started.add(key)
+
+    def stamp(self, cid: Optional[CompileId]) -> Optional[CompileId]:
+        """``cid`` in the current generation."""
+        return cid if cid is None or not self.current else replace(cid, generation=self.current)
+
+
+def sort_key(key: str) -> tuple[int, int, int, int]:
+    """Orders compile-id keys: by generation, then numerically (``"10/0"`` after ``"9/3"``); unparseable ones last."""
     cid = CompileId.parse(key)
-    return (cid.frame_id, cid.frame_compile_id, cid.attempt) if cid else (1 << 30, 0, 0)
+    return cid._order() if cid else (1 << 30, 0, 0, 0)

@@ -99,7 +99,11 @@ class Fold:
         self.guard_tree = r.text
 
     def _break(self, r: GraphBreakReason) -> None:
-        self.fields.setdefault("graph_break", r.graph_break)  # the first break is the one the user hit
+        if "graph_break" not in self.fields:
+            self.fields["graph_break"] = r.graph_break  # the first break is the one the user hit
+        elif r.graph_break != self.fields["graph_break"] and r.graph_break not in self.fields.get("more_breaks", ()):
+            # a second record for the same compilation: often the reason Dynamo then gave up on the frame
+            self.fields["more_breaks"] = self.fields.get("more_breaks", ()) + (r.graph_break,)
 
     def _recompile(self, r: RecompileReasons) -> None:
         self.fields["recompile_reason"] = r.text or None

@@ -21,6 +21,7 @@ from typing import Any, Optional
 from . import torch_compat
 from .loggers import listen_at_debug
 from .model import AutotuneChoice, Autotuning, CaptureData, CudaGraphs
+from .recorder import current_compile_id
 
 _RECORDING = re.compile(r"\] Recording function=")
 _RERECORDING = re.compile(r"\] Re-recording function=.*?reason=(?P<reason>.*)$", re.S)
@@ -95,7 +96,7 @@ class GpuWatch:
                 self.skips.append(text.strip()[:1000])
 
     def _on_autotune(self, timings: Any, name: Any, input_nodes: Any, choices: Any) -> None:
-        key = torch_compat.current_compile_key()
+        key = current_compile_id()
         times = dict(timings or {})
         rows = []
         best = None
@@ -111,7 +112,7 @@ class GpuWatch:
         rows.sort(key=lambda r: (r.time_s is None, r.time_s or 0.0))
         self.autotuning.append(Autotuning(op=str(name), inputs=tuple(_node_text(n) for n in input_nodes or ()),
                                           choices=tuple(rows), winner=_choice_name(best) if best is not None else None,
-                                          compile_id=f"{key[0]}/{key[1]}" if key else None))
+                                          compile_id=key.key if key else None))
 
     # ---- result ----
     def cudagraphs(self) -> Optional[CudaGraphs]:

@@ -257,6 +257,8 @@ class Compilation:
     guard_tree: Optional[str] = None
     recompile_reason: Optional[str] = None
     graph_break: Optional[GraphBreak] = None
+    # further graph-break records torch logged for this compilation (e.g. why Dynamo then gave up on the frame)
+    more_breaks: tuple[GraphBreak, ...] = ()
     restarts: tuple[Restart, ...] = ()
     aot_joint: Optional[FxGraph] = None
     aot_forward: Optional[FxGraph] = None
@@ -307,7 +309,9 @@ class CaptureData:
 
     @property
     def graph_breaks(self) -> list[tuple[Compilation, GraphBreak]]:
-        return [(c, c.graph_break) for c in self.compilations if c.graph_break is not None]
+        """Every graph-break record, the further ones of a compilation (``more_breaks``) included."""
+        return [(c, b) for c in self.compilations if c.graph_break is not None
+                for b in (c.graph_break, *c.more_breaks)]
 
     @property
     def recompiles(self) -> list[Compilation]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from . import torch_compat
-from .compile_id import CompileId
+from .compile_id import CompileId, Generations
 from .loggers import listen_at_debug, tap
 from .model import Problem
 from .raw import RawCapture, RawEvent, describe_error, event_name
@@ -43,6 +43,7 @@ NOISE: dict[str, str] = {
     "link": "tlparse's cross-links between its pages",
     "bwd_compilation_metrics": "backward compile times (compilation_metrics has the frame's)",
     "dynamo_guards": "guards as Python data (rarely emitted; the guard tree is read instead)",
+    "artifact:dynamo_error": "Dynamo's error text (the compilation's failure and graph break carry it)",
     "artifact:fx_graph_runnable": "a runnable repro script of each lowered graph (kept only when asked: run --time)",
     "artifact:torch._functorch.config": "a dump of AOTAutograd's config",
     "artifact:aot_forward_graph_fw_metadata": "AOTAutograd's metadata about the forward's inputs and outputs",
@@ -117,6 +118,8 @@ class Recorder:
         self._lock = threading.Lock()
         self._seq = 0
         self._undo: list[Callable[[], None]] = []
+        self.generations = Generations()  # compile ids stay unique across torch._dynamo.reset()
+        self._resets: Optional[torch_compat.CompileCallbacks] = None
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
         """Calls ``fn(event)`` live for each record kept (and the noise named in ``keep``); returns the undo."""
@@ -140,6 +143,8 @@ class Recorder:
                               lambda record: self._on_tapped("ddp_optimizer_log", record), logging.INFO))
         handle = torch_compat.register_bytecode_hook(self._on_bytecode)
         self._undo.append(handle.remove)
+        self._resets = torch_compat.CompileCallbacks().install()
+        self._undo.append(self._resets.remove)
 
     def _leave(self) -> None:
         with _LOCK:
@@ -168,11 +173,12 @@ class Recorder:
         if kind == "trace":
             self.take_trace(getattr(record, "metadata", None), getattr(record, "payload", None))
         else:
-            self.take(kind, torch_compat.current_compile_id(), {}, record.getMessage())
+            self.take(kind, self.generations.stamp(torch_compat.current_compile_id()), {}, record.getMessage())
 
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
         try:
-            self.take("bytecode_hook", torch_compat.current_compile_id(), {}, (code, new_code))
+            self.take("bytecode_hook", self.generations.stamp(torch_compat.current_compile_id()), {},
+                      (code, new_code))
         except Exception as e:  # noqa: BLE001 - a hook must never break the compile
             self.record_failure("recorder", e, "bytecode_hook")
 
@@ -187,16 +193,24 @@ class Recorder:
             self.raw.strings[index] = path
             return
         name = event_name(metadata)
+        cid = self.compile_id_of(metadata, starts=name == "dynamo_start")
         why = NOISE.get(name)
         if why is None:
-            self.take(name, CompileId.of_metadata(metadata), metadata, payload)
+            self.take(name, cid, metadata, payload)
             return
         asked = [s for s in self._readers() if name in s.keep]
         # one row per name for the whole capture: per compilation, noise would outnumber the stages
         self.raw.dropped.add(name, None, _size(payload),
                              KEPT_WHY.format(", ".join(s.name for s in asked)) if asked else NOISE_WHY.format(why))
         if asked:
-            self._deliver(RawEvent(self._next(), name, CompileId.of_metadata(metadata), metadata, payload), asked)
+            self._deliver(RawEvent(self._next(), name, cid, metadata, payload), asked)
+
+    def compile_id_of(self, metadata: dict, starts: bool = False) -> Optional[CompileId]:
+        """A record's compile id in this capture's generation; ``starts``: it is a compilation's start record."""
+        cid = CompileId.of_metadata(metadata)
+        if starts and cid is not None:
+            self.generations.start(cid, reset_seen=self._resets is not None and self._resets.reset_seen())
+        return self.generations.stamp(cid)
 
     def take(self, name: str, compile_id: Optional[CompileId], metadata: dict, payload: Any) -> None:
         """Keeps one record and hands it to the subscribers (also the way a recorded trace is replayed)."""
@@ -231,6 +245,22 @@ class Recorder:
         with self._lock:
             self._seq += 1
             return self._seq
+
+
+def current_compile_id() -> Optional[CompileId]:
+    """The compile running now, numbered as the innermost open capture numbers it (see ``Generations``)."""
+    cid = torch_compat.current_compile_id()
+    with _LOCK:
+        innermost = _OPEN[-1] if _OPEN else None
+    return innermost.generations.stamp(cid) if innermost is not None else cid
+
+
+def compile_id_of(metadata: dict) -> Optional[CompileId]:
+    """A trace record's compile id as the innermost open capture numbers it (read after that capture saw it)."""
+    with _LOCK:
+        innermost = _OPEN[-1] if _OPEN else None
+    cid = CompileId.of_metadata(metadata)
+    return innermost.generations.stamp(cid) if innermost is not None else cid
 
 
 def _size(payload: Any) -> int:

@@ -84,12 +84,6 @@ def current_compile_id() -> Optional[CompileId]:
     return CompileId(cid.frame_id, cid.frame_compile_id or 0, getattr(trace_id, "attempt", 0) or 0)
 
 
-def current_compile_key() -> Optional[tuple[int, int, int]]:
-    """(frame_id, frame_compile_id, attempt) of the compile running now, if any (timing's graph keys)."""
-    cid = current_compile_id()
-    return None if cid is None else (cid.frame_id, cid.frame_compile_id, cid.attempt)
-
-
 def register_bytecode_hook(hook: Callable[[Any, Any], None]) -> Any:
     """Returns a handle with .remove(); the hook sees (original, rewritten) code objects."""
     from torch._dynamo.convert_frame import register_bytecode_hook as register
@@ -732,30 +726,102 @@ def dynamo_config(values: dict[str, Any]) -> Iterator[None]:
             setattr(config, name, old)
 
 
-@contextlib.contextmanager
-def compile_callbacks(on_start: Callable[[], None], on_end: Callable[[], None]) -> Iterator[None]:
-    """Calls ``on_start``/``on_end`` around every Dynamo compilation in the block.
+class CompileCallbacks:
+    """Calls ``on_start``/``on_end`` around every Dynamo compilation while installed.
 
     Dynamo's own callback registry (``torch._dynamo.callback_handler``, the seam
     behind ``torch._dynamo.on_compile_start``): the start callback runs before a
     frame is traced, the end callback after its backend returned or failed. No
     user code runs in between (Dynamo traces it symbolically).
+
+    ``torch._dynamo.reset()`` (``torch.compiler.reset()``) empties the registry,
+    so after one these callbacks are gone: ``reset_seen`` says so and installs
+    them again (called at each compilation's start record, which Dynamo writes
+    before it runs the start callbacks), and ``remove`` removes only what is
+    still there. Without callbacks it is a plain reset detector (the recorder's).
     """
-    from torch._dynamo.callback import callback_handler
 
-    def start(_args: Any) -> None:  # the registry passes CallbackArgs: unused here
-        on_start()
+    def __init__(self, on_start: Optional[Callable[[], None]] = None,
+                 on_end: Optional[Callable[[], None]] = None) -> None:
+        self._on_start = on_start
+        self._on_end = on_end
+        self._installed = False
 
-    def end(_args: Any) -> None:
-        on_end()
+    def _start(self, _args: Any) -> None:  # the registry passes CallbackArgs: unused here
+        if self._on_start is not None:
+            self._on_start()
 
-    callback_handler.register_start_callback(start)
-    callback_handler.register_end_callback(end)
+    def _end(self, _args: Any) -> None:
+        if self._on_end is not None:
+            self._on_end()
+
+    def install(self) -> CompileCallbacks:
+        from torch._dynamo.callback import callback_handler
+
+        callback_handler.register_start_callback(self._start)
+        callback_handler.register_end_callback(self._end)
+        self._installed = True
+        return self
+
+    def reset_seen(self) -> bool:
+        """True once per reset since the last call (the callbacks are then installed again)."""
+        from torch._dynamo.callback import callback_handler
+
+        if not self._installed or any(c == self._start for c in callback_handler.start_callbacks):
+            return False
+        self.remove()
+        self.install()
+        return True
+
+    def remove(self) -> None:
+        from torch._dynamo.callback import callback_handler
+
+        for registered, mine in ((callback_handler.start_callbacks, self._start),
+                                 (callback_handler.end_callbacks, self._end)):
+            if any(c == mine for c in registered):  # a reset may have removed it already
+                registered.remove(mine)
+        self._installed = False
+
+
+@contextlib.contextmanager
+def compile_callbacks(on_start: Callable[[], None], on_end: Callable[[], None]) -> Iterator[CompileCallbacks]:
+    """``CompileCallbacks`` installed for the block, removed afterwards (also after a reset)."""
+    callbacks = CompileCallbacks(on_start, on_end).install()
     try:
-        yield
+        yield callbacks
     finally:
-        callback_handler.remove_end_callback(end)
-        callback_handler.remove_start_callback(start)
+        callbacks.remove()
+
+
+def is_soft_failure(fail_type: str) -> bool:
+    """A compile failure Dynamo always turns into a quietly skipped frame, whatever ``suppress_errors`` says
+    (``Unsupported``, ``UserError`` and their kinds: a graph break it cannot resume from)."""
+    from torch._dynamo import exc
+
+    cls = getattr(exc, fail_type, None)
+    return isinstance(cls, type) and issubclass(cls, (exc.Unsupported, exc.UserError))
+
+
+def run_frame_plainly(error: Optional[BaseException]) -> bool:
+    """Makes the frame whose compile failed with ``error`` run with Dynamo off for it and all it calls.
+
+    Called while Dynamo reports the suppressed error (its "WON'T CONVERT" warning),
+    before it decides how to run the frame: a ``TorchDynamoException`` may carry the
+    frame execution strategy Dynamo then applies (``exc.py``: ``frame_exec_strategy``);
+    skipping recursively runs the frame with no eval-frame callback, as plain Python.
+    Without it Dynamo runs the frame unconverted but still inside its region. False
+    when ``error`` cannot carry one (e.g. an ``AssertionError``).
+    """
+    try:
+        from torch._C._dynamo.eval_frame import _FrameAction, _FrameExecStrategy
+    except ImportError:  # a torch without frame execution strategies
+        return False
+    from torch._dynamo import exc
+
+    if not isinstance(error, exc.TorchDynamoException) or not hasattr(error, "frame_exec_strategy"):
+        return False
+    error.frame_exec_strategy = _FrameExecStrategy(_FrameAction.SKIP, _FrameAction.SKIP)
+    return True
 
 
 def not_traced(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -801,7 +867,7 @@ def forget_code(code: Any) -> list[Any]:
     return done
 
 
-def release_helper_globals(codes: list[Any]) -> None:
+def release_helper_globals(codes: list[Any], rewritten: Iterable[Any] = ()) -> None:
     """Removes the helper globals Dynamo put in a frame's globals for these code objects' compilations.
 
     Dynamo registers, per rewritten code object, the clean-up of its helpers
@@ -810,15 +876,18 @@ def release_helper_globals(codes: list[Any]) -> None:
     forgotten nothing can run the rewritten code again, but it may stay referenced
     for a while (and its clean-up would then fire at interpreter exit, after the
     namespace is gone: ``KeyError`` noise on stderr). This runs that clean-up now,
-    exactly once, for the rewritten code of ``codes``.
+    exactly once, for the rewritten code of ``codes``. ``rewritten`` names that code
+    itself (from the bytecode hook): after ``torch._dynamo.reset()`` Dynamo's map from
+    rewritten to original code is empty, but the clean-ups are still pending.
     """
     from torch._dynamo.utils import CleanupManager, orig_code_map
 
     ours = {id(c) for c in codes}
+    new = {id(c) for c in rewritten}
     manager = CleanupManager.instance
     for idx in list(manager.values):
         original = orig_code_map.values.get(idx)
-        if original is None or id(original) not in ours:
+        if idx not in new and (original is None or id(original) not in ours):
             continue
         for hook in manager.values.pop(idx, ()):
             if hook.name in hook.scope:

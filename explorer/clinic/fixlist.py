@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
-from .locate import basename, rel, repaired, user_frame
+from .locate import basename, is_library_file, rel, repaired, user_frame
 
 _RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
 
@@ -46,6 +46,11 @@ class BreakSite:
     frame_abandoned: bool = False  # Dynamo gave up on the whole frame: all of it ran in Python
     ran_as_python: str = ""  # plain words: what then ran outside any graph
     breaks: tuple[GraphBreak, ...] = field(default=(), repr=False)
+    # the site as the user names it, what every view prints: "cell [5], line 3" in a notebook, "file:line"
+    # in a script, and where Dynamo stopped when that is inside a library ("..., inside torch.optim (adam.py:213)")
+    where: str = ""
+    library: Optional[str] = None  # the library the break happened inside (not the user's line to fix)
+    by_explorer: bool = False  # the explorer's own doing (it runs that line as plain Python: see its finding)
 
     @property
     def count(self) -> int:
@@ -53,6 +58,8 @@ class BreakSite:
 
     @property
     def location(self) -> str:
+        if self.where:
+            return self.where
         return f"{rel(self.filename)}:{self.lineno}" if self.lineno else rel(self.filename)
 
     def line(self) -> str:
@@ -62,12 +69,19 @@ class BreakSite:
         return f"{self.location}: {self.reason}{code}{n}"
 
 
-def fix_list(data: CaptureData) -> list[BreakSite]:
-    """Every distinct graph-break site in ``data``, most costly first (see module docstring)."""
+FileNamer = Callable[[str], Optional[str]]  # a file -> how the user names it ("cell [5]"), or None
+
+
+def fix_list(data: CaptureData, name_file: Optional[FileNamer] = None) -> list[BreakSite]:
+    """Every distinct graph-break site in ``data``, most costly first (see module docstring).
+
+    ``name_file`` names a notebook cell's file as the user knows it (``cell [5]``);
+    other files are named by their path.
+    """
     groups: dict[tuple, list[tuple[Compilation, GraphBreak]]] = {}
     for comp, brk in data.graph_breaks:
         groups.setdefault(_key(brk), []).append((comp, brk))
-    sites = [_site(hits, data) for hits in groups.values()]
+    sites = [_site(hits, data, name_file) for hits in groups.values()]
     return sorted(sites, key=lambda s: (-s.count, -len(s.resume_ids), s.filename or "~", s.lineno or 0, s.reason))
 
 
@@ -85,7 +99,8 @@ def _user_loc(brk: GraphBreak) -> Optional[SourceLoc]:
     return None
 
 
-def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData) -> BreakSite:
+def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData,
+          name_file: Optional[FileNamer] = None) -> BreakSite:
     comp, brk = hits[0]
     loc = _user_loc(brk)
     stopped = _stopped_at(brk, loc)
@@ -101,9 +116,67 @@ def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData) -> Brea
         resume_ids=tuple(c.compile_id for c in resumes),
         resume_functions=tuple(dict.fromkeys(c.frame.name for c in resumes)),
         user_traceback=repaired(brk.user_traceback), stopped_at=stopped, frame_abandoned=abandoned,
-        breaks=tuple(b for _, b in hits),
+        breaks=tuple(b for _, b in hits), library=library_of(stopped.filename) if stopped else None,
+        by_explorer=any(_EXPLORER_MARK in _text_of(b) for _, b in hits),
     )
+    site = dataclasses.replace(site, reason=_with_subject(brk), hints=_hints(site),
+                               where=_where(site, name_file))
     return _with_words(site, [c for c, _ in hits])
+
+
+_EXPLORER_MARK = "__compile_explorer"  # the names of the explorer's own helpers in a cell
+_SUBJECT = re.compile(r"(?:builtin operator|builtin|function|callable) `(?P<name>[\w.]+)`")
+
+
+def _text_of(brk: GraphBreak) -> str:
+    return " ".join(filter(None, (brk.reason, brk.explanation, brk.detail)))
+
+
+def _with_subject(brk: GraphBreak) -> str:
+    """torch's reason, naming what it could not trace when torch's explanation does ("... `print`")."""
+    m = _SUBJECT.search(brk.explanation or "")
+    if m is None or m["name"] in brk.reason or _EXPLORER_MARK in m["name"]:
+        return brk.reason
+    return f"{brk.reason}: `{m['name']}`"
+
+
+def _hints(site: BreakSite) -> tuple[str, ...]:
+    if site.gb_code == "GB0223" or "torch.compile call" in site.reason:
+        return ("this code calls torch.compile itself: %%compile --capture-only runs a cell as it is and shows "
+                "what its own torch.compile calls compile",) + site.hints
+    return site.hints
+
+
+def _where(site: BreakSite, name_file: Optional[FileNamer]) -> str:
+    """``cell [5], line 3`` (a notebook cell), ``path:3`` (a file), and the library frame when it is one."""
+    cell = name_file(site.filename) if name_file and site.filename else None
+    if cell:
+        where = f"{cell}, line {site.lineno}" if site.lineno else cell
+    else:
+        where = f"{rel(site.filename)}:{site.lineno}" if site.lineno else rel(site.filename)
+    if site.library and site.stopped_at is not None:
+        s = site.stopped_at
+        fn = f" in {s.function}" if s.function else ""
+        where += f", inside {site.library} ({basename(s.filename)}:{s.lineno}{fn})"
+    return where
+
+
+def library_of(filename: Optional[str]) -> Optional[str]:
+    """``torch.optim``, ``scipy``: the installed package (or standard library module) a file belongs to."""
+    if not filename or not is_library_file(filename):
+        return None
+    parts = filename.replace("\\", "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            rest = [p for p in parts[parts.index(marker) + 1:] if p]
+            if not rest:
+                return None
+            pkg = rest[0].removesuffix(".py")
+            if pkg == "torch" and len(rest) > 2:  # torch is large: name its subpackage
+                return f"torch.{rest[1].removesuffix('.py')}"
+            return pkg
+    name = parts[-1].removesuffix(".py")
+    return name or None
 
 
 def _stopped_at(brk: GraphBreak, user: Optional[SourceLoc]) -> Optional[SourceLoc]:
@@ -157,4 +230,10 @@ def _with_words(site: BreakSite, comps: list[Compilation]) -> BreakSite:
     if site.stopped_at is not None:
         words += (f" Dynamo stopped inside {basename(site.stopped_at.filename)}:{site.stopped_at.lineno}"
                   f" ({site.stopped_at.function or '?'}), called from this line.")
+    if site.library:
+        words += (f" The break happens inside {site.library}, not in your code: there is nothing to fix on this "
+                  "line (calling it outside the compiled code, or compiling less, avoids it).")
+    if site.by_explorer:
+        words += (" This break is the explorer's own: it runs this line as plain Python so that the cell ends as "
+                  "a plain run does (see its finding); not yours to fix.")
     return dataclasses.replace(site, ran_as_python=words)

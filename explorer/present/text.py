@@ -46,7 +46,7 @@ def lines(bs: Sequence[dict], comp: Any = None, indent: str = "") -> list[str]:
     out: list[str] = []
     for b in bs:
         t = b["t"]
-        if b.get("interactive") or t in ("button", "chart"):
+        if b.get("interactive") or b.get("summary") is False or t in ("button", "chart"):
             continue
         if t in ("p", "h", "note"):
             out.append(indent + flat(b["r"]))

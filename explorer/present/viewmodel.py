@@ -157,9 +157,10 @@ def header(report: Report) -> dict:
     if unknown:
         items = [{"r": [{"code": a.name}, f" [{a.compile_id}]" if a.compile_id else "",
                         f": {a.count} record(s), {a.size:,} characters"]} for a in unknown]
+        # the explorer's internals: folded in the page, left out of the text summary (the JSON has them all)
         body.append({"t": "section", "title": f"Other artifacts torch emitted that the explorer does not show "
                      f"({len(unknown)})", "open": False, "body": [{"t": "list", "items": items}],
-                     "text": "other artifacts (no decoder): " + ", ".join(sorted({a.name for a in unknown}))})
+                     "summary": False})
     return {"chips": chips, "body": body}
 
 
@@ -218,7 +219,8 @@ def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dic
     elif panes:
         why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
                                 else why_missing("timing", comp))
-    return {"cid": comp.compile_id, "label": comp.label, "frame": comp.frame.name, "summary": comp_summary(comp),
+    return {"cid": comp.compile_id, "label": comp.label, "frame": comp.frame.name,
+            "summary": comp_summary(comp, report),
             "failed": headline(comp.failure) if comp.failure else None, "present": present,
             "why": why, "why_report": why_report, "kernels": refs,
             "previous": prev.compile_id if prev is not None else None,
@@ -238,7 +240,7 @@ def finding_note(f: Any) -> dict:
                                                {"muted": f" {f.hint}"} if f.hint else ""]), stage=f.stage)
 
 
-def comp_summary(comp: Compilation) -> list:
+def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     bits = [comp.status.replace("_", " ")]
     if comp.graph is not None:
         bits.append(f"{max(comp.graph.num_nodes, len(comp.graph.nodes)):,} nodes")
@@ -252,8 +254,9 @@ def comp_summary(comp: Compilation) -> list:
         bits.append("failed")
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
-    return [{"code": comp.compile_id}, f" {comp.frame.name} ",
-            {"muted": f"({loc_text(comp.frame.filename, comp.frame.lineno)}) — {', '.join(bits)}"}]
+    where = (report.clinic.where(comp.frame.filename, comp.frame.lineno) if report is not None
+             else loc_text(comp.frame.filename, comp.frame.lineno))  # "cell [5], line 3" in a notebook
+    return [{"code": comp.compile_id}, f" {comp.frame.name} ", {"muted": f"({where}) — {', '.join(bits)}"}]
 
 
 def code(key: str, src: str, lang: Optional[str], **kw: Any) -> dict:

@@ -172,11 +172,18 @@ def judge(capture: Any, graphs: Sequence[Any], call: Call, recorder: Any = None)
 def _judge_bytecode(c: Any, v: Verdict, trusted: bool = False) -> None:
     """Writes Dynamo's rewritten bytecode replays after the graph. With torch's side-effects record, attribute,
     list and dict write-backs are judged by the object they touch (``mutations``); rebinding a global or a
-    closure variable is judged here either way."""
-    code = c.rewritten_bytecode
-    if code is None:
-        return
-    by_record = trusted or bool(c.side_effects)
+    closure variable is judged here either way. A frame Dynamo gave up on runs as its original code on a
+    re-call (a cell's loop with a graph break in it): that code's writes are judged instead."""
+    code = c.rewritten_bytecode if c.status in ("compiled", "no_graph") else None
+    original = code is None
+    if original:
+        code = c.original_bytecode
+        if code is None:
+            if c.status in ("failed", "skipped"):
+                v.add("writeback", f"{c.compile_id}: {c.frame.name} ran as its original code, which the capture "
+                                   "does not show")
+            return
+    by_record = (trusted or bool(c.side_effects)) and not original
     found: dict[str, None] = {}
     prev = None
     for ins in code.instructions:
@@ -191,7 +198,8 @@ def _judge_bytecode(c: Any, v: Verdict, trusted: bool = False) -> None:
         if ins.opname == "BUILD_SLICE":
             prev = "BUILD_SLICE"
     if found:
-        v.add("writeback", f"{c.compile_id}: {', '.join(found)}")
+        gave_up = " (its original code: Dynamo gave up on the frame)" if original else ""
+        v.add("writeback", f"{c.compile_id}{gave_up}: {', '.join(found)}")
 
 
 def _judge_graph(g: Any, call: Call, v: Verdict) -> None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from ..capturing import torch_compat
+from ..capturing.compile_id import CompileId
+from ..capturing.recorder import current_compile_id
 from . import bench
 from .model import GraphTiming, KernelTiming, Measurement
 
@@ -27,7 +29,7 @@ class RecordedGraph:
     """One Dynamo graph as the backend saw it. Live objects: kept out of the report."""
 
     index: int
-    compile_key: Optional[tuple[int, int, int]]  # (frame id, frame compile id, attempt)
+    compile_key: Optional[CompileId]  # the compilation it came from, numbered as the capture numbers it
     gm: Any  # torch.fx.GraphModule, with its tensor attributes cloned when it has any
     inputs: list[Any]  # clones of the example inputs (tensors detached, requires_grad kept)
     compiled: Any  # what the inner backend returned for the user's call
@@ -40,7 +42,7 @@ class RecordedGraph:
 
     @property
     def compile_id(self) -> Optional[str]:
-        return f"{self.compile_key[0]}/{self.compile_key[1]}" if self.compile_key else None
+        return self.compile_key.key if self.compile_key else None
 
     @property
     def label(self) -> str:
@@ -71,6 +73,9 @@ class GraphRecorder:
                  kernel_profile: bool = False) -> None:
         self.mode = mode
         self.backend_name = inner if isinstance(inner, str) else getattr(inner, "__name__", type(inner).__name__)
+        # torch names a failing backend by its __name__ (BackendCompilerFailed: "backend='...' raised"):
+        # the user's backend, not this recorder
+        self.__name__ = self.backend_name
         self.kernel_profile = kernel_profile
         self.graphs: list[RecordedGraph] = []
         self.notes: list[str] = []
@@ -86,7 +91,7 @@ class GraphRecorder:
     def __call__(self, gm: Any, example_inputs: Sequence[Any]) -> Any:
         import torch
 
-        key = torch_compat.current_compile_key()
+        key = current_compile_id()
         grad = torch.is_grad_enabled()
         device = _device_of(example_inputs)
         why_not = _no_room(example_inputs, device)

@@ -21,10 +21,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .model import KernelTiming, OpLaunch
 from .traffic import kernel_bytes
@@ -110,6 +111,31 @@ class Row:
         self.by_op: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # op -> [launches, flops, 0|1]
 
 
+@contextlib.contextmanager
+def _native_profiler_lines_dropped() -> Iterator[None]:
+    """Kineto writes ``USDT: ... profiler_start`` / ``profiler_stop`` straight to file descriptor 2 at each
+    profile: in a notebook they appeared under the cell. Descriptor 2 goes to a temporary file for the
+    profile; anything else written there meanwhile is passed on to stderr afterwards."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no descriptor 2 to redirect: nothing to drop
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            rest = [line for line in tmp.read().decode(errors="replace").splitlines(True)
+                    if not line.startswith("USDT:")]
+            if rest:
+                sys.stderr.write("".join(rest))
+
+
 @dataclass
 class OpCall:
     """One call of an op the dispatch mode may have counted, and the kernel launches it made (or its row, on CPU)."""
@@ -129,7 +155,7 @@ def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autogr
         if cuda:
             torch.cuda.synchronize()
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-        with profile(activities=acts) as prof:
+        with _native_profiler_lines_dropped(), profile(activities=acts) as prof:
             for _ in range(PROFILE_CALLS):
                 fn(*inputs)
             if cuda:
