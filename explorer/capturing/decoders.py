@@ -219,12 +219,23 @@ DECODERS: dict[str, Decoder] = {
     "artifact:*_MODIFIED_BYTECODE": _resume_listing("MODIFIED"),
     **dict.fromkeys(_AOT_FIELDS, decode_aot_graph),
     "artifact:inductor_post_grad_graph": decode_post_grad,
+    "inductor_post_grad_graph": decode_post_grad,  # a cache hit re-emits the cached graph under this name
     "ir_pre_fusion": _ir("pre"),
     "ir_post_fusion": _ir("post"),
     "inductor_output_code": decode_output_code,
     "artifact:inductor_provenance_tracking_node_mappings": _provenance("node_mappings"),
     "artifact:inductor_provenance_tracking_kernel_stack_traces": _provenance("stack_traces"),
 }
+
+
+def _register_usage() -> None:
+    """Caches, AOTInductor's C++, export and newer provenance (``decode_usage``), in the same table."""
+    from .decode_usage import USAGE_DECODERS
+
+    DECODERS.update(USAGE_DECODERS)
+
+
+_register_usage()
 _WILDCARDS = tuple(key for key in DECODERS if "*" in key)
 
 

@@ -18,7 +18,7 @@ from .graphs import GraphLines, Row
 from .inductor import Lowering
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_GRAPHS = ("graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
+_GRAPHS = ("graph", "export_graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
            "post_grad_graph_backward")
 
 

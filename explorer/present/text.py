@@ -10,8 +10,10 @@ import os
 from typing import Any, Optional, Sequence
 
 from ..clinic.fixlist import BreakSite
+from ..clinic.guard_filter import guard_filter_text
 from ..clinic.recompiles import RecompileExplanation
 from ..timing.model import GraphTiming, Measurement, ModeResult, TimingReport
+from . import usage_text
 from .plots import format_time
 
 
@@ -128,17 +130,25 @@ def summary(report: Any, *, max_rows: int = 12) -> str:
         f"{len(data.graph_breaks)} graph breaks, {len(data.recompiles)} recompiles, {len(data.kernels)} kernels, "
         f"compile {data.compile_time_s:.2f}s  [torch {data.torch_version}, {data.device}]",
     ]
+    lines += usage_text.mode_lines(data)
     for c in data.compilations[:max_rows]:
         what = f"{c.graph.num_nodes} nodes" if c.graph else c.status.replace("_", " ")
         extra = f", {len(c.kernels)} kernels" if c.kernels else ""
         t = f", {c.compile_time_s:.2f}s" if c.compile_time_s else ""
         lines.append(f"  {c.compile_id:<6} {c.frame.name} ({rel(c.frame.filename)}:{c.frame.lineno}): {what}{extra}{t}")
+        lines += ["         " + line for line in usage_text.compilation_lines(c)]
     if len(data.compilations) > max_rows:
         lines.append(f"  ... {len(data.compilations) - max_rows} more")
+    comps = {c.compile_id: c for c in data.compilations}
+    for ep in data.exports:
+        lines += usage_text.export_lines(ep, comps)
     if report.clinic.fix_list:
         lines += fix_list_text(report.clinic.fix_list, len(data.graph_breaks))
     if report.clinic.recompiles:
         lines += recompiles_text(report.clinic.recompiles)
+    for c in data.compilations:
+        lines += guard_filter_text(c)
+    lines += usage_text.provenance_lines(data)
     for c in data.compilations:
         if c.failure:
             lines.append(f"failed: {c.compile_id} {c.frame.name}: {headline(c.failure)}")
