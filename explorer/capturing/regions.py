@@ -22,7 +22,7 @@ from .model import FxGraph, GraphBreak, OutputCode, Region
 from .parse_fx import parse_graph
 
 _INVOKE_RE = re.compile(r"invoke_subgraph\((?P<var>\w+), '(?P<name>\w+)'")
-_CLASS_RE = re.compile(r"^(?P<indent>\s+)class (?P<name>\w+)\(torch\.nn\.Module\):\s*$", re.M)
+_CLASS_RE = re.compile(r"^(?P<indent>[ \t]+)class (?P<name>\w+)\(torch\.nn\.Module\):\s*$", re.M)
 _FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in [^,]+, code: (?P<code>.*)$")
 _LEAF_RE = re.compile(r"^\s*(?P<name>\w+)_callable\s*:.*_LeafCallable = self\.(?P=name)_callable")
 _DISABLED_RE = re.compile(r"Skip calling function `<function (?P<name>[\w.<>]+) at")

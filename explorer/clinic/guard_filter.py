@@ -65,8 +65,14 @@ def risk_of(g: FilteredGuard) -> str:
     return text.format(s=user_name(g.subject) or "the value", v=g.value if g.value is not None else "?")
 
 
+# the dropped guards most likely to cost correctness come first: tensors and values, then objects, then the rest
+_ORDER = ("TENSOR_MATCH", "CONSTANT_MATCH", "EQUALS_MATCH", "BOOL_MATCH", "ID_MATCH", "TYPE_MATCH",
+          "CLOSURE_MATCH", "FUNCTION_MATCH", "DICT_KEYS_MATCH", "SEQUENCE_LENGTH", "NOT_PRESENT_IN_GENERIC_DICT")
+
+
 def dropped_guards(comp: Compilation) -> list[DroppedGuard]:
-    """The guards the filter dropped, each with what can go wrong; duplicates (same kind and subject) once."""
+    """The guards the filter dropped, each with what can go wrong, the riskiest kinds first; a guard
+    repeated (same kind and subject) once."""
     seen: set[tuple[str, str]] = set()
     out = []
     for g in comp.filtered_guards:
@@ -74,7 +80,8 @@ def dropped_guards(comp: Compilation) -> list[DroppedGuard]:
             continue
         seen.add((g.kind, g.subject))
         out.append(DroppedGuard(g, risk_of(g)))
-    return out
+    rank = {kind: i for i, kind in enumerate(_ORDER)}
+    return sorted(out, key=lambda d: rank.get(d.guard.kind, len(_ORDER)))
 
 
 def guard_filter_text(comp: Compilation, max_rows: int = 12) -> list[str]:

@@ -69,6 +69,8 @@ class Lowering:
         self.kernel_rows: dict[int, list[Row]] = {}  # index in comp.kernels -> rows
         self.kernel_origins: dict[int, tuple[str, ...]] = {}
         self.kernel_nodes: dict[int, dict[str, None]] = {}  # from its calls' provenance
+        self.kernel_sources: dict[int, str] = {}  # kernel -> which record linked it (lineage.SOURCES key)
+        self._wrapper_sources: dict[int, str] = {}
         self.buffer_writer: dict[str, Call] = {}
         self.buffer_alias: dict[str, list[str]] = {}
         self.ir_calls: dict[str, Call] = {}  # scheduler node -> the call computing it (post-fusion dump first)
@@ -123,6 +125,8 @@ class Lowering:
             if call.kernel is not None and not call.origins:
                 call.origins = self.kernel_origins.get(call.kernel, _GLUE)
         self._wrappers[part] = (lines, spans, inside, calls)
+        if any(c.handle and c.handle in oc.provenance for c in calls):
+            self._wrapper_sources[part] = "wrapper_provenance"
 
     def _read_cpp_wrapper(self, part: int, oc: OutputCode) -> None:
         """AOTInductor's C++ wrapper: the calls torch marked with a provenance handle
@@ -150,6 +154,8 @@ class Lowering:
                 self.kernel_nodes.setdefault(call.kernel, {}).update(dict.fromkeys(call.nodes))
             call.origins = self.origins_of(call.nodes)
         self._wrappers[part] = (lines, {}, set(), calls)
+        if any(c.handle and c.handle in oc.provenance for c in calls):
+            self._wrapper_sources[part] = "wrapper_provenance"
 
     def _cpp_rows(self, lines: list[str], calls: list[Call]) -> list[Row]:
         rows: list[Row] = [(_GLUE, None)] * len(lines)
@@ -272,6 +278,8 @@ class Lowering:
 
     def _call_nodes(self, call: Call, oc: OutputCode, used: set[str]) -> tuple[str, ...]:
         if call.handle and call.handle in oc.provenance:
+            if call.kernel is not None:
+                self.kernel_sources[call.kernel] = "provenance"
             return tuple(n for n in oc.provenance[call.handle] if n in self.table) or oc.provenance[call.handle]
         if call.kernel is not None:
             return self._kernel_nodes_without_provenance(call.kernel)
@@ -284,8 +292,14 @@ class Lowering:
         """A Triton kernel's ``Graph fragment`` header (post-grad nodes), else ``Kernel.source_nodes``."""
         found = self._fragments.get(i)
         if found:
+            self.kernel_sources.setdefault(i, "fragment")
             return found
+        self.kernel_sources.setdefault(i, "nodes")
         return tuple(n for n in self.comp.kernels[i].source_nodes if n in self.table)
+
+    def wrapper_source(self, part: int) -> str:
+        """``wrapper_provenance`` when torch's handles linked the wrapper's calls, else ``by_name``."""
+        return self._wrapper_sources.get(part, "by_name")
 
     def _read_fragment(self, i: int, lines: list[str], head: int, start: int) -> None:
         found = []
