@@ -293,3 +293,41 @@ def test_a_per_kernel_op_trace_is_read_when_torch_writes_one():
     assert "per-kernel op traces from torch: cpp_fused_sin_0" in Report.of(data).summary()
     (lineage,) = lineage_of(data)
     assert "per-kernel record" in next(t.source for t in lineage.texts if t.stage == "kernels")
+
+
+# ---- the same options in a notebook cell ----
+
+@pytest.fixture(scope="module")
+def ip():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "explorer")
+    shell.run_cell("import torch")
+    return shell
+
+
+def test_compile_export_shows_the_cells_own_exported_program(ip):
+    cell = ("%%compile --export -q -o\n"
+            "class Net(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return torch.tanh(x) * 2\n"
+            "program = torch.export.export(Net(), (torch.randn(4, 3),))\n")
+    result = ip.run_cell(cell)
+    assert result.success, result.error_in_exec
+    report = result.result
+    (ep,) = report.capture.exports
+    assert "aten.tanh" in ep.graph.code and [s.kind for s in ep.inputs] == ["USER_INPUT"]
+    assert report.options.export and report.options.capture_only
+    assert "program" in ip.user_ns  # the cell ran as it is
+
+
+def test_compile_guard_filter_names_one_of_torchs_filters(ip):
+    ip.user_ns["lin"] = torch.nn.Linear(3, 3)
+    result = ip.run_cell("%%compile --backend eager --no-time --guard-filter skip_guard_on_all_nn_modules_unsafe "
+                         "-q -o\ny = lin(torch.ones(2, 3))\n")
+    assert result.success, result.error_in_exec
+    (comp,) = [c for c in result.result.compilations if c.filtered_guards]
+    assert comp.guard_filter == "skip_guard_on_all_nn_modules_unsafe"
+    assert any(not g.kept and "lin" in g.subject for g in comp.filtered_guards)

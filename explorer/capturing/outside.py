@@ -56,7 +56,7 @@ class OutsideDynamo:
             return None
         if self._open is None:
             n = len(self._folds)
-            cid = CompileId(OUTSIDE_BASE + n, 0)
+            cid = CompileId(frame_id=OUTSIDE_BASE + n, frame_compile_id=0)
             fold = folds[cid] = Fold(cid)
             fold.key = f"inductor/{n}"
             fold.start = INDUCTOR_FRAME
