@@ -331,3 +331,12 @@ def test_compile_guard_filter_names_one_of_torchs_filters(ip):
     (comp,) = [c for c in result.result.compilations if c.filtered_guards]
     assert comp.guard_filter == "skip_guard_on_all_nn_modules_unsafe"
     assert any(not g.kept and "lin" in g.subject for g in comp.filtered_guards)
+
+
+def test_dynamo_cache_records_outside_a_compilation_are_kept_capture_wide():
+    raw = RawCapture(events=[RawEvent(1, "artifact:dynamo_cache_entries", None, {},
+                                      json.dumps({"num_entries": 2, "artifacts": {}}))])
+    data = assemble(raw, torch_version="t", device="cpu", python_version="3", wall_time_s=0.0, notes=[], error=None)
+    (lookup,) = data.cache_events
+    assert (lookup.cache, lookup.outcome, lookup.detail) == ("dynamo", "entries", "2 entries")
+    assert not data.compilations and not data.other_artifacts

@@ -148,6 +148,8 @@ def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
     if m.get("co_name"):
         frame = Frame(str(m["co_name"]), str(m.get("co_filename") or "?"), int(m.get("co_firstlineno") or 0))
     seconds = m.get("entire_frame_compile_time_s")
+    if seconds is None:  # an Inductor compile outside Dynamo (AOTInductor) has no frame of its own
+        seconds = m.get("inductor_compile_time_s")
     failure = f"{m['fail_type']}: {m.get('fail_reason') or ''}".strip() if m.get("fail_type") else None
     return Metrics(values={k: m[k] for k in METRIC_KEYS if m.get(k) is not None}, frame=frame,
                    restart_reasons=tuple(str(r) for r in m.get("restart_reasons") or ()),

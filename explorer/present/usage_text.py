@@ -75,7 +75,8 @@ def compilation_lines(comp: Compilation) -> list[str]:
     """Under a compilation's row: its caches, stages a hit skipped or supplied, its regions, its stance."""
     lines = []
     if comp.caches:
-        lines.append("caches: " + "; ".join(lookup_text(c) for c in comp.caches))
+        dynamo = "Dynamo traced it" if comp.origin == "dynamo" else "no Dynamo frame"
+        lines.append(f"from where: {dynamo}; " + "; ".join(lookup_text(c) for c in comp.caches))
         skipped = [BY_ID[s].title for s in BY_ID if skipped_by_cache(s, comp) and not BY_ID[s].present(comp)]
         cached = [BY_ID[s].title for s in BY_ID if cached_from(s, comp) and BY_ID[s].present(comp)]
         if skipped:
@@ -103,7 +104,7 @@ def region_line(r: Any) -> str:
     return f"{r.name}{where}: nonstrict_trace: called opaquely from the graph {r.calls}x (its body not traced)"
 
 
-def export_lines(ep: ExportedProgram, comps: dict[str, Compilation]) -> list[str]:
+def export_lines(ep: ExportedProgram, comps: dict[str, Compilation], max_files: int = 4) -> list[str]:
     kinds: dict[str, int] = {}
     for s in ep.inputs:
         kinds[s.kind] = kinds.get(s.kind, 0) + 1
@@ -129,8 +130,11 @@ def export_lines(ep: ExportedProgram, comps: dict[str, Compilation]) -> list[str
         total = sum(f.size for f in ep.package_files)
         lines.append(f"  package{' ' + ep.package_path if ep.package_path else ''}: {len(ep.package_files)} files, "
                      f"{total / 1e6:.2f} MB")
-        for f in ep.package_files:
+        biggest = sorted(ep.package_files, key=lambda f: -f.size)
+        for f in biggest[:max_files]:
             lines.append(f"    {f.name}  {f.size:,} bytes")
+        if len(biggest) > max_files:
+            lines.append(f"    ... {len(biggest) - max_files} smaller files")
     lines += [f"  note: {n}" for n in ep.notes]
     return lines
 
