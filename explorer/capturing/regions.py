@@ -19,12 +19,12 @@ import textwrap
 from typing import Optional
 
 from .model import FxGraph, GraphBreak, OutputCode, Region
+from .torch_compat import NONSTRICT_TRACE_ATTRIBUTE
 from .parse_fx import parse_graph
 
 _INVOKE_RE = re.compile(r"invoke_subgraph\((?P<var>\w+), '(?P<name>\w+)'")
 _CLASS_RE = re.compile(r"^(?P<indent>[ \t]+)class (?P<name>\w+)\(torch\.nn\.Module\):\s*$", re.M)
 _FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in [^,]+, code: (?P<code>.*)$")
-_LEAF_RE = re.compile(r"^\s*(?P<name>\w+)_callable\s*:.*_LeafCallable = self\.(?P=name)_callable")
 _DISABLED_RE = re.compile(r"Skip calling function `<function (?P<name>[\w.<>]+) at")
 _WRAPPER_DEF_RE = re.compile(r"^def (?P<name>repeated_subgraph\d+|\w*subgraph\w*)\(args\):\s*$", re.M)
 _KERNEL_CALL_RE = re.compile(r"^\s+(?:\w+ = )?(?P<callee>[\w.]+)\(")
@@ -134,8 +134,8 @@ def _nonstrict(graph: FxGraph) -> list[Region]:
         if m:
             where = (m["file"], int(m["line"]), m["code"].strip())
             continue
-        leaf = _LEAF_RE.match(line)
-        if leaf:
+        leaf = NONSTRICT_TRACE_ATTRIBUTE.match(line)
+        if leaf and not leaf["name"].endswith("_input"):  # NAME_input_spec: the arguments' spec
             name = leaf["name"]
             r = found.get(name)
             calls = (r.calls if r else 0) + 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import sys
 import warnings
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -16,6 +17,12 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from .compile_id import CompileId
 
 TRACE_LOGGER = "torch.__trace"  # what tlparse reads; emits while it has handlers
+# How Dynamo's graph print names a torch._dynamo.nonstrict_trace function it calls opaquely: an attribute
+# of the graph module named after the function. 2.13-2.14: `NAME_callable : ..._LeafCallable = self.NAME_callable`;
+# 2.11-2.12: `NAME_spec : torch.utils._pytree.TreeSpec = self.NAME_spec` (then NAME_input_spec, not a function).
+NONSTRICT_TRACE_ATTRIBUTE = re.compile(
+    r"^\s*(?P<name>\w+)_(?:callable\s*:[^=]*_LeafCallable = self\.(?P=name)_callable"
+    r"|spec\s*:[^=]*TreeSpec = self\.(?P=name)_spec)\s*$")
 IR_LOGGERS = {
     "ir_pre_fusion": "torch._inductor.debug.__ir_pre_fusion",
     "ir_post_fusion": "torch._inductor.debug.__ir_post_fusion",
