@@ -7,11 +7,11 @@
 In Jupyter: ``%load_ext explorer`` then ``%%compile`` on a cell.
 """
 
-from .api import capture, explore, explore_export
+from .api import capture, explore, explore_export, show
 from .clinic import why_recompile
 from .report import Report
 
-__all__ = ["Report", "capture", "explore", "explore_export", "load_ipython_extension", "why_recompile"]
+__all__ = ["Report", "capture", "explore", "explore_export", "load_ipython_extension", "show", "why_recompile"]
 __version__ = "0.1.0"
 
 

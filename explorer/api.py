@@ -7,7 +7,8 @@ return value or the user's own exception.
 
 from __future__ import annotations
 
-from typing import Any, Callable, ContextManager, Optional, Sequence
+import os
+from typing import Any, Callable, ContextManager, Optional, Sequence, Union
 
 from . import pipeline
 from .options import Options
@@ -102,3 +103,27 @@ def explore_export(model: Any, args: Sequence[Any], kwargs: Optional[dict] = Non
         attach_report(outcome.error, outcome.report)
         raise outcome.error
     return outcome.report
+
+
+def show(report: Union[str, os.PathLike, Report], *, rank: Optional[int] = None) -> None:
+    """Shows a saved report (a path to its JSON, or a Report): the explorer's view in a notebook, text elsewhere.
+
+    In a Jupyter kernel the view is displayed (the widget, with its static HTML and text copies);
+    in a terminal or a script the summary is printed. ``rank``: one rank of a merged multi-rank
+    report (``python -m explorer run --nproc-per-node N``, ``python -m explorer merge``); the merged
+    report's own view shows every rank compared, then its lowest rank.
+    """
+    if not isinstance(report, Report):
+        report = Report.load(report)
+    if rank is not None:
+        report = report.rank(rank)
+    from .ipython_compat import in_kernel
+
+    if in_kernel():
+        from IPython.display import display
+
+        from .widget import ExplorerView
+
+        display(ExplorerView(report))
+    else:
+        print(report.summary())

@@ -13,11 +13,12 @@ The summary goes to stderr so the script's stdout stays the script's.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import traceback
-from dataclasses import dataclass
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
 
 from . import __version__, pipeline
 from .options import Options, flags, from_flags
@@ -81,6 +82,7 @@ class RunArgs:
     options: argparse.Namespace
     script: str
     script_args: list[str]
+    option_words: list[str] = field(default_factory=list)  # the explorer's own words, as given
 
 
 class UsageError(Exception):
@@ -128,7 +130,7 @@ def split_run_args(parser: argparse.ArgumentParser, words: Sequence[str]) -> Run
     options = parser.parse_args(ours)  # prints help / errors and exits as argparse does
     if script is None:
         raise UsageError("no SCRIPT given")
-    return RunArgs(options, script, script_args)
+    return RunArgs(options, script, script_args, ours)
 
 
 # ---- running the script ----
@@ -137,24 +139,27 @@ def split_run_args(parser: argparse.ArgumentParser, words: Sequence[str]) -> Run
 class ScriptOutcome:
     exit_code: int
     report: Report
+    error: Optional[BaseException] = None  # the script's exception (SystemExit included), if it raised
 
 
-def run_script(path: str, args: Sequence[str] = (), options: Optional[Options] = None) -> ScriptOutcome:
+def run_script(path: str, args: Sequence[str] = (), options: Optional[Options] = None,
+               target: Optional[pipeline.ScriptTarget] = None) -> ScriptOutcome:
     """Runs ``path`` as ``python path args`` would, through the pipeline every entry point uses.
 
     The script's exceptions are printed as Python prints them and turned into
     its exit code; the report holds whatever was captured up to that point.
+    ``target``: the script as a rank of a distributed job runs it (``explorer.distributed.rank``).
     """
     options = options or Options(capture_only=True)
-    outcome = pipeline.run(pipeline.ScriptTarget(path, tuple(args)), options)
+    outcome = pipeline.run(target or pipeline.ScriptTarget(path, tuple(args)), options)
     error = outcome.error
     if error is None:
         return ScriptOutcome(EXIT_OK, outcome.report)
     if isinstance(error, SystemExit):
-        return ScriptOutcome(_system_exit_code(error), outcome.report)
+        return ScriptOutcome(_system_exit_code(error), outcome.report, error)
     _print_script_traceback(error, path)
     code = EXIT_INTERRUPTED if isinstance(error, KeyboardInterrupt) else EXIT_SCRIPT_RAISED
-    return ScriptOutcome(code, outcome.report)
+    return ScriptOutcome(code, outcome.report, error)
 
 
 def _system_exit_code(e: SystemExit) -> int:
@@ -196,7 +201,15 @@ def cmd_run(words: Sequence[str]) -> int:
     if problem:
         _say(problem)
         return EXIT_USAGE
-    options = from_flags(run.options, "cli", capture_only=True)
+    try:
+        options = from_flags(run.options, "cli", capture_only=True)
+    except ValueError as e:
+        parser.print_usage(sys.stderr)
+        _say(f"error: {e}")
+        return EXIT_USAGE
+    distributed = _distributed_run(run, options)
+    if distributed is not None:
+        return distributed()
     outcome = run_script(run.script, run.script_args, options)
     sys.stdout.flush()
     report = outcome.report
@@ -214,6 +227,32 @@ def cmd_run(words: Sequence[str]) -> int:
         if p is not None:
             _say(p.message)
     return _final_code(outcome, run.options, output_problems)
+
+
+def _distributed_run(run: RunArgs, options: Options) -> Optional[Callable[[], int]]:
+    """``--nproc-per-node N``: launch N ranks; a rank of a job (torchrun's environment): run as that rank."""
+    from .distributed import env
+
+    rank = env.rank_env()
+    if options.nproc_per_node is not None and rank is not None:
+        return lambda: _usage_error(f"--nproc-per-node: this process is already rank {rank.rank} of "
+                                    f"{rank.world_size} of a job (RANK, WORLD_SIZE are set); drop the option")
+    if options.nproc_per_node is not None:
+        from .distributed.launch import launch
+
+        return lambda: launch(run, options, quiet=run.options.quiet, fail_on_break=run.options.fail_on_break,
+                              say=_say)
+    if rank is None:
+        return None
+    from .distributed.rank import run_rank
+
+    return lambda: run_rank(run, options, rank, quiet=run.options.quiet, fail_on_break=run.options.fail_on_break,
+                            run_script=run_script, say=_say)
+
+
+def _usage_error(message: str) -> int:
+    _say(f"error: {message}")
+    return EXIT_USAGE
 
 
 def _check_paths(run: RunArgs) -> Optional[str]:
@@ -262,6 +301,33 @@ def cmd_show(words: Sequence[str]) -> int:
     return EXIT_OK
 
 
+def cmd_merge(words: Sequence[str]) -> int:
+    """``merge REPORT.json``: the parts ``REPORT.rank<k>.json`` of a distributed run into one report (no torch)."""
+    parser = argparse.ArgumentParser(prog=f"{PROG} merge", description="Merge the per-rank parts of a distributed "
+                                     "run (REPORT.rank0.json, REPORT.rank1.json, ... as `torchrun ... -m explorer run "
+                                     "SCRIPT --json REPORT.json` writes them) into REPORT.json, every rank compared.")
+    parser.add_argument("report", metavar="REPORT.json", help="the merged report to write; its parts lie beside it")
+    parser.add_argument("--html", metavar="OUT.html", help="also write the standalone HTML report")
+    parser.add_argument("--world-size", type=int, metavar="N",
+                        help="how many ranks the job had (default: as the parts say); a rank without a part is "
+                             "named as missing")
+    parser.add_argument("--quiet", action="store_true", help="do not print the summary")
+    args = parser.parse_args(list(words))
+    from .distributed.merge import merge_parts_of
+    from .distributed.rank import write_merged
+
+    try:
+        merged = merge_parts_of(args.report, args.world_size)
+    except (OSError, ValueError) as e:
+        _say(f"cannot merge: {e}")
+        return EXIT_USAGE
+    wanted = Options(capture_only=True, json=os.path.abspath(args.report),
+                     html=os.path.abspath(args.html) if args.html else None)
+    merged.options = dataclasses.replace(merged.options or Options(capture_only=True), json=wanted.json,
+                                         html=wanted.html)
+    return EXIT_REPORT_FAILED if write_merged(merged, wanted, quiet=args.quiet, say=_say) else EXIT_OK
+
+
 def _final_code(outcome: ScriptOutcome, options: argparse.Namespace, write_errors: list) -> int:
     if outcome.exit_code != EXIT_OK:
         return outcome.exit_code
@@ -292,6 +358,7 @@ See every stage of torch.compile for a whole script.
 commands:
   run SCRIPT [ARGS...]   run a script with capture on; `{PROG} run --help` for options
   show REPORT.json       print a saved report's summary; --html OUT.html renders it (no torch needed)
+  merge REPORT.json      merge a distributed run's parts (REPORT.rank<k>.json) into REPORT.json
 
 options:
   -h, --help             show this help
@@ -311,9 +378,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if command == "--version":
         print(f"compile-explorer {__version__}")
         return EXIT_OK
-    if command in ("run", "show"):
+    if command in ("run", "show", "merge"):
         try:
-            return cmd_run(rest) if command == "run" else cmd_show(rest)
+            return {"run": cmd_run, "show": cmd_show, "merge": cmd_merge}[command](rest)
         except SystemExit as e:  # argparse's --help and its errors
             return _system_exit_code(e)
     print(TOP_HELP, file=sys.stderr)

@@ -21,3 +21,15 @@ def running_cell_number(shell: Any) -> int:
     if isinstance(number, int):
         return number
     return getattr(shell, "execution_count", 0) or 0
+
+
+def in_kernel() -> bool:
+    """Whether this process is a Jupyter kernel (where a display shows the widget), not a terminal or a script."""
+    import sys
+
+    if "IPython" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})

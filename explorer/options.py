@@ -22,16 +22,17 @@ TIME_BUDGET_S = 0.05  # per measurement, per repeat: a notebook cell should not 
 
 def _flag(default: Any, help: Any, *, magic: tuple[str, ...] = (), cli: tuple[str, ...] = (), api: bool = True,
           choices: Optional[tuple[str, ...]] = None, metavar: Optional[str] = None,
-          default_factory: Any = None) -> Any:
+          default_factory: Any = None, type: Any = None) -> Any:
     """An ``Options`` field and how each entry point spells it: the one place a flag is added.
 
     ``magic``/``cli``: the option strings of ``%%compile`` and ``python -m explorer run`` (empty: that
     entry point does not offer it). For a switch each string is its own flag, ``--no-x`` setting it off
     (``--dynamic`` / ``--no-dynamic``; the magic times by default, so it has only ``--no-time``).
     ``api``: ``explore()`` takes it as a keyword of the field's name. ``help``: one text, or one per
-    entry point (``{"magic": ..., "cli": ...}``).
+    entry point (``{"magic": ..., "cli": ...}``). ``type``: how argparse reads the value (``int``).
     """
-    meta = {"help": help, "magic": magic, "cli": cli, "api": api, "choices": choices, "metavar": metavar}
+    meta = {"help": help, "magic": magic, "cli": cli, "api": api, "choices": choices, "metavar": metavar,
+            "type": type}
     if default_factory is not None:
         return dataclasses.field(default_factory=default_factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -95,6 +96,11 @@ class Options:
                                 cli=("--html",), metavar="FILE")
     json: Optional[str] = _flag(None, "also save the report as JSON to FILE (schema: README)", magic=("--json",),
                                 cli=("--json",), metavar="FILE")
+    # a distributed job: N ranks started by torch.distributed.run (explorer.distributed)
+    nproc_per_node: Optional[int] = _flag(None, "run the script as N ranks on this machine under torch.distributed.run "
+                                          "(torchrun's environment: RANK, WORLD_SIZE, ...); every rank is captured "
+                                          "and the reports hold every rank, compared", cli=("--nproc-per-node",),
+                                          api=False, metavar="N", type=int)
 
     def __post_init__(self) -> None:
         if self.timeit and not self.time:
@@ -108,6 +114,8 @@ class Options:
                              f"not {self.inductor_backend!r}")
         if self.export and not self.capture_only:
             object.__setattr__(self, "capture_only", True)  # --export captures the code's own export calls
+        if self.nproc_per_node is not None and self.nproc_per_node < 1:
+            raise ValueError(f"--nproc-per-node takes a number of ranks >= 1, not {self.nproc_per_node}")
         bad = [m for m in self.compare if m not in MODES]
         if bad:
             raise ValueError(f"--compare takes modes among {', '.join(MODES)}; not {', '.join(bad)}")
@@ -162,6 +170,8 @@ def flags(entry: str) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
                     kwargs["choices"] = f.metadata["choices"]
                 if f.metadata["metavar"]:
                     kwargs["metavar"] = f.metadata["metavar"]
+                if f.metadata.get("type"):
+                    kwargs["type"] = f.metadata["type"]
             yield (name,), kwargs
 
 

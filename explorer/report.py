@@ -20,6 +20,7 @@ from typing import Any, Optional
 from .capturing.model import CaptureData, Finding, Preview, Problem
 from .clinic.fixlist import BreakSite
 from .clinic.recompiles import RecompileExplanation
+from .distributed.model import Distributed
 from .lineage import Lineage
 from .options import Options
 from .serial import from_jsonable, to_jsonable
@@ -61,6 +62,7 @@ class Report:
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
     entry: str = "capture"
     options: Optional[Options] = None
+    distributed: Optional[Distributed] = None  # a rank's part, or every rank of a job (explorer.distributed)
     schema_version: int = SCHEMA_VERSION
     result: Any = field(default=None, compare=False, repr=False)  # what the explored call returned; not saved
 
@@ -133,6 +135,13 @@ class Report:
 
     def save_html(self, path: str | os.PathLike) -> str:
         return _write(path, self.to_html())
+
+    # ---- one rank of a distributed job ----
+    def rank(self, rank: int) -> Report:
+        """Rank ``rank``'s own report, from a merged multi-rank report (``run --nproc-per-node``, ``merge``)."""
+        from .distributed.merge import rank_report
+
+        return rank_report(self, rank)
 
     # ---- one stage at a time (notebooks that teach, scripts that print one thing) ----
     def compilation(self, compile_id: Optional[str] = None) -> Any:

@@ -3,10 +3,14 @@ first C++ compile on 2 cores), so each program is compiled once per test run."""
 
 import os
 import sys
+import tempfile
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+# Inductor's cache dir, the test run's own: tests that check which folders a capture leaves there must not
+# see another process's (two test runs, or a notebook, on the same machine share /tmp/torchinductor_$USER)
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="cx-tests-inductor-"))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -19,14 +19,19 @@ from typing import Any, Callable, Mapping, Optional, Union
 from . import bytecode as bc
 from .model import Frame, Problem
 from .parse_breaks import parse_graph_break
+from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
 from .parse_guards import parse_guards
 from .parse_output_code import graph_kind
+from .parse_side_effects import parse_side_effects
 from .raw import RawEvent, describe_error
 from .records import (
     AotGraph,
     BytecodeListing,
     BytecodePair,
+    DdpLog,
+    DdpSplitChild,
+    DdpSplitGraph,
     DynamoGraph,
     FrameStart,
     GraphBreakReason,
@@ -38,6 +43,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    SideEffects,
 )
 
 METRIC_KEYS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s",
@@ -128,6 +134,14 @@ def decode_recompile_reasons(ev: RawEvent, ctx: DecodeContext) -> RecompileReaso
     return RecompileReasons(str(value).strip())
 
 
+def decode_side_effects(ev: RawEvent, ctx: DecodeContext) -> SideEffects:
+    text = _text(ev)
+    mutations = parse_side_effects(text)
+    if not mutations:
+        raise DecodeError(f"no 'Mutating object of type' block in the side effects ({_excerpt(text)})")
+    return SideEffects(mutations)
+
+
 def decode_start(ev: RawEvent, ctx: DecodeContext) -> Optional[FrameStart]:
     stack = _fields(ev, "dynamo_start").get("stack")
     if stack is None or stack == []:
@@ -208,12 +222,34 @@ def _provenance(kind: str) -> Decoder:
     return decode
 
 
+# ---- DDPOptimizer ----
+
+def decode_ddp_log(ev: RawEvent, ctx: DecodeContext) -> Optional[DdpLog]:
+    """Its INFO line (cap, bucket count) and its warnings; other lines of that logger hold nothing to keep."""
+    cap, count, note = parse_log_line(_text(ev))
+    if cap is None and note is None:
+        return None
+    return DdpLog(cap, count, note)
+
+
+def decode_ddp_split_graph(ev: RawEvent, ctx: DecodeContext) -> DdpSplitGraph:
+    return DdpSplitGraph(_graph(ev))
+
+
+def decode_ddp_split_child(ev: RawEvent, ctx: DecodeContext) -> DdpSplitChild:
+    name = _fields(ev, "optimize_ddp_split_child").get("name")
+    if not isinstance(name, str):
+        raise DecodeError(f"the subgraph's name is {type(name).__name__}, expected a string")
+    return DdpSplitChild(name, _graph(ev))
+
+
 DECODERS: dict[str, Decoder] = {
     "dynamo_start": decode_start,
     "dynamo_output_graph": decode_dynamo_graph,
     "dynamo_cpp_guards_str": decode_guards,
     "artifact:dynamo_graph_break_reason": decode_graph_break,
     "artifact:recompile_reasons": decode_recompile_reasons,
+    "artifact:dynamo_side_effects": decode_side_effects,
     "compilation_metrics": decode_metrics,
     "bytecode_hook": decode_bytecode_hook,
     "bytecode_log": decode_bytecode_log,
@@ -227,6 +263,9 @@ DECODERS: dict[str, Decoder] = {
     "inductor_output_code": decode_output_code,
     "artifact:inductor_provenance_tracking_node_mappings": _provenance("node_mappings"),
     "artifact:inductor_provenance_tracking_kernel_stack_traces": _provenance("stack_traces"),
+    "ddp_optimizer_log": decode_ddp_log,
+    "optimize_ddp_split_graph": decode_ddp_split_graph,
+    "optimize_ddp_split_child": decode_ddp_split_child,
 }
 
 

@@ -18,7 +18,20 @@ from typing import Any, Callable, Optional
 from . import bytecode as bc
 from .compile_id import CompileId
 from .missing import note_unreadable
-from .model import CacheLookup, Compilation, Frame, FxGraph, IrDump, Kernel, OutputCode, Problem, Restart
+from .model import (
+    CacheLookup,
+    Compilation,
+    DdpOptimizer,
+    DdpSubgraph,
+    Frame,
+    FxGraph,
+    IrDump,
+    Kernel,
+    OutputCode,
+    Problem,
+    Restart,
+)
+from .parse_ddp import buckets_of
 from .parse_guards import parse_guards
 from .parse_output_code import parse_aoti_kernels, parse_kernels, with_kernel_trace
 from .raw import describe_error
@@ -28,6 +41,9 @@ from .records import (
     BytecodeListing,
     BytecodePair,
     CacheRecord,
+    DdpLog,
+    DdpSplitChild,
+    DdpSplitGraph,
     DynamoGraph,
     FrameStart,
     GraphBreakReason,
@@ -40,6 +56,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    SideEffects,
 )
 from .regions import regions_of
 
@@ -75,6 +92,7 @@ class Fold:
         self.unreadable: set[str] = set()  # events of this compile id whose decoder failed
         self.caches: list[tuple[int, CacheLookup]] = []  # (the lowering it served, or -1), in arrival order
         self.key: Optional[str] = None  # the compilation's key when it is not a Dynamo compile id (aoti/0)
+        self.ddp: list[Any] = []  # DDPOptimizer's records, in order
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -94,6 +112,9 @@ class Fold:
 
     def _recompile(self, r: RecompileReasons) -> None:
         self.fields["recompile_reason"] = r.text or None
+
+    def _side_effects(self, r: SideEffects) -> None:
+        self.fields["side_effects"] = self.fields.get("side_effects", ()) + r.mutations
 
     def _metrics(self, r: Metrics) -> None:
         self.metrics = r
@@ -141,6 +162,8 @@ class Fold:
 
     def _kernel_trace(self, r: KernelTrace) -> None:
         self._lowering().kernel_trace.update(r.kernels)
+    def _ddp(self, r: Any) -> None:
+        self.ddp.append(r)
 
     # ---- the compilation ----
     def build(self) -> Compilation:
@@ -151,6 +174,7 @@ class Fold:
         self._step("guards", lambda: self._apply_guards(frame))
         self._step("lowerings", self._apply_lowerings)
         self._step("regions", self._apply_regions)
+        self._step("ddp_optimizer", self._apply_ddp)
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
@@ -270,6 +294,19 @@ class Fold:
             self._problem("kernels", e, "graph_dump")
             return ()
 
+    def _apply_ddp(self) -> None:
+        """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""
+        if not self.ddp:
+            return
+        logs = [r for r in self.ddp if isinstance(r, DdpLog)]
+        counted = next((r for r in logs if r.bucket_count is not None), None)
+        parent = next((r.graph for r in self.ddp if isinstance(r, DdpSplitGraph)), None)
+        subs = tuple(DdpSubgraph(r.name, r.graph) for r in self.ddp if isinstance(r, DdpSplitChild))
+        self.fields["ddp_optimizer"] = DdpOptimizer(
+            bucket_cap_bytes=counted.bucket_cap_bytes if counted else None,
+            bucket_count=counted.bucket_count if counted else None, split_graph=parent, subgraphs=subs,
+            buckets=buckets_of(subs), notes=tuple(r.note for r in logs if r.note))
+
     def _kernels(self, out: OutputCodeText, kind: str, provenance: dict[str, dict]) -> tuple[Kernel, ...]:
         try:
             return parse_kernels(out.code, kind, provenance)
@@ -317,6 +354,8 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     DynamoGraph: Fold._graph, AotGraph: Fold._aot, GuardTree: Fold._guards, GraphBreakReason: Fold._break,
     RecompileReasons: Fold._recompile, Metrics: Fold._metrics, FrameStart: Fold._start,
     BytecodeListing: Fold._listing, BytecodePair: Fold._pair, PostGradGraph: Fold._post_grad,
-    IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance, CacheRecord: Fold._cache,
-    AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
+    IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance,
+    SideEffects: Fold._side_effects,
+    DdpLog: Fold._ddp, DdpSplitGraph: Fold._ddp, DdpSplitChild: Fold._ddp,
+    CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
 }

@@ -192,6 +192,65 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Mutation:
+    """One object the compiled code mutates, as Dynamo's ``dynamo_side_effects`` artifact names it.
+
+    ``origin`` says whether the object existed before the call: ``created`` (Dynamo made it during the
+    traced call: "created in torch.compile region", or no source at all), ``existing`` (reached through
+    a source: a global, an argument, an attribute of one), ``cell`` (a closure cell of the frame).
+    """
+
+    type_name: str  # dict, DynamicCache, CompileableContextVar, ...
+    origin: str  # created | existing | cell | other
+    source: Optional[str] = None  # Dynamo's name for it: L['kwargs'], G['mod']._active_collector
+    locations: tuple[SourceLoc, ...] = ()  # the innermost frame of each mutation (file, line, code)
+
+
+@dataclass(frozen=True)
+class DdpBucket:
+    """One of DDPOptimizer's buckets: the parameters one subgraph uses, whose gradients DDP all-reduces together.
+
+    ``params`` are named as in the model DDP wraps (``layers.0.weight``), read back from Dynamo's
+    placeholder names; ``size_bytes`` is what DDPOptimizer counts against the cap (their storage).
+    """
+
+    subgraph: str  # submod_0, submod_1, ... (the split graph calls them in this order)
+    size_bytes: int
+    params: tuple[str, ...] = ()
+    param_bytes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class DdpSubgraph:
+    """One graph DDPOptimizer cut the Dynamo graph into; each is compiled by the backend on its own."""
+
+    name: str
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
+class DdpOptimizer:
+    """DDPOptimizer on one Dynamo graph (``torch._dynamo.config.optimize_ddp``, a DDP-wrapped module).
+
+    It cuts the graph where DDP's gradient buckets end, so each bucket's all-reduce can start while
+    backward still runs: a split, not a graph break (one frame, one set of guards). ``bucket_count``
+    and ``bucket_cap_bytes`` come from its log line; ``split_graph`` and ``subgraphs`` from the
+    structured trace (written only when it did split).
+    """
+
+    bucket_cap_bytes: Optional[int] = None
+    bucket_count: Optional[int] = None
+    split_graph: Optional[FxGraph] = None  # the parent: calls submod_0, submod_1, ... in order
+    subgraphs: tuple[DdpSubgraph, ...] = ()
+    buckets: tuple[DdpBucket, ...] = ()
+    notes: tuple[str, ...] = ()  # DDPOptimizer's own warnings (buckets grown past the cap)
+
+    @property
+    def split(self) -> bool:
+        return len(self.subgraphs) > 1
+
+
+@dataclass(frozen=True)
 class Compilation:
     compile_id: str
     frame: Frame
@@ -218,6 +277,8 @@ class Compilation:
     metrics: dict[str, Any] = field(default_factory=dict)
     failure: Optional[str] = None  # why Dynamo or the backend failed, if it did
     missing: dict[str, str] = field(default_factory=dict)  # stage -> why it is null
+    side_effects: tuple[Mutation, ...] = ()  # objects the compiled code mutates (Dynamo's dynamo_side_effects)
+    ddp_optimizer: Optional[DdpOptimizer] = None  # DDPOptimizer's buckets and split of this graph (DDP only)
     # ---- how real programs use torch.compile (capturing/usage.py) ----
     origin: str = "dynamo"  # dynamo | aoti (an AOTInductor compile of an exported program: no Dynamo frame)
     export_graph: Optional[FxGraph] = None  # aoti: the exported program's graph it was compiled from

@@ -13,22 +13,18 @@ import os
 import re
 from typing import Optional
 
+from .inductor_code import stack_frames
 from .model import GraphBreak, SourceLoc
 
 _AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
-# a frame's source line is optional (code from <stdin> has none): never take the next frame for it
-_TB_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)'
-                    r'(?:\n(?!\s*File ")(?P<code>[^\n]*))?', re.M)
 _GB_RE = re.compile(r"(https?://\S+/(?P<gb>gb\d+)\.html)", re.I)
 
 
 def parse_graph_break(text: str) -> GraphBreak:
     user_part = text.split("\nTraceback (most recent call last):", 1)[0]
     body, _, tb_text = user_part.partition("User code traceback:")
-    traceback = tuple(
-        SourceLoc(m["file"], int(m["line"]), m["fn"].strip(), (m["code"] or "").strip() or None)
-        for m in _TB_RE.finditer(tb_text) if not _is_instrumentation(m["file"])
-    )
+    traceback = tuple(SourceLoc(f.filename, f.lineno, f.function, f.code)
+                      for f in stack_frames(tb_text) if not _is_instrumentation(f.filename))
     at = _AT_RE.search(body)
     filename = at["file"] if at else (traceback[-1].filename if traceback else None)
     lineno = int(at["line"]) if at else (traceback[-1].lineno if traceback else None)

@@ -12,6 +12,7 @@ import ast
 import re
 from typing import Any, Optional
 
+from .inductor_code import stack_frames
 from .model import Kernel, SourceLoc
 
 _LANG = {"cpp_pybinding": "cpp", "cpp": "cpp", "triton": "triton", "halide": "halide", "cuda": "cuda",
@@ -19,7 +20,6 @@ _LANG = {"cpp_pybinding": "cpp", "cpp": "cpp", "triton": "triton", "halide": "ha
 _NODES_RE = re.compile(r"# Topologically Sorted Source Nodes: \[(?P<nodes>[^\]]*)\]"
                        r"(?:, Original ATen: \[(?P<aten>[^\]]*)\])?")
 _AOT_ID_RE = re.compile(r"^# AOT ID: \['\d+_(?P<kind>\w+)'\]", re.M)
-_STACK_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n\s*(?P<code>[^\n]*)')
 
 
 def graph_kind(code: str) -> Optional[str]:
@@ -130,8 +130,8 @@ def _provenance_by_kernel(provenance: dict[str, Any]) -> dict[str, dict[str, Any
     for kernel_key, traces in (provenance.get("stack_traces") or {}).items():
         locs = user_lines.setdefault(kernel_key.split(":", 1)[0], {})
         for trace in traces:
-            for m in _STACK_RE.finditer(trace):
-                locs[SourceLoc(m["file"], int(m["line"]), m["fn"], m["code"].strip())] = None
+            for f in stack_frames(trace):
+                locs[SourceLoc(f.filename, f.lineno, f.function, f.code or "")] = None
     return {name: {"nodes": list(nodes.get(name, ())), "user_lines": list(user_lines.get(name, ()))}
             for name in nodes.keys() | user_lines.keys()}
 
@@ -171,8 +171,8 @@ def with_kernel_trace(k: Kernel, table: dict[str, Any]) -> Kernel:
             ops.append(str(op.get("op") or op.get("name") or op) if isinstance(op, dict) else str(op))
         nodes.update(dict.fromkeys(str(n) for n in entry.get("post_grad_nodes") or ()))
         for trace in entry.get("stack_traces") or ():
-            for m in _STACK_RE.finditer(str(trace)):
-                locs[SourceLoc(m["file"], int(m["line"]), m["fn"], m["code"].strip())] = None
+            for f in stack_frames(str(trace)):
+                locs[SourceLoc(f.filename, f.lineno, f.function, f.code)] = None
     if not (ops or nodes or locs):
         return k
     return dataclasses.replace(k, op_trace=tuple(ops) or k.op_trace,

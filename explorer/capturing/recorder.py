@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from . import torch_compat
 from .compile_id import CompileId
-from .loggers import listen_at_debug
+from .loggers import listen_at_debug, tap
 from .model import Problem
 from .raw import RawCapture, RawEvent, describe_error, event_name
 
@@ -132,6 +132,9 @@ class Recorder:
         self._undo.append(lambda: trace.removeHandler(h))
         for kind, name in list(torch_compat.IR_LOGGERS.items()) + [("bytecode_log", torch_compat.BYTECODE_LOGGER)]:
             self._listen(kind, logging.getLogger(name))
+        # DDPOptimizer's INFO line (its DEBUG lines are one per graph node); its logger has a stderr handler
+        self._undo.append(tap(logging.getLogger(torch_compat.DDP_OPTIMIZER_LOGGER),
+                              lambda record: self._on_tapped("ddp_optimizer_log", record), logging.INFO))
         handle = torch_compat.register_bytecode_hook(self._on_bytecode)
         self._undo.append(handle.remove)
 
@@ -141,6 +144,12 @@ class Recorder:
 
     def _listen(self, kind: str, logger: logging.Logger) -> None:
         self._undo.append(listen_at_debug(logger, _ListHandler(self, kind)))
+
+    def _on_tapped(self, kind: str, record: logging.LogRecord) -> None:
+        try:
+            self.on_log_record(kind, record)
+        except Exception as e:  # noqa: BLE001 - a listener must never break the compile: the failure is a Problem
+            self.record_failure("recorder", e, kind)
 
     def close(self) -> None:
         """Undoes everything ``open`` did; an undo that fails is a Problem, the rest still run."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,38 @@ class BytecodePair:
 
 
 @dataclass(frozen=True)
+class SideEffects:
+    """``artifact:dynamo_side_effects``: the objects the compiled code mutates, and whether they existed before."""
+
+    mutations: tuple[Mutation, ...]
+
+
+@dataclass(frozen=True)
+class DdpLog:
+    """DDPOptimizer's log line (``torch._dynamo.backends.distributed``): its cap and how many buckets it made,
+    or a warning of its own."""
+
+    bucket_cap_bytes: Optional[int] = None
+    bucket_count: Optional[int] = None
+    note: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DdpSplitGraph:
+    """``optimize_ddp_split_graph``: the parent graph calling each subgraph, with their code nested in it."""
+
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
+class DdpSplitChild:
+    """``optimize_ddp_split_child``: one subgraph (``submod_N``) DDPOptimizer made."""
+
+    name: str
+    graph: FxGraph
+
+
+@dataclass(frozen=True)
 class CacheRecord:
     """``artifact:fx_graph_cache_*``, ``aotautograd_cache_*``, ``dynamo_cache_*``: one cache lookup."""
 
@@ -152,8 +184,8 @@ class KernelTrace:
     kernels: dict
 
 
-Record = Union[DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart, Metrics,
-               PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, CacheRecord,
-               AotiCode, ExportedProgramText, KernelTrace]
+Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
+               Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
+               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
 # belong to one Inductor lowering
 LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)

@@ -8,6 +8,7 @@ torch release means reading one file. Tried on torch 2.11, 2.13 and 2.14.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import re
 import sys
@@ -28,6 +29,9 @@ IR_LOGGERS = {
     "ir_post_fusion": "torch._inductor.debug.__ir_post_fusion",
 }
 BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
+# DDPOptimizer's module logger: its INFO line names the bucket cap and the bucket count (also when it
+# made one bucket and so wrote no split to the trace)
+DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"
 
 # config values set for the duration of a capture: (module path, attribute, value, why).
 # force_non_lazy_backward_lowering costs a training forward's compile 1.3-1.8x (the backward's
@@ -976,6 +980,58 @@ def inductor_fallback_random() -> Optional[bool]:
 INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
                         "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
                         "tl.randint(", "triton_helpers.randint64")
+
+
+@functools.cache
+def records_side_effects() -> bool:
+    """This torch writes the ``dynamo_side_effects`` artifact for every mutation its compiled code replays.
+
+    Then a compilation without that record replays none (torch 2.11 on; older Dynamo wrote none, and the
+    rewritten bytecode is all there is to judge by).
+    """
+    import inspect
+
+    try:
+        import torch._dynamo.side_effects as side_effects
+
+        return "dynamo_side_effects" in inspect.getsource(side_effects)
+    except (ImportError, OSError, TypeError):
+        return False
+
+
+# ---- distributed jobs (explorer.distributed) ----
+
+def process_group_backend() -> Optional[str]:
+    """The default process group's backend (gloo, nccl, ...), if one is still initialized; None otherwise."""
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            return str(dist.get_backend())
+    except Exception:  # noqa: BLE001 - cosmetic: a report without the backend's name is still whole
+        return None
+    return None
+
+
+def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, int]:
+    """``python argv...`` as ``nproc_per_node`` ranks on this machine, through torch.distributed.run (torchrun).
+
+    The same path as ``torchrun --standalone --nproc-per-node N argv...`` (its own argument parser and
+    ``run``), without torchrun's error summary: returns, for each rank that failed, its exit code as
+    torchrun saw it (negative: killed by that signal); {} when every rank ended with 0.
+    """
+    from torch.distributed import run as torchrun
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+
+    args = torchrun.parse_args(["--standalone", f"--nproc-per-node={nproc_per_node}", *argv])
+    try:
+        torchrun.run(args)
+    except ChildFailedError as e:
+        return {int(rank): int(f.exitcode) for rank, f in e.failures.items()}
+    except SignalException as e:  # torchrun stopped its ranks on SIGINT/SIGTERM: as Ctrl-C to the caller
+        raise KeyboardInterrupt(str(e)) from e
+    return {}
 
 
 # ---- torch.export and AOTInductor (explorer.export_entry) ----

@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Any, Optional
 
 from . import torch_compat
+from .inductor_code import jit_params, run_args, triton_signature
 from .model import CaptureData, Compilation, ExternCall, Kernel, KernelArg, KernelConfig, KernelIR, TritonKernel
 
 IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
@@ -65,9 +66,9 @@ def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilatio
              ir_limit: int = IR_LIMIT, budget: Optional[list[int]] = None,
              module_file: Optional[str] = None) -> TritonKernel:
     notes: list[str] = []
-    sig = _signature(kernel.source)
+    sig = triton_signature(kernel.source)
     params = jit_params(kernel.source)
-    call_args = _call_args(kernel.name, wrapper)
+    call_args = run_args(kernel.name, wrapper) or []
     args = _args(params, sig, call_args, kernel.source)
     heuristic = _heuristic(kernel.source, tuner)
     configs, results = _configs(tuner)
@@ -107,46 +108,6 @@ def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilatio
 
 
 # ---- from the source and the wrapper ----
-
-def _signature(source: str) -> dict[str, str]:
-    m = re.search(r"'signature':\s*(\{[^}]*\})", source)
-    if not m:
-        return {}
-    try:
-        return {str(k): str(v) for k, v in ast.literal_eval(m.group(1)).items()}
-    except (ValueError, SyntaxError):
-        return {}
-
-
-def jit_params(source: str) -> list[tuple[str, bool]]:
-    """(name, is constexpr) of the @triton.jit function's parameters, in order."""
-    m = re.search(r"@triton\.jit\s*\ndef\s+\w+\(([^)]*)\)", source)
-    if not m:
-        return []
-    out = []
-    for p in m.group(1).split(","):
-        if p.strip():
-            name, _, ann = p.partition(":")
-            out.append((name.strip(), "constexpr" in ann))
-    return out
-
-
-def _call_args(name: str, wrapper: str) -> list[str]:
-    m = re.search(rf"^\s*{re.escape(name)}\.run\((.*)\)\s*$", wrapper, re.M)
-    if not m:
-        return []
-    out, depth, cur = [], 0, ""
-    for ch in m.group(1):
-        depth += 1 if ch in "([{" else (-1 if ch in ")]}" else 0)
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return [a for a in out if not re.match(r"^\w+\s*=", a)]  # stream=, grid=: keyword arguments
-
 
 def _args(params: list[tuple[str, bool]], sig: dict[str, str], call: list[str], source: str) -> list[KernelArg]:
     out = []

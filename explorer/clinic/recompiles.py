@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from ..capturing.inductor_code import stack_frames
 from ..capturing.model import Bytecode, CaptureData, Compilation, Frame, Guard
 from .locate import is_library_file
 
@@ -39,7 +40,6 @@ _SHAPE_RE = re.compile(r"(?P<subject>[\w.]+)\.size\(\)\[(?P<dim>\d+)\]")
 _LIMIT_RE = re.compile(r"recompile[_ ]limit|cache_size_limit|cache size limit", re.I)
 _LIMIT_VALUE_RE = re.compile(r"currently set to (?P<n>\d+)")
 _LOCAL_RE = re.compile(r"L\[\s*['\"](.*?)['\"]\s*\]")
-_STACK_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in \S+\n(?P<code>[^\n]*)', re.M)
 
 
 @dataclass(frozen=True)
@@ -208,11 +208,11 @@ def _reason_location(block: str) -> tuple[Optional[str], Optional[int], Optional
     torch or another library (``nn/modules/dropout.py`` reads ``self.training``):
     the line the user can change is the innermost frame in their own code.
     """
-    frames = _STACK_RE.findall(block)
+    frames = stack_frames(block)
     if frames:
-        users = [f for f in frames if not is_library_file(f[0])]
-        filename, lineno, code = users[-1] if users else frames[-1]
-        return filename, int(lineno), code.strip() or None
+        users = [f for f in frames if not is_library_file(f.filename)]
+        f = users[-1] if users else frames[-1]
+        return f.filename, f.lineno, f.code
     parts = [p.strip() for p in re.split(r"\s+# ", block.splitlines()[0].strip())]
     if len(parts) >= 3:
         loc = re.match(r"^(?P<file>\S+):(?P<line>\d+) in ", parts[2])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Optional
 
+from ..capturing.inductor_code import kernel_params, parse_call, split_args
 from ..capturing.model import Compilation, IrDump, Kernel, OutputCode
 from . import match
 from .graphs import GraphLines, Row
@@ -34,8 +35,6 @@ _HANDLE = re.compile(r"#\s*\[Provenance debug handles\] (\S+)")
 _BUF = re.compile(r"\bbuf\d+\b")
 _FRAGMENT_NODE = re.compile(r"^#\s+%(?P<name>\w+) : .*= (?P<kind>call_function|PlaceHolder)")
 _ATEN_MAP = re.compile(r"^#\s+\w*\s*=>\s*(?P<nodes>[\w, ]+)$")
-_CPP_PARAMS = re.compile(r"\bkernel\(([^)]*)\)", re.S)
-_PY_PARAMS = re.compile(r"^def \w+\(([^)]*)\)", re.M)
 _VAR = re.compile(r"\b_?tmp\w*")
 _IR_STRING = re.compile(r"'(\w+)'")
 _IR_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
@@ -143,7 +142,7 @@ class Lowering:
             c = _CPP_CALL.match(line) if handle is not None else None
             if c is None or not (c["callee"] in kernels or c["callee"].startswith("aoti_torch_")):
                 continue
-            calls.append(Call(r, c["callee"], kernels.get(c["callee"]), handle, _split_args(c["args"]), None))
+            calls.append(Call(r, c["callee"], kernels.get(c["callee"]), handle, split_args(c["args"]), None))
             handle = None
         used: set[str] = set()
         for call in calls:
@@ -238,16 +237,16 @@ class Lowering:
                 if m:
                     handle = m.group(1)
                 continue
-            parsed = _call(s.rstrip())
+            parsed = parse_call(s.rstrip())
             if parsed is None:
                 self._alias(s)
                 continue
             lhs, callee, args = parsed
             base = callee[:-4] if callee.endswith(".run") else callee
             if base in kernels:
-                call = Call(r, base, kernels[base], handle, _split_args(args), lhs)
+                call = Call(r, base, kernels[base], handle, split_args(args), lhs)
             elif callee.startswith(_EXTERN_PREFIXES) and not callee.startswith("torch._C._dynamo"):
-                call = Call(r, callee, None, handle, _split_args(args), lhs)
+                call = Call(r, callee, None, handle, split_args(args), lhs)
             else:
                 self._alias(s)
                 continue
@@ -317,7 +316,8 @@ class Lowering:
         if call.kernel is not None:
             params = self._params.get(call.kernel)
             if params is None:
-                params = self._params[call.kernel] = _params(self.comp.kernels[call.kernel])
+                k = self.comp.kernels[call.kernel]
+                params = self._params[call.kernel] = kernel_params(k.source, k.language)
             for p, a in zip(params, call.args):
                 if p.startswith(("out_ptr", "in_out_ptr")):
                     written += _BUF.findall(a)
@@ -614,55 +614,6 @@ def _assignment(line: str) -> Optional[tuple[tuple[str, ...], str]]:
         if not (n.startswith("tmp") or n.startswith("_tmp")):
             return None
     return (names, line[eq + 3:]) if names else None
-
-
-def _call(stmt: str) -> Optional[tuple[Optional[str], str, str]]:
-    """``buf4 = extern_kernels.mm(a, b)`` -> (``buf4``, ``extern_kernels.mm``, ``a, b``)."""
-    if not stmt.endswith(")"):
-        return None
-    paren = stmt.find("(")
-    if paren <= 0:
-        return None
-    head, lhs = stmt[:paren], None
-    if " = " in head:
-        lhs, head = head.rsplit(" = ", 1)
-    if not head.replace(".", "").replace("_", "").isalnum():
-        return None
-    return lhs, head, stmt[paren + 1:-1]
-
-
-def _split_args(text: str) -> list[str]:
-    if "(" not in text and "[" not in text and "{" not in text:
-        return [a.strip() for a in text.split(",") if a.strip()]
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if cur and "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
-def _params(k: Kernel) -> list[str]:
-    m = _PY_PARAMS.search(k.source) if k.language == "triton" else _CPP_PARAMS.search(k.source)
-    if m is None:
-        m = _CPP_PARAMS.search(k.source) or _PY_PARAMS.search(k.source)
-    if m is None:
-        return []
-    out = []
-    for p in m.group(1).split(","):
-        p = p.split(":", 1)[0].strip()
-        words = re.findall(r"[A-Za-z_]\w*", p)
-        if words:
-            out.append(words[-1])
-    return out
 
 
 def _extern_op(callee: str) -> str:

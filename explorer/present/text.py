@@ -71,6 +71,25 @@ def speedup_text(v: Optional[float]) -> str:
     return "n/a" if v is None else f"{v:.2f}x"
 
 
+def ratio_text(v: Optional[float], ratio: Any = None) -> str:
+    """The speedup, with the spread of its per-repeat ratios when eager and compiled were interleaved."""
+    return speedup_text(v) + ("" if ratio is None else f" ±{ratio.iqr_pct:.0f}%")
+
+
+def launched_by_text(k: Any) -> str:
+    """``aten::convolution x18`` for each op whose calls launched the kernel (per graph call)."""
+    return ", ".join(f"{o.op} x{o.launches:g}" for o in getattr(k, "launched_by", ()) or ())
+
+
+def flops_line(t: GraphTiming) -> Optional[str]:
+    """The graph's counted FLOPs per call against what its kernel rows were given: they add up, or say so."""
+    if not t.flops:
+        return None
+    given = sum(k.flops or 0 for k in t.kernels)
+    return (f"FLOPs per call: {t.flops / 1e9:,.3g} GFLOP in its op calls, {given / 1e9:,.3g} GFLOP given to "
+            f"kernel rows ({100.0 * given / t.flops:.1f}%)")
+
+
 def calls_text(v: Optional[float]) -> str:
     return "never" if v is None else f"{v:,.0f} calls"
 
@@ -80,9 +99,9 @@ def graph_line(t: GraphTiming) -> str:
     train = ""
     if t.train_eager is not None or t.train_compiled is not None:
         train = (f"; forward+backward: eager {measurement_text(t.train_eager)}, compiled "
-                 f"{measurement_text(t.train_compiled)}, speedup {speedup_text(t.train_speedup)}")
+                 f"{measurement_text(t.train_compiled)}, speedup {ratio_text(t.train_speedup, t.train_ratio)}")
     return (f"{t.label}: eager {measurement_text(t.eager)}, compiled {measurement_text(t.compiled)}, "
-            f"speedup {speedup_text(t.speedup)}{train}; compile {comp} ({t.compile_time_source}), "
+            f"speedup {ratio_text(t.speedup, t.ratio)}{train}; compile {comp} ({t.compile_time_source}), "
             f"break-even {calls_text(t.break_even_calls)}")
 
 
@@ -106,7 +125,10 @@ def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult
             for k in sorted(t.kernels, key=lambda k: -k.time_s)[:top_kernels]:
                 bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
                 bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
+                bw += "" if not k.launched_by else f"; launched by {launched_by_text(k)}"
                 lines.append(f"    {k.name}: {format_time(k.time_s)} ({k.share_pct:.0f}%){bw}")
+            if flops_line(t):
+                lines.append(f"    {flops_line(t)}")
             if t.kernels_note:
                 lines.append(f"    kernels: {t.kernels_note}")
             lines.extend(f"    ! {w}" for w in t.warnings)
@@ -121,11 +143,13 @@ def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult
 
 def summary(report: Any, *, max_rows: int = 12) -> str:
     """One screen: counts, compilations, what to fix, recompiles, findings, problems, timing."""
+    from ..distributed.text import capture_lines, distributed_lines
     from ..report import Report
 
     report = Report.of(report)
     data = report.capture
-    lines = [
+    head = distributed_lines(report) if report.distributed is not None else []
+    lines = head + [
         f"compile-explorer: {len(data.compilations)} compilations, {data.num_graphs} graphs, "
         f"{len(data.graph_breaks)} graph breaks, {len(data.recompiles)} recompiles, {len(data.kernels)} kernels, "
         f"compile {data.compile_time_s:.2f}s  [torch {data.torch_version}, {data.device}]",
@@ -157,6 +181,7 @@ def summary(report: Any, *, max_rows: int = 12) -> str:
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
         lines.append(f"finding{where}: {f.message}" + (f" ({f.hint})" if f.hint else ""))
+    lines += capture_lines(data)
     for note in data.notes:
         lines.append(f"note: {note.splitlines()[0]}")
     for p in report.all_problems:

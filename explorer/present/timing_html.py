@@ -12,7 +12,9 @@ from .escape import esc
 from .panes import kernel_anchor
 from .plots import format_time, graphs_chart, kernels_chart
 from .text import calls_text as _calls
+from .text import flops_line, launched_by_text
 from .text import measurement_text as _m
+from .text import ratio_text as _r
 from .text import speedup_text as _x
 
 
@@ -20,7 +22,8 @@ def _train_row(t: GraphTiming, e: Any) -> str:
     if t.train_eager is None and t.train_compiled is None:
         return ""
     return (f"<tr><td>{e(t.label)} forward+backward</td><td>{e(_m(t.train_eager))}</td>"
-            f"<td>{e(_m(t.train_compiled))}</td><td>{e(_x(t.train_speedup))}</td><td></td><td></td></tr>")
+            f"<td>{e(_m(t.train_compiled))}</td><td>{e(_r(t.train_speedup, t.train_ratio))}</td>"
+            "<td></td><td></td></tr>")
 
 
 def html_fragment(report: TimingReport, comparisons: tuple[ModeResult, ...] = ()) -> str:
@@ -28,7 +31,8 @@ def html_fragment(report: TimingReport, comparisons: tuple[ModeResult, ...] = ()
     e = esc
     rows = "".join(
         f"<tr><td>{e(t.label)}</td><td>{e(_m(t.eager))}</td><td>{e(_m(t.compiled))}</td>"
-        f"<td>{e(_x(t.speedup))}</td><td>{e('n/a' if t.compile_time_s is None else f'{t.compile_time_s:.2f} s')}</td>"
+        f"<td>{e(_r(t.speedup, t.ratio))}</td>"
+        f"<td>{e('n/a' if t.compile_time_s is None else f'{t.compile_time_s:.2f} s')}</td>"
         f"<td>{e(_calls(t.break_even_calls))}</td></tr>" + _train_row(t, e)
         for t in report.graphs + ((report.timeit,) if report.timeit else ()))
     parts = [f'<div class="cx-timing"><p>Timing on {e(report.device)}: median per call, ± inter-quartile '
@@ -47,6 +51,8 @@ def html_fragment(report: TimingReport, comparisons: tuple[ModeResult, ...] = ()
         if t.kernels:
             parts.append(kernels_chart(t))
             parts.append(_kernel_table(t))
+        if flops_line(t):
+            parts.append(f"<p>{e(t.label)}: {e(flops_line(t))}</p>")
         if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
             parts.append(f"<p>{e(t.label)}: {e(t.kernels_note)}</p>")
     if comparisons:
@@ -73,10 +79,12 @@ def _kernel_table(t: GraphTiming) -> str:
         f"<td>{e(format_time(k.time_s))}</td><td>{k.share_pct:.1f}%</td>"
         f"<td>{'' if k.bytes is None else f'{k.bytes:,}'}</td>"
         f"<td>{'' if k.bandwidth_gbs is None else f'{k.bandwidth_gbs:,.1f}'}</td>"
-        f"<td>{'' if k.peak_pct is None else f'{k.peak_pct:.0f}%'}</td></tr>"
+        f"<td>{'' if k.peak_pct is None else f'{k.peak_pct:.0f}%'}</td>"
+        f"<td>{e(launched_by_text(k))}</td></tr>"
         for k in t.kernels)
     return (f'<table class="cx-table"><caption>{e(t.label)}: kernels</caption><tr><th>kernel</th><th>kind</th>'
-            "<th>time</th><th>share</th><th>bytes</th><th>GB/s</th><th>% of peak</th></tr>" + rows + "</table>")
+            "<th>time</th><th>share</th><th>bytes</th><th>GB/s</th><th>% of peak</th><th>launched by</th></tr>"
+            + rows + "</table>")
 
 
 def modes_table(modes: tuple[ModeResult, ...]) -> str:

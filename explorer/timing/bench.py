@@ -16,7 +16,7 @@ import statistics
 import time
 from typing import Any, Callable, Optional, Sequence
 
-from .model import Measurement
+from .model import Measurement, Ratio
 
 NOISY_PCT = 10.0  # spread above this: the figure is not trustworthy
 DEFAULT_BUDGET_S = 0.2  # one repeat runs at least this long (IPython's %timeit figure)
@@ -77,6 +77,112 @@ def _warm_up(fn: Callable[[], Any], warmup_s: Optional[float], sync: Callable[[]
         fn()
         calls += 1
     sync()
+
+
+# ---- two sides, interleaved ----
+
+DRIFT_PCT = 5.0  # a side's time moving this much between the halves of a measurement: the clock moved
+
+
+def measure_pair(eager: Callable[[], Any], compiled: Callable[[], Any], *, device: str = "cpu",
+                 budget_s: float = DEFAULT_BUDGET_S, repeats: int = DEFAULT_REPEATS,
+                 warmup_s: Optional[float] = None, flush_l2: bool = True,
+                 names: tuple[str, str] = ("eager", "compiled")) -> tuple[Measurement, Measurement, Ratio]:
+    """Times two callables in alternating repeats (A B, B A, A B, ...) and the ratio A / B repeat by repeat.
+
+    A GPU's clock, a shared CPU's load, thermal throttling: what drifts during a measurement moves the two
+    sides of one repeat alike, so each repeat's ratio holds where two back-to-back measurements would not.
+    Each side is warmed and calibrated on its own (its own loop count), as ``measure`` does.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    if device.startswith("cuda"):
+        a_times, b_times, loops, method = _pair_cuda(eager, compiled, device, budget_s, repeats, warmup_s, flush_l2)
+    else:
+        a_times, b_times, loops, method = _pair_cpu(eager, compiled, budget_s, repeats, warmup_s)
+    method += ", interleaved repeat by repeat with the other side"
+    a = summarize(a_times, loops[0], method)
+    b = summarize(b_times, loops[1], method)
+    return a, b, ratio_of(a_times, b_times, names)
+
+
+def ratio_of(a_times: Sequence[float], b_times: Sequence[float],
+             names: tuple[str, str] = ("eager", "compiled")) -> Ratio:
+    """The per-repeat ratios of two interleaved measurements, their spread, and whether the clock moved."""
+    ratios = [x / y for x, y in zip(a_times, b_times) if y > 0]
+    spread = summarize(ratios or [0.0], 1, "")
+    drift, note = _drift(a_times, b_times, names, spread)
+    return Ratio(value=spread.median_s, ratios=tuple(ratios), iqr_pct=spread.iqr_pct,
+                 range_pct=spread.range_pct, drift_pct=drift, drift_note=note)
+
+
+def _drift(a: Sequence[float], b: Sequence[float], names: tuple[str, str], spread: Measurement
+           ) -> tuple[float, Optional[str]]:
+    """How far both sides moved from the first half of the repeats to the second, when they moved together."""
+    n = min(len(a), len(b))
+    if n < 2:
+        return 0.0, None
+    half = n // 2
+    moves = []
+    for times in (a, b):
+        first, second = statistics.median(times[:half]), statistics.median(times[n - half:n])
+        moves.append(100.0 * (second - first) / first if first > 0 else 0.0)
+    together = moves[0] * moves[1] > 0
+    drift = min(abs(moves[0]), abs(moves[1])) if together else 0.0
+    if drift < DRIFT_PCT:
+        return drift, None
+    word = "slower" if moves[0] > 0 else "faster"
+    return drift, (f"the clock moved during the measurement: both sides ran {word} in the second half of the "
+                   f"repeats ({names[0]} {moves[0]:+.0f}%, {names[1]} {moves[1]:+.0f}%); the speedup is taken "
+                   f"repeat by repeat, where the drift cancels: its ratios spread {spread.iqr_pct:.0f}% (IQR)")
+
+
+def _pair_cpu(a: Callable[[], Any], b: Callable[[], Any], budget_s: float, repeats: int,
+              warmup_s: Optional[float]) -> tuple[list[float], list[float], tuple[int, int], str]:
+    import torch
+    from torch.utils.benchmark import Timer
+
+    timers = []
+    for fn in (a, b):
+        _warm_up(fn, warmup_s, lambda: None)
+        timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
+        loops, _ = calibrate(lambda n, t=timer: t.timeit(n).times[0] * n, budget_s)
+        timers.append((timer, loops))
+    times: tuple[list[float], list[float]] = ([], [])
+    for i in range(repeats):
+        for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+            timer, loops = timers[side]
+            times[side].append(timer.timeit(loops).times[0])
+    return times[0], times[1], (timers[0][1], timers[1][1]), "torch.utils.benchmark.Timer"
+
+
+def _pair_cuda(a: Callable[[], Any], b: Callable[[], Any], device: str, budget_s: float, repeats: int,
+               warmup_s: Optional[float], flush_l2: bool) -> tuple[list[float], list[float], tuple[int, int], str]:
+    import torch
+
+    dev = torch.device(device)
+    sync = lambda: torch.cuda.synchronize(dev)  # noqa: E731
+    cache = torch.empty(_L2_FLUSH_BYTES // 4, dtype=torch.int32, device=dev) if flush_l2 else None
+    plans = []
+    with torch.cuda.device(dev):
+        for fn in (a, b):
+            _warm_up(fn, 0.025 if warmup_s is None else warmup_s, sync)
+
+            def wall(n: int, fn: Callable[[], Any] = fn) -> float:
+                sync()
+                t0 = time.perf_counter()
+                _event_times(fn, n, cache)
+                return time.perf_counter() - t0
+
+            loops, took = calibrate(wall, budget_s, max_loops=100_000)
+            plans.append((fn, loops, min(1000, max(1, int(0.025 / max(took / max(loops, 1), 1e-7))))))
+        times: tuple[list[float], list[float]] = ([], [])
+        for i in range(repeats):
+            for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+                fn, loops, backlog = plans[side]
+                times[side].append(statistics.median(_event_times(fn, loops, cache, backlog)))
+    method = "cuda events" + (", L2 flushed before each call (as triton's do_bench)" if flush_l2 else "")
+    return times[0], times[1], (plans[0][1], plans[1][1]), method
 
 
 # ---- CPU ----
@@ -144,27 +250,42 @@ def _event_times(fn: Callable[[], Any], n: int, cache: Any, backlog: int = 0) ->
 # ---- what the figures mean ----
 
 def break_even_calls(compile_time_s: Optional[float], eager_s: Optional[float],
-                     compiled_s: Optional[float]) -> Optional[float]:
-    """Calls until the time saved per call has paid back the compile; None if it never does."""
+                     compiled_s: Optional[float], speedup: Optional[float] = None) -> Optional[float]:
+    """Calls until the time saved per call has paid back the compile; None if it never does.
+
+    ``speedup`` (from interleaved repeats) sets the saving, ``compiled_s x (speedup - 1)``, so the two agree.
+    """
     if compile_time_s is None or eager_s is None or compiled_s is None:
         return None
-    saved = eager_s - compiled_s
+    saved = compiled_s * (speedup - 1) if speedup is not None else eager_s - compiled_s
     if saved <= 0:
         return None
     return compile_time_s / saved
 
 
 def warnings_for(eager: Optional[Measurement], compiled: Optional[Measurement], *, device: str,
-                 backend: str = "inductor", num_kernels: Optional[int] = None) -> list[str]:
-    """Plain-words warnings: figures too noisy to trust, or compiling made it slower (and why)."""
+                 backend: str = "inductor", num_kernels: Optional[int] = None,
+                 ratio: Optional[Ratio] = None) -> list[str]:
+    """Plain-words warnings: figures too noisy to trust, or compiling made it slower (and why).
+
+    With ``ratio`` (interleaved repeats), a side's spread that the ratio does not share is drift, not
+    noise in the speedup: the warning is the ratio's own spread.
+    """
     out = []
-    for what, m in (("eager", eager), ("compiled", compiled)):
-        if m is not None and m.iqr_pct > NOISY_PCT:
-            out.append(f"noisy machine, figures not trustworthy: the {what} repeats spread "
-                       f"{m.iqr_pct:.0f}% (IQR) around the median")
-    if eager is None or compiled is None or compiled.median_s <= eager.median_s:
+    if ratio is not None:
+        if ratio.iqr_pct > NOISY_PCT:
+            out.append(f"noisy machine, figures not trustworthy: the speedup's repeats spread "
+                       f"{ratio.iqr_pct:.0f}% (IQR) around the median")
+    else:
+        for what, m in (("eager", eager), ("compiled", compiled)):
+            if m is not None and m.iqr_pct > NOISY_PCT:
+                out.append(f"noisy machine, figures not trustworthy: the {what} repeats spread "
+                           f"{m.iqr_pct:.0f}% (IQR) around the median")
+    if eager is None or compiled is None:
         return out
-    slower = compiled.median_s / eager.median_s
+    slower = 1.0 / ratio.value if ratio is not None and ratio.value > 0 else compiled.median_s / eager.median_s
+    if slower <= 1.0:
+        return out
     out.append(f"compiled is slower than eager ({slower:.2f}x the time)"
                f"{likely_reason(eager, device, backend, num_kernels)}")
     return out

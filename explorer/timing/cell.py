@@ -22,16 +22,18 @@ def time_calls(eager: Callable[[], Any], compiled: Callable[[], Any], *, device:
     capture's total) gives break-even.
     """
     dev = device or _default_device()
-    e = bench.measure(eager, device=dev, budget_s=budget_s, repeats=repeats)
-    c = bench.measure(compiled, device=dev, budget_s=budget_s, repeats=repeats)
+    e, c, ratio = bench.measure_pair(eager, compiled, device=dev, budget_s=budget_s, repeats=repeats)
     runs = (e.loops + c.loops) * repeats
-    note = (f"the whole call ran again about {runs:,} times (eager and compiled, plus warm-up and calibration): "
-            "its side effects repeated each time")
+    notes = [f"the whole call ran again about {runs:,} times (eager and compiled, plus warm-up and calibration): "
+             "its side effects repeated each time"]
+    if ratio.drift_note:
+        notes.append(ratio.drift_note)
     return GraphTiming(index=-1, compile_id=None, label=label, device=dev, grad_enabled=_grad(), eager=e,
-                       compiled=c, speedup=e.median_s / c.median_s if c.median_s > 0 else None,
+                       compiled=c, speedup=ratio.value,
                        compile_time_s=compile_time_s, compile_time_source="capture" if compile_time_s else "none",
-                       break_even_calls=bench.break_even_calls(compile_time_s, e.median_s, c.median_s),
-                       warnings=tuple(bench.warnings_for(e, c, device=dev)), notes=(note,))
+                       break_even_calls=bench.break_even_calls(compile_time_s, e.median_s, c.median_s, ratio.value),
+                       warnings=tuple(bench.warnings_for(e, c, device=dev, ratio=ratio)), notes=tuple(notes),
+                       ratio=ratio)
 
 
 def _default_device() -> str:

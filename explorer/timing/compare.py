@@ -8,7 +8,7 @@ function is not re-run per mode and nothing of theirs recompiles.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ..capturing import torch_compat
 from . import bench
@@ -31,8 +31,7 @@ def compare_modes(target: Any, args: Sequence[Any] = (), kwargs: Optional[dict] 
     if not graphs:
         return [ModeResult(mode=m, compile_time_s=None, eager_s=None, compiled_s=None, speedup=None,
                            spread_pct=None, error="no graph was recorded", notes=tuple(notes)) for m in modes]
-    eager = [_measure(g, g.gm, budget_s, repeats) for g in graphs]
-    return [_one_mode(mode, graphs, eager, budget_s, repeats, notes) for mode in modes]
+    return [_one_mode(mode, graphs, budget_s, repeats, notes) for mode in modes]
 
 
 def _graphs(target: Any, args: Sequence[Any], kwargs: dict) -> tuple[list[RecordedGraph], list[str]]:
@@ -47,8 +46,8 @@ def _graphs(target: Any, args: Sequence[Any], kwargs: dict) -> tuple[list[Record
     return list(rec.graphs), rec.notes + ["the function ran once under Dynamo to record its graphs"]
 
 
-def _one_mode(mode: str, graphs: list[RecordedGraph], eager: list[Measurement], budget_s: float,
-              repeats: int, notes: list[str]) -> ModeResult:
+def _one_mode(mode: str, graphs: list[RecordedGraph], budget_s: float, repeats: int, notes: list[str]) -> ModeResult:
+    """One mode: each graph compiled cold, then timed against its eager run in interleaved repeats."""
     notes = list(notes)
     if mode == "reduce-overhead" and all(g.device == "cpu" for g in graphs):
         notes.append("on CPU, reduce-overhead (CUDA graphs) behaves like default")
@@ -59,21 +58,23 @@ def _one_mode(mode: str, graphs: list[RecordedGraph], eager: list[Measurement], 
             compiled = [inner(fresh_graph_module(g.gm), list(g.inputs)) for g in graphs]
         compile_s = time.perf_counter() - t0
         steps = backend_uses_cudagraphs(inner)
-        timed = [_measure(g, fn, budget_s, repeats, steps=steps and g.device.startswith("cuda"))
+        pairs = [bench.measure_pair(graph_call(g, g.gm), graph_call(g, fn, steps=steps and g.device.startswith("cuda")),
+                                    device=g.device, budget_s=budget_s, repeats=repeats)
                  for g, fn in zip(graphs, compiled)]
     except Exception as e:  # noqa: BLE001 - one failing mode must not hide the others
         return ModeResult(mode=mode, compile_time_s=None, eager_s=None, compiled_s=None, speedup=None,
                           spread_pct=None, error=f"{type(e).__name__}: {e}", notes=tuple(notes))
+    eager: list[Measurement] = [p[0] for p in pairs]
+    timed: list[Measurement] = [p[1] for p in pairs]
     eager_s = sum(m.median_s for m in eager)
     compiled_s = sum(m.median_s for m in timed)
-    spread = max(m.iqr_pct for m in eager + timed)
+    # the cell per repeat: within each graph both sides of repeat i ran back to back, so drift cancels in the sums
+    ratio = bench.ratio_of([sum(m.times_s[i] for m in eager) for i in range(repeats)],
+                           [sum(m.times_s[i] for m in timed) for i in range(repeats)])
+    spread = ratio.iqr_pct
     if spread > bench.NOISY_PCT:
-        notes.append(f"noisy machine, figures not trustworthy: spread up to {spread:.0f}% (IQR)")
+        notes.append(f"noisy machine, figures not trustworthy: the speedup's repeats spread {spread:.0f}% (IQR)")
+    if ratio.drift_note:
+        notes.append(ratio.drift_note)
     return ModeResult(mode=mode, compile_time_s=compile_s, eager_s=eager_s, compiled_s=compiled_s,
-                      speedup=eager_s / compiled_s if compiled_s > 0 else None, spread_pct=spread,
-                      notes=tuple(notes))
-
-
-def _measure(g: RecordedGraph, fn: Callable[..., Any], budget_s: float, repeats: int,
-             steps: bool = False) -> Measurement:
-    return bench.measure(graph_call(g, fn, steps=steps), device=g.device, budget_s=budget_s, repeats=repeats)
+                      speedup=ratio.value, spread_pct=spread, notes=tuple(notes))

@@ -9,11 +9,15 @@ sees is computed from whole calls.
 Timing must not change the user's objects nor repeat their side effects, so
 the call is re-run only where the capture shows nothing that could:
 
-* Dynamo replays no side effect after the graph (no global, attribute,
-  list or dict written back by the rewritten bytecode);
+* Dynamo replays no side effect after the graph on an object that existed
+  before the call (``mutations``: its ``dynamo_side_effects`` record says which
+  objects the call created, such as a Hugging Face model's ``DynamicCache``;
+  those cannot be the user's; an existing object is copied and must come out
+  of the first re-calls unchanged, else it is restored and the call is not
+  re-timed), and no global or closure variable is rebound;
 * every graph break is of a kind that runs no user code with effects
-  (data-dependent branching, ``.item()``, ``.tolist()``); a ``print`` is
-  silenced while timing;
+  (data-dependent branching, ``.item()``, ``.tolist()``, an explicit
+  ``torch._dynamo.graph_break()``); a ``print`` is silenced while timing;
 * no graph updates in place a tensor that is not one of the call's arguments
   (module buffers, parameters, globals). Arguments a graph updates in place
   are replaced by private copies, and the copies must pass the cached guards
@@ -40,10 +44,11 @@ from typing import Any, Callable, Optional, Sequence
 from ..capturing import torch_compat
 from . import bench
 from .model import EndToEnd, Measurement
+from .mutations import Watched, created_summary, judge_mutations
 
 # graph-break causes that run no user code with effects between the graphs
 _PURE_BREAKS = ("data-dependent branching", "data dependent", "generic_jump", "item()", "tensor.item",
-                "tolist", "dynamic shape operator", "unbacked")
+                "tolist", "dynamic shape operator", "unbacked", "torch._dynamo.graph_break()")
 # attribute/method names Dynamo's rewritten bytecode uses to replay mutations it traced
 _REPLAY_NAMES = {"object_setattr_ignore_descriptor", "update", "clear", "append", "extend", "insert", "pop",
                  "remove", "setdefault", "add", "discard", "__setitem__", "__delitem__"}
@@ -102,20 +107,55 @@ def call_of(fn: Any, compiled: Any, args: tuple, kwargs: dict, label: str = "the
 
 # ---- is re-calling faithful and harmless? ----
 
+# what keeps a call from being re-timed, one line per kind in ``not_timed``
+RISK_KINDS = {
+    "cudagraphs": "CUDA graphs",
+    "mutation": "the call mutates objects that existed before it",
+    "changed": "re-calling changed objects that existed before the call (each was restored)",
+    "writeback": "the rewritten bytecode writes back state",
+    "break": "graph breaks run Python whose effects the explorer cannot rule out",
+    "inplace": "graphs update tensors in place that are not the call's arguments",
+    "recall": "re-calling could not be done",
+}
+
+
 @dataclass
 class Verdict:
-    risks: list[str] = field(default_factory=list)  # why re-calling could change the user's state
+    risks: dict[str, list[str]] = field(default_factory=dict)  # kind -> why re-calling could change user state
     mutated_args: list[str] = field(default_factory=list)  # arguments a graph updates in place: copy them
     silenced: list[str] = field(default_factory=list)  # output the call writes, silenced while timing
+    created: list[str] = field(default_factory=list)  # objects the call makes, whose write-back is harmless
+    watched: list[Watched] = field(default_factory=list)  # existing objects it mutates: must come out unchanged
+
+    def add(self, kind: str, detail: str) -> None:
+        details = self.risks.setdefault(kind, [])
+        if detail not in details:
+            details.append(detail)
+
+    def lines(self) -> list[str]:
+        """One line per kind of reason (not one per attribute)."""
+        return [f"{RISK_KINDS.get(kind, kind)}: {'; '.join(details)}" for kind, details in self.risks.items()]
 
 
 def judge(capture: Any, graphs: Sequence[Any], call: Call, recorder: Any = None) -> Verdict:
     v = Verdict()
     if getattr(recorder, "uses_cudagraphs", False) and any(str(g.device).startswith("cuda") for g in graphs):
-        v.risks.append("CUDA graphs: a re-call replays the recorded graph into the same output memory, "
-                       "overwriting the outputs the user holds from their call")
+        v.add("cudagraphs", "a re-call replays the recorded graph into the same output memory, overwriting the "
+                            "outputs the user holds from their call")
+    # torch's side-effect record names every object the compiled code mutates; when this torch writes it and
+    # none failed to read, a compilation without one replays no mutation (its bytecode's list slicing after a
+    # graph break is Dynamo's own stack handling)
+    problems = getattr(capture, "problems", ()) if capture is not None else ()
+    trusted = torch_compat.records_side_effects() and not any(
+        getattr(p, "event", None) == "artifact:dynamo_side_effects" for p in problems)
     for c in getattr(capture, "compilations", ()) if capture is not None else ():
-        _judge_bytecode(c, v)
+        _judge_bytecode(c, v, trusted)
+        if c.side_effects:
+            found = judge_mutations(c, call)
+            v.created += found.created
+            v.watched += found.watched
+            for risk in found.risks:
+                v.add("mutation", f"{c.compile_id}: {risk}")
         brk = c.graph_break
         if brk is not None:
             text = " ".join(filter(None, (brk.reason, brk.explanation, brk.source_line, brk.detail))).lower()
@@ -123,30 +163,35 @@ def judge(capture: Any, graphs: Sequence[Any], call: Call, recorder: Any = None)
             if "print" in text:
                 v.silenced.append(f"the print at {where} (graph break)")
             elif not any(p in text for p in _PURE_BREAKS):
-                v.risks.append(f"the graph break at {where} ({brk.reason}) runs Python between graphs whose "
-                               "effects the explorer cannot rule out")
+                v.add("break", f"{where} ({brk.reason})")
     for g in graphs:
         _judge_graph(g, call, v)
     return v
 
 
-def _judge_bytecode(c: Any, v: Verdict) -> None:
+def _judge_bytecode(c: Any, v: Verdict, trusted: bool = False) -> None:
+    """Writes Dynamo's rewritten bytecode replays after the graph. With torch's side-effects record, attribute,
+    list and dict write-backs are judged by the object they touch (``mutations``); rebinding a global or a
+    closure variable is judged here either way."""
     code = c.rewritten_bytecode
     if code is None:
         return
+    by_record = trusted or bool(c.side_effects)
+    found: dict[str, None] = {}
     prev = None
     for ins in code.instructions:
         name = ins.argrepr.split(" + ")[-1]
-        if ins.opname in _REPLAY_OPS:
-            v.risks.append(f"{c.compile_id}: the rewritten bytecode writes back a side effect "
-                           f"({ins.opname} {ins.argrepr})")
-        elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _REPLAY_NAMES:
-            v.risks.append(f"{c.compile_id}: the rewritten bytecode replays a mutation ({name})")
-        elif ins.opname == "STORE_SUBSCR" and prev == "BUILD_SLICE":
-            v.risks.append(f"{c.compile_id}: the rewritten bytecode replays a list mutation")
+        if ins.opname in _REPLAY_OPS and not (by_record and ins.opname in ("STORE_ATTR", "DELETE_ATTR")):
+            found[f"{ins.opname} {ins.argrepr}"] = None
+        elif not by_record and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _REPLAY_NAMES:
+            found[f"replays {name}"] = None
+        elif not by_record and ins.opname == "STORE_SUBSCR" and prev == "BUILD_SLICE":
+            found["replays a list mutation"] = None
         prev = ins.opname if ins.opname not in ("LOAD_CONST", "LOAD_FAST", "LOAD_GLOBAL", "COPY", "SWAP") else prev
         if ins.opname == "BUILD_SLICE":
             prev = "BUILD_SLICE"
+    if found:
+        v.add("writeback", f"{c.compile_id}: {', '.join(found)}")
 
 
 def _judge_graph(g: Any, call: Call, v: Verdict) -> None:
@@ -168,8 +213,7 @@ def _judge_graph(g: Any, call: Call, v: Verdict) -> None:
             if arg not in v.mutated_args:
                 v.mutated_args.append(arg)
         else:
-            v.risks.append(f"{g.label} updates {src} in place ({_target_name(node)}): not one of the call's "
-                           "arguments, so a re-run would change it")
+            v.add("inplace", f"{g.label} updates {src} ({_target_name(node)}), so a re-run would change it")
 
 
 def _mutates(node: Any) -> bool:
@@ -224,7 +268,8 @@ def time_end_to_end(call: Call, *, capture: Any = None, graphs: Sequence[Any] = 
     return dataclasses.replace(
         result, first_call_s=first_call_s, compile_time_s=compile_time_s,
         break_even_calls=bench.break_even_calls(compile_time_s, result.eager and result.eager.median_s,
-                                                result.compiled and result.compiled.median_s),
+                                                result.compiled and result.compiled.median_s,
+                                                result.ratio.value if result.ratio is not None else None),
         notes=tuple(result.notes) + tuple(notes))
 
 
@@ -269,14 +314,17 @@ def _parts(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_ti
         extra = guards.median_s if guards else 0.0
         compiled = _sum_measurement(comp, extra, "sum: guard checks + each graph's compiled median")
         eager = _sum_measurement(eag, 0.0, "sum: each graph's eager median")
-    not_timed = ["the call itself was not re-run: " + "; ".join(dict.fromkeys(verdict.risks)),
-                 "the Python around the graphs: Dynamo's frame entry and argument handling, the rewritten frame, "
+    not_timed = [f"the call itself was not re-run, since {line}" for line in verdict.lines()]
+    not_timed += ["the Python around the graphs: Dynamo's frame entry and argument handling, the rewritten frame, "
                  "graph-break glue and resume functions (so the compiled figure is a lower bound), and the eager "
                  "Python between the graphs"]
     timed = [t for t in ("Dynamo's guard checks on the call's own arguments (read-only)" if guards else None,
                          "each graph, compiled and eager, on private copies of its inputs") if t]
+    # each graph's repeats were interleaved, so the sums of repeat i hold the same clock on both sides
+    ratio = bench.ratio_of(eager.times_s, compiled.times_s) if eager and compiled else None
     return EndToEnd(label=call.label, method=METHOD_PARTS, device=device, eager=eager, compiled=compiled,
-                    speedup=_ratio(eager, compiled), graphs_compiled_s=_sum_of(comp), overhead_s=None,
+                    speedup=ratio.value if ratio else _ratio(eager, compiled), ratio=ratio,
+                    graphs_compiled_s=_sum_of(comp), overhead_s=None,
                     guards=guards, timed=tuple(timed), not_timed=tuple(not_timed))
 
 
@@ -291,7 +339,10 @@ def _recall(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_t
                      "copies of the arguments")
         why = _guards_refuse(call, args, kwargs)
         if why:
-            return _parts(call, dataclasses.replace(verdict, risks=[why]), guards, graph_timings, device, notes)
+            return _parts(call, Verdict(risks={"recall": [why]}), guards, graph_timings, device, notes)
+    if verdict.created:
+        notes.append("the call writes back objects it creates itself (" + created_summary(verdict.created) +
+                     "): they do not exist before the call, so re-calling changes nothing the user holds")
     before = len(getattr(recorder, "graphs", ()))
     printed = io.StringIO()
     compiled_call = lambda: call.compiled(*args, **kwargs)  # noqa: E731
@@ -303,24 +354,58 @@ def _recall(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_t
         with quiet():
             with torch_compat.fail_on_recompile():  # the first calls: a recompile would raise, not happen
                 warm = _first_calls(compiled_call, device)
-            compiled = bench.measure(compiled_call, device=device, budget_s=budget_s, repeats=repeats)
     except Exception as e:  # noqa: BLE001 - e.g. Dynamo would have recompiled: say so, time the parts
-        reason = f"re-calling failed ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
-        return _parts(call, dataclasses.replace(verdict, risks=[reason]), guards, graph_timings, device, notes)
-    with quiet():
-        eager = bench.measure(eager_call, device=device, budget_s=budget_s, repeats=repeats)
+        _restore(verdict.watched)
+        reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if verdict.watched:
+            reason += ("; the call mutates objects that existed before it, which its guards may check: " +
+                       ", ".join(w.label for w in verdict.watched))
+        return _parts(call, Verdict(risks={"recall": [reason]}), guards, graph_timings, device, notes)
+    changed = _changed(verdict.watched)
+    if changed:
+        return _parts(call, Verdict(risks={"changed": changed}), guards, graph_timings, device, notes)
+    if verdict.watched:
+        notes.append("the call also mutates objects that existed before it (" +
+                     ", ".join(w.label for w in verdict.watched) + "): after three re-calls each was as the "
+                     "user's call had left it (the same values), so re-calling changes nothing the user holds")
+    try:
+        with quiet():
+            eager, compiled, ratio = bench.measure_pair(eager_call, compiled_call, device=device, budget_s=budget_s,
+                                                        repeats=repeats)
+    except Exception as e:  # noqa: BLE001 - say so, time the parts
+        _restore(verdict.watched)
+        reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        return _parts(call, Verdict(risks={"recall": [reason]}), guards, graph_timings, device, notes)
+    changed = _changed(verdict.watched)
+    if changed:
+        notes.append("timing changed objects that existed before the call; each was restored: " + "; ".join(changed))
     if len(getattr(recorder, "graphs", ())) != before:
         notes.append("a graph was compiled while timing (unexpected): the figures include it")
     if verdict.silenced or printed.getvalue():
         notes.append("the call's output (" + (", ".join(verdict.silenced) or "prints") +
                      ") was silenced while timing")
+    if ratio.drift_note:
+        notes.append(ratio.drift_note)
     graphs_s = _sum_of([g.compiled for g in graph_timings])
     return EndToEnd(label=call.label, method=METHOD_RECALL, device=device, eager=eager, compiled=compiled,
-                    speedup=_ratio(eager, compiled), graphs_compiled_s=graphs_s,
+                    speedup=ratio.value, ratio=ratio, graphs_compiled_s=graphs_s,
                     overhead_s=compiled.median_s - graphs_s if graphs_s is not None else None,
                     guards=guards, warmup_s=tuple(warm), timed=tuple(timed),
                     not_timed=("compiling (compile_time_s and first_call_s are apart)",),
-                    warnings=tuple(bench.warnings_for(eager, compiled, device=device)))
+                    warnings=tuple(bench.warnings_for(eager, compiled, device=device, ratio=ratio)))
+
+
+def _changed(watched: Sequence[Watched]) -> list[str]:
+    """The watched objects a re-call changed, named; all of them restored to the user's state."""
+    changed = [w.label for w in watched if not w.unchanged()]
+    if changed:
+        _restore(watched)
+    return changed
+
+
+def _restore(watched: Sequence[Watched]) -> None:
+    for w in watched:
+        w.restore()
 
 
 @contextlib.contextmanager

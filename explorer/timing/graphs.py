@@ -303,33 +303,38 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
     if steps:
         notes.append("CUDA graphs: each timed call starts a new step (torch.compiler.cudagraph_mark_step_begin), "
                      "so the graph is recorded once and replayed, as in a training or serving loop")
-    eager = _measure(g, g.gm, budget_s, repeats, notes, "eager")
-    compiled = _measure(g, compiled_fn, budget_s, repeats, notes, "compiled", steps=steps) \
-        if compiled_fn is not None else None
+    eager, compiled, ratio = _measure_both(g, compiled_fn, budget_s, repeats, notes, steps=steps)
     kernels: tuple[KernelTiming, ...] = ()
     kernels_note = kernels_build = None
+    flops = None
     if kernel_profile and g.backend != "inductor":
         kernels_note = f"no kernel profile: the {g.backend!r} backend generates no kernels"
     elif kernel_profile and compiled_fn is not None:
-        kernels, kernels_note, kernels_build = _kernel_profile(g, recorder, compiled_fn, comp, peak,
-                                                               compute_peak, notes)
+        kernels, kernels_note, kernels_build, flops = _kernel_profile(g, recorder, compiled_fn, comp, peak,
+                                                                      compute_peak, notes)
     compile_s, source = _compile_time(g, comp)
-    speedup = _ratio(eager, compiled)
-    train_eager = train_compiled = None
-    if g.trains:
+    speedup = ratio.value if ratio is not None else _ratio(eager, compiled)
+    train_eager = train_compiled = train_ratio = None
+    if g.trains and compiled_fn is not None:
+        train_eager, train_compiled, train_ratio = _measure_training_both(g, compiled_fn, budget_s, repeats, notes,
+                                                                          steps=steps)
+    elif g.trains:
         train_eager = _measure_training(g, g.gm, budget_s, repeats, notes, "eager")
-        if compiled_fn is not None:
-            train_compiled = _measure_training(g, compiled_fn, budget_s, repeats, notes, "compiled", steps=steps)
+    if ratio is not None and ratio.drift_note:
+        notes.append(ratio.drift_note)
     warnings = bench.warnings_for(eager, compiled, device=g.device, backend=g.backend,
-                                  num_kernels=len([k for k in kernels if k.kind == "generated"]) or None)
+                                  num_kernels=len([k for k in kernels if k.kind == "generated"]) or None, ratio=ratio)
     return GraphTiming(index=g.index, compile_id=g.compile_id, label=g.label, device=g.device,
                        grad_enabled=g.trains, eager=eager, compiled=compiled, speedup=speedup,
                        compile_time_s=compile_s, compile_time_source=source,
                        break_even_calls=bench.break_even_calls(compile_s, eager and eager.median_s,
-                                                               compiled and compiled.median_s),
+                                                               compiled and compiled.median_s,
+                                                               speedup if ratio is not None else None),
                        kernels=kernels, kernels_note=kernels_note, warnings=tuple(warnings), notes=tuple(notes),
                        train_eager=train_eager, train_compiled=train_compiled,
-                       train_speedup=_ratio(train_eager, train_compiled), kernels_build=kernels_build)
+                       train_speedup=train_ratio.value if train_ratio is not None else _ratio(train_eager,
+                                                                                               train_compiled),
+                       kernels_build=kernels_build, flops=flops, ratio=ratio, train_ratio=train_ratio)
 
 
 USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels are profiler rows without hooks)"
@@ -337,7 +342,7 @@ USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels a
 
 def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compiled_fn: Any, comp: Any, peak: Any,
                     compute_peak: Any, notes: list[str]
-                    ) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str]]:
+                    ) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str], Optional[int]]:
     from .kernels import profile_graph
 
     build = None
@@ -349,11 +354,11 @@ def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compile
     mode = graph_autograd_mode(g)
     counted = g.gm if "reduce-overhead" in str(getattr(recorder, "mode", "") or "") else None
     if build is None:
-        kernels, note = profile_graph(g, compiled_fn, comp, peak, mode, compute_peak=compute_peak, count_on=counted)
-        return kernels, note, USER_BUILD_LABEL
-    kernels, note = profile_graph(g, build.fn, comp, peak, mode, kernels=build.kernels,
-                                  wrapper_code=build.wrapper_code, compute_peak=compute_peak)
-    return kernels, note, build.label
+        got = profile_graph(g, compiled_fn, comp, peak, mode, compute_peak=compute_peak, count_on=counted)
+        return got.rows, got.note, USER_BUILD_LABEL, got.flops
+    got = profile_graph(g, build.fn, comp, peak, mode, kernels=build.kernels,
+                        wrapper_code=build.wrapper_code, compute_peak=compute_peak)
+    return got.rows, got.note, build.label, got.flops
 
 
 def _ratio(eager: Optional[Measurement], compiled: Optional[Measurement]) -> Optional[float]:
@@ -362,6 +367,26 @@ def _ratio(eager: Optional[Measurement], compiled: Optional[Measurement]) -> Opt
 
 def _measure_training(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
                       what: str, steps: bool = False) -> Optional[Measurement]:
+    try:
+        return bench.measure(_training_step(g, fn, steps), device=g.device, budget_s=budget_s, repeats=repeats)
+    except Exception as e:  # noqa: BLE001 - reported, not raised
+        notes.append(f"{what} forward+backward run failed: {type(e).__name__}: {e}")
+        return None
+
+
+def _measure_training_both(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],
+                           steps: bool = False) -> tuple[Optional[Measurement], Optional[Measurement], Any]:
+    """Forward+backward, eager and compiled, interleaved; a side that fails is measured alone or not at all."""
+    try:
+        return bench.measure_pair(_training_step(g, g.gm, False), _training_step(g, fn, steps), device=g.device,
+                                  budget_s=budget_s, repeats=repeats)
+    except Exception:  # noqa: BLE001 - find which side fails, and say so
+        eager = _measure_training(g, g.gm, budget_s, repeats, notes, "eager")
+        compiled = _measure_training(g, fn, budget_s, repeats, notes, "compiled", steps=steps)
+        return eager, compiled, None
+
+
+def _training_step(g: RecordedGraph, fn: Any, steps: bool) -> Callable[[], Any]:
     """One forward and its backward (the compiled backward graph runs here), on the private inputs.
 
     Gradients are taken with ``torch.autograd.grad`` for the private inputs only, so no
@@ -383,11 +408,7 @@ def _measure_training(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, 
             return torch.autograd.grad(outs, leaves, grad_outputs=[torch.ones_like(t) for t in outs],
                                        allow_unused=True)
 
-    try:
-        return bench.measure(step, device=g.device, budget_s=budget_s, repeats=repeats)
-    except Exception as e:  # noqa: BLE001 - reported, not raised
-        notes.append(f"{what} forward+backward run failed: {type(e).__name__}: {e}")
-        return None
+    return step
 
 
 def _compile_private(g: RecordedGraph, recorder: Optional[GraphRecorder], notes: list[str]) -> Any:
@@ -434,6 +455,20 @@ def graph_call(g: RecordedGraph, fn: Any, *, steps: bool = False) -> Callable[[]
             return fn(*inputs)
 
     return call
+
+
+def _measure_both(g: RecordedGraph, compiled_fn: Any, budget_s: float, repeats: int, notes: list[str],
+                  steps: bool = False) -> tuple[Optional[Measurement], Optional[Measurement], Any]:
+    """The graph eager and compiled, interleaved repeat by repeat (``bench.measure_pair``): drift cancels in
+    the ratio. A side that fails (or no compiled side) is measured alone, and the note says why."""
+    if compiled_fn is None:
+        return _measure(g, g.gm, budget_s, repeats, notes, "eager"), None, None
+    try:
+        return bench.measure_pair(graph_call(g, g.gm), graph_call(g, compiled_fn, steps=steps), device=g.device,
+                                  budget_s=budget_s, repeats=repeats)
+    except Exception:  # noqa: BLE001 - find which side fails, and say so
+        return (_measure(g, g.gm, budget_s, repeats, notes, "eager"),
+                _measure(g, compiled_fn, budget_s, repeats, notes, "compiled", steps=steps), None)
 
 
 def _measure(g: RecordedGraph, fn: Any, budget_s: float, repeats: int, notes: list[str],

@@ -1,40 +1,55 @@
-"""Per-kernel profile of one compiled graph: time, share, bytes, bandwidth.
+"""Per-kernel profile of one compiled graph: time, share, bytes, bandwidth, FLOPs and the ops behind them.
 
-Time comes from ``torch.profiler``: on CPU, Inductor's
-``cpp.enable_kernel_profile`` makes each C++ kernel a row
-(``graph_0_cpp_fused_..._1``); on GPU each Triton kernel is a CUDA kernel row
-under its own name. Bytes come from the generated code the capture kept:
-Triton kernels carry Inductor's own ``kernel_num_gb`` when ``benchmark_kernel``
-was on; for C++ kernels the explorer estimates them from the kernel's buffer
-arguments in the wrapper (each read or written once in full).
+Time comes from ``torch.profiler``: on CPU, Inductor's ``cpp.enable_kernel_profile`` makes each C++
+kernel a row (``graph_0_cpp_fused_..._1``) and each extern call is its ATen op; on GPU each device
+kernel is a row under its own name, read from the profiler's chrome trace. Bytes come from the
+generated code the capture kept (``traffic``).
+
+FLOPs come from the op calls the graph makes (``roofline.record_ops``: one run under a dispatch mode,
+torch's formulas on exact shapes) and are tied to kernels exactly: on GPU every kernel launch carries
+the correlation id of the CPU op that was running when it was launched (the trace's ``External id``),
+so each launch is traced up to the op call that made it, the outermost one with a FLOP count
+(``aten::_scaled_dot_product_cudnn_attention`` above ``aten::_cudnn_attention_forward``). The i-th
+call of an op in the profile is the i-th recorded call of it (the wrapper calls its ops in the same
+order every time); its FLOPs go to the longest kernel it launched (the GEMM, not a memset or padding
+kernel beside it), and every kernel it launched is tied to it (``KernelTiming.launched_by``). So the
+kernels' FLOPs add up to the ops' (``GraphTiming.flops``), and what does not add up is said.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
-import re
+import json
+import os
+import tempfile
 from collections import defaultdict
-from typing import Any, Callable, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
 
-from ..capturing.triton_asm import jit_params
-from .model import KernelTiming
+from .model import KernelTiming, OpLaunch
+from .traffic import kernel_bytes
 
 PROFILE_CALLS = 10
-_GRAPH_PREFIX = re.compile(r"^graph_\d+_")
+_GRAPH_PREFIX = "graph_"
 _WRAPPER_ROWS = ("##", "AOTDispatcher", "Torch-Compiled Region", "CompiledFunction", "ProfilerStep",
-                 "cudaDeviceSynchronize", "TorchDynamo")
-_NUM_GB = re.compile(r"['\"]kernel_num_gb['\"]\s*:\s*([0-9.eE+-]+)")
-_ITEMSIZE = {"float": 4, "double": 8, "bfloat16": 2, "half": 2, "float16": 2, "int64_t": 8, "uint64_t": 8,
-             "int32_t": 4, "uint32_t": 4, "int16_t": 2, "uint16_t": 2, "int8_t": 1, "uint8_t": 1,
-             "bool": 1, "long": 8, "int": 4, "float8_e4m3fn": 1, "float8_e5m2": 1}
+                 "cudaDeviceSynchronize", "TorchDynamo", "Pregraph bytecode")
+_DEVICE_CATEGORIES = ("kernel", "gpu_memset", "gpu_memcpy")
+
+
+@dataclass
+class KernelProfile:
+    """What ``profile_graph`` found: the rows, what they lack, and the FLOPs of the graph's op calls."""
+
+    rows: tuple[KernelTiming, ...]
+    note: Optional[str]
+    flops: Optional[int] = None  # per graph call, of every counted op call (None: nothing counted)
 
 
 def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
                   autograd_mode: Callable[[], Any], *, kernels: Any = None, wrapper_code: Optional[str] = None,
                   compute_peak: Optional[Callable[[str], Any]] = None,
-                  count_on: Optional[Callable[..., Any]] = None) -> tuple[tuple[KernelTiming, ...], Optional[str]]:
-    """Profiles ``compiled_fn(*g.inputs)``; returns the kernel rows, or () and why there are none.
+                  count_on: Optional[Callable[..., Any]] = None) -> KernelProfile:
+    """Profiles ``compiled_fn(*g.inputs)``: the kernel rows, or none and why.
 
     ``kernels`` / ``wrapper_code``: the generated code of the build being profiled
     (a separate profiling build on CPU); the capture's (``comp``) otherwise.
@@ -42,9 +57,10 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
     FLOPs are counted on one run of ``count_on`` (default ``compiled_fn``).
     """
     try:
-        rows, total = _profile(compiled_fn, g.inputs, g.device, autograd_mode)
+        prof = _run_profiler(compiled_fn, g.inputs, g.device, autograd_mode)
+        rows, calls, total = _device_rows(prof) if g.device.startswith("cuda") else _cpu_rows(prof)
     except Exception as e:  # noqa: BLE001 - a profile is extra; its failure is a note
-        return (), f"profiling failed: {type(e).__name__}: {e}"
+        return KernelProfile((), f"profiling failed: {type(e).__name__}: {e}")
     count_notes: list[str] = []
     try:
         from .roofline import record_ops
@@ -53,42 +69,32 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
     except Exception as e:  # noqa: BLE001 - no FLOP counts: the rows keep their times, the note says why
         records = []
         count_notes.append(f"FLOPs not counted: {type(e).__name__}: {e}")
-    _attach_flops(rows, records)
+    count_notes += attach_flops(rows, calls, records, PROFILE_CALLS)
     known = {k.name: k for k in (kernels if kernels is not None else getattr(comp, "kernels", ()))}
     code = wrapper_code if wrapper_code is not None else _wrapper_code(comp)
-    out = [_kernel_timing(name, row, total, known.get(name), code, g.device, peak, compute_peak)
+    out = [_kernel_timing(name, row, total, known.get(name), code, peak, compute_peak)
            for name, row in rows.items()]
     out.sort(key=lambda k: -k.time_s)
+    flops = sum(r.flops for r in records) or None
     if not any(k.kind == "generated" for k in out):
         langs = {getattr(k, "language", "") for k in known.values()}
         if langs and langs <= {"halide"}:
-            return tuple(out), ("no per-kernel profile for Halide kernels: Inductor's kernel profiling covers its "
-                                "C++ kernels and the profiler names Triton kernels, while Halide's code runs "
-                                "inside one call; the graph's time is the Halide code's")
+            return KernelProfile(tuple(out), "no per-kernel profile for Halide kernels: Inductor's kernel profiling "
+                                 "covers its C++ kernels and the profiler names Triton kernels, while Halide's "
+                                 "code runs inside one call; the graph's time is the Halide code's", flops)
         note = ("no generated kernel in the profile: on CPU, compile with "
                 "GraphRecorder(kernel_profile=True) so C++ kernels appear as profiler rows"
                 if g.device == "cpu" else "no generated kernel in the profile")
-        return tuple(out), "; ".join([note, *count_notes])
-    return tuple(out), "; ".join(count_notes + _above_ceiling(out)) or None
+        return KernelProfile(tuple(out), "; ".join([note, *count_notes]), flops)
+    from .ceiling import check_ceiling
+
+    out, ceiling_notes = check_ceiling(out, code, known, peak)
+    return KernelProfile(tuple(out), "; ".join(count_notes + ceiling_notes) or None, flops)
 
 
-def _above_ceiling(rows: list[KernelTiming]) -> list[str]:
-    """Why a kernel can beat the copy ceiling: its data came from cache, not DRAM; said, not clipped.
+# ---- the profile ----
 
-    The ceiling is a copy of buffers larger than the last-level cache, while each kernel is timed
-    inside whole-graph calls, right after the kernel that wrote its inputs (on the H200, a 16 MB
-    ReLU read and written in place measured 116%).
-    """
-    over = [k for k in rows if k.peak_pct is not None and k.peak_pct > 100.0]
-    if not over:
-        return []
-    names = ", ".join(f"{k.name} ({k.peak_pct:.0f}%)" for k in over[:3]) + (" ..." if len(over) > 3 else "")
-    return [f"{len(over)} kernel(s) above the measured copy ceiling: {names}; their data was served partly from "
-            "cache (written just before by the kernel that produced it), while the ceiling copies buffers larger "
-            "than the cache"]
-
-
-class _Row:
+class Row:
     """One profiler row, per graph call: time, calls; the FLOP-counted op calls behind it."""
 
     def __init__(self) -> None:
@@ -97,16 +103,23 @@ class _Row:
         self.flops = 0
         self.op_bytes = 0
         self.dtype: Optional[str] = None
-        self.counted = 0  # launches of this row whose op was FLOP-counted
+        self.counted = 0.0  # op calls whose FLOPs this row got (per graph call, once attached)
+        self.formulas: list[str] = []  # what was counted, when not torch's formula as is (attention)
         self.grid: Optional[tuple[int, ...]] = None
         self.block: Optional[tuple[int, ...]] = None
-        self.ops: list[str] = []  # names of the launching op, one per launch (GPU) or call (CPU)
-        self.launches: list[tuple[str, int, float]] = []  # (op name, op call id, microseconds)
+        self.by_op: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # op -> [launches, flops, 0|1]
 
 
-def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
-             autograd_mode: Callable[[], Any]) -> tuple[dict[str, _Row], float]:
-    """{row name: _Row (per graph call)}, and the graph's total time per call."""
+@dataclass
+class OpCall:
+    """One call of an op the dispatch mode may have counted, and the kernel launches it made (or its row, on CPU)."""
+
+    name: str
+    start: float
+    launches: list[tuple[float, Row]] = field(default_factory=list)  # (device or CPU microseconds, row)
+
+
+def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autograd_mode: Callable[[], Any]) -> Any:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -121,47 +134,145 @@ def _profile(fn: Callable[..., Any], inputs: list[Any], device: str,
                 fn(*inputs)
             if cuda:
                 torch.cuda.synchronize()
-    rows: dict[str, _Row] = defaultdict(_Row)
+    return prof
+
+
+def _device_rows(prof: Any) -> tuple[dict[str, Row], list[OpCall], float]:
+    """GPU: rows from the profiler's chrome trace (kernels, their launch shapes and launching ops)."""
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(path)
+        with open(path, encoding="utf-8") as fh:
+            trace = json.load(fh)
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+    return rows_from_trace(trace, PROFILE_CALLS)
+
+
+@dataclass
+class TraceOp:
+    """A CPU op (or record_function span) of the trace, with the op it ran inside."""
+
+    id: int
+    name: str
+    start: float
+    end: float
+    parent: Optional[int] = None
+
+
+def trace_ops(events: Iterable[dict]) -> dict[int, TraceOp]:
+    """{correlation id: op} for the trace's CPU ops, each with its parent: the innermost op around it, same thread."""
+    by_thread: dict[tuple, list[TraceOp]] = defaultdict(list)
+    for ev in events:
+        args = ev.get("args") or {}
+        if ev.get("cat") not in ("cpu_op", "user_annotation") or "External id" not in args:
+            continue
+        start = float(ev.get("ts", 0.0))
+        op = TraceOp(int(args["External id"]), str(ev.get("name", "")), start, start + float(ev.get("dur", 0.0)))
+        by_thread[(ev.get("pid"), ev.get("tid"))].append(op)
+    out: dict[int, TraceOp] = {}
+    for ops in by_thread.values():
+        ops.sort(key=lambda o: (o.start, -o.end))
+        stack: list[TraceOp] = []
+        for op in ops:
+            while stack and stack[-1].end < op.end - 1e-3:  # ended before this one ends: not around it
+                stack.pop()
+            op.parent = stack[-1].id if stack else None
+            stack.append(op)
+            out.setdefault(op.id, op)
+    return out
+
+
+def rows_from_trace(trace: dict, profile_calls: int) -> tuple[dict[str, Row], list[OpCall], float]:
+    """{kernel name: Row}, the op calls that launched them, and the device time per graph call (us)."""
+    events = trace.get("traceEvents", ())
+    ops = trace_ops(events)
+    rows: dict[str, Row] = defaultdict(Row)
+    calls: dict[int, OpCall] = {}
     total = 0.0
-    events = list(prof.events())
-    if cuda:
-        try:
-            launcher = _launching_ops(events)
-        except Exception:  # noqa: BLE001 - without it, extern rows get no FLOPs
-            launcher = {}
-        for e in events:
-            if not _is_device_row(e):
-                continue
-            us = _event_device_us(e)
-            if not us:
-                continue
-            total += us
-            row = rows[e.name]
-            row.time_s += us / 1e6 / PROFILE_CALLS
-            row.calls += 1 / PROFILE_CALLS
-            op, call = launcher.get(_kernel_key(e), ("", 0))
-            row.ops.append(op)
-            row.launches.append((op, call, us))
-        _launch_shapes(prof, rows)
-    else:
-        for e in events:
-            if _is_device_row(e) or getattr(e, "is_async", False):
-                continue
-            if getattr(e, "cpu_parent", None) is None:
-                total += e.cpu_time_total  # the outermost rows span the graph's calls
-            name = _GRAPH_PREFIX.sub("", e.name)
-            if name != e.name:  # a generated kernel: graph_<n>_cpp_fused_...
-                us = e.self_cpu_time_total
-            elif "::" in e.name and not e.name.startswith(_WRAPPER_ROWS) and not _inside_op(e):
-                us = e.cpu_time_total  # an extern call, with the ops it calls inside (aten::convolution -> mkldnn)
-            else:
-                continue
-            row = rows[name]
-            row.time_s += us / 1e6 / PROFILE_CALLS
-            row.calls += 1 / PROFILE_CALLS
-            row.ops.append(e.name)
-            row.launches.append((e.name, float(e.time_range.start), us))
-    return dict(rows), total / 1e6 / PROFILE_CALLS
+    for ev in events:
+        if ev.get("cat") not in _DEVICE_CATEGORIES:
+            continue
+        us = float(ev.get("dur", 0.0))
+        if us <= 0:
+            continue
+        total += us
+        args = ev.get("args") or {}
+        row = rows[str(ev.get("name", ""))]
+        row.time_s += us / 1e6 / profile_calls
+        row.calls += 1 / profile_calls
+        if row.grid is None and "grid" in args:
+            row.grid = tuple(int(v) for v in args["grid"])
+            row.block = tuple(int(v) for v in args.get("block", ())) or None
+        launcher = ops.get(int(args.get("External id", -1)))
+        row.by_op[_display_op(launcher, ops)][0] += 1 / profile_calls
+        top = _counted_call(launcher, ops)
+        if top is not None:
+            calls.setdefault(top.id, OpCall(top.name, top.start)).launches.append((us, row))
+    # every op call that could be counted, launching or not, keeps the call order the records follow
+    for op in ops.values():
+        if op.id not in calls and _is_aten(op.name) and _counted_call(op, ops) is op:
+            calls[op.id] = OpCall(op.name, op.start)
+    return dict(rows), list(calls.values()), total / 1e6 / profile_calls
+
+
+def _is_aten(name: str) -> bool:
+    return "::" in name and not name.startswith(_WRAPPER_ROWS)
+
+
+def _counted_call(op: Optional[TraceOp], ops: dict[int, TraceOp]) -> Optional[TraceOp]:
+    """The outermost ATen op at or above ``op``: the call the compiled wrapper made (what the dispatch mode saw)."""
+    found = None
+    seen = 0
+    while op is not None and seen < 256:
+        if _is_aten(op.name):
+            found = op
+        op = ops.get(op.parent) if op.parent is not None else None
+        seen += 1
+    return found
+
+
+def _display_op(op: Optional[TraceOp], ops: dict[int, TraceOp]) -> str:
+    top = _counted_call(op, ops)
+    if top is not None:
+        return top.name
+    return op.name if op is not None else "(no launching op in the trace)"
+
+
+def _cpu_rows(prof: Any) -> tuple[dict[str, Row], list[OpCall], float]:
+    """CPU: each generated kernel (Inductor's kernel profiling) and each outermost extern ATen op is a row."""
+    rows: dict[str, Row] = defaultdict(Row)
+    calls: list[OpCall] = []
+    total = 0.0
+    for e in prof.events():
+        if _is_device_row(e) or getattr(e, "is_async", False):
+            continue
+        if getattr(e, "cpu_parent", None) is None:
+            total += e.cpu_time_total  # the outermost rows span the graph's calls
+        name = _strip_graph_prefix(e.name)
+        if name != e.name:  # a generated kernel: graph_<n>_cpp_fused_...
+            us = e.self_cpu_time_total
+        elif "::" in e.name and not e.name.startswith(_WRAPPER_ROWS) and not _inside_op(e):
+            us = e.cpu_time_total  # an extern call, with the ops it calls inside (aten::convolution -> mkldnn)
+        else:
+            continue
+        row = rows[name]
+        row.time_s += us / 1e6 / PROFILE_CALLS
+        row.calls += 1 / PROFILE_CALLS
+        if name == e.name:  # an op call (a generated kernel is no op: nothing launched it)
+            row.by_op[e.name][0] += 1 / PROFILE_CALLS
+            calls.append(OpCall(e.name, float(e.time_range.start), [(us, row)]))
+    return dict(rows), calls, total / 1e6 / PROFILE_CALLS
+
+
+def _strip_graph_prefix(name: str) -> str:
+    if name.startswith(_GRAPH_PREFIX):
+        head, _, rest = name[len(_GRAPH_PREFIX):].partition("_")
+        if head.isdigit() and rest:
+            return rest
+    return name
 
 
 def _inside_op(e: Any) -> bool:
@@ -173,116 +284,73 @@ def _inside_op(e: Any) -> bool:
     return False
 
 
-def _kernel_key(e: Any) -> tuple[str, float]:
-    return (e.name, round(float(e.time_range.start), 1))
-
-
-def _launching_ops(events: list[Any]) -> dict[tuple[str, float], tuple[str, int]]:
-    """GPU: each device kernel launch -> (the outermost ATen op that launched it, that op call's id)."""
-    by_launch: dict[tuple[str, float], tuple[str, int]] = {}
-    for e in events:
-        if _is_device_row(e) or "::" not in e.name or _inside_op(e):
-            continue
-        for sub in _subtree(e):
-            for k in getattr(sub, "kernels", ()) or ():
-                by_launch.setdefault((k.name, round(float(k.duration), 1)), (e.name, float(e.time_range.start)))  # type: ignore[index]
-    out: dict[tuple[str, float], tuple[str, int]] = {}
-    for e in events:
-        if _is_device_row(e):
-            dur = round(float(e.time_range.end - e.time_range.start), 1)
-            op = by_launch.get((e.name, dur))
-            if op:
-                out[_kernel_key(e)] = op
-    return out
-
-
-def _subtree(e: Any) -> list[Any]:
-    out, todo = [], [e]
-    while todo:
-        cur = todo.pop()
-        out.append(cur)
-        todo.extend(getattr(cur, "cpu_children", ()) or ())
-    return out
-
-
-def _attach_flops(rows: dict[str, _Row], records: list[Any]) -> None:
-    """The i-th call of each counted op in the profile gets the i-th recorded call of that op; its
-    FLOPs go to the longest kernel that call launched (not to a memset beside it)."""
-    if not records:
-        return
-    by_op: dict[str, list[Any]] = defaultdict(list)
-    for r in records:
-        by_op[r.name].append(r)
-    calls: dict[tuple[str, int], list[tuple[float, _Row]]] = defaultdict(list)
-    for row in rows.values():
-        for op, call, us in row.launches:
-            if op in by_op:
-                calls[(op, call)].append((us, row))
-    seen: dict[str, int] = defaultdict(int)
-    for (op, _), launched in sorted(calls.items(), key=lambda kv: kv[0][1]):
-        recs = by_op[op]
-        r = recs[seen[op] % len(recs)]
-        seen[op] += 1
-        _, row = max(launched, key=lambda t: t[0])
-        row.flops += r.flops
-        row.op_bytes += r.bytes
-        row.dtype = row.dtype or r.dtype
-        row.counted += 1
-    for row in rows.values():  # per graph call
-        row.flops = round(row.flops / PROFILE_CALLS)
-        row.op_bytes = round(row.op_bytes / PROFILE_CALLS)
-
-
-def _launch_shapes(prof: Any, rows: dict[str, _Row]) -> None:
-    """GPU: each kernel's grid and block, as the profiler's trace records the launch."""
-    import json
-    import os
-    import tempfile
-
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        prof.export_chrome_trace(path)
-        with open(path, encoding="utf-8") as fh:
-            trace = json.load(fh)
-    except Exception:  # noqa: BLE001 - launch shapes are extra
-        return
-    finally:
-        with contextlib.suppress(OSError):
-            os.remove(path)
-    for ev in trace.get("traceEvents", ()):
-        if ev.get("cat") != "kernel":
-            continue
-        row = rows.get(ev.get("name", ""))
-        args = ev.get("args") or {}
-        if row is not None and row.grid is None and "grid" in args:
-            row.grid = tuple(int(v) for v in args["grid"])
-            row.block = tuple(int(v) for v in args.get("block", ())) or None
-
-
-def _event_device_us(e: Any) -> float:
-    for attr in ("self_device_time_total", "self_cuda_time_total", "device_time_total", "cuda_time_total"):
-        if hasattr(e, attr):
-            v = float(getattr(e, attr))
-            if v:
-                return v
-    return float(e.time_range.end - e.time_range.start)
-
-
-def _device_self_us(e: Any) -> float:
-    for attr in ("self_device_time_total", "self_cuda_time_total"):
-        if hasattr(e, attr):
-            return float(getattr(e, attr))
-    return 0.0
-
-
 def _is_device_row(e: Any) -> bool:
     dev = getattr(e, "device_type", None)
     return dev is not None and "CPU" not in str(dev)
 
 
-def _kernel_timing(name: str, row: _Row, total: float, kernel: Any, code: Optional[str],
-                   device: str, peak: Any, compute_peak: Optional[Callable[[str], Any]]) -> KernelTiming:
+# ---- FLOPs: op calls -> kernels ----
+
+def attach_flops(rows: dict[str, Row], calls: list[OpCall], records: list[Any], profile_calls: int) -> list[str]:
+    """Gives each recorded op call's FLOPs to the longest kernel the matching profiled call launched.
+
+    The i-th profiled call of an op (in time order) is the ``i mod n``-th of its n recorded calls. Returns
+    notes on what did not add up (calls that launched nothing, counts that differ); FLOPs end per graph call.
+    """
+    notes: list[str] = []
+    if not records:
+        return notes
+    by_name: dict[str, list[Any]] = defaultdict(list)
+    for r in records:
+        by_name[r.name].append(r)
+    profiled: dict[str, list[OpCall]] = defaultdict(list)
+    for c in calls:
+        if c.name in by_name:
+            profiled[c.name].append(c)
+    if not any(c.launches for cs in profiled.values() for c in cs):
+        return [f"the graph's counted op calls ({sum(r.flops for r in records) / 1e9:.3g} GFLOP per call) launched "
+                "no kernel the profiler tied to them (kernels replayed from a CUDA graph carry no launching op): "
+                "no kernel row is given FLOPs"]
+    lost = 0
+    for name, recs in by_name.items():
+        mine = sorted(profiled.get(name, ()), key=lambda c: c.start)
+        if len(mine) != len(recs) * profile_calls:
+            notes.append(f"{len(mine)} calls of {name} in the profile for {len(recs)} counted per graph call "
+                         f"x {profile_calls} calls: FLOPs given by order")
+        for i, call in enumerate(mine):
+            r = recs[i % len(recs)]
+            if not call.launches:
+                lost += r.flops
+                continue
+            _, row = max(call.launches, key=lambda t: t[0])
+            row.flops += r.flops
+            row.op_bytes += r.bytes
+            row.dtype = row.dtype or r.dtype
+            row.counted += 1
+            if r.formula and r.formula not in row.formulas:
+                row.formulas.append(r.formula)
+            row.by_op[name][1] += r.flops
+            row.by_op[name][2] = 1
+        if not mine:
+            lost += sum(r.flops for r in recs) * profile_calls
+    for row in rows.values():  # per graph call
+        row.flops = round(row.flops / profile_calls)
+        row.op_bytes = round(row.op_bytes / profile_calls)
+        row.counted /= profile_calls
+        for v in row.by_op.values():
+            v[1] /= profile_calls
+    total = sum(r.flops for r in records)
+    if lost and total:
+        share = 100.0 * lost / profile_calls / total
+        notes.append(f"{lost / profile_calls / 1e9:.3g} GFLOP per call ({share:.1f}% of the graph's counted FLOPs) "
+                     "belong to op calls that launched no kernel the profiler saw")
+    return notes
+
+
+# ---- one row ----
+
+def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optional[str],
+                   peak: Any, compute_peak: Optional[Callable[[str], Any]]) -> KernelTiming:
     from .roofline import tflops
 
     t = row.time_s
@@ -296,15 +364,6 @@ def _kernel_timing(name: str, row: _Row, total: float, kernel: Any, code: Option
     bw = nbytes / t / 1e9 if nbytes and t > 0 else None
     pct = 100.0 * bw / peak.gbs if bw is not None and peak is not None and peak.gbs > 0 else None
     flops = row.flops or None
-    if flops:
-        ops = ", ".join(sorted({o for o in row.ops if o}))
-        flops_source = (f"{row.counted // PROFILE_CALLS or 1} call(s) of {ops} per graph call, FLOPs from the "
-                        "op's shapes (torch.utils.flop_counter formulas)")
-    elif generated:
-        flops_source = "generated pointwise/reduction code: not counted (memory-bound by nature)" \
-            if not name.startswith("triton_tem") else "template kernel: FLOPs not counted"
-    else:
-        flops_source = "no FLOP formula for this op"
     achieved = tflops(flops, t)
     pk = None
     if flops and row.dtype and compute_peak is not None:
@@ -312,14 +371,32 @@ def _kernel_timing(name: str, row: _Row, total: float, kernel: Any, code: Option
             pk = compute_peak(row.dtype)
     peak_tf = pk.tflops if pk is not None else None
     kind = "generated" if generated else "extern"
+    launched_by = tuple(OpLaunch(op, round(v[0], 3), round(v[1]) if v[2] else None)
+                        for op, v in sorted(row.by_op.items(), key=lambda kv: -kv[1][0]) if op != name)
     return KernelTiming(name=name, kind=kind, time_s=t,
                         share_pct=min(100.0, 100.0 * t / total) if total > 0 else 0.0, calls=max(1, round(row.calls)),
                         bytes=nbytes, bytes_source=source, bandwidth_gbs=bw, peak_pct=pct,
-                        flops=flops, flops_source=flops_source, dtype=row.dtype if flops else None,
+                        flops=flops, flops_source=_flops_source(name, row, generated),
+                        dtype=row.dtype if flops else None,
                         tflops=achieved, peak_tflops=peak_tf,
                         peak_flops_pct=100.0 * achieved / peak_tf if achieved and peak_tf else None,
                         bound=_bound(name, generated, flops, nbytes, peak_tf, peak),
-                        grid=row.grid, block=row.block)
+                        grid=row.grid, block=row.block, launched_by=launched_by)
+
+
+def _flops_source(name: str, row: Row, generated: bool) -> str:
+    if row.flops:
+        counted = [f"{v[0]:g} launch(es) by {op}" for op, v in row.by_op.items() if v[2]]
+        text = (f"{row.counted:g} op call(s) per graph call ({', '.join(counted)}), FLOPs from "
+                "the op's shapes (torch.utils.flop_counter formulas; attention: the explorer's)")
+        return text + ("; " + "; ".join(row.formulas) if row.formulas else "")
+    if generated:
+        return "generated pointwise/reduction code: not counted (memory-bound by nature)" \
+            if not name.startswith("triton_tem") else "template kernel: FLOPs not counted"
+    ops = [op for op in row.by_op if "::" in op]
+    if ops:
+        return f"launched by {', '.join(ops)}: no FLOP formula for it, or none of its FLOPs fell to this kernel"
+    return "no FLOP formula for this op"
 
 
 def _bound(name: str, generated: bool, flops: Optional[int], nbytes: Optional[int], peak_tf: Optional[float],
@@ -331,178 +408,6 @@ def _bound(name: str, generated: bool, flops: Optional[int], nbytes: Optional[in
     if generated:  # pointwise and reduction code: a few operations per byte; templates (matmuls) excepted
         return None if "_tem_" in name or name.startswith("triton_tem") else "memory"
     return None
-
-
-# ---- bytes ----
-
-def kernel_bytes(name: str, kernel: Any, wrapper_code: Optional[str]) -> tuple[Optional[int], str]:
-    """(bytes read + written per call, how it was found); bytes is None with the reason when unknown."""
-    if kernel is None:
-        return None, "kernel source not captured (time the graph inside explorer.capture())"
-    m = _NUM_GB.search(kernel.source)
-    if m:
-        return round(float(m.group(1)) * 1e9), "inductor estimate (kernel_num_gb)"
-    if kernel.language == "triton":
-        est = triton_bytes_estimate(name, kernel.source, wrapper_code) if wrapper_code else None
-        if est is None:
-            return None, "no kernel_num_gb in the source and buffer sizes not readable from the wrapper"
-        return est, "estimate: each buffer argument read or written once in full"
-    if kernel.language != "cpp":
-        return None, f"no byte count for {kernel.language} kernels"
-    if not wrapper_code:
-        return None, "the wrapper code was not captured"
-    est = cpp_bytes_estimate(name, kernel.source, wrapper_code)
-    if est is None:
-        return None, "buffer sizes not readable from the wrapper (dynamic shapes or an unknown form)"
-    return est, "estimate: each buffer argument read or written once in full"
-
-
-def cpp_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Sum of numel x itemsize over a C++ kernel's pointer arguments; in_out buffers count twice."""
-    params = _cpp_params(kernel_source)
-    call = re.search(rf"^\s*{re.escape(name)}\((.*)\)\s*$", wrapper_code, re.M)
-    if not params or call is None:
-        return None
-    args = _split_args(call.group(1))
-    if len(args) != len(params):
-        return None
-    sizes = _buffer_sizes(wrapper_code)
-    total = 0
-    for arg, (ctype, pname) in zip(args, params):
-        numel = _arg_numel(arg, sizes)
-        itemsize = _ITEMSIZE.get(ctype.split("::")[-1].lower())
-        if numel is None or itemsize is None:
-            return None
-        total += numel * itemsize * (2 if pname.startswith("in_out") else 1)
-    return total
-
-
-_TRITON_ITEMSIZE = {"fp32": 4, "fp64": 8, "bf16": 2, "fp16": 2, "i64": 8, "u64": 8, "i32": 4, "u32": 4,
-                    "i16": 2, "u16": 2, "i8": 1, "u8": 1, "i1": 1, "fp8e4nv": 1, "fp8e5": 1}
-
-
-def triton_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Bytes a Triton kernel moves per launch, from its pointer arguments (``triton_meta``'s signature and
-    the wrapper's ``<name>.run(...)`` call).
-
-    Each pointer counts its buffer once per direction (read, written; an ``in_out`` pointer both), but never
-    more than the kernel touches: a pointer loaded once per element of an ``xnumel`` (x ``r0_numel``) loop
-    reads at most that many elements, so a kernel reading a third of a buffer (q of a packed qkv) is not
-    charged for all of it.
-    """
-    sig = triton_signature(kernel_source)
-    params = triton_params(kernel_source)
-    call = re.search(rf"^\s*{re.escape(name)}\.run\((.*)\)\s*$", wrapper_code, re.M)
-    if not sig or not params or call is None:
-        return None
-    args = [a for a in _split_args(call.group(1)) if "=" not in a.split("(")[0]]
-    sizes = _buffer_sizes(wrapper_code)
-    elements = _elements_per_launch(kernel_source, dict(zip(params, args)))
-    total = 0
-    for pname, arg in zip(params, args):
-        ty = sig.get(pname, "")
-        if not ty.startswith("*"):
-            continue
-        numel = _arg_numel(arg, sizes)
-        itemsize = _TRITON_ITEMSIZE.get(ty[1:])
-        if numel is None or itemsize is None:
-            return None
-        accesses = [len(re.findall(rf"\btl\.{op}\(\s*{re.escape(pname)}\b", kernel_source))
-                    for op in ("load", "store")]
-        if elements is None or not any(accesses):  # unknown extent or access form: the buffer, once per direction
-            total += numel * itemsize * (2 if pname.startswith("in_out") else 1)
-        else:
-            total += sum(min(numel, n * elements) for n in accesses) * itemsize
-    return total or None
-
-
-def _elements_per_launch(source: str, call_args: dict[str, str]) -> Optional[int]:
-    """The elements one launch iterates over (xnumel x r0_numel ...), from the kernel body or its call."""
-    numels = {}
-    for pname in re.findall(r"\b([xyz]numel|r\d?_?numel)\b", source):
-        if pname in numels:
-            continue
-        m = re.search(rf"^\s*{pname}\s*=\s*(\d+)\s*$", source, re.M)
-        value = m.group(1) if m else call_args.get(pname, "")
-        if not value.isdigit():
-            return None
-        numels[pname] = int(value)
-    return math.prod(numels.values()) if numels else None
-
-
-def triton_signature(source: str) -> dict[str, str]:
-    """{param: Triton type} from the kernel's ``triton_meta={'signature': {...}}``."""
-    import ast
-
-    m = re.search(r"'signature':\s*(\{[^}]*\})", source)
-    if not m:
-        return {}
-    try:
-        value = ast.literal_eval(m.group(1))
-    except (ValueError, SyntaxError):
-        return {}
-    return {str(k): str(v) for k, v in value.items()}
-
-
-def triton_params(source: str) -> list[str]:
-    """The parameter names of the ``@triton.jit`` function, constexprs included, in order."""
-    return [name for name, _constexpr in jit_params(source)]
-
-
-def _cpp_params(source: str) -> list[tuple[str, str]]:
-    m = re.search(r"void\s+kernel\s*\(([^)]*)\)", source)
-    if not m:
-        return []
-    out = []
-    for p in m.group(1).split(","):
-        pm = re.match(r"\s*(?:const\s+)?([\w:]+)\s*\*\s*(\w+)", p)
-        if pm:
-            out.append((pm.group(1), pm.group(2)))
-        elif p.strip():
-            return []  # a scalar argument (e.g. a size): the estimate would be wrong
-    return out
-
-
-def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "([" and 1 or (-1 if ch in ")]" else 0)
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
-def _buffer_sizes(code: str) -> dict[str, Optional[int]]:
-    sizes: dict[str, Optional[int]] = {}
-    for m in re.finditer(r"assert_size_stride\((\w+),\s*(\([^)]*\))", code):
-        sizes[m.group(1)] = _numel(m.group(2))
-    for m in re.finditer(r"^\s*(\w+)\s*=\s*(?:empty_strided\w*|torch\.empty_strided)\((\([^)]*\))", code, re.M):
-        sizes[m.group(1)] = _numel(m.group(2))
-    # a view of another buffer, given its own size: buf2 = reinterpret_tensor(buf0, (16, 8, 256, 64), ...)
-    for m in re.finditer(r"^\s*(\w+)\s*=\s*reinterpret_tensor\(\w+,\s*(\([^)]*\))", code, re.M):
-        sizes[m.group(1)] = _numel(m.group(2))
-    for m in re.finditer(r"^\s*(\w+)\s*=\s*(\w+);\s*del\s+\2", code, re.M):  # buf3 = buf1; del buf1  # reuse
-        sizes.setdefault(m.group(1), sizes.get(m.group(2)))
-    return sizes
-
-
-def _arg_numel(arg: str, sizes: dict[str, Optional[int]]) -> Optional[int]:
-    m = re.match(r"reinterpret_tensor\(\w+,\s*(\([^)]*\))", arg)
-    if m:
-        return _numel(m.group(1))
-    return sizes.get(arg)
-
-
-def _numel(size_tuple: str) -> Optional[int]:
-    dims = [d.strip() for d in size_tuple.strip("()").split(",") if d.strip()]
-    if not all(d.isdigit() for d in dims):
-        return None
-    return math.prod(int(d) for d in dims)
 
 
 def _wrapper_code(comp: Any) -> Optional[str]:

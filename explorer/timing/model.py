@@ -52,6 +52,44 @@ class Measurement(_Dict):
 
 
 @dataclass(frozen=True)
+class Ratio(_Dict):
+    """A speedup taken repeat by repeat from interleaved measurements (eager and compiled alternating).
+
+    Each repeat times both sides back to back, so a clock that drifts during the measurement moves both
+    figures of a repeat alike and cancels in that repeat's ratio; ``value`` is the median of the ratios,
+    their spread is the speedup's own.
+    """
+
+    value: float  # median of the per-repeat ratios (eager / compiled)
+    ratios: tuple[float, ...]  # one per repeat
+    iqr_pct: float  # inter-quartile range of the ratios, % of their median
+    range_pct: float
+    drift_pct: float = 0.0  # how far the sides' own times moved from the first to the second half of the repeats
+    drift_note: Optional[str] = None  # said when the clock moved during the measurement
+
+
+@dataclass(frozen=True)
+class OpLaunch(_Dict):
+    """The op calls that launched a kernel, per graph call: which op, how often, the FLOPs they did there."""
+
+    op: str  # aten::convolution, or the record a generated kernel runs under (its own name)
+    launches: float  # launches of this kernel by calls of this op, per graph call
+    flops: Optional[int] = None  # the op calls' FLOPs given to this kernel, per graph call (None: no formula)
+
+
+@dataclass(frozen=True)
+class CeilingCheck(_Dict):
+    """Why a kernel shows above the measured copy ceiling, and the evidence checked for it."""
+
+    explained: bool  # True: its data came from cache, as the evidence shows; False: its byte count may be wrong
+    cache_bytes: Optional[int]  # the device's last-level cache (a GPU's L2)
+    fits_cache: Optional[bool]  # the kernel's bytes fit in it
+    producer: Optional[str] = None  # the call just before it in the wrapper that wrote one of its inputs
+    buffers: tuple[str, ...] = ()  # those inputs, as the wrapper names them
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class KernelTiming(_Dict):
     """One generated kernel (or extern call) inside a compiled graph, from the profiler."""
 
@@ -74,6 +112,8 @@ class KernelTiming(_Dict):
     bound: Optional[str] = None  # "memory" | "compute": which roof limits it (arithmetic intensity vs ridge)
     grid: Optional[tuple[int, ...]] = None  # GPU: blocks launched, from the profiler's trace
     block: Optional[tuple[int, ...]] = None  # GPU: threads per block, from the profiler's trace
+    launched_by: tuple[OpLaunch, ...] = ()  # the op calls that launched it (GPU: by correlation id)
+    ceiling: Optional[CeilingCheck] = None  # above the copy ceiling: the evidence for why
 
 
 @dataclass(frozen=True)
@@ -82,6 +122,8 @@ class PeakBandwidth(_Dict):
     gbs: float  # GB/s (1e9) of a large device-to-device copy (read + write counted)
     bytes_per_copy: int
     measurement: Measurement
+    cache_bytes: Optional[int] = None  # the device's last-level cache: a GPU's L2, a CPU's L3
+    cache_name: Optional[str] = None  # "L2", "L3"
 
 
 @dataclass(frozen=True)
@@ -112,6 +154,7 @@ class EndToEnd(_Dict):
     eager: Optional[Measurement]
     compiled: Optional[Measurement]
     speedup: Optional[float]  # eager / compiled: what the user sees
+    ratio: Optional[Ratio] = None  # the speedup from interleaved repeats, with its own spread
     graphs_compiled_s: Optional[float] = None  # sum of the graphs' compiled medians, for comparison
     overhead_s: Optional[float] = None  # compiled end to end minus its graphs: guards, frame, glue
     guards: Optional[Measurement] = None  # evaluating the cached entries' guards once
@@ -150,6 +193,9 @@ class GraphTiming(_Dict):
     train_compiled: Optional[Measurement] = None
     train_speedup: Optional[float] = None
     kernels_build: Optional[str] = None  # which build the kernel profile came from (a separate, labelled one)
+    flops: Optional[int] = None  # FLOPs of the graph's counted op calls per call (the kernels' FLOPs add up to it)
+    ratio: Optional[Ratio] = None  # the speedup from interleaved repeats, with its own spread
+    train_ratio: Optional[Ratio] = None
 
 
 @dataclass(frozen=True)

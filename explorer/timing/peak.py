@@ -33,6 +33,27 @@ def peak_bandwidth(device: str = "cpu", *, nbytes: Optional[int] = None, budget_
     m = bench.measure(lambda: dst.copy_(src), device=key, budget_s=budget_s, repeats=repeats, flush_l2=False)
     moved = 2 * src.numel() * src.element_size()
     src = dst = None  # the two buffers go now, not when the cache entry dies
-    result = PeakBandwidth(device=key, gbs=moved / m.median_s / 1e9, bytes_per_copy=moved, measurement=m)
+    cache, cache_name = last_level_cache(key)
+    result = PeakBandwidth(device=key, gbs=moved / m.median_s / 1e9, bytes_per_copy=moved, measurement=m,
+                           cache_bytes=cache, cache_name=cache_name)
     _CACHE[key] = result
     return result
+
+
+def last_level_cache(device: str) -> tuple[Optional[int], Optional[str]]:
+    """(bytes, name) of the device's last-level cache: a GPU's L2 (as CUDA reports it), a CPU's L3 (or L2)."""
+    import os
+
+    if device.startswith("cuda"):
+        import torch
+
+        size = getattr(torch.cuda.get_device_properties(torch.device(device)), "L2_cache_size", None)
+        return (int(size), "L2") if size else (None, None)
+    for name, key in (("L3", "SC_LEVEL3_CACHE_SIZE"), ("L2", "SC_LEVEL2_CACHE_SIZE")):
+        try:
+            size = os.sysconf(key)
+        except (ValueError, OSError, AttributeError):
+            continue
+        if size and size > 0:
+            return int(size), name
+    return None, None

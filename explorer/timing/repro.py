@@ -161,27 +161,32 @@ def _time_one(index: int, repro: Repro, data: Any, budget_s: float, repeats: int
     label = f"graph {index}" + (f" ({repro.compile_id})" if repro.compile_id else "")
     if repro.kind != "inference":
         label += f" {repro.kind}"
-    eager = compiled = None
+    eager = compiled = ratio = None
     device = "cpu"
     try:
         with torch_compat.preserved_compiler_configs(notes), torch.no_grad():
             mod, args = load_repro(repro)
             device = _device_of(args)
-            eager = _measure(lambda: mod(*args), device, budget_s, repeats, notes, "eager")
             fn = _compile(mod, args, notes)
-            if fn is not None:
-                compiled = _measure(lambda: fn(*args), device, budget_s, repeats, notes, "compiled")
+            if fn is None:
+                eager = _measure(lambda: mod(*args), device, budget_s, repeats, notes, "eager")
+            else:
+                eager, compiled, ratio = _measure_pair(lambda: mod(*args), lambda: fn(*args), device, budget_s,
+                                                       repeats, notes)
     except Exception as e:  # noqa: BLE001 - one bad repro is a note, never the CLI's failure
         notes.append(f"the repro could not be loaded: {type(e).__name__}: {e}")
     compile_s = _compile_time(data, repro.compile_id)
-    speedup = eager.median_s / compiled.median_s if eager and compiled and compiled.median_s > 0 else None
+    speedup = ratio.value if ratio is not None else None
+    if ratio is not None and ratio.drift_note:
+        notes.append(ratio.drift_note)
     return GraphTiming(index=index, compile_id=repro.compile_id, label=label, device=device,
                        grad_enabled=False, eager=eager, compiled=compiled, speedup=speedup,
                        compile_time_s=compile_s, compile_time_source="capture",
                        break_even_calls=bench.break_even_calls(compile_s, eager and eager.median_s,
-                                                               compiled and compiled.median_s),
+                                                               compiled and compiled.median_s, speedup),
                        kernels_note=NO_KERNELS_NOTE,
-                       warnings=tuple(bench.warnings_for(eager, compiled, device=device)), notes=tuple(notes))
+                       warnings=tuple(bench.warnings_for(eager, compiled, device=device, ratio=ratio)),
+                       notes=tuple(notes), ratio=ratio)
 
 
 def _compile(mod: Any, args: list[Any], notes: list[str]) -> Any:
@@ -195,6 +200,15 @@ def _compile(mod: Any, args: list[Any], notes: list[str]) -> Any:
     except Exception as e:  # noqa: BLE001 - a note on this graph's timing
         notes.append(f"compiling the repro failed: {type(e).__name__}: {e}")
         return None
+
+
+def _measure_pair(eager: Any, compiled: Any, device: str, budget_s: float, repeats: int, notes: list[str]) -> Any:
+    """Eager and compiled interleaved; when one side fails, each alone (the failing one noted)."""
+    try:
+        return bench.measure_pair(eager, compiled, device=device, budget_s=budget_s, repeats=repeats)
+    except Exception:  # noqa: BLE001 - find which side fails
+        return (_measure(eager, device, budget_s, repeats, notes, "eager"),
+                _measure(compiled, device, budget_s, repeats, notes, "compiled"), None)
 
 
 def _measure(call: Any, device: str, budget_s: float, repeats: int, notes: list[str],

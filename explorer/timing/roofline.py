@@ -12,6 +12,22 @@ arithmetic intensity (FLOPs per byte moved) against the device's ridge point
 FLOPs come from ``torch.utils.flop_counter``'s formulas (the ones
 ``FlopCounterMode`` uses), applied to each op call of one run of the graph,
 recorded by a dispatch mode: exact shapes, no parsing of generated code.
+Attention has its own formula (``attention_flops``): torch's (before 2.13)
+rejects grouped-query attention (fewer key/value heads than query heads),
+and none of them knows causal attention. What it counts:
+
+* grouped-query attention: every query head attends, so FLOPs follow the
+  query heads (a key/value head serves ``Hq / Hkv`` of them);
+* ``is_causal=True``: the (query, key) pairs the causal mask keeps, top-left
+  aligned as torch's ``is_causal`` is: ``L (L + 1) / 2`` of ``L**2`` for square
+  attention, about half (kernels skip the masked blocks, computing a little
+  more than this along the diagonal);
+* an explicit mask (``attn_mask``, ``attn_bias``): every pair, since the
+  kernel computes them all before masking.
+
+Forward: ``2 B Hq P (D + Dv)`` for ``P`` pairs (``q k^T`` and ``p v``);
+backward as torch counts it: ``2 B Hq P (3 D + 2 Dv)`` (the scores
+recomputed, then the gradients of ``p``, ``v``, ``q`` and ``k``).
 """
 
 from __future__ import annotations
@@ -23,8 +39,6 @@ from typing import Any, Callable, Optional
 from . import bench
 from .model import PeakCompute
 
-# ops whose FLOPs are counted (overload packet names), beyond what flop_counter registers
-_EXTRA_SDPA = ("_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_fused_attention_overrideable")
 _CACHE: dict[tuple[str, str], PeakCompute] = {}
 PEAK_N = {"cpu": 1024, "cuda": 8192}
 
@@ -38,6 +52,7 @@ class OpRecord:
     bytes: int  # its tensors' sizes: inputs read, outputs written
     dtype: str  # of the first floating-point input, e.g. "torch.bfloat16"
     shapes: tuple[tuple[int, ...], ...] = ()
+    formula: str = ""  # what was counted, when it is not torch's formula as is (attention)
 
 
 def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callable[[], Any],
@@ -60,11 +75,11 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
             out = func(*args, **kwargs)
             try:
                 packet = func._overloadpacket
-                formula = flop_registry.get(packet)
                 name = packet.__name__
-                if formula is None and name in _EXTRA_SDPA:
-                    formula = _sdpa_formula
-                if formula is not None:
+                if name in ATTENTION_OPS:
+                    flops, how = attention_op_flops(name, *_shapes(args), **_shapes(kwargs))
+                    records.append(_record(f"aten::{name}", flops, args, kwargs, out, how))
+                elif (formula := flop_registry.get(packet)) is not None:
                     flops = int(formula(*args, **kwargs, out_val=out))
                     records.append(_record(f"aten::{name}", flops, args, kwargs, out))
             except Exception as e:  # noqa: BLE001 - a count we cannot make is left out (noted), never the run
@@ -78,13 +93,88 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
     return records
 
 
-def _sdpa_formula(q: Any, k: Any, v: Any, *args: Any, out_val: Any = None, **kwargs: Any) -> int:
-    from torch.utils.flop_counter import sdpa_flop_count
+# ---- attention ----
 
-    return sdpa_flop_count(q.shape, k.shape, v.shape)
+# op -> (position of the query, position of is_causal, backward?): the scaled-dot-product family's schemas
+ATTENTION_OPS: dict[str, tuple[int, int, bool]] = {
+    "scaled_dot_product_attention": (0, 5, False),
+    "_scaled_dot_product_flash_attention": (0, 4, False),
+    "_scaled_dot_product_efficient_attention": (0, 6, False),
+    "_scaled_dot_product_cudnn_attention": (0, 6, False),
+    "_scaled_dot_product_flash_attention_for_cpu": (0, 4, False),
+    "_scaled_dot_product_fused_attention_overrideable": (0, 5, False),
+    "_scaled_dot_product_flash_attention_backward": (1, 11, True),
+    "_scaled_dot_product_efficient_attention_backward": (1, 11, True),
+    "_scaled_dot_product_cudnn_attention_backward": (1, 14, True),
+    "_scaled_dot_product_flash_attention_for_cpu_backward": (1, 7, True),
+    "_scaled_dot_product_fused_attention_overrideable_backward": (1, 13, True),
+}
 
 
-def _record(name: str, flops: int, args: Any, kwargs: Any, out: Any) -> OpRecord:
+def causal_pairs(lq: int, lk: int) -> int:
+    """(query, key) pairs a top-left aligned causal mask keeps (torch's ``is_causal``): query i sees keys 0..i."""
+    full = min(lq, lk)
+    return full * (full + 1) // 2 + max(0, lq - lk) * lk
+
+
+def attention_flops(q: Any, k: Any, v: Any, *, is_causal: bool = False, backward: bool = False) -> int:
+    """FLOPs of ``softmax(q k^T) v`` for shapes (..., Hq, Lq, D), (..., Hkv, Lk, D), (..., Hkv, Lk, Dv).
+
+    Grouped-query attention (Hkv dividing Hq) counts every query head; see the module's docstring for
+    causal attention and the backward.
+    """
+    q, k, v = tuple(q), tuple(k), tuple(v)
+    if len(q) < 3 or len(k) < 3 or len(v) < 3:
+        raise ValueError(f"attention shapes need (..., heads?, length, dim): q={q}, k={k}, v={v}")
+    lq, d = q[-2], q[-1]
+    lk, dk = k[-2], k[-1]
+    dv = v[-1]
+    if dk != d or v[-2] != lk:
+        raise ValueError(f"attention shapes do not fit: q={q}, k={k}, v={v}")
+    heads = math.prod(q[:-2])  # batch x query heads
+    if len(q) >= 3 and len(k) == len(q) and k[-3] and q[-3] % k[-3]:
+        raise ValueError(f"query heads ({q[-3]}) are not a multiple of key/value heads ({k[-3]})")
+    pairs = causal_pairs(lq, lk) if is_causal else lq * lk
+    per_pair = (3 * d + 2 * dv) if backward else (d + dv)
+    return 2 * heads * pairs * per_pair
+
+
+def attention_op_flops(name: str, *args: Any, **kwargs: Any) -> tuple[int, str]:
+    """FLOPs of one call of an op of ``ATTENTION_OPS`` (tensor arguments given as shapes), and what was counted."""
+    qi, ci, backward = ATTENTION_OPS[name]
+    q, k, v = args[qi:qi + 3]
+    causal = kwargs.get("is_causal", args[ci] if len(args) > ci else False)
+    causal = bool(causal) if isinstance(causal, (bool, int)) else False
+    flops = attention_flops(q, k, v, is_causal=causal, backward=backward)
+    parts = []
+    if len(q) >= 3 and len(k) >= 3 and k[-3] != q[-3]:
+        parts.append(f"grouped-query: {q[-3]} query heads over {k[-3]} key/value heads")
+    if causal:
+        lq, lk = q[-2], k[-2]
+        parts.append(f"causal: the {causal_pairs(lq, lk):,} of {lq * lk:,} query-key pairs the mask keeps")
+    return flops, "; ".join(parts)
+
+
+def attention_flop_mapping() -> dict[Any, Callable[..., int]]:
+    """``FlopCounterMode(custom_mapping=...)`` for the attention ops, with the explorer's formula (same convention)."""
+    import torch
+
+    out: dict[Any, Callable[..., int]] = {}
+    for name in ATTENTION_OPS:
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is not None:
+            out[packet] = (lambda n: lambda *a, out_shape=None, **kw: attention_op_flops(n, *a, **kw)[0])(name)
+    return out
+
+
+def _shapes(value: Any) -> Any:
+    import torch
+    from torch.utils._pytree import tree_map
+
+    return tree_map(lambda t: tuple(t.shape) if isinstance(t, torch.Tensor) else t, value)
+
+
+def _record(name: str, flops: int, args: Any, kwargs: Any, out: Any, formula: str = "") -> OpRecord:
     import torch
     from torch.utils._pytree import tree_leaves
 
@@ -99,7 +189,7 @@ def _record(name: str, flops: int, args: Any, kwargs: Any, out: Any) -> OpRecord
             shapes.append(tuple(t.shape))
             if dtype is None and t.is_floating_point():
                 dtype = str(t.dtype)
-    return OpRecord(name, flops, nbytes, dtype or "unknown", tuple(shapes))
+    return OpRecord(name, flops, nbytes, dtype or "unknown", tuple(shapes), formula)
 
 
 # ---- the device's compute roof ----

@@ -26,7 +26,7 @@ section() { echo "== $1 ($(date +%T))"; }
 
 if [ -n "${TESTS:-}" ]; then
   section tests; T0=$(date +%s)
-  timeout "${TESTS_S:-330}" python3 -m pytest -q -p no:cacheprovider -m gpu -s -rfEs ${TEST_FILES:-tests} 2>&1 | quiet \
+  timeout "${TESTS_S:-540}" python3 -m pytest -q -p no:cacheprovider -m gpu -s -rfEs ${TEST_FILES:-tests} 2>&1 | quiet \
     | tee "$W/pytest_gpu.log" "$FINAL/pytest_gpu.log" | grep -E "^(PASS|FAIL|ERROR)|passed|failed|error|^E  |preview vs real|end to end" | awk 'NR<=60'
   echo "tests: $(( $(date +%s) - T0 )) s"
 fi

@@ -1361,7 +1361,8 @@ class View {
       const sp = g.speedup;
       table.append(h("tr", null, h("td", null, g.label || g.compile_id), h("td", null, fmtS(g.eager && g.eager.median_s), g.eager ? h("span", { class: "cx-muted" }, ` ±${(g.eager.iqr_pct || 0).toFixed(0)}%`) : null),
         h("td", null, fmtS(g.compiled && g.compiled.median_s), g.compiled ? h("span", { class: "cx-muted" }, ` ±${(g.compiled.iqr_pct || 0).toFixed(0)}%`) : null),
-        h("td", { class: sp != null && sp < 1 ? "cx-slow" : "" }, sp != null ? `${sp.toFixed(2)}x` : "—"), h("td", null, fmtS(g.compile_time_s)),
+        h("td", { class: sp != null && sp < 1 ? "cx-slow" : "" }, sp != null ? `${sp.toFixed(2)}x` : "—",
+          g.ratio ? h("span", { class: "cx-muted", title: "spread of the per-repeat ratios (eager and compiled interleaved)" }, ` ±${(g.ratio.iqr_pct || 0).toFixed(0)}%`) : null), h("td", null, fmtS(g.compile_time_s)),
         h("td", null, g.break_even_calls != null ? num(Math.ceil(g.break_even_calls)) : "never")));
     }
     return table;
@@ -1377,15 +1378,20 @@ class View {
     for (const g of graphs) {
       for (const w of g.warnings || []) out.push(h("div", { class: "cx-missing" }, w));
       if (g.kernels && g.kernels.length) {
-        const kt = h("table", { class: "cx-table cx-ktimes" }, h("tr", null, ["kernel", "time", "share", "bandwidth"].map((x) => h("th", null, x))));
+        const kt = h("table", { class: "cx-table cx-ktimes" }, h("tr", null, ["kernel", "time", "share", "bandwidth", "launched by"].map((x) => h("th", null, x))));
         for (const k of g.kernels) {
           const bar = h("span", { class: "cx-bar" });
           bar.style.width = `${Math.max(1, Math.min(100, k.share_pct || 0))}%`;
           kt.append(h("tr", null, h("td", null, h("code", null, k.name)), h("td", null, fmtS(k.time_s)),
             h("td", { class: "cx-barcell" }, bar, h("span", null, k.share_pct != null ? ` ${k.share_pct.toFixed(1)}%` : "")),
-            h("td", null, k.bandwidth_gbs != null ? `${k.bandwidth_gbs.toFixed(2)} GB/s${k.peak_pct != null ? ` (${k.peak_pct.toFixed(0)}% of peak)` : ""}` : "")));
+            h("td", null, k.bandwidth_gbs != null ? `${k.bandwidth_gbs.toFixed(2)} GB/s${k.peak_pct != null ? ` (${k.peak_pct.toFixed(0)}% of peak)` : ""}` : ""),
+            h("td", null, (k.launched_by || []).map((o) => `${o.op} x${+o.launches.toFixed(3)}`).join(", "))));
         }
         out.push(kt);
+      }
+      if (g.flops) {  // the graph's counted FLOPs against what its kernel rows were given
+        const given = (g.kernels || []).reduce((a, k) => a + (k.flops || 0), 0);
+        out.push(h("p", { class: "cx-muted" }, `FLOPs per call: ${(g.flops / 1e9).toPrecision(3)} GFLOP in its op calls, ${(given / 1e9).toPrecision(3)} GFLOP given to kernel rows (${(100 * given / g.flops).toFixed(1)}%)`));
       }
       if (g.kernels_note) out.push(h("p", { class: "cx-muted" }, g.kernels_note));
     }

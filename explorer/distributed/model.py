@@ -1,0 +1,202 @@
+"""A distributed job's report as plain data: who each rank was, what it compiled, where ranks differ.
+
+A rank's *part* is an ordinary report whose ``distributed`` field says which rank made it
+(``Distributed.rank`` and ``info``). A *merged* report holds the lowest rank that wrote a part at
+its top level (so every single-report view shows it unchanged) and every rank in
+``Distributed.ranks``, with what the merge found: the ranks that compiled the same grouped, each
+difference stated once with its user line and ranks, the collectives each graph issues, and notes.
+Frozen dataclasses of strings and numbers, like the capture: no torch here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..capturing.model import CaptureData, Finding, Problem
+from ..clinic.fixlist import BreakSite
+from ..clinic.recompiles import RecompileExplanation
+from ..lineage import Lineage
+from ..timing.model import TimingReport
+
+FAILURE_KINDS = ("raised", "exit", "terminated", "interrupted", "missing")
+
+
+@dataclass(frozen=True)
+class RankFailure:
+    """How a rank ended other than normally, in words, and the user line where it did."""
+
+    kind: str  # one of FAILURE_KINDS
+    message: str  # "RuntimeError: boom", "exit code 3", "terminated by SIGTERM ...", "wrote no part ..."
+    exit_code: Optional[int] = None
+    filename: Optional[str] = None  # the script's line the exception came from
+    lineno: Optional[int] = None
+    source_line: Optional[str] = None
+    traceback: str = ""  # the script's frames, as Python prints them
+
+    def one_line(self) -> str:
+        where = f" ({_base(self.filename)}:{self.lineno})" if self.filename and self.lineno else ""
+        return f"{self.message.splitlines()[0] if self.message else self.kind}{where}"
+
+
+@dataclass(frozen=True)
+class RankInfo:
+    """The process that wrote a rank's part: its place in the job (torchrun's environment) and its end."""
+
+    rank: int
+    world_size: int
+    local_rank: Optional[int] = None
+    local_world_size: Optional[int] = None
+    node_rank: Optional[int] = None  # torchrun's GROUP_RANK
+    host: str = ""
+    pid: Optional[int] = None
+    run_id: Optional[str] = None  # torchrun's TORCHELASTIC_RUN_ID: the same for every rank of one job
+    restart: int = 0  # TORCHELASTIC_RESTART_COUNT
+    backend: Optional[str] = None  # the default process group's backend (gloo, nccl), when it was seen
+    started_at: Optional[float] = None  # seconds since the epoch
+    ended_at: Optional[float] = None
+    exit_code: Optional[int] = None
+    failure: Optional[RankFailure] = None
+
+
+@dataclass(frozen=True)
+class RankRun:
+    """One rank of a merged report: its capture and analyses, as its part held them, and how it ended."""
+
+    rank: int
+    info: Optional[RankInfo] = None  # None: the rank wrote no part
+    capture: Optional[CaptureData] = None
+    fix_list: tuple[BreakSite, ...] = ()
+    recompiles: tuple[RecompileExplanation, ...] = ()
+    lineage: tuple[Lineage, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    timing: Optional[TimingReport] = None
+    part: Optional[str] = None  # the file the part was read from
+    failure: Optional[RankFailure] = None
+
+    @property
+    def status(self) -> str:
+        """ok | failed | missing"""
+        if self.info is None:
+            return "missing"
+        return "failed" if self.failure is not None else "ok"
+
+
+@dataclass(frozen=True)
+class RankCounts:
+    """One rank in numbers, for the "ranks compared" table."""
+
+    rank: int
+    status: str  # ok | failed | missing
+    compilations: int = 0
+    graphs: int = 0
+    graph_breaks: int = 0
+    recompiles: int = 0
+    guards: int = 0
+    kernels: int = 0
+    collectives: int = 0
+    compile_time_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class RankGroup:
+    """Ranks that compiled the same: the same compilations, graphs, guards, breaks, recompiles, collectives."""
+
+    ranks: tuple[int, ...]
+    text: str  # "5 compilations, 2 graphs, 1 graph break, ..." (compile times differ and are given per rank)
+
+
+@dataclass(frozen=True)
+class MatchedCompilation:
+    """One compilation as each rank numbered it: the same frame, compiled for the same time (``nth``).
+
+    Compile ids are counters of each process, so a rank that broke or recompiled where the others
+    did not numbers everything after it differently; frames and their order do not shift.
+    ``compile_ids`` maps a rank (as text, a JSON key) to its compile id.
+    """
+
+    key: str  # "step@train.py:12#0": frame, file, first line, and which compilation of that frame
+    frame: str
+    filename: str
+    lineno: int
+    nth: int
+    compile_ids: dict[str, str] = field(default_factory=dict)
+    differs: tuple[str, ...] = ()  # what differs between the ranks that have it; empty when all agree
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way ranks differ, stated once, with the user line and the ranks concerned."""
+
+    kind: str  # failure | missing | graph_break | recompile | compilation | graph | guards | collectives
+    text: str  # the whole statement: "rank 1 only: graph break at train.py:41 `print(x)`: ..."
+    ranks: tuple[int, ...]  # the ranks it concerns (the odd ones out)
+    filename: Optional[str] = None
+    lineno: Optional[int] = None
+    key: Optional[str] = None  # the MatchedCompilation it concerns, if one
+    hang: bool = False  # a collective issued in another order or kind: ranks can wait on each other forever
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One collective a graph issues (a functional collective node), with what must match across ranks."""
+
+    op: str  # all_reduce, all_gather_into_tensor, reduce_scatter_tensor, all_to_all_single, broadcast, ...
+    target: str  # as the graph calls it: torch.ops._c10d_functional.all_reduce.default
+    node: str
+    group: Optional[str] = None  # the process group's name ("0" is the default group)
+    group_size: Optional[int] = None
+    reduce_op: Optional[str] = None  # sum, avg, max, ...
+    type: Optional[str] = None  # the result: "f32[4, 4]"
+    input_type: Optional[str] = None
+    filename: Optional[str] = None  # the user line that issued it
+    lineno: Optional[int] = None
+    code: Optional[str] = None
+
+    def signature(self) -> str:
+        """What two ranks must agree on for the collective to match: kind, group, reduction, size."""
+        parts = [p for p in (self.reduce_op, f"group {self.group}" if self.group is not None else None,
+                             self.input_type) if p]
+        return f"{self.op}({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class GraphCollectives:
+    """The collectives of one graph of one rank, in the order the graph issues them."""
+
+    rank: int
+    compile_id: str
+    key: str  # the MatchedCompilation key
+    stage: str  # the stage read: graph, aot_forward, aot_backward, aot_inference, post_grad_graph, ...
+    collectives: tuple[Collective, ...] = ()
+
+
+@dataclass(frozen=True)
+class Distributed:
+    """On a part: which rank made it. On a merged report: every rank, compared."""
+
+    world_size: int
+    rank: int  # the rank whose report the top-level fields hold
+    info: Optional[RankInfo] = None  # that rank's process
+    ranks: tuple[RankRun, ...] = ()  # merged only: ranks 0 .. world_size-1, missing ones included
+    counts: tuple[RankCounts, ...] = ()
+    groups: tuple[RankGroup, ...] = ()
+    differences: tuple[Difference, ...] = ()
+    compilations: tuple[MatchedCompilation, ...] = ()
+    collectives: tuple[GraphCollectives, ...] = ()
+    notes: tuple[str, ...] = ()  # what the merge could not compare, DDP and FSDP explained
+
+    @property
+    def merged(self) -> bool:
+        return bool(self.ranks)
+
+    def rank_run(self, rank: int) -> RankRun:
+        for r in self.ranks:
+            if r.rank == rank:
+                return r
+        raise LookupError(f"no rank {rank}; ranks: {', '.join(str(r.rank) for r in self.ranks)}")
+
+
+def _base(path: Optional[str]) -> str:
+    return (path or "?").rsplit("/", 1)[-1]
