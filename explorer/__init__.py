@@ -8,11 +8,11 @@ In Jupyter: ``%load_ext explorer`` then ``%%compile`` on a cell.
 """
 
 from . import present  # noqa: F401  (hands every Report its views: save_html, summary, display)
-from .api import capture, explore, show
+from .api import capture, explore, explore_export, show
 from .clinic import why_recompile
 from .report import Report
 
-__all__ = ["Report", "capture", "explore", "load_ipython_extension", "show", "why_recompile"]
+__all__ = ["Report", "capture", "explore", "explore_export", "load_ipython_extension", "show", "why_recompile"]
 __version__ = "0.1.0"
 
 

@@ -15,21 +15,23 @@ from .options import Options
 from .report import Report
 
 
-def capture() -> ContextManager[Report]:
+def capture(*, warm: bool = False, export: bool = False) -> ContextManager[Report]:
     """Records every torch.compile compilation that happens inside the block.
 
-    Caches that would skip lowering are off inside the block and restored after;
-    the report (capture and clinic) is filled in when the block ends, also when
+    Caches that would skip lowering are off inside the block and restored after
+    (``warm=True``: left as they are, as a second run of the program would find
+    them); ``export=True`` also records the programs ``torch.export.export`` makes.
+    The report (capture and clinic) is filled in when the block ends, also when
     the code raises.
     """
-    return pipeline.capture()
+    return pipeline.capture(Options(capture_only=True, warm=warm, export=export))
 
 
 def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode: Optional[str] = None,
             dynamic: Optional[bool] = None, fullgraph: bool = False, options: Optional[dict] = None,
             time: bool = False, timeit: bool = False, compare: Sequence[str] = (), target: Optional[str] = None,
             inductor_backend: Optional[str] = None, html: Optional[str] = None, json: Optional[str] = None,
-            **kwargs: Any) -> Report:
+            warm: bool = False, guard_filter: Any = None, **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
     Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
@@ -40,17 +42,26 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     ``target="cuda"`` adds a preview of the wrapper and Triton kernels a CUDA GPU
     would get (``report.preview``; lowered in a child process, nothing run);
     ``inductor_backend="halide"`` makes Inductor generate Halide kernels.
-    ``html=``/``json=`` also save the report there.
+    ``html=``/``json=`` also save the report there. ``warm=True`` compiles with the
+    compile caches as they are (``report.capture.compilations[i].caches`` says what
+    each cache did) instead of off. ``guard_filter=`` (a ``guard_filter_fn``, or the name
+    of one of torch.compiler's, also accepted as ``options={"guard_filter_fn": f}``)
+    compiles with it and lists the guards it kept and dropped.
 
     If the call raises, the exception propagates unchanged, carrying the partial
     report as ``exc.explorer_report``.
     """
     backend_fn = None if isinstance(backend, str) else backend
+    inductor_options = dict(options or {})
+    guard_filter = inductor_options.pop("guard_filter_fn", guard_filter)
+    filter_fn = None if guard_filter is None or isinstance(guard_filter, str) else guard_filter
+    filter_name = guard_filter if isinstance(guard_filter, str) else getattr(filter_fn, "__name__", None)
     opts = Options(backend=backend if isinstance(backend, str) else "inductor", mode=mode, dynamic=dynamic,
-                   fullgraph=fullgraph, inductor_options=dict(options or {}), time=time,
+                   fullgraph=fullgraph, inductor_options=inductor_options, time=time,
                    timeit=timeit, compare=tuple(compare), target=target, inductor_backend=inductor_backend,
-                   html=html, json=json)
-    outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn)
+                   html=html, json=json, warm=warm, guard_filter=filter_name)
+    outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn,
+                           guard_filter_fn=filter_fn)
     if outcome.error is not None:
         attach_report(outcome.error, outcome.report)
         raise outcome.error
@@ -69,6 +80,29 @@ def attach_report(exc: BaseException, report: Report) -> None:
         return  # an exception type without __dict__: it stays exactly as raised
     if hasattr(exc, "add_note"):
         exc.add_note(f"compile-explorer: the partial report is on this exception as .explorer_report{where}")
+
+
+def explore_export(model: Any, args: Sequence[Any], kwargs: Optional[dict] = None, *, dynamic_shapes: Any = None,
+                   strict: bool = False, aoti: bool = True, package_path: Optional[str] = None, warm: bool = False,
+                   html: Optional[str] = None, json: Optional[str] = None) -> Report:
+    """``torch.export.export(model, args)`` and AOTInductor's compile of the program, captured.
+
+    ``report.capture.exports[0]`` is the exported program (graph, input specs,
+    range constraints, the decompositions AOTInductor applied, the package's
+    files); its ``compile_id`` names the AOTInductor compilation (``aoti/0``:
+    post-grad graph, loop IR, the C++ wrapper and kernels, linked to user
+    lines like any compilation). ``report.result`` is the package run on
+    ``args``. ``aoti=False`` stops after export. The package is written to
+    ``package_path`` (kept) or to a temporary file (removed).
+    If export or the compile raises, the exception propagates with the partial report.
+    """
+    opts = Options(capture_only=True, export=True, warm=warm, html=html, json=json)
+    target = pipeline.ExportTarget(model, tuple(args), kwargs, dynamic_shapes, strict, aoti, package_path)
+    outcome = pipeline.run(target, opts)
+    if outcome.error is not None:
+        attach_report(outcome.error, outcome.report)
+        raise outcome.error
+    return outcome.report
 
 
 def show(report: Union[str, os.PathLike, Report], *, rank: Optional[int] = None) -> None:

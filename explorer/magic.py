@@ -158,12 +158,15 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
 
     options = options_from_args(args)
     backend_fn = shell.user_ns.get(options.backend) if callable(shell.user_ns.get(options.backend)) else None
+    named = shell.user_ns.get(options.guard_filter) if options.guard_filter else None
+    guard_filter_fn = named if callable(named) else None  # else one of torch.compiler's, by name (pipeline)
     filename = register_source(display_text, shell)
     cell_fn = build_cell_function(source, filename, shell.user_global_ns, first_line=first_line)
     target = pipeline.CellTarget(cell_fn, fullgraph=options.fullgraph)
     with Progress(enabled=not args.quiet) as progress:
         try:
-            outcome = pipeline.run(target, options, backend_fn=backend_fn, progress=progress)
+            outcome = pipeline.run(target, options, backend_fn=backend_fn, progress=progress,
+                                   guard_filter_fn=guard_filter_fn)
         except Exception as e:  # the setup failed (an unknown backend, a mode it does not take): nothing ran
             progress.finish(None)
             _show_from_cell(e, shell)

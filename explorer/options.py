@@ -79,6 +79,19 @@ class Options:
     # compile nothing ourselves: capture the code's own torch.compile calls
     capture_only: bool = _flag(False, "compile nothing: run the cell as it is and capture the torch.compile "
                                "calls it makes itself", magic=("--capture-only",), api=False)
+    # the user's compile caches as they are (a second run of their program), instead of off
+    warm: bool = _flag(False, "capture with the compile caches as they are, as a second run of the program would "
+                       "(default: caches off while capturing, so every stage is lowered afresh)",
+                       magic=("--warm",), cli=("--warm",))
+    # torch.export's programs: the cell's (or script's) own export and AOTInductor calls
+    export: bool = _flag(False, "show the programs the code's own torch.export.export calls make (graph, "
+                         "signature, ranges) beside AOTInductor's compiles of them; the code runs as it is",
+                         magic=("--export",), cli=("--export",), api=False)
+    # a guard_filter_fn (a callable travels beside, like a backend function): recorded by its name
+    guard_filter: Optional[str] = _flag(None, "compile with this guard_filter_fn (a function defined in the "
+                                        "notebook, or one of torch.compiler's, e.g. "
+                                        "skip_guard_on_inbuilt_nn_modules_unsafe) and list the guards it drops",
+                                        magic=("--guard-filter",), metavar="NAME")
     html: Optional[str] = _flag(None, "also save the standalone HTML report to FILE", magic=("--html",),
                                 cli=("--html",), metavar="FILE")
     json: Optional[str] = _flag(None, "also save the report as JSON to FILE (schema: README)", magic=("--json",),
@@ -99,6 +112,8 @@ class Options:
         if self.inductor_backend is not None and self.inductor_backend not in INDUCTOR_BACKENDS:
             raise ValueError(f"inductor_backend must be one of {', '.join(INDUCTOR_BACKENDS)}, "
                              f"not {self.inductor_backend!r}")
+        if self.export and not self.capture_only:
+            object.__setattr__(self, "capture_only", True)  # --export captures the code's own export calls
         if self.nproc_per_node is not None and self.nproc_per_node < 1:
             raise ValueError(f"--nproc-per-node takes a number of ranks >= 1, not {self.nproc_per_node}")
         bad = [m for m in self.compare if m not in MODES]

@@ -30,9 +30,9 @@ from .options import Options
 from .report import Clinic, Report
 from .roomy_stack import call_on_roomy_stack
 from .stages import with_missing
-from .targets import CallTarget, CellTarget, RunResult, ScriptTarget
+from .targets import CallTarget, CellTarget, ExportTarget, RunResult, ScriptTarget
 
-__all__ = ["CallTarget", "CellTarget", "Outcome", "ScriptTarget", "capture", "finish", "run"]
+__all__ = ["CallTarget", "CellTarget", "ExportTarget", "Outcome", "ScriptTarget", "capture", "finish", "run"]
 
 
 class Stages(Protocol):
@@ -49,27 +49,32 @@ class Outcome:
 
 
 def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any]] = None,
-        progress: Optional[Stages] = None) -> Outcome:
+        progress: Optional[Stages] = None, guard_filter_fn: Optional[Callable[..., Any]] = None) -> Outcome:
     """Runs ``target`` once under capture with ``options``; never raises the target's exception.
 
     Errors of the setup itself (an unknown backend, a mode the backend does not
     take, a missing halide package) are raised before anything runs, as
-    ``torch.compile`` raises them.
+    ``torch.compile`` raises them. ``guard_filter_fn`` (named in ``options.guard_filter``)
+    is compiled with, and its decisions recorded (``capturing.guard_filter``).
     """
     _check_setup(options)
     target.prepare()
-    compiled, recorder = _compiled(target, options, backend_fn)
+    filters = _guard_filter(options, guard_filter_fn)
+    compiled, recorder = _compiled(target, options, backend_fn, filters)
     report = Report(entry=target.entry, options=_recorded(options, backend_fn))
     watch = GpuWatch(cudagraphs_asked=options.mode == "reduce-overhead")
     with watch:  # also around the timing: CUDA-graph re-recordings there are counted
         with _timing_source(target, options) as repros, _script_backend(target, options):
-            session = CaptureSession()
+            session = CaptureSession(warm=options.warm, export=options.export)
             with session:
                 t0 = time.perf_counter()
                 # on a roomy frame stack: how deep the entry point starts must not slow the compile (see roomy_stack)
                 result: RunResult = call_on_roomy_stack(target.run, compiled)
                 first_call_s = time.perf_counter() - t0
-        report.capture = session.data
+        report.capture = session.data if filters is None else filters.apply(session.data)
+        if hasattr(target, "annotate"):  # what only the target knows (an export's package)
+            data = report.capture
+            report.capture = _step(report, "export package", lambda: target.annotate(data), data)
         report.result = result.value
         report.findings = tuple(result.findings)
         e2e = target.end_to_end_call(compiled) if options.time and compiled is not None else None
@@ -85,7 +90,7 @@ def capture(options: Optional[Options] = None) -> Iterator[Report]:
     """``explorer.capture()``: every torch.compile call inside the block, whatever compiles it."""
     options = options or Options(capture_only=True)
     report = Report(entry="capture", options=options)
-    session = CaptureSession()
+    session = CaptureSession(warm=options.warm, export=options.export)
     error: Optional[BaseException] = None
     try:
         with session:
@@ -137,12 +142,14 @@ def finish(report: Report, error: Optional[BaseException], options: Options, *, 
 
 # ---- steps ----
 
-def _compiled(target: Any, options: Options, backend_fn: Optional[Callable[..., Any]]) -> tuple[Any, Any]:
+def _compiled(target: Any, options: Options, backend_fn: Optional[Callable[..., Any]],
+              filters: Any = None) -> tuple[Any, Any]:
     """The target's function under torch.compile with ``options``, and the timing recorder if timing.
 
     With timing on, the backend is wrapped in ``timing.GraphRecorder`` (the
     backend-wrapping seam): it keeps each graph and private copies of its
     inputs, so graphs can be timed afterwards without touching the user's tensors.
+    A guard filter goes in ``options=`` (torch.compile takes it from there for any backend).
     """
     fn = target.function
     if fn is None or options.capture_only:
@@ -150,16 +157,35 @@ def _compiled(target: Any, options: Options, backend_fn: Optional[Callable[..., 
     import torch
 
     backend = backend_fn if backend_fn is not None else options.backend
+    guard_filter = {"guard_filter_fn": filters.filter} if filters is not None else {}
     if options.time or options.compare or options.target:
         from .timing import GraphRecorder
 
         inductor_options = options.all_inductor_options() if backend == "inductor" else options.inductor_options
         recorder = GraphRecorder(backend, mode=options.mode, options=inductor_options or None,
                                  dynamic=options.dynamic, kernel_profile=True)
-        return torch.compile(fn, backend=recorder, dynamic=options.dynamic, fullgraph=options.fullgraph), recorder
+        return torch.compile(fn, backend=recorder, dynamic=options.dynamic, fullgraph=options.fullgraph,
+                             **({"options": guard_filter} if guard_filter else {})), recorder
     kwargs = options.compile_kwargs()
     kwargs["backend"] = backend
+    if guard_filter:
+        kwargs["options"] = {**kwargs.get("options", {}), **guard_filter}
     return torch.compile(fn, **kwargs), None
+
+
+def _guard_filter(options: Options, fn: Optional[Callable[..., Any]]) -> Any:
+    """The recorder of the guard filter asked for (a callable given, or one of torch.compiler's by name)."""
+    if options.guard_filter is None and fn is None:
+        return None
+    from .capturing.guard_filter import GuardFilterRecorder
+    from .capturing.torch_compat import guard_filter_by_name
+
+    if fn is None:
+        fn = guard_filter_by_name(options.guard_filter or "")
+        if fn is None:
+            raise ValueError(f"guard filter {options.guard_filter!r}: not a function of the notebook nor one of "
+                             f"torch.compiler's guard filters (e.g. skip_guard_on_inbuilt_nn_modules_unsafe)")
+    return GuardFilterRecorder(fn, options.guard_filter)
 
 
 def _recorded(options: Options, backend_fn: Optional[Callable[..., Any]]) -> Options:

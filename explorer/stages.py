@@ -92,6 +92,11 @@ STAGES: tuple[Stage, ...] = (
           "graph (print, data-dependent control flow, an unsupported call): the graph so far is compiled, "
           "the offending code runs as ordinary Python, and a resume function picks up after it. A recompile "
           "happens when a guard of an earlier compilation failed."),
+    Stage("export_graph", "Exported program", "graph", "export_graph", "python", "export",
+          "The graph torch.export traced from the model, without Dynamo's frames: the whole forward as one "
+          "graph of ATen operations, with parameters and buffers lifted to inputs (see the export's signature) "
+          "and dynamic dimensions as symbols whose ranges export proved. AOTInductor compiles this program "
+          "ahead of time into a package: the stages after this one are that compile."),
     Stage("aot_joint", "AOT joint graph", "graph", "aot_joint", "python", "aot",
           "AOTAutograd traces the Dynamo graph once more, at the level of ATen operations, together with "
           "its backward: one joint forward+backward graph, functionalized (no in-place mutation left). "
@@ -160,6 +165,7 @@ _USUALLY = {  # when the compilation's state says nothing more specific
     "guards": "no guards were recorded for this compilation",
     "graph_break": "Dynamo traced this frame to its end, and this is the first compilation that matched "
                    "(not a recompile)",
+    "export_graph": "not an AOTInductor compile of an exported program (explore_export, --export)",
     "aot_joint": "no joint graph: nothing here requires grad, or AOTAutograd did not run (e.g. backend='eager')",
     "aot_forward": "the backend did not run AOTAutograd (for example backend='eager')",
     "aot_backward": "AOTAutograd produced no backward graph",
@@ -176,18 +182,69 @@ _USUALLY = {  # when the compilation's state says nothing more specific
 }
 
 
+# what each cache's hit leaves out: the stages torch did not run because the entry held their result
+_SKIPPED_BY = {
+    "fx_graph": ("post_grad_graph", "post_grad_graph_backward", "ir_pre_fusion", "ir_post_fusion", "output_code",
+                 "kernels"),
+    "aotautograd": ("aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
+                    "post_grad_graph_backward", "ir_pre_fusion", "ir_post_fusion", "output_code", "kernels"),
+}
+CACHE_NAMES = {"fx_graph": "FX graph cache", "aotautograd": "AOTAutograd cache", "dynamo": "Dynamo's precompile cache"}
+# what torch re-emits from a cache entry on a hit (shown as the cached artifact, not re-made)
+_FROM_CACHE = {"fx_graph": ("post_grad_graph", "post_grad_graph_backward", "output_code", "kernels"),
+               "aotautograd": ("aot_joint", "aot_forward", "aot_backward", "aot_inference")}
+
+
+def cache_hits(comp: Compilation) -> list:
+    """The compilation's cache hits (``CacheLookup``), in the order torch consulted the caches."""
+    return [c for c in comp.caches if c.outcome == "hit"]
+
+
+def skipped_by_cache(stage_id: str, comp: Compilation) -> Optional[str]:
+    """"skipped: FX graph cache hit (key ...)" when a cache hit is why the stage was not run, else None."""
+    if stage_id in ("aot_joint", "aot_forward", "aot_backward") and comp.aot_inference is not None:
+        return None  # inference only: these were never to be made
+    if stage_id == "aot_inference" and comp.aot_forward is not None:
+        return None
+    if stage_id == "post_grad_graph_backward" and comp.aot_backward is None and comp.aot_forward is None:
+        return None
+    for hit in cache_hits(comp):
+        if stage_id in _SKIPPED_BY.get(hit.cache, ()):
+            key = f" (key {hit.key})" if hit.key else ""
+            return (f"skipped: {CACHE_NAMES.get(hit.cache, hit.cache)} hit{key}: torch loaded the compiled result "
+                    f"instead of running this stage, and keeps no copy of it")
+    return None
+
+
+def cached_from(stage_id: str, comp: Compilation) -> Optional[str]:
+    """For a stage shown from a cache entry (the output code on an FX graph cache hit): where it came from."""
+    for hit in cache_hits(comp):
+        if stage_id in _FROM_CACHE.get(hit.cache, ()):
+            key = f" (key {hit.key})" if hit.key else ""
+            return f"from the {CACHE_NAMES.get(hit.cache, hit.cache)}{key}: the artifact torch kept, not lowered again"
+    return None
+
+
 def why_missing(stage_id: str, comp: Compilation) -> str:
     """A reason a person can act on for an empty stage, from what the compilation shows."""
     recorded = comp.missing.get(stage_id)
     if recorded:
         return recorded
+    skipped = skipped_by_cache(stage_id, comp)
+    if skipped:
+        return skipped
+    if comp.origin != "dynamo":
+        outside = _outside_dynamo(stage_id, comp)
+        if outside:
+            return outside
     if comp.status == "failed":
         return f"the compilation failed before this stage: {comp.failure}"
     if comp.status == "skipped":
         return "Dynamo looked at this frame and left it as it was (no PyTorch operations to put in a graph)"
     if stage_id == "decompiled" and comp.rewritten_bytecode is not None:
         return comp.rewritten_bytecode.decompile_error or _USUALLY["decompiled"]
-    if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph_break"):
+    if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph_break",
+                    "export_graph"):
         return _USUALLY[stage_id]
     if comp.graph is None:
         return _USUALLY["graph"]
@@ -202,6 +259,20 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
     if not aot_ran and stage_id not in ("guards",):
         return "the backend did not run AOTAutograd or Inductor (for example backend='eager')"
     return _USUALLY.get(stage_id, "it was not recorded")
+
+
+def _outside_dynamo(stage_id: str, comp: Compilation) -> Optional[str]:
+    """Why a Dynamo or training stage is empty in a compile no Dynamo frame made (AOTInductor's)."""
+    what = ("an AOTInductor compile of an exported program" if comp.origin == "aoti"
+            else "an Inductor compile outside any Dynamo frame")
+    if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph", "guards",
+                    "graph_break"):
+        return (f"{what}: no Dynamo frame, so no bytecode, Dynamo graph or guards (torch.export traced the "
+                f"program; its graph, signature and ranges are under the export)")
+    if stage_id in ("aot_joint", "aot_forward", "aot_backward", "post_grad_graph_backward") \
+            and comp.aot_inference is not None:
+        return f"{what}: compiled for inference, so AOTAutograd built one inference graph (see AOT inference)"
+    return None
 
 
 def with_missing(comp: Compilation) -> Compilation:

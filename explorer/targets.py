@@ -164,3 +164,70 @@ class ScriptTarget:
 
     def end_to_end_call(self, compiled: Any) -> None:
         return None  # the script's own calls cannot be repeated from outside
+
+
+@dataclass
+class ExportTarget:
+    """``explore_export(model, args)``: ``torch.export.export`` the model, then (``aoti``) AOTInductor's
+    compile of the program into a package, loaded and run once on ``args``: the run's value.
+
+    Nothing is compiled with torch.compile: the capture sees export's program and AOTInductor's
+    lowering (``capturing.outside``). ``annotate`` adds what only this target knows: the package's
+    files and the model's own frame.
+    """
+
+    model: Any
+    args: tuple[Any, ...] = ()
+    kwargs: Optional[dict[str, Any]] = None
+    dynamic_shapes: Any = None
+    strict: bool = False
+    aoti: bool = True
+    package_path: Optional[str] = None
+    entry: str = "explore"
+    _package: Optional[str] = None
+    _temp_dir: Optional[str] = None
+
+    def prepare(self) -> None:
+        return None
+
+    function = None  # the explorer compiles nothing with torch.compile here
+
+    def run(self, compiled: Any = None) -> RunResult:
+        from .capturing import torch_compat
+
+        try:
+            program = torch_compat.export_program(self.model, self.args, self.kwargs, self.dynamic_shapes,
+                                                  self.strict)
+            if not self.aoti:
+                return RunResult(value=torch_compat.exported_module(program)(*self.args, **(self.kwargs or {})))
+            path = self.package_path or self._temp_package()
+            self._package = torch_compat.aoti_package(program, path)
+            runner = torch_compat.aoti_load(self._package)
+            return RunResult(value=runner(*self.args, **(self.kwargs or {})))
+        except BaseException as e:  # noqa: BLE001 - handed to the entry point, which re-raises it unchanged
+            return RunResult(error=e)
+
+    def _temp_package(self) -> str:
+        import tempfile
+
+        self._temp_dir = tempfile.mkdtemp(prefix="explorer-aoti-")
+        return os.path.join(self._temp_dir, "model.pt2")
+
+    def annotate(self, data: Any) -> Any:
+        """The package's files and sizes, its kernel_information.json, the model's frame (a temporary
+        package is removed after)."""
+        from .capturing.export_package import with_package
+
+        try:
+            return with_package(data, self._package, self.model, kept=self._temp_dir is None)
+        finally:
+            if self._temp_dir is not None:
+                import shutil
+
+                shutil.rmtree(self._temp_dir, ignore_errors=True)
+
+    def timeit_calls(self, compiled: Any) -> None:
+        return None
+
+    def end_to_end_call(self, compiled: Any) -> None:
+        return None

@@ -10,14 +10,17 @@ thing ``CaptureSession`` still guards against) loses only what came after it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable, Optional, Union
 
 from .compile_id import CompileId
 from .decoders import UNKNOWN, DecodeContext, decode
 from .fold import Fold
-from .model import CaptureData, Compilation, Problem
+from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
+from .outside import OutsideDynamo
 from .raw import RawCapture, RawEvent, Tally, describe_error
+from .records import CacheRecord, ExportedProgramText
 
 NO_DECODER = "no decoder for this event in this explorer version"
 NO_COMPILATION = "decoded, but the record names no compile id, so it belongs to no compilation"
@@ -35,6 +38,9 @@ class Assembly:
         self.compilations: list[Compilation] = []
         self.problems: list[Problem] = list(raw.problems)
         self.others = Tally()
+        self.outside = OutsideDynamo()  # lowerings no Dynamo compile id names (AOTInductor), export programs
+        self.cache_events: list[CacheLookup] = []  # cache records outside any compilation
+        self.exports: list[ExportedProgram] = []
 
     def run(self) -> None:
         folds = self._decode_all()
@@ -42,6 +48,11 @@ class Assembly:
             fold = folds[key]
             self.compilations.append(fold.build())
             self.problems += fold.problems
+        self.exports = self.outside.exports(self.compilations, self.problems)
+        graphs = {ep.compile_id: ep.graph for ep in self.exports if ep.compile_id and ep.graph is not None}
+        if graphs:
+            self.compilations = [dataclasses.replace(c, export_graph=graphs[c.compile_id])
+                                 if c.compile_id in graphs else c for c in self.compilations]
 
     def _decode_all(self) -> dict[CompileId, Fold]:
         ctx = DecodeContext(self.raw.strings)
@@ -55,8 +66,26 @@ class Assembly:
             fold = folds.get(key) if key is not None else None
             if fold is None and key is not None:
                 fold = folds[key] = Fold(key)
+            if key is None and self._outside(ev, result, folds):
+                continue
             self._place(ev, result, fold)
         return folds
+
+    def _outside(self, ev: RawEvent, result: Any, folds: dict[CompileId, Fold]) -> bool:
+        """Records no compile id names: an export program, a capture-wide cache record, or part of
+        a lowering outside Dynamo (``outside.OutsideDynamo``). False: place it as any other record."""
+        if isinstance(result, ExportedProgramText):
+            self.outside.add_export(ev.seq, result)
+            return True
+        if isinstance(result, CacheRecord) and result.lookup.cache == "dynamo":
+            self.cache_events.append(result.lookup)
+            return True
+        fold = self.outside.fold_for(ev.seq, result, folds)
+        if fold is None:
+            return False
+        self._add(fold, ev, result)
+        self.outside.after(result)
+        return True
 
     def _place(self, ev: RawEvent, result: Any, fold: Optional[Fold]) -> None:
         if result is UNKNOWN:
@@ -87,7 +116,7 @@ class Assembly:
             device=self._device(device, compilations), compilations=compilations, wall_time_s=wall_time_s,
             notes=tuple(notes), error=error,
             other_artifacts=tuple(self.others.artifacts() + self.raw.dropped.artifacts()),
-            problems=tuple(self.problems))
+            problems=tuple(self.problems), exports=tuple(self.exports), cache_events=tuple(self.cache_events))
 
     def _device(self, device: Union[str, DeviceNamer], compilations: tuple[Compilation, ...]) -> str:
         if not callable(device):

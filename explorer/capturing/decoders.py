@@ -162,6 +162,8 @@ def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
     if m.get("co_name"):
         frame = Frame(str(m["co_name"]), str(m.get("co_filename") or "?"), int(m.get("co_firstlineno") or 0))
     seconds = m.get("entire_frame_compile_time_s")
+    if seconds is None:  # an Inductor compile outside Dynamo (AOTInductor) has no frame of its own
+        seconds = m.get("inductor_compile_time_s")
     failure = f"{m['fail_type']}: {m.get('fail_reason') or ''}".strip() if m.get("fail_type") else None
     return Metrics(values={k: m[k] for k in METRIC_KEYS if m.get(k) is not None}, frame=frame,
                    restart_reasons=tuple(str(r) for r in m.get("restart_reasons") or ()),
@@ -255,6 +257,7 @@ DECODERS: dict[str, Decoder] = {
     "artifact:*_MODIFIED_BYTECODE": _resume_listing("MODIFIED"),
     **dict.fromkeys(_AOT_FIELDS, decode_aot_graph),
     "artifact:inductor_post_grad_graph": decode_post_grad,
+    "inductor_post_grad_graph": decode_post_grad,  # a cache hit re-emits the cached graph under this name
     "ir_pre_fusion": _ir("pre"),
     "ir_post_fusion": _ir("post"),
     "inductor_output_code": decode_output_code,
@@ -264,6 +267,16 @@ DECODERS: dict[str, Decoder] = {
     "optimize_ddp_split_graph": decode_ddp_split_graph,
     "optimize_ddp_split_child": decode_ddp_split_child,
 }
+
+
+def _register_usage() -> None:
+    """Caches, AOTInductor's C++, export and newer provenance (``decode_usage``), in the same table."""
+    from .decode_usage import USAGE_DECODERS
+
+    DECODERS.update(USAGE_DECODERS)
+
+
+_register_usage()
 _WILDCARDS = tuple(key for key in DECODERS if "*" in key)
 
 

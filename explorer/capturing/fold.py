@@ -19,6 +19,7 @@ from . import bytecode as bc
 from .compile_id import CompileId
 from .missing import note_unreadable
 from .model import (
+    CacheLookup,
     Compilation,
     DdpOptimizer,
     DdpSubgraph,
@@ -32,12 +33,14 @@ from .model import (
 )
 from .parse_ddp import buckets_of
 from .parse_guards import parse_guards
-from .parse_output_code import parse_kernels
+from .parse_output_code import parse_aoti_kernels, parse_kernels, with_kernel_trace
 from .raw import describe_error
 from .records import (
     AotGraph,
+    AotiCode,
     BytecodeListing,
     BytecodePair,
+    CacheRecord,
     DdpLog,
     DdpSplitChild,
     DdpSplitGraph,
@@ -46,6 +49,7 @@ from .records import (
     GraphBreakReason,
     GuardTree,
     IrText,
+    KernelTrace,
     Metrics,
     OutputCodeText,
     PostGradGraph,
@@ -54,6 +58,7 @@ from .records import (
     Record,
     SideEffects,
 )
+from .regions import regions_of
 
 UNKNOWN_FRAME = Frame("?", "?", 0)
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Compilation))
@@ -67,6 +72,8 @@ class Lowering:
     ir: list[IrText] = field(default_factory=list)
     outputs: list[OutputCodeText] = field(default_factory=list)
     provenance: dict[str, dict] = field(default_factory=dict)  # kind -> the first table of that kind
+    aoti_kernels: Optional[str] = None  # AOTInductor: its kernels' C++ (kept apart from the wrapper)
+    kernel_trace: dict[str, dict] = field(default_factory=dict)  # "kernel:handle" -> torch's per-kernel record
 
 
 class Fold:
@@ -83,6 +90,8 @@ class Fold:
         self.lowerings: list[Lowering] = []
         self.problems: list[Problem] = []
         self.unreadable: set[str] = set()  # events of this compile id whose decoder failed
+        self.caches: list[tuple[int, CacheLookup]] = []  # (the lowering it served, or -1), in arrival order
+        self.key: Optional[str] = None  # the compilation's key when it is not a Dynamo compile id (aoti/0)
         self.ddp: list[Any] = []  # DDPOptimizer's records, in order
 
     # ---- one record ----
@@ -140,6 +149,23 @@ class Fold:
     def _provenance(self, r: Provenance) -> None:
         self._lowering().provenance.setdefault(r.kind, r.value)
 
+    def _cache(self, r: CacheRecord) -> None:
+        """An FX graph cache hit or miss is written when its lowering is done; a bypass before it starts."""
+        lookup = r.lookup
+        if lookup.cache != "fx_graph":
+            self.caches.append((-1, lookup))
+        else:
+            self.caches.append((len(self.lowerings) - (0 if lookup.outcome == "bypass" else 1), lookup))
+
+    def _aoti(self, r: AotiCode) -> None:
+        low = self._lowering()
+        if r.which == "wrapper":
+            low.outputs.append(OutputCodeText(r.code, r.filename, "inference", language="cpp"))
+        else:
+            low.aoti_kernels = r.code
+
+    def _kernel_trace(self, r: KernelTrace) -> None:
+        self._lowering().kernel_trace.update(r.kernels)
     def _ddp(self, r: Any) -> None:
         self.ddp.append(r)
 
@@ -151,16 +177,18 @@ class Fold:
         self._step("bytecode", lambda: self._bytecodes(frame))
         self._step("guards", lambda: self._apply_guards(frame))
         self._step("lowerings", self._apply_lowerings)
+        self._step("regions", self._apply_regions)
         self._step("ddp_optimizer", self._apply_ddp)
         restarts = self._step("restarts", self._restarts) or ()
         try:
-            comp = Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(),
+            comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
                                restarts=restarts, **self.fields)
             return note_unreadable(comp, self.unreadable)
         except Exception as e:  # noqa: BLE001 - a field torch filled oddly: keep the others
             self._problem("build", e)
             kept = {k: v for k, v in self.fields.items() if k in _FIELDS and k not in ("compile_id", "frame")}
-            return Compilation(compile_id=self.compile_id.key, frame=frame, status=self._status(), **kept)
+            return Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
+                               **kept)
 
     def _step(self, name: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -170,7 +198,7 @@ class Fold:
             return None
 
     def _problem(self, step: str, error: BaseException, event: Optional[str] = None) -> None:
-        self.problems.append(Problem(f"fold: {step}", describe_error(error), event, self.compile_id.key))
+        self.problems.append(Problem(f"fold: {step}", describe_error(error), event, self.key or self.compile_id.key))
 
     def _frame(self) -> Frame:
         if self.metrics is not None and self.metrics.frame is not None:
@@ -210,12 +238,14 @@ class Fold:
 
     def _apply_lowerings(self) -> None:
         if not self.lowerings:
+            self.fields["caches"] = tuple(lookup for _, lookup in self.caches)
             return
         pre: list[IrDump] = []
         post: list[IrDump] = []
         outputs: list[OutputCode] = []
         kernels: dict[tuple[str, str], Kernel] = {}
         kinds = self._fallback_kinds(len(self.lowerings))
+        node_map: dict[str, tuple[str, ...]] = {}
         for low, fallback in zip(self.lowerings, kinds, strict=True):
             kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or fallback
             if low.post_grad is not None:
@@ -224,13 +254,49 @@ class Fold:
             post += [IrDump(kind, r.text) for r in low.ir if r.fusion == "post"]
             for out in low.outputs:
                 outputs.append(OutputCode(kind, out.code, out.filename,
-                                          _handles(low.provenance.get("node_mappings"), out.code)))
-                for k in self._kernels(out, kind, low.provenance):
+                                          _handles(low.provenance.get("node_mappings"), out.code), out.language))
+                for k in (self._kernels(out, kind, low.provenance) if out.language == "python" else ()):
                     kernels.setdefault((k.graph_kind, k.name), k)
+            if low.aoti_kernels:
+                for k in self._aoti_kernels(low, kind):
+                    kernels.setdefault((k.graph_kind, k.name), k)
+            if low.kernel_trace:
+                for key, k in list(kernels.items()):
+                    if k.graph_kind == kind:
+                        kernels[key] = with_kernel_trace(k, low.kernel_trace)
+            node_map.update(_pre_to_post(low.provenance.get("node_mappings")))
         self.fields["ir_pre_fusion"] = tuple(pre) or None
         self.fields["ir_post_fusion"] = tuple(post) or None
         self.fields["output_code"] = tuple(outputs) or None
         self.fields["kernels"] = tuple(kernels.values())
+        if node_map:
+            self.fields["node_map"] = node_map
+        self.fields["caches"] = tuple(self._cache_lookups(kinds))
+
+    def _apply_regions(self) -> None:
+        f = self.fields
+        found = regions_of(f.get("graph"), tuple(f.get(k) for k in ("aot_inference", "aot_forward", "aot_joint")),
+                           f.get("output_code") or (), f.get("graph_break"))
+        if found:
+            f["regions"] = found
+
+    def _cache_lookups(self, kinds: list[str]) -> list[CacheLookup]:
+        """Each lookup with the lowering it served named (forward, backward, inference)."""
+        out = []
+        for index, lookup in self.caches:
+            if 0 <= index < len(self.lowerings):
+                low = self.lowerings[index]
+                kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or kinds[index]
+                lookup = dataclasses.replace(lookup, graph_kind=kind)
+            out.append(lookup)
+        return out
+
+    def _aoti_kernels(self, low: Lowering, kind: str) -> tuple[Kernel, ...]:
+        try:
+            return parse_aoti_kernels(low.aoti_kernels or "", kind, low.provenance)
+        except Exception as e:  # noqa: BLE001 - the wrapper stays; only the kernel table is lost
+            self._problem("kernels", e, "graph_dump")
+            return ()
 
     def _apply_ddp(self) -> None:
         """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""
@@ -261,7 +327,7 @@ class Fold:
     def _status(self) -> str:
         if self.fields.get("failure"):
             return "failed"
-        if self.fields.get("graph") is not None:
+        if self.fields.get("graph") is not None or (self.key is not None and self.fields.get("output_code")):
             return "compiled"
         if self.fields.get("rewritten_bytecode") is not None:
             return "no_graph"
@@ -269,6 +335,14 @@ class Fold:
 
 
 _HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
+
+
+def _pre_to_post(mappings: Any) -> dict[str, tuple[str, ...]]:
+    """torch's pre-grad node -> post-grad nodes map (``preToPost``): what each node was lowered to."""
+    table = mappings.get("preToPost") if isinstance(mappings, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): tuple(str(n) for n in v) for k, v in table.items() if isinstance(v, list)}
 
 
 def _handles(mappings: Any, code: str) -> dict[str, tuple[str, ...]]:
@@ -287,4 +361,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance,
     SideEffects: Fold._side_effects,
     DdpLog: Fold._ddp, DdpSplitGraph: Fold._ddp, DdpSplitChild: Fold._ddp,
+    CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
 }

@@ -121,6 +121,10 @@ class Kernel:
     aten_ops: tuple[str, ...] = ()
     user_lines: tuple[SourceLoc, ...] = ()
     wrapper_lineno: Optional[int] = None  # where it is defined in the output code
+    # warm captures: "built" (compiled during this capture) or "loaded" (its binary came from a cache); None: not known
+    build: Optional[str] = None
+    # torch's own ordered ops of the kernel, where it writes them (the per-kernel trace, kernel_information.json)
+    op_trace: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,7 @@ class OutputCode:
     # torch's provenance for the calls in this module: "kernel:handle" (the wrapper's
     # "[Provenance debug handles]" comment) -> the post-grad nodes it computes; extern calls too
     provenance: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    language: str = "python"  # the wrapper's language: python (torch.compile), cpp (AOTInductor's C++ wrapper)
 
 
 @dataclass(frozen=True)
@@ -276,6 +281,15 @@ class Compilation:
     missing: dict[str, str] = field(default_factory=dict)  # stage -> why it is null
     side_effects: tuple[Mutation, ...] = ()  # objects the compiled code mutates (Dynamo's dynamo_side_effects)
     ddp_optimizer: Optional[DdpOptimizer] = None  # DDPOptimizer's buckets and split of this graph (DDP only)
+    # ---- how real programs use torch.compile (capturing/usage.py) ----
+    origin: str = "dynamo"  # dynamo | aoti (an AOTInductor compile of an exported program: no Dynamo frame)
+    export_graph: Optional[FxGraph] = None  # aoti: the exported program's graph it was compiled from
+    caches: tuple[CacheLookup, ...] = ()  # the caches torch consulted for it, and what came of each
+    regions: tuple[Region, ...] = ()  # nested_compile_region, torch.compiler.disable, nonstrict_trace parts
+    guard_filter: Optional[str] = None  # the guard_filter_fn it was compiled with, by name
+    filtered_guards: tuple[FilteredGuard, ...] = ()  # every guard that filter saw, kept or dropped
+    stance: Optional[str] = None  # torch.compiler.set_stance in force when Dynamo started it
+    node_map: dict[str, tuple[str, ...]] = field(default_factory=dict)  # torch's pre-grad node -> post-grad nodes
 
     @property
     def is_resume(self) -> bool:
@@ -301,6 +315,12 @@ class CaptureData:
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
     cudagraphs: Optional[CudaGraphs] = None  # reduce-overhead: used or not, and why
+    # cold: caches off while capturing (every stage lowered afresh); warm: the user's caches as they are
+    cache_mode: str = "cold"
+    stance: str = "default"  # torch.compiler.set_stance in force when the capture began
+    stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
+    exports: tuple[ExportedProgram, ...] = ()  # torch.export programs (and their AOTInductor compiles)
+    cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
 
     # ---- derived counts used by every view ----
     @property
@@ -470,3 +490,17 @@ class Preview:
     graphs: tuple[str, ...] = ()  # per graph: previewed, or why it was not
     error: Optional[str] = None  # why the preview failed as a whole, in words
     notes: tuple[str, ...] = ()
+
+
+# the records of how real programs use torch.compile (caches, regions, guard filters, export): re-exported here,
+# so the whole report model imports from one module
+from .usage import (  # noqa: E402, F401  (they use the classes above)
+    CacheLookup,
+    Decomposition,
+    ExportedProgram,
+    ExportSpec,
+    FilteredGuard,
+    PackageFile,
+    RangeConstraint,
+    Region,
+)

@@ -134,3 +134,47 @@ def _provenance_by_kernel(provenance: dict[str, Any]) -> dict[str, dict[str, Any
                 locs[SourceLoc(f.filename, f.lineno, f.function, f.code or "")] = None
     return {name: {"nodes": list(nodes.get(name, ())), "user_lines": list(user_lines.get(name, ()))}
             for name in nodes.keys() | user_lines.keys()}
+
+
+# AOTInductor writes its C++ kernels into one file: `extern "C"  void  NAME(params)` then a braced body
+_AOTI_KERNEL_RE = re.compile(r'^(?:#include[^\n]*\n)?extern "C"\s+void\s+(?P<name>\w+)\(', re.M)
+
+
+def parse_aoti_kernels(code: str, kind: str = "", provenance: Optional[dict[str, Any]] = None) -> tuple[Kernel, ...]:
+    """One Kernel per function of AOTInductor's kernel file (its own ``#include`` line kept with it)."""
+    starts = [m for m in _AOTI_KERNEL_RE.finditer(code)]
+    prov = _provenance_by_kernel(provenance or {})
+    out = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(code)
+        source = code[m.start():end].strip("\n")
+        name = m["name"]
+        p = prov.get(name, {})
+        out.append(Kernel(name=name, language="cpp", source=source, graph_kind=kind,
+                          source_nodes=tuple(p.get("nodes", ())), user_lines=tuple(p.get("user_lines", ()))))
+    return tuple(out)
+
+
+def with_kernel_trace(k: Kernel, table: dict[str, Any]) -> Kernel:
+    """``k`` with what torch's per-kernel record says of it (``kernel_information.json``'s shape, the
+    per-kernel op trace): its ordered ops, its post-grad nodes and user lines where the kernel's own
+    provenance had none. Keys are ``name:handle``; a kernel called twice has two."""
+    import dataclasses
+
+    ops: list[str] = []
+    nodes: dict[str, None] = {}
+    locs: dict[SourceLoc, None] = {}
+    for key, entry in table.items():
+        if key.split(":", 1)[0] != k.name or not isinstance(entry, dict):
+            continue
+        for op in entry.get("ops") or ():
+            ops.append(str(op.get("op") or op.get("name") or op) if isinstance(op, dict) else str(op))
+        nodes.update(dict.fromkeys(str(n) for n in entry.get("post_grad_nodes") or ()))
+        for trace in entry.get("stack_traces") or ():
+            for f in stack_frames(str(trace)):
+                locs[SourceLoc(f.filename, f.lineno, f.function, f.code)] = None
+    if not (ops or nodes or locs):
+        return k
+    return dataclasses.replace(k, op_trace=tuple(ops) or k.op_trace,
+                               source_nodes=k.source_nodes or tuple(nodes),
+                               user_lines=k.user_lines or tuple(locs))

@@ -27,20 +27,17 @@ from .loggers import listen_at_debug, tap
 from .model import Problem
 from .raw import RawCapture, RawEvent, describe_error, event_name
 
-_CACHE = "cache lookup details (tens of KB per graph)"
 _BETWEEN = "an intermediate graph between the stages shown"
 _DESCRIBE = "fake-tensor bookkeeping tlparse uses for its own views"
 # records whose content is noise for a reader, counted but not kept: event name -> why
 NOISE: dict[str, str] = {
     "chromium_event": "profiling spans for chrome://tracing (hundreds per compile)",
-    **dict.fromkeys(["fx_graph_cache_miss", "fx_graph_cache_hit", "fx_graph_cache_bypass",
-                     "aotautograd_cache_miss", "aotautograd_cache_hit", "aotautograd_cache_bypass",
-                     "artifact:fx_graph_cache_miss", "artifact:fx_graph_cache_hit",
-                     "artifact:fx_graph_cache_bypass"], _CACHE),
     **dict.fromkeys(["describe_storage", "describe_tensor", "describe_source"], _DESCRIBE),
     **dict.fromkeys(["guard_added_fast", "create_symbol", "symbolic_shape_specialization"],
                     "one record per guard or symbol as Dynamo adds it; the guard tree shows them all"),
     "link": "tlparse's cross-links between its pages",
+    **dict.fromkeys(["expression_created", "guard_added", "export"],
+                    "torch's detailed trace of symbolic shapes, on while an export is captured"),
     "bwd_compilation_metrics": "backward compile times (compilation_metrics has the frame's)",
     "dynamo_guards": "guards as Python data (rarely emitted; the guard tree is read instead)",
     "artifact:dynamo_error": "Dynamo's error text (the compilation's failure and graph break carry it)",

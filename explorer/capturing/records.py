@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, Frame, FxGraph, GraphBreak, Mutation
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ class OutputCodeText:
     code: str
     filename: Optional[str] = None
     graph_kind: Optional[str] = None  # from its "# AOT ID" line: forward, backward, inference
+    language: str = "python"  # cpp: AOTInductor's C++ wrapper
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,42 @@ class DdpSplitChild:
     graph: FxGraph
 
 
+@dataclass(frozen=True)
+class CacheRecord:
+    """``artifact:fx_graph_cache_*``, ``aotautograd_cache_*``, ``dynamo_cache_*``: one cache lookup."""
+
+    lookup: CacheLookup
+
+
+@dataclass(frozen=True)
+class AotiCode:
+    """``graph_dump`` ``inductor_aot_wrapper_code`` / ``inductor_aot_kernel_code``: AOTInductor's C++."""
+
+    which: str  # "wrapper" | "kernel" | "header"
+    code: str
+    filename: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ExportedProgramText:
+    """``exported_program``: torch's print of a ``torch.export`` program (graph, signature, ranges)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class KernelTrace:
+    """Per-kernel provenance newer torch writes: ``kernel_information.json``'s shape, or a per-kernel op trace.
+
+    ``kernels``: "name:handle" -> {"ops": [...], "stack_traces": [...], "post_grad_nodes": [...]}.
+    """
+
+    source: str  # the artifact's name
+    kernels: dict
+
+
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
-               DdpSplitGraph, DdpSplitChild]
-LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance)  # belong to one Inductor lowering
+               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
+# belong to one Inductor lowering
+LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)

@@ -19,6 +19,7 @@ from .assemble import Assembly
 from .model import CaptureData, Problem
 from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
+from .warm import SessionUsage, aoti_generated_files, with_generated_files
 
 
 class CaptureSession:
@@ -29,13 +30,20 @@ class CaptureSession:
     records they need anyway (``artifact:fx_graph_runnable`` for repro timing).
     """
 
-    def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = ()) -> None:
+    def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = (), *, warm: bool = False,
+                 export: bool = False) -> None:
+        """``warm``: the user's caches as they are (``torch_compat.WARM_KEEPS``), not off; ``export``:
+        torch's detailed trace on, so ``torch.export`` writes the programs it makes."""
         self.data: Optional[CaptureData] = None
         self.notes: list[str] = []
+        self.warm, self.export = warm, export
         self._recorder = Recorder(listeners, keep)
         self._stack = contextlib.ExitStack()
         self._t0 = 0.0
+        self._started = 0.0  # time.time() at the start: files written since were built by this capture
         self._fresh_before: set[str] = set()
+        self._usage = SessionUsage()
+        self._aoti_files: dict[str, tuple] = {}
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
         """Calls ``fn(event)`` for each record from now until the capture ends; returns the unsubscribe."""
@@ -45,7 +53,9 @@ class CaptureSession:
         self._t0 = time.perf_counter()
         try:
             self._fresh_before = torch_compat.fresh_cache_dirs()
-            self._stack.enter_context(torch_compat.capture_config(self.notes))
+            self._started = time.time()
+            self._usage.begin(self._recorder)
+            self._stack.enter_context(torch_compat.capture_config(self.notes, warm=self.warm, export=self.export))
             self._recorder.open()
         except BaseException:
             self._recorder.close()
@@ -55,12 +65,14 @@ class CaptureSession:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         wall = time.perf_counter() - self._t0
+        self._usage.end()
         try:
             self._recorder.close()
         finally:
             self._stack.close()
             from .triton_asm import keep_stage_files
 
+            self._aoti_files = aoti_generated_files(self._recorder.raw)  # before their folders go
             torch_compat.remove_fresh_cache_dirs(self._fresh_before, _output_code_files(self._recorder.raw),
                                                  self.notes, before_removal=keep_stage_files)
         error = None
@@ -71,14 +83,16 @@ class CaptureSession:
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
-        return read(raw, notes=self.notes, wall_time_s=wall, error=error)
+        data = read(raw, notes=self.notes, wall_time_s=wall, error=error)
+        data = with_generated_files(data, self._aoti_files)
+        return self._usage.apply(data, warm=self.warm, since=self._started)
 
 
 def _output_code_files(raw: RawCapture) -> list[str]:
     """The files this capture's compiles wrote their wrapper code to, as the trace names them."""
     out = []
     for ev in raw.events:
-        fields = ev.metadata.get("inductor_output_code") if ev.name == "inductor_output_code" else None
+        fields = ev.metadata.get(ev.name) if ev.name in ("inductor_output_code", "graph_dump") else None
         if isinstance(fields, dict) and isinstance(fields.get("filename"), str):
             out.append(fields["filename"])
     return out

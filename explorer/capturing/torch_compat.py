@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import re
 import sys
 import warnings
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -17,6 +18,12 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from .compile_id import CompileId
 
 TRACE_LOGGER = "torch.__trace"  # what tlparse reads; emits while it has handlers
+# How Dynamo's graph print names a torch._dynamo.nonstrict_trace function it calls opaquely: an attribute
+# of the graph module named after the function. 2.13-2.14: `NAME_callable : ..._LeafCallable = self.NAME_callable`;
+# 2.11-2.12: `NAME_spec : torch.utils._pytree.TreeSpec = self.NAME_spec` (then NAME_input_spec, not a function).
+NONSTRICT_TRACE_ATTRIBUTE = re.compile(
+    r"^\s*(?P<name>\w+)_(?:callable\s*:[^=]*_LeafCallable = self\.(?P=name)_callable"
+    r"|spec\s*:[^=]*TreeSpec = self\.(?P=name)_spec)\s*$")
 IR_LOGGERS = {
     "ir_pre_fusion": "torch._inductor.debug.__ir_pre_fusion",
     "ir_post_fusion": "torch._inductor.debug.__ir_post_fusion",
@@ -149,10 +156,18 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
             notes.append(f"could not remove Inductor's temporary cache folder {path}: {e}")
 
 
-@contextlib.contextmanager
-def capture_config(notes: list[str]) -> Iterator[None]:
-    """Sets CAPTURE_CONFIG, restoring each old value afterwards, also on error.
+# A warm capture leaves these as the user has them: caches on, and the backward lowered when torch
+# lowers it (functorch's config is part of AOTAutograd's cache key: forcing the backward's lowering
+# would miss every entry the user's own runs wrote). Provenance tracking is not part of any cache key.
+WARM_KEEPS = ("force_disable_caches", "force_non_lazy_backward_lowering")
 
+
+@contextlib.contextmanager
+def capture_config(notes: list[str], warm: bool = False, export: bool = False) -> Iterator[None]:
+    """Sets CAPTURE_CONFIG (less ``WARM_KEEPS`` when ``warm``), restoring each old value afterwards.
+
+    ``export``: torch's detailed trace (``dtrace_structured``) is on too, so that
+    ``torch.export`` writes the program it made (``exported_program``).
     The temporary folders Inductor makes while caches are disabled are the
     session's to remove (``remove_fresh_cache_dirs``): only it knows which are its own.
     """
@@ -161,8 +176,12 @@ def capture_config(notes: list[str]) -> Iterator[None]:
     # Only our own filter entry is removed afterwards, so the user's warning filters stay theirs.
     warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
     ours = warnings.filters[0]
+    if export:
+        saved += _detailed_trace(notes)
     try:
         for module_path, attr_path, value, why in CAPTURE_CONFIG:
+            if warm and attr_path in WARM_KEEPS:
+                continue
             try:
                 obj, name = _resolve(module_path, attr_path)
                 old = getattr(obj, name)
@@ -178,6 +197,101 @@ def capture_config(notes: list[str]) -> Iterator[None]:
         if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
+
+
+def _detailed_trace(notes: list[str]) -> list[tuple[Any, str, Any]]:
+    """Turns on ``dtrace_structured`` (what ``TORCH_DTRACE`` turns on); returns what to restore."""
+    try:
+        from torch._logging import _internal
+    except ImportError:
+        notes.append("this torch has no detailed structured trace: the exported program is not shown")
+        return []
+    if not hasattr(_internal, "GET_DTRACE_STRUCTURED"):
+        notes.append("this torch has no detailed structured trace switch: the exported program is not shown")
+        return []
+    old = _internal.GET_DTRACE_STRUCTURED
+    _internal.GET_DTRACE_STRUCTURED = True
+    return [(_internal, "GET_DTRACE_STRUCTURED", old)]
+
+
+# ---- guard_filter_fn: what the filter was asked about and what it kept ----
+
+def recording_guard_filter(fn: Callable[[Any], Any], sink: Callable[[Optional[CompileId], list], None]
+                           ) -> Callable[[Any], Any]:
+    """``fn`` as a ``guard_filter_fn`` that also hands ``sink(compile id, rows)`` every guard it was asked
+    about (torch's ``GuardFilterEntry``), kept or not: torch drops the others without a record.
+
+    A row is (kept, guard type, subject, value, derived types, is_global, file, line, source). ``fn``'s
+    own answer is returned unchanged, and a failure of the sink never reaches the compile.
+    """
+    def guard_filter_fn(entries: Any) -> Any:
+        keep = fn(entries)
+        try:
+            sink(current_compile_id(), [_guard_row(e, bool(k)) for e, k in zip(entries, list(keep))])
+        except Exception as e:  # noqa: BLE001 - recording must not break the compile: the sink is told
+            sink(current_compile_id(), [e])
+        return keep
+
+    guard_filter_fn.__name__ = getattr(fn, "__name__", "guard_filter_fn")
+    return guard_filter_fn
+
+
+def _guard_row(e: Any, kept: bool) -> tuple:
+    value = None
+    if getattr(e, "has_value", False):
+        try:
+            value = " ".join(repr(e.value).split())
+        except Exception as err:  # noqa: BLE001 - a value whose repr fails: say so instead
+            value = f"<repr failed: {type(err).__name__}>"
+        value = value if len(value) <= 80 else value[:77] + "..."
+    guard = getattr(e, "orig_guard", None)
+    frame = _user_frame(getattr(guard, "user_stack", None)) or _user_frame(getattr(guard, "stack", None))
+    return (kept, str(getattr(e, "guard_type", "?")), str(getattr(e, "name", "")), value,
+            tuple(str(t) for t in getattr(e, "derived_guard_types", ()) or ()), bool(getattr(e, "is_global", False)),
+            *(frame or (None, None, None)))
+
+
+def _user_frame(stack: Any) -> Optional[tuple[str, int, Optional[str]]]:
+    """The innermost frame of ``stack`` outside torch's own files, else its innermost frame."""
+    import os
+
+    if stack is not None and hasattr(stack, "summary"):  # torch.utils._traceback.CapturedTraceback
+        stack = stack.summary()
+    if not stack:
+        return None
+    import torch
+
+    torch_dir = os.path.dirname(torch.__file__) + os.sep
+    frames = list(stack)
+    pick = next((f for f in reversed(frames) if not str(f.filename).startswith(torch_dir)), frames[-1])
+    return str(pick.filename), int(pick.lineno or 0), (pick.line or "").strip() or None
+
+
+def guard_filter_by_name(name: str) -> Optional[Callable[..., Any]]:
+    """One of torch.compiler's guard filters by name (``skip_guard_on_inbuilt_nn_modules_unsafe``), or None."""
+    import torch
+
+    fn = getattr(torch.compiler, name, None)
+    return fn if callable(fn) and name.endswith("_unsafe") else None
+
+
+def current_stance() -> str:
+    """``torch.compiler.set_stance``'s stance in force, in its own words (``fail_on_recompile``,
+    ``default, force_backend=eager``); ``default`` where this torch has no stances."""
+    try:
+        from torch._dynamo import eval_frame
+    except ImportError:
+        return "default"
+    stance = getattr(eval_frame, "_stance", None)
+    if stance is None:
+        return "default"
+    text = str(getattr(stance, "stance", "default"))
+    backend = getattr(stance, "backend", None)
+    if backend is not None:
+        text += f", force_backend={backend if isinstance(backend, str) else getattr(backend, '__name__', backend)}"
+    if getattr(stance, "skip_guard_eval_unsafe", False):
+        text += ", skip_guard_eval_unsafe"
+    return text
 
 
 ABSENT = "<absent in this torch>"
@@ -560,6 +674,18 @@ def output_module(filename: Optional[str]) -> Any:
         if path and path.endswith(".py") and key in path and os.path.realpath(path) == want:
             return mod
     return None
+
+
+def kernel_binary(module: Any, name: str) -> Optional[str]:
+    """The file of the compiled binary behind a C++ kernel of a loaded output module, or None.
+
+    ``async_compile.cpp_pybinding`` binds the kernel as a builtin function of an
+    extension module loaded from Inductor's cache (``.../cXXXX.main.so``).
+    """
+    fn = getattr(module, name, None)
+    owner = getattr(fn, "__self__", None)
+    path = getattr(owner, "__file__", None)
+    return path if isinstance(path, str) and path.endswith((".so", ".pyd", ".dylib")) else None
 
 
 def triton_autotuners(module: Any) -> dict[str, Any]:
@@ -976,3 +1102,31 @@ def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, int]:
         raise KeyboardInterrupt(str(e)) from e
     return {}
 
+
+# ---- torch.export and AOTInductor (explorer.export_entry) ----
+
+def export_program(model: Any, args: tuple, kwargs: Optional[dict] = None, dynamic_shapes: Any = None,
+                   strict: bool = False) -> Any:
+    """``torch.export.export`` (public since 2.1; ``strict`` defaults to False from 2.7 on)."""
+    import torch
+
+    return torch.export.export(model, tuple(args), kwargs=kwargs, dynamic_shapes=dynamic_shapes, strict=strict)
+
+
+def aoti_package(program: Any, package_path: str) -> str:
+    """AOTInductor's compile of an exported program into a ``.pt2`` package; returns its path."""
+    from torch._inductor import aoti_compile_and_package
+
+    return aoti_compile_and_package(program, package_path=package_path)
+
+
+def aoti_load(package_path: str) -> Any:
+    """The callable runner of an AOTInductor package."""
+    from torch._inductor import aoti_load_package
+
+    return aoti_load_package(package_path)
+
+
+def exported_module(program: Any) -> Any:
+    """An exported program as a callable module (run eagerly, when no AOTInductor compile was asked for)."""
+    return program.module()

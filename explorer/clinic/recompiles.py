@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..capturing.inductor_code import stack_frames
-from ..capturing.model import Bytecode, CaptureData, Compilation, Guard
+from ..capturing.model import Bytecode, CaptureData, Compilation, Frame, Guard
 from .locate import is_library_file
 
 _ENTRY_RE = re.compile(r"^(?P<cid>\[?\d+/\d+(?:_\d+)?\]?): (?P<text>.*)$")
@@ -100,6 +100,8 @@ class RecompileExplanation:
     limit_hit: bool = False
     limit: Optional[int] = None
     reason_text: str = ""
+    # the stance that refused this recompile (set_stance("fail_on_recompile")): it never compiled, the call raised
+    refused_by: Optional[str] = None
 
     @property
     def primary(self) -> Optional[GuardFailure]:
@@ -107,6 +109,10 @@ class RecompileExplanation:
 
     @property
     def remedy(self) -> str:
+        if self.refused_by:
+            cause = f"{self.primary.remedy}; or " if self.primary else ""
+            return (f"{cause}let it compile: call it outside the set_stance({self.refused_by!r}) block, or use "
+                    f"set_stance('eager_on_recompile') to run such calls eagerly instead of raising")
         if self.limit_hit:
             limit = f"now {self.limit}; " if self.limit is not None else ""
             cause = f", or remove the cause: {self.primary.remedy}" if self.primary else ""
@@ -116,6 +122,9 @@ class RecompileExplanation:
     def one_line(self) -> str:
         """``0/1 f: size of x at dim 0: 8 -> 16 (guard from f.py:3 `y = x.sin()`); fix: ...``."""
         head = f"{self.compile_id} {self.frame_name}: "
+        if self.refused_by:
+            head += (f"recompile refused by set_stance({self.refused_by!r}) (the call raised instead of "
+                     f"compiling): ")
         if self.limit_hit:
             head += (f"recompile limit ({self.limit if self.limit is not None else '?'}) hit: "
                      f"new inputs of this frame now run without compiling; last failure: ")
@@ -144,9 +153,38 @@ def explain_recompile(comp: Compilation, data: CaptureData) -> Optional[Recompil
 
 
 def explain_recompiles(data: CaptureData) -> list[RecompileExplanation]:
-    """Every recompile in ``data``, in compile order."""
+    """Every recompile in ``data``, in compile order; then one a stance refused, if the code raised so."""
     out = [explain_recompile(c, data) for c in data.compilations]
-    return [e for e in out if e is not None]
+    refused = explain_refusal(data)
+    return [e for e in out if e is not None] + ([refused] if refused is not None else [])
+
+
+# torch's words when set_stance("fail_on_recompile") refuses (torch/_dynamo/eval_frame.py, 2.11-2.14)
+_REFUSED_RE = re.compile(r"Detected recompile when torch\.compile stance is '(?P<stance>\w+)'\. "
+                         r"filename: '(?P<file>[^']*)', function name: '(?P<fn>[^']*)', line number: (?P<line>\d+)")
+
+
+def explain_refusal(data: CaptureData) -> Optional[RecompileExplanation]:
+    """The recompile a stance refused, from the exception torch raised (no compilation and no trace
+    record exist for it): its guard failures read like any recompile's, against the cached entries."""
+    m = _REFUSED_RE.search(data.error or "")
+    if m is None:
+        return None
+    text = (data.error or "")[m.end():]
+    failures_text = "\n".join(line.strip()[2:] if line.strip().startswith("- ") else line.strip()
+                              for line in text.splitlines() if line.strip()
+                              and not line.strip().startswith("triggered by"))
+    entries = reason_entries(failures_text)
+    by_id = {c.compile_id: c for c in data.compilations}
+    frame_ids = [cid.strip("[]").split("/")[0] for cid, _ in entries if "/" in cid]
+    same = [c for c in data.compilations if frame_ids and c.compile_id.split("/")[0] == frame_ids[0]]
+    newest = max(same, key=lambda c: int(c.compile_id.split("/")[1]), default=None)
+    next_id = (f"{frame_ids[0]}/{int(newest.compile_id.split('/')[1]) + 1}" if newest is not None
+               else "?")
+    placeholder = Compilation(next_id, Frame(m["fn"], m["file"], int(m["line"])), "refused")
+    failures = tuple(_failure(cid, block, by_id.get(cid.strip("[]")), placeholder) for cid, block in entries)
+    return RecompileExplanation(compile_id=next_id, frame_name=m["fn"], failures=failures,
+                                reason_text=failures_text, refused_by=m["stance"])
 
 
 def reason_entries(text: str) -> list[tuple[str, str]]:

@@ -21,6 +21,6 @@ Sits on the capture model: pure functions, no torch.
 """
 
 from .build import lineage_of
-from .model import Lineage, LineLink, TextLines
+from .model import SOURCES, Lineage, LineLink, TextLines
 
-__all__ = ["LineLink", "Lineage", "TextLines", "lineage_of"]
+__all__ = ["SOURCES", "LineLink", "Lineage", "TextLines", "lineage_of"]

@@ -15,10 +15,13 @@ from ..capturing.model import CaptureData, Compilation, FxGraph
 from . import bytecode as bc
 from .graphs import GraphLines, Row
 from .inductor import Lowering
-from .model import Lineage, TextLines
+from .model import SOURCES, Lineage, TextLines
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_GRAPHS = ("graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
+_SOURCE_OF = {"export_graph": "graph", "aot_joint": "graph", "aot_forward": "graph", "aot_backward": "graph",
+              "aot_inference": "graph", "post_grad_graph": "graph", "post_grad_graph_backward": "graph",
+              "ir_pre_fusion": "ir", "ir_post_fusion": "ir"}
+_GRAPHS = ("graph", "export_graph", "aot_joint", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph",
            "post_grad_graph_backward")
 
 
@@ -65,7 +68,8 @@ class _Builder:
             self.sets.append(tuple(ids))
         return idx
 
-    def add(self, stage: str, rows: list[Row], part: int = 0, kernel: Optional[str] = None) -> None:
+    def add(self, stage: str, rows: list[Row], part: int = 0, kernel: Optional[str] = None,
+            source: str = "") -> None:
         if not rows:
             return
         runs: list[int] = []
@@ -77,7 +81,8 @@ class _Builder:
             else:
                 runs += [idx, count]
         elements = {str(n): e for n, e in enumerate(map(_SECOND, rows), 1) if e}
-        self.texts.append(TextLines(stage, part, kernel, tuple(runs), elements))
+        self.texts.append(TextLines(stage, part, kernel, tuple(runs), elements,
+                                    source or SOURCES.get(_SOURCE_OF.get(stage, stage), "")))
 
     # ---- stages ----
     def build(self) -> Lineage:
@@ -106,6 +111,7 @@ class _Builder:
         pre, post = c.ir_pre_fusion or (), c.ir_post_fusion or ()
         kinds = list(dict.fromkeys([o.graph_kind for o in outputs] + [d.graph_kind for d in post + pre]))
         kernel_rows: dict[int, list[Row]] = {}
+        kernel_sources: dict[int, str] = {}
         for kind in kinds:
             low = Lowering(c, graphs.get("post_grad_graph_backward" if kind == "backward" else "post_grad_graph"),
                            self.union)
@@ -113,18 +119,27 @@ class _Builder:
             for part in parts:
                 low.read_wrapper(part, outputs[part])
             kernel_rows.update(low.kernel_rows)
+            kernel_sources.update(low.kernel_sources)
             for stage, dumps in (("ir_post_fusion", post), ("ir_pre_fusion", pre)):
                 for part, dump in enumerate(dumps):
                     if dump.graph_kind == kind:
                         self.add(stage, low.ir_rows(dump), part)
             for part in parts:
-                self.add("output_code", low.wrapper_rows(part), part)
+                self.add("output_code", low.wrapper_rows(part), part, source=SOURCES[low.wrapper_source(part)])
         for i, k in enumerate(c.kernels):
             if i not in kernel_rows:  # a kernel no wrapper module defines: rows from its own nodes
                 low = Lowering(c, graphs.get("post_grad_graph_backward" if k.graph_kind == "backward"
                                              else "post_grad_graph"), self.union)
                 kernel_rows[i] = low.kernel_source_rows(k, tuple(n for n in k.source_nodes if n in low.table))[0]
-            self.add("kernels", kernel_rows[i], i, k.name)
+            self.add("kernels", kernel_rows[i], i, k.name, source=SOURCES[kernel_source(c, i, kernel_sources)])
         order = {s: n for n, s in enumerate(("source", "original_bytecode", "rewritten_bytecode", "decompiled")
                                             + _GRAPHS + ("ir_pre_fusion", "ir_post_fusion", "output_code", "kernels"))}
         self.texts.sort(key=lambda t: (order.get(t.stage, 99), t.part))
+
+
+def kernel_source(c: Compilation, i: int, found: dict[int, str]) -> str:
+    """Which of torch's records linked kernel ``i`` (``SOURCES`` key)."""
+    k = c.kernels[i]
+    if k.op_trace:
+        return "kernel_trace"
+    return found.get(i) or ("nodes" if k.source_nodes else "fragment")

@@ -41,6 +41,9 @@ _IR_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 _FLOAT = re.compile(r"\d\.\d+(?:e[-+]?\d+)?|\de[-+]\d+")  # what differs between layers: eps, scales
 _QUOTED_NAME = re.compile(r"'[A-Za-z_]*\d\w*'")  # 'buf12', 'arg0_1', 'index0' (not 'sum')
 _EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.", "torch._C.", "inductor_ops.")
+_CPP_HANDLE = re.compile(r"^\s*//\s*\[Provenance debug handles\] (\S+)")
+_CPP_CALL = re.compile(r"^\s+(?:AOTI_TORCH_ERROR_CODE_CHECK\()?(?P<callee>\w+)\((?P<args>.*?)\)\)?;\s*$")
+_CPP_BUF = re.compile(r"\b(buf\d+)(?:_handle)?\b")
 
 
 class Call:
@@ -65,6 +68,8 @@ class Lowering:
         self.kernel_rows: dict[int, list[Row]] = {}  # index in comp.kernels -> rows
         self.kernel_origins: dict[int, tuple[str, ...]] = {}
         self.kernel_nodes: dict[int, dict[str, None]] = {}  # from its calls' provenance
+        self.kernel_sources: dict[int, str] = {}  # kernel -> which record linked it (lineage.SOURCES key)
+        self._wrapper_sources: dict[int, str] = {}
         self.buffer_writer: dict[str, Call] = {}
         self.buffer_alias: dict[str, list[str]] = {}
         self.ir_calls: dict[str, Call] = {}  # scheduler node -> the call computing it (post-fusion dump first)
@@ -101,6 +106,9 @@ class Lowering:
     # ---- the wrapper ----
     def read_wrapper(self, part: int, oc: OutputCode) -> None:
         """Its calls, what each computes and writes, and its kernels' rows; before ``ir_rows``."""
+        if oc.language == "cpp":
+            self._read_cpp_wrapper(part, oc)
+            return
         lines = oc.code.splitlines()
         kernels = {k.name: i for i, k in enumerate(self.comp.kernels) if k.graph_kind == oc.graph_kind}
         spans = self._kernel_spans(lines, kernels)
@@ -116,9 +124,62 @@ class Lowering:
             if call.kernel is not None and not call.origins:
                 call.origins = self.kernel_origins.get(call.kernel, _GLUE)
         self._wrappers[part] = (lines, spans, inside, calls)
+        if any(c.handle and c.handle in oc.provenance for c in calls):
+            self._wrapper_sources[part] = "wrapper_provenance"
+
+    def _read_cpp_wrapper(self, part: int, oc: OutputCode) -> None:
+        """AOTInductor's C++ wrapper: the calls torch marked with a provenance handle
+        (``// [Provenance debug handles] K:N``), each the next call statement after its comment."""
+        lines = oc.code.splitlines()
+        kernels = {k.name: i for i, k in enumerate(self.comp.kernels) if k.graph_kind == oc.graph_kind}
+        calls: list[Call] = []
+        handle: Optional[str] = None
+        for r, line in enumerate(lines):
+            m = _CPP_HANDLE.search(line)
+            if m:
+                handle = m.group(1)
+                continue
+            c = _CPP_CALL.match(line) if handle is not None else None
+            if c is None or not (c["callee"] in kernels or c["callee"].startswith("aoti_torch_")):
+                continue
+            calls.append(Call(r, c["callee"], kernels.get(c["callee"]), handle, split_args(c["args"]), None))
+            handle = None
+        used: set[str] = set()
+        for call in calls:
+            call.nodes = self._call_nodes(call, oc, used)
+            used.update(call.nodes)
+            self._writes(call)
+            if call.kernel is not None:
+                self.kernel_nodes.setdefault(call.kernel, {}).update(dict.fromkeys(call.nodes))
+            call.origins = self.origins_of(call.nodes)
+        self._wrappers[part] = (lines, {}, set(), calls)
+        if any(c.handle and c.handle in oc.provenance for c in calls):
+            self._wrapper_sources[part] = "wrapper_provenance"
+
+    def _cpp_rows(self, lines: list[str], calls: list[Call]) -> list[Row]:
+        rows: list[Row] = [(_GLUE, None)] * len(lines)
+        by_row = {c.row: c for c in calls}
+        pending: list[int] = []
+        for r, line in enumerate(lines):
+            call = by_row.get(r)
+            s = line.strip()
+            if call is not None:
+                rows[r] = (call.origins, call.callee)
+                for p in pending:
+                    rows[p] = (call.origins, None)
+                pending = []
+            elif s.startswith("// [Provenance") or s.startswith("// Topologically Sorted"):
+                pending.append(r)
+            else:
+                m = _CPP_BUF.search(line)
+                if m and not s.startswith("//"):
+                    rows[r] = (self.buffer_origins(m.group(1)), m.group(1))
+        return rows
 
     def wrapper_rows(self, part: int) -> list[Row]:
         lines, spans, inside, calls = self._wrappers[part]
+        if self.comp.output_code and self.comp.output_code[part].language == "cpp":
+            return self._cpp_rows(lines, calls)
         rows: list[Row] = [(_GLUE, None)] * len(lines)
         for i, (head, start, first, _) in spans.items():
             korigins = self.kernel_origins[i]
@@ -216,6 +277,8 @@ class Lowering:
 
     def _call_nodes(self, call: Call, oc: OutputCode, used: set[str]) -> tuple[str, ...]:
         if call.handle and call.handle in oc.provenance:
+            if call.kernel is not None:
+                self.kernel_sources[call.kernel] = "provenance"
             return tuple(n for n in oc.provenance[call.handle] if n in self.table) or oc.provenance[call.handle]
         if call.kernel is not None:
             return self._kernel_nodes_without_provenance(call.kernel)
@@ -228,8 +291,14 @@ class Lowering:
         """A Triton kernel's ``Graph fragment`` header (post-grad nodes), else ``Kernel.source_nodes``."""
         found = self._fragments.get(i)
         if found:
+            self.kernel_sources.setdefault(i, "fragment")
             return found
+        self.kernel_sources.setdefault(i, "nodes")
         return tuple(n for n in self.comp.kernels[i].source_nodes if n in self.table)
+
+    def wrapper_source(self, part: int) -> str:
+        """``wrapper_provenance`` when torch's handles linked the wrapper's calls, else ``by_name``."""
+        return self._wrapper_sources.get(part, "by_name")
 
     def _read_fragment(self, i: int, lines: list[str], head: int, start: int) -> None:
         found = []
@@ -256,6 +325,8 @@ class Lowering:
                 written += [b for a in call.args for b in _BUF.findall(a) if b not in self.buffer_writer]
         else:
             written += [b for a in call.args if a.replace(" ", "").startswith("out=") for b in _BUF.findall(a)]
+            if call.callee.startswith("aoti_torch_") and call.callee.endswith("_out") and call.args:
+                written += _BUF.findall(call.args[0])  # AOTInductor's C shim: the out tensor comes first
         for b in written:
             self.buffer_writer.setdefault(b, call)
 
@@ -509,7 +580,7 @@ def _kernel_statements(lines: list[str], vocab: frozenset[str]) -> tuple[list[ma
     signature = None
     for r, line in enumerate(lines):
         if "tmp" not in line:
-            if signature is None and (line.startswith("def ") or "kernel(" in line):
+            if signature is None and (line.startswith("def ") or "kernel(" in line or line.startswith('extern "C"')):
                 signature = r
             continue
         split = _assignment(line)

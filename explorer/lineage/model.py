@@ -21,6 +21,26 @@ class LineLink:
     element: Optional[str] = None  # what the line defines: an FX node, a buffer, a scheduler node
 
 
+# what a text's links were read from, by stage (kernels and wrappers say which of torch's records served)
+SOURCES = {
+    "source": "the code object's own lines",
+    "original_bytecode": "the code object's line table",
+    "rewritten_bytecode": "the line table; Dynamo's calls of the graph and resume functions by their names",
+    "decompiled": "the rewritten code's calls by name (inferred for the graph-break line)",
+    "graph": "torch's stack traces (the # File: comments); nodes without one inherit (inferred)",
+    "ir": "the call writing each scheduler node's buffers; loop-body lines matched by op (inferred)",
+    "provenance": "torch's provenance (kernel -> post-grad nodes); lines inside matched by op (inferred)",
+    "kernel_trace": "torch's per-kernel record (kernel_information.json or the op trace) and its provenance; "
+                    "lines inside matched by op (inferred)",
+    "fragment": "the kernel's Graph fragment header (no provenance record); lines inside matched by op (inferred)",
+    "nodes": "the kernel's source-node comment (no provenance record); lines inside matched by op (inferred)",
+    "by_name": "no provenance record: kernel calls by their Graph fragment header, library calls by op name in "
+               "graph order (inferred)",
+    "wrapper_provenance": "torch's provenance debug handles (each call -> the post-grad nodes it computes); "
+                          "allocations follow the call writing their buffer",
+}
+
+
 @dataclass(frozen=True)
 class TextLines:
     """The lines of one text a view shows: a stage's text, one IR dump or wrapper module, one kernel."""
@@ -30,6 +50,7 @@ class TextLines:
     kernel: Optional[str] = None  # stage "kernels": the kernel's name (part is its index in the compilation's kernels)
     runs: tuple[int, ...] = ()  # the lines' origin sets, run-length coded: (set index, how many lines) pairs, flat
     elements: dict[str, str] = field(default_factory=dict)  # line number -> what that line defines
+    source: str = ""  # where the links came from (``SOURCES``): torch's own data, or inferred
 
     @property
     def num_lines(self) -> int:

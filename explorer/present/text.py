@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ..clinic.guard_filter import guard_filter_text
 from ..timing.model import GraphTiming, ModeResult, TimingReport
+from . import usage_text
 from . import viewmodel as vm
 from .fmt import (
     calls_text,
@@ -142,17 +144,27 @@ def summary(report: Any, *, max_rows: int = 12, model: Optional[dict] = None) ->
     report = vm.as_report(report)
     model = model or vm.build(report, panes=False)
     head = distributed_lines(report) if report.distributed is not None else []
+    data = report.capture
     chips = {k: v for k, v in model["header"]["chips"]}
     out = head + [f"compile-explorer: {chips['compilations']} compilations, {chips['graphs']} graphs, "
            f"{chips['graph breaks']} graph breaks, {chips['recompiles']} recompiles, {chips['kernels']} kernels, "
            f"compile {chips['compile time'].replace(' s', 's')}  [torch {chips['torch']}, {chips['device']}]"]
+    out += usage_text.mode_lines(data)
     comps = model["compilations"]
-    out += ["  " + flat(c["summary"]) for c in comps[:max_rows]]
+    by_id = {c.compile_id: c for c in data.compilations}
+    for c in comps[:max_rows]:
+        out.append("  " + flat(c["summary"]))
+        out += ["         " + line for line in usage_text.compilation_lines(by_id[c["cid"]])]
     if len(comps) > max_rows:
         out.append(f"  ... {len(comps) - max_rows} more")
+    for ep in data.exports:
+        out += usage_text.export_lines(ep, by_id)
     out += [f"failed: {c['cid']} {c['frame']}: {c['failed']}" for c in comps if c["failed"]]
     out += [line.split("\n")[0] for line in lines(model["header"]["body"])]
-    out += capture_lines(report.capture)
+    for c in data.compilations:
+        out += guard_filter_text(c)
+    out += usage_text.provenance_lines(data)
+    out += capture_lines(data)
     out += timing_text(report.timing, report.comparisons)
     return "\n".join(out)
 

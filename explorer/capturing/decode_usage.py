@@ -1,0 +1,147 @@
+"""Decoders for the records real programs' compiles write: caches, AOTInductor's C++, export, newer provenance.
+
+Registered in ``decoders.DECODERS`` like every other decoder: one function per
+event kind, reading one record only. Cache records are JSON (torch's
+``cache_info``); their ``components`` list (tens of KB per graph: every input
+of the cache key) is not kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+from .decoders import DecodeError as UsageDecodeError
+from .model import CacheLookup
+from .raw import RawEvent
+from .records import AotiCode, CacheRecord, ExportedProgramText, KernelTrace
+
+_BUNDLED_RE = re.compile(r"cached_kernel_names=\[(?P<names>[^\]]*)\]")
+
+
+def _json_payload(ev: RawEvent) -> Any:
+    if not isinstance(ev.payload, str) or not ev.payload.strip():
+        raise UsageDecodeError(f"the record has no payload (got {type(ev.payload).__name__})")
+    try:
+        return json.loads(ev.payload)
+    except ValueError as e:
+        raise UsageDecodeError(f"the payload is not JSON ({e})") from None
+
+
+def _seconds(value: Any, scale: float) -> Optional[float]:
+    return float(value) * scale if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _bundled(meta: Any) -> tuple[str, ...]:
+    """Kernel names in ``TritonBundlerMetadata(cached_kernel_names=[...], ...)`` (a repr, or a dict)."""
+    if isinstance(meta, dict):
+        return tuple(str(n) for n in meta.get("cached_kernel_names") or ())
+    m = _BUNDLED_RE.search(str(meta or ""))
+    if not m:
+        return ()
+    return tuple(n.strip().strip("'\"") for n in m["names"].split(",") if n.strip())
+
+
+def cache_decoder(cache: str, outcome: str):
+    """The decoder of one cache's one outcome (``fx_graph`` ``hit``, ...)."""
+
+    def decode(ev: RawEvent, ctx: Any) -> CacheRecord:
+        info = _json_payload(ev)
+        if not isinstance(info, dict):
+            raise UsageDecodeError(f"a cache record is {type(info).__name__}, expected a JSON object")
+        saved = _seconds(info.get("time_saved_ns"), 1e-9)
+        if saved is None:
+            saved = _seconds(info.get("time_saved_ms"), 1e-3)
+        detail = str(info.get("cache_bypass_reason") or info.get("cache_status_detailed") or "")
+        return CacheRecord(CacheLookup(
+            cache=cache, outcome=str(info.get("cache_state") or outcome), key=_key(info), detail=detail,
+            time_saved_s=saved, time_taken_s=_seconds(info.get("time_taken_ns"), 1e-9),
+            bundled_kernels=_bundled(info.get("triton_bundler_meta"))))
+
+    return decode
+
+
+def _key(info: dict) -> Optional[str]:
+    key = info.get("key")
+    return str(key) if key else None
+
+
+def decode_dynamo_cache(outcome: str):
+    """``dynamo_cache_entries`` (the precompile cache's entries), ``_bypass``, ``_exception``."""
+
+    def decode(ev: RawEvent, ctx: Any) -> CacheRecord:
+        info = _json_payload(ev)
+        if not isinstance(info, dict):
+            raise UsageDecodeError(f"a Dynamo cache record is {type(info).__name__}, expected a JSON object")
+        if outcome == "entries":
+            n = info.get("num_entries")
+            detail = f"{n} entries" if n is not None else ""
+        elif outcome == "bypass":
+            detail = f"backend {info.get('missing_backend')} not found" if info.get("missing_backend") else ""
+        else:
+            detail = str(info.get("error") or "")
+        return CacheRecord(CacheLookup(cache="dynamo", outcome=outcome, key=_key(info), detail=detail))
+
+    return decode
+
+
+_AOTI_NAMES = {"inductor_aot_wrapper_code": "wrapper", "inductor_aot_kernel_code": "kernel",
+               "inductor_aot_header_code": "header"}
+
+
+def decode_graph_dump(ev: RawEvent, ctx: Any) -> Optional[AotiCode]:
+    """``graph_dump``: AOTInductor's C++ wrapper, kernels and header (others: nothing to keep)."""
+    fields = ev.metadata.get("graph_dump")
+    if not isinstance(fields, dict):
+        raise UsageDecodeError(f"metadata['graph_dump'] is {type(fields).__name__}, expected a dict")
+    which = _AOTI_NAMES.get(str(fields.get("name")))
+    if which is None or which == "header":
+        return None
+    if not isinstance(ev.payload, str):
+        raise UsageDecodeError("an AOTInductor code record without text")
+    filename = fields.get("filename")
+    return AotiCode(which, ev.payload, str(filename) if filename else None)
+
+
+def decode_exported_program(ev: RawEvent, ctx: Any) -> ExportedProgramText:
+    text = ev.payload if isinstance(ev.payload, str) else ""
+    if "ExportedProgram" not in text and "def forward(" not in text:
+        raise UsageDecodeError("not torch's print of an exported program (no 'ExportedProgram' or 'def forward(')")
+    return ExportedProgramText(text)
+
+
+def decode_kernel_trace(ev: RawEvent, ctx: Any) -> KernelTrace:
+    """A JSON object keyed by ``kernel:handle`` (``kernel_information.json``'s shape; the per-kernel op trace)."""
+    value = _json_payload(ev)
+    if isinstance(value, dict) and isinstance(value.get("kernels"), dict):
+        value = value["kernels"]  # a versioned envelope around the per-kernel table
+    if not isinstance(value, dict):
+        raise UsageDecodeError(f"a per-kernel table is {type(value).__name__}, expected a JSON object")
+    return KernelTrace(ev.name.split(":", 1)[-1], {str(k): v for k, v in value.items() if isinstance(v, dict)})
+
+
+def _caches() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for cache, prefix in (("fx_graph", "fx_graph_cache_"), ("aotautograd", "aotautograd_cache_")):
+        for outcome in ("hit", "miss", "bypass"):
+            decoder = cache_decoder(cache, outcome)
+            out[f"artifact:{prefix}{outcome}"] = decoder
+            out[f"{prefix}{outcome}"] = decoder  # the event name older torch used
+    out["artifact:fx_graph_bundled_cache_hit"] = cache_decoder("fx_graph", "hit")
+    for outcome in ("entries", "bypass", "exception"):
+        out[f"artifact:dynamo_cache_{outcome}"] = decode_dynamo_cache(outcome)
+    return out
+
+
+# newer per-kernel provenance: kernel_information.json's table as a trace artifact, the proposed
+# per-kernel op trace (pytorch/pytorch#189270); both keyed by "kernel:handle"
+KERNEL_TRACE_NAMES = ("inductor_kernel_information", "kernel_information", "inductor_kernel_trace",
+                      "triton_kernel_trace", "inductor_triton_kernel_trace")
+
+USAGE_DECODERS: dict[str, Any] = {
+    **_caches(),
+    "graph_dump": decode_graph_dump,
+    "exported_program": decode_exported_program,
+    **{f"artifact:{name}": decode_kernel_trace for name in KERNEL_TRACE_NAMES},
+}

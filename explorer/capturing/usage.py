@@ -1,0 +1,131 @@
+"""How real programs use torch.compile, as plain data: caches, compiled regions, guard filters, export.
+
+The explorer's default capture turns caches off so every stage is lowered
+afresh; a user's second run does not. These records say what such a run did
+instead (which cache served which stage), which parts of a frame torch
+compiled apart (``nested_compile_region``) or left alone (``disable``,
+``nonstrict_trace``), which guards a ``guard_filter_fn`` dropped, and what
+``torch.export`` and AOTInductor made of a model. Frozen values of strings and
+numbers, like the rest of ``model``; no torch here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .model import FxGraph
+
+
+@dataclass(frozen=True)
+class CacheLookup:
+    """One cache torch consulted while compiling, and what came of it.
+
+    ``cache``: ``fx_graph`` (Inductor's compiled graph, keyed by the post-grad
+    graph and config), ``aotautograd`` (AOTAutograd's forward/backward, which
+    then loads Inductor's entries), ``dynamo`` (the precompile cache of whole frames).
+    """
+
+    cache: str
+    outcome: str  # hit | miss | bypass | ... (torch's cache_state)
+    key: Optional[str] = None
+    graph_kind: str = ""  # fx_graph: the lowering it served (forward | backward | inference)
+    detail: str = ""  # torch's cache_status_detailed, or why the cache was bypassed
+    time_saved_s: Optional[float] = None  # hit: the compile time the entry saves, as torch measured it when filled
+    time_taken_s: Optional[float] = None  # miss: what the compile that fills the entry took
+    bundled_kernels: tuple[str, ...] = ()  # Triton kernels the entry brought along (loaded, not compiled)
+
+
+@dataclass(frozen=True)
+class Region:
+    """A part of a compiled frame torch treats apart.
+
+    ``nested_compile_region``: compiled once into its own subgraph and called
+    ``calls`` times (``invoke_subgraph``); ``disable``: a ``torch.compiler.disable``d
+    function, which the graph breaks around and runs as plain Python;
+    ``nonstrict_trace``: a ``torch._dynamo.nonstrict_trace`` function, called
+    opaquely from the graph without Dynamo tracing its body.
+    """
+
+    kind: str  # nested_compile_region | disable | nonstrict_trace
+    name: str  # the subgraph's name (subgraph_0) or the function's
+    calls: int = 0  # how often the compiled frame calls it
+    graph: Optional[FxGraph] = None  # nested_compile_region: the region's own Dynamo graph, compiled once
+    aot_name: Optional[str] = None  # its name after AOTAutograd and in the wrapper (repeated_subgraph0)
+    kernels: tuple[str, ...] = ()  # the kernels and library calls its compiled body runs, reused by every call
+    filename: Optional[str] = None  # the user line that calls it
+    lineno: Optional[int] = None
+    source: Optional[str] = None
+    options: Optional[str] = None  # per-region options, where torch's trace states them
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FilteredGuard:
+    """One guard a ``guard_filter_fn`` was asked about (``torch._dynamo.types.GuardFilterEntry``)."""
+
+    kept: bool
+    kind: str  # TENSOR_MATCH, TYPE_MATCH, CONSTANT_MATCH, ...
+    subject: str  # the guarded value, e.g. G['m']._modules['0']._parameters['weight']
+    value: Optional[str] = None  # the value it was compiled for, shortened
+    derived: tuple[str, ...] = ()  # the guard kinds it stands for (torch's derived_guard_types)
+    is_global: bool = False
+    filename: Optional[str] = None  # the user line that made it (else the innermost line torch recorded)
+    lineno: Optional[int] = None
+    source: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ExportSpec:
+    """One input or output of an exported program (torch's graph signature)."""
+
+    kind: str  # USER_INPUT, PARAMETER, BUFFER, CONSTANT_TENSOR, USER_OUTPUT, ...
+    name: str  # the placeholder or output node
+    target: Optional[str] = None  # the module attribute it stands for (lin.weight)
+    type: Optional[str] = None  # e.g. f32[s77, 8]
+
+
+@dataclass(frozen=True)
+class RangeConstraint:
+    """A dynamic dimension's symbol and the range export proved for it."""
+
+    symbol: str  # s77
+    low: Optional[str] = None
+    high: Optional[str] = None  # "int_oo" when unbounded, as torch prints it
+    sources: tuple[str, ...] = ()  # where it appears: x.size(0)
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """One node of the exported program and the post-grad nodes AOTInductor lowered it to (torch's provenance)."""
+
+    node: str
+    op: str  # e.g. aten.linear.default
+    into: tuple[str, ...] = ()
+    into_ops: tuple[str, ...] = ()
+
+    @property
+    def decomposed(self) -> bool:
+        return bool(self.into_ops) and tuple(self.into_ops) != (self.op,)
+
+
+@dataclass(frozen=True)
+class PackageFile:
+    name: str
+    size: int  # bytes
+
+
+@dataclass(frozen=True)
+class ExportedProgram:
+    """A ``torch.export`` program: its graph, signature and ranges, and the AOTInductor compile made from it."""
+
+    text: str  # torch's own print of the program (graph, signature, range constraints)
+    graph: Optional[FxGraph] = None
+    inputs: tuple[ExportSpec, ...] = ()
+    outputs: tuple[ExportSpec, ...] = ()
+    range_constraints: tuple[RangeConstraint, ...] = ()
+    compile_id: Optional[str] = None  # the AOTInductor compilation made from it (``aoti/0``), if any
+    decompositions: tuple[Decomposition, ...] = ()
+    package_path: Optional[str] = None  # the .pt2 package AOTInductor wrote, when known
+    package_files: tuple[PackageFile, ...] = ()
+    notes: tuple[str, ...] = ()
