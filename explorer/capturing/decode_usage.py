@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any, Optional
 
-from .decoders import DecodeError as UsageDecodeError
 from .model import CacheLookup
+from .raw import DecodeError as UsageDecodeError
 from .raw import RawEvent
 from .records import AotiCode, CacheRecord, ExportedProgramText, KernelTrace
 

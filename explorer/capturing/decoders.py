@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import bytecode as bc
+from .decode_usage import USAGE_DECODERS
 from .model import Frame, Problem
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
@@ -24,7 +25,7 @@ from .parse_fx import parse_graph
 from .parse_guards import parse_guards
 from .parse_output_code import graph_kind
 from .parse_side_effects import parse_side_effects
-from .raw import RawEvent, describe_error
+from .raw import DecodeError, RawEvent, describe_error
 from .records import (
     AotGraph,
     BytecodeListing,
@@ -52,10 +53,6 @@ METRIC_KEYS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inducto
                "accumulated_cache_size", "fail_type", "fail_reason", "is_forward", "num_triton_bundles",
                "remote_cache_time_saved_s")
 _EXCERPT = 120  # characters of a bad payload quoted in its Problem
-
-
-class DecodeError(ValueError):
-    """A record whose content is not what its decoder knows torch to write."""
 
 
 @dataclass(frozen=True)
@@ -269,14 +266,8 @@ DECODERS: dict[str, Decoder] = {
 }
 
 
-def _register_usage() -> None:
-    """Caches, AOTInductor's C++, export and newer provenance (``decode_usage``), in the same table."""
-    from .decode_usage import USAGE_DECODERS
-
-    DECODERS.update(USAGE_DECODERS)
-
-
-_register_usage()
+# caches, AOTInductor's C++, export and newer provenance (``decode_usage``), in the same table
+DECODERS.update(USAGE_DECODERS)
 _WILDCARDS = tuple(key for key in DECODERS if "*" in key)
 
 

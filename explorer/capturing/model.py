@@ -13,19 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
+from .graph_model import FxGraph, FxNode, SourceLoc
+from .usage import (
+    CacheLookup,
+    Decomposition,
+    ExportedProgram,
+    ExportSpec,
+    FilteredGuard,
+    PackageFile,
+    RangeConstraint,
+    Region,
+)
 
-
-@dataclass(frozen=True)
-class SourceLoc:
-    """A place in user code. Kept everywhere so views can link lines across stages."""
-
-    filename: str
-    lineno: Optional[int] = None
-    function: Optional[str] = None
-    code: Optional[str] = None  # the source line's text, stripped
-
-    def short(self) -> str:
-        return f"{self.filename}:{self.lineno}" if self.lineno else self.filename
+__all__ = ["CacheLookup", "Decomposition", "ExportSpec", "ExportedProgram", "FilteredGuard", "FxGraph", "FxNode",
+           "PackageFile", "RangeConstraint", "Region", "SourceLoc"]  # re-exported: the report model is one import
 
 
 @dataclass(frozen=True)
@@ -56,26 +57,6 @@ class Bytecode:
     source: Optional[str] = None  # the function's source text, when it is known
     decompiled: Optional[str] = None  # readable Python for rewritten code
     decompile_error: Optional[str] = None  # why `decompiled` is missing
-
-
-@dataclass(frozen=True)
-class FxNode:
-    name: str
-    op: str  # placeholder | call_function | call_method | call_module | get_attr | output
-    target: str
-    inputs: tuple[str, ...] = ()
-    type: Optional[str] = None  # e.g. "f32[8][1]cpu"
-    loc: Optional[SourceLoc] = None  # the user line this node came from
-
-
-@dataclass(frozen=True)
-class FxGraph:
-    """An FX graph as torch printed it, plus the node table parsed from that text."""
-
-    code: str
-    num_nodes: int
-    nodes: tuple[FxNode, ...] = ()
-    dot: Optional[str] = None  # Graphviz source; rendered by the view layer
 
 
 @dataclass(frozen=True)
@@ -490,17 +471,3 @@ class Preview:
     graphs: tuple[str, ...] = ()  # per graph: previewed, or why it was not
     error: Optional[str] = None  # why the preview failed as a whole, in words
     notes: tuple[str, ...] = ()
-
-
-# the records of how real programs use torch.compile (caches, regions, guard filters, export): re-exported here,
-# so the whole report model imports from one module
-from .usage import (  # noqa: E402, F401  (they use the classes above)
-    CacheLookup,
-    Decomposition,
-    ExportedProgram,
-    ExportSpec,
-    FilteredGuard,
-    PackageFile,
-    RangeConstraint,
-    Region,
-)

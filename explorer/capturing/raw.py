@@ -105,3 +105,7 @@ class RawCapture:
         """What went wrong while recording, each once, saying how often it happened."""
         return [p if n == 1 else replace(p, message=f"{p.message}\n(the same happened {n - 1} more times)")
                 for p, n in self._problems.values()]
+
+
+class DecodeError(ValueError):
+    """A record whose content is not what its decoder knows torch to write."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .model import FxGraph
+from .graph_model import FxGraph
 
 
 @dataclass(frozen=True)
