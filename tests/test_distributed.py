@@ -464,7 +464,7 @@ def test_the_view_model_leads_each_difference_to_its_rank_compilation_and_stage(
 
 
 def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_report):
-    from explorer.present.payload import build
+    from explorer.present.payload import build, build_rest
 
     report = jobs["diverge"].report()
     payload, _ = build(report, pictures="none", other_ranks=True)
@@ -474,6 +474,7 @@ def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_repo
     assert other["lineage"]["origins"] == payload["lineage"]["origins"]  # a pinned line is the same line on each
     assert f"{program('diverge.py')}:15" in payload["lineage"]["origins"]  # rank 1's print: rank 0 never ran it
     assert all(r["capture"] is None for r in payload["report"]["distributed"]["ranks"])  # each rank sent once
+    assert build_rest(report)["lineage"]["origins"] == payload["lineage"]["origins"]  # a deferred view's rest too
     single, _ = build(breaks_report, pictures="none", other_ranks=True)
     assert single["ranks"] is None and "rank_payloads" not in single
 
@@ -491,6 +492,9 @@ def test_the_widget_sends_another_rank_when_the_view_first_shows_it(jobs):
     assert sent["lineage"]["origins"] == first["lineage"]["origins"] and sent["pictures_lazy"]
     pictures = {pid for v in sent["views"] for pid in v["pictures"].values()}
     assert pictures <= set(view._dots)  # the kernel can draw rank 1's pictures when asked
+    view.select(rank=1, comp_index=2, right="graph_break")  # from Python: rank 1's third compilation
+    assert {k: view.widget().selection[k] for k in ("rank", "comp", "right")} == {
+        "rank": 1, "comp": "1/0", "right": "graph_break"}
 
 
 def test_the_static_copy_shows_ranks_compared_then_the_lowest_rank(jobs):
@@ -503,3 +507,21 @@ def test_the_static_copy_shows_ranks_compared_then_the_lowest_rank(jobs):
                                   'data-compile-id="0/0"')]
     assert at == sorted(at)
     assert "<td>rank 1</td><td>4</td><td>4</td><td>2</td><td>2</td>" in html  # compilations, graphs, breaks, recompiles
+
+
+def test_a_possible_hang_leads_to_its_graph_with_the_collective_nodes_lit(jobs):
+    from explorer.present.viewmodel import build
+
+    report = jobs["collectives"].report()
+    (section,) = build(report, panes=False)["ranks"]["blocks"]
+    (hang,) = [i for b in section["body"] if b["t"] == "section" for x in b["body"] if x["t"] == "list"
+               for i in x["items"] if i.get("cls", "").endswith("cx-hang")]
+    go = hang["go"]
+    (gc,) = [gc for gc in report.distributed.collectives if gc.key.startswith("swapped@") and gc.rank == go["rank"]
+             and gc.stage == "graph"]
+    assert (go["rank"], go["cid"], go["stage"]) == (1, gc.compile_id, "graph")
+    lin = next(x for x in report.rank(1).lineage if x.compile_id == gc.compile_id)
+    lit = {el for line, el in lin.text("graph").elements.items() if set(lin.origins_at("graph", int(line)))
+           & set(go["origins"])}
+    assert {c.node for c in gc.collectives} <= lit  # each collective node of rank 1's graph lights up
+    assert {f"{program('collectives.py')}:{c.lineno}" for c in gc.collectives} <= set(go["origins"])

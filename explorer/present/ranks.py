@@ -41,10 +41,14 @@ def build(report: Any) -> Optional[dict]:
 def rank_label(r: RankRun) -> str:
     """What the rank picker says of a rank: its number, and how it ended when not normally."""
     if r.capture is None:
-        return f"rank {r.rank} (no report: {r.failure.message.split(';')[0] if r.failure else 'missing'})"
+        return f"rank {r.rank} (no report: {_cut(r.failure.message.split(';')[0]) if r.failure else 'missing'})"
     n = len(r.capture.compilations)
-    end = f", {r.failure.one_line()}" if r.failure else ""
+    end = f", failed: {_cut(r.failure.one_line())}" if r.failure else ""
     return f"rank {r.rank} ({n} compilation{'s' if n != 1 else ''}{end})"
+
+
+def _cut(text: str, n: int = 48) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
 
 
 def section_blocks(report: Any) -> list[dict]:
@@ -167,7 +171,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
             gcs = [gc for gc in dist.collectives if gc.key == d.key and gc.rank == rank]
             if gcs:
                 go["stage"] = gcs[0].stage
-                go["origins"] = _collective_origins(gcs[0])
+                go["origins"] = _collective_origins(dist, gcs[0])
     elif d.kind == "graph_break":
         comp = next((c for c in run.capture.compilations if c.graph_break is not None
                      and (c.graph_break.filename, c.graph_break.lineno) == (d.filename, d.lineno)), None)
@@ -214,7 +218,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
             rows.append({"c": [{"code": cids}, frame, stage, who, {"code": seq or "none"}],
                          "text": f"[{cids}] {frame} ({stage}), {who}: {seq}",
                          "go": {"rank": members[0].rank, "cid": members[0].compile_id, "stage": stage,
-                                "origins": _collective_origins(members[0])}})
+                                "origins": _collective_origins(dist, members[0])}})
     body: list[dict] = [{"t": "table", "cls": "cx-rank-colls", "rows": rows,
                          "head": ["compile ids", "frame", "graph", "ranks", "collectives, in order"]}]
     if len(firsts) > MAX_COLLECTIVE_GRAPHS:
@@ -225,8 +229,17 @@ def collectives_section(dist: Distributed) -> list[dict]:
              "text": "collectives (per graph, in order; waits left out):", "body": body}]
 
 
-def _collective_origins(gc: GraphCollectives) -> list[str]:
-    return list(dict.fromkeys(o for o in (origin_of(c.filename, c.lineno) for c in gc.collectives) if o))
+def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[str]:
+    """What to light for a graph's collectives: the user lines that issued them and the collective nodes
+    themselves (the chain gives each node the line of torch's functional collective it was traced from)."""
+    found = [origin_of(c.filename, c.lineno) for c in gc.collectives]
+    lin = next((x for x in dist.rank_run(gc.rank).lineage if x.compile_id == gc.compile_id), None)
+    text = lin.text(gc.stage) if lin is not None and hasattr(lin, "text") else None
+    if text is not None:
+        nodes = {c.node for c in gc.collectives}
+        found += [o for line, el in text.elements.items() if el in nodes
+                  for o in lin.origins_at(gc.stage, int(line))]
+    return list(dict.fromkeys(o for o in found if o))
 
 
 # ---- words ----
