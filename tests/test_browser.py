@@ -453,6 +453,22 @@ def test_page_of_a_distributed_job_picks_ranks_and_diffs_them(page, diverge):
         page.screenshot(path=str(ASSETS / "distributed-ranks.png"), full_page=True)
 
 
+def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_others(page, diverge, tmp_path_factory):
+    import dataclasses
+
+    from explorer.distributed.merge import merge
+
+    report = diverge[0]
+    idle = report.rank(0)
+    idle.capture = dataclasses.replace(idle.capture, compilations=())
+    view = open_page(page, _page_file(tmp_path_factory, "idle.html", merge({0: idle, 1: report.rank(1)})))
+    assert view.locator(".cx-empty").is_visible() and not view.locator(".cx-panes").is_visible()
+    view.locator(".cx-rank-pick").select_option("1")
+    assert not view.locator(".cx-empty").is_visible() and view.locator(".cx-panes").is_visible()
+    assert view.locator(".cx-comp-pick option").count() == len(report.rank(1).capture.compilations)
+    assert side(view, "right").locator(".cx-pane-body .cx-code").count() >= 1
+
+
 # ---- the widget in a live JupyterLab ----
 
 NOTEBOOK_CELLS = [

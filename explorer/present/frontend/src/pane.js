@@ -57,7 +57,7 @@ export class Pane {
   set(state) {
     const m = this.view.m;
     Object.assign(this, state);
-    if (!m.comp(this.cid)) this.cid = m.comps[0].compile_id;
+    if (!m.comp(this.cid)) this.cid = (m.comps[0] || {}).compile_id; // none: a rank that compiled nothing
     if (this.stage.startsWith(KERNEL_PREFIX) && !m.kernelExists(this.cid, this.stage)) this.stage = "kernels";
     if (!this.stage.startsWith(KERNEL_PREFIX) && !m.byId.has(this.stage)) this.stage = m.stages[0].id;
     this.render();

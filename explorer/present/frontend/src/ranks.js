@@ -138,10 +138,9 @@ export const Ranks = {
     });
     this.headerEl.replaceWith(header);
     this.headerEl = header;
-    const empty = !m.comps.length;
-    for (const el of [this.chainBar, this.panesEl]) el.hidden = empty;
+    const some = this.showEmpty();
     this.renderToolbar();
-    if (!empty) {
+    if (some) {
       for (const p of this.panes) p.render();
       this.renderChain();
       this.changed();

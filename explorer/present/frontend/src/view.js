@@ -36,37 +36,46 @@ export class View {
     this.themeWatch();
     this.headerEl = this.header();
     root.replaceChildren(this.headerEl);
-    if (!m.comps.length) {
-      root.append(
-        h(
-          "div",
-          { class: "cx-missing" },
-          h("b", null, "No compilations were captured. "),
-          "Nothing ran through torch.compile here (or every frame was skipped).",
-        ),
-      );
+    this.emptyEl = h(
+      "div",
+      { class: "cx-missing cx-empty" },
+      h("b", null, "No compilations were captured. "),
+      "Nothing ran through torch.compile here (or every frame was skipped).",
+    );
+    if (!m.comps.length && !this.job) {
+      root.append(this.emptyEl);
       return;
     }
-    const first = m.comps[0].compile_id;
+    // (a rank of a distributed job may have compiled nothing: the rank picker still offers the others)
+    const first = m.comps.length ? m.comps[0].compile_id : undefined;
     const leftStage = m.has(first, "source") ? "source" : "original_bytecode";
     const rightStage = m.has(first, "graph") ? "graph" : "rewritten_bytecode";
     this.toolbar = h("div", { class: "cx-toolbar", role: "toolbar", "aria-label": "explorer controls" });
     this.chainBar = h("div", { class: "cx-chainbar", "aria-live": "polite" });
     this.panesEl = h("div", { class: "cx-panes" });
-    root.append(this.toolbar, this.chainBar, this.panesEl);
+    root.append(this.toolbar, this.emptyEl, this.chainBar, this.panesEl);
     this.panes = [
       new Pane(this, "left", { cid: first, stage: leftStage }),
       new Pane(this, "right", { cid: first, stage: rightStage }),
     ];
     this.active = this.panes[1];
     this.panesEl.append(this.panes[0].el, this.panes[1].el);
-    this.panes.forEach((p) => p.render());
+    if (this.showEmpty()) this.panes.forEach((p) => p.render());
     this.renderToolbar();
     this.renderChain();
     this.setActive(this.panes[1]);
     this.wire();
     if (this.host.kernel && this.m.p.pictures_lazy) this.fetchPictures();
     if (this.host.kernel && this.m.deferred) this.fetchRest();
+  }
+
+  // the panes where the report has compilations, else what it says instead; true: there are some
+  showEmpty() {
+    const some = this.m.comps.length > 0;
+    this.emptyEl.hidden = some;
+    this.chainBar.hidden = !some;
+    this.panesEl.hidden = !some;
+    return some;
   }
 
   fetchRest() {
