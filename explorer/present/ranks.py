@@ -22,9 +22,9 @@ from .fmt import origin_of
 
 MAX_DIFFERENCES = 20  # shown at once; the rest fold ("N more"), and the text names where they are
 MAX_COLLECTIVE_GRAPHS = 8
-# the stage a difference of each kind is seen in
+# the stage a difference of each kind is seen in (failures lead to their rank and line: failure_items)
 STAGE_OF = {"graph_break": "graph_break", "recompile": "graph_break", "graph": "graph", "guards": "guards",
-            "compilation": "graph", "collectives": "graph", "failure": "source"}
+            "compilation": "graph", "collectives": "graph"}
 
 
 def build(report: Any) -> Optional[dict]:
