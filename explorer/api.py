@@ -111,7 +111,7 @@ def show(report: Union[str, os.PathLike, Report], *, rank: Optional[int] = None)
     In a Jupyter kernel the view is displayed (the widget, with its static HTML and text copies);
     in a terminal or a script the summary is printed. ``rank``: one rank of a merged multi-rank
     report (``python -m explorer run --nproc-per-node N``, ``python -m explorer merge``); the merged
-    report's own view shows every rank compared, then its lowest rank.
+    report's own view shows every rank compared, then its lowest rank, with a rank picker for the others.
     """
     if not isinstance(report, Report):
         report = Report.load(report)

@@ -14,9 +14,11 @@ What needs the kernel is offered only here (the page has no kernel): the front
 end sends ``{"type": "action", "id", "action", "args"}`` and gets
 ``{"type": "result", "id", "ok", ...}`` back. ``ACTIONS`` is the hook; it holds
 ``rest`` (a big report's view is drawn from what its first panes need, and the
-rest follows), ``pictures`` (Graphviz runs in the kernel after the view is up),
-``why`` ("would this call recompile?", ``%compile --why`` on an expression of
-the notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
+rest follows), ``rank`` (another rank of a merged multi-rank report, sent when
+the view first shows it: the widget carries only the lowest rank's),
+``pictures`` (Graphviz runs in the kernel after the view is up), ``why``
+("would this call recompile?", ``%compile --why`` on an expression of the
+notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
 within a fraction of a second of the capture, however big the report.
 
 ``ExplorerView`` is what a cell displays: its mime bundle carries the widget,
@@ -111,6 +113,7 @@ class ExplorerView:
         self._widget: Any = None
         self._model: Optional[dict] = None
         self._dots: dict[str, str] = {}
+        self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
         self._cache: dict[tuple[int, str], str] = {}
         self._selects = 0
 
@@ -164,12 +167,17 @@ class ExplorerView:
         return decode_payload(self.widget().payload, self.widget().payload_encoding)
 
     def select(self, comp_index: Optional[int] = None, left: Optional[str] = None,
-               right: Optional[str] = None) -> None:
-        """Shows a compilation and/or stages in the panes (stage ids, or ``kernel:KEY``)."""
+               right: Optional[str] = None, rank: Optional[int] = None) -> None:
+        """Shows a compilation and/or stages in the panes (stage ids, or ``kernel:KEY``); ``rank``: that rank
+        of a merged multi-rank report (``comp_index`` then counts that rank's compilations)."""
         self._selects += 1
         sel: dict[str, Any] = {"from": "python", "n": self._selects}
+        data = self.data
+        if rank is not None:
+            sel["rank"] = rank
+            data = self.report.rank(rank).capture
         if comp_index is not None:
-            sel["comp"] = self.data.compilations[comp_index].compile_id
+            sel["comp"] = data.compilations[comp_index].compile_id
         if left is not None:
             sel["left"] = left
         if right is not None:
@@ -217,6 +225,18 @@ def _rest(view: ExplorerView, args: dict) -> dict:
     return {"encoding": encoding, "_buffers": [data]}
 
 
+def _rank(view: ExplorerView, args: dict) -> dict:
+    """Another rank of a merged multi-rank report, when the view first shows it (its own payload, whole)."""
+    from .present.payload import job_origins, rank_payload, to_json
+
+    if view._origins is None:
+        view._origins = job_origins(view.report)
+    payload, dots = rank_payload(view.report, int(args.get("rank", -1)), pictures="lazy", origins=view._origins)
+    view._dots.update(dots)
+    data, encoding = encode_payload(to_json(payload))
+    return {"encoding": encoding, "_buffers": [data]}
+
+
 def _pictures(view: ExplorerView, args: dict) -> dict:
     from .present.payload import draw_pictures
 
@@ -254,6 +274,7 @@ def _save_html(view: ExplorerView, args: dict) -> dict:
 
 ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
     "rest": _rest,
+    "rank": _rank,
     "pictures": _pictures,
     "why": _why,
     "save_html": _save_html,

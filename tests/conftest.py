@@ -73,3 +73,16 @@ def timed_report():
     import explorer
 
     return explorer.explore(basics.simple, torch.randn(64), time=True, compare=("default",))
+
+
+@pytest.fixture(scope="session")
+def diverge_job(tmp_path_factory):
+    """tests/programs/distributed/diverge.py on two ranks (rank 1 alone breaks and recompiles), launched once:
+    its merged JSON and page (r.json, r.html) serve the distributed tests and the browser's rank checks."""
+    from distributed_jobs import launcher, program
+
+    job = launcher(tmp_path_factory.mktemp("diverge"), 2, program("diverge.py"),
+                   outputs=("--json", "r.json", "--html", "r.html"))
+    yield job
+    if job.proc.poll() is None:
+        job.proc.kill()

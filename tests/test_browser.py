@@ -9,7 +9,10 @@ changes a pane's stage and shows that stage's explanation from the registry;
 clicking the user line holding ``torch.sin`` lights its FX node and a kernel
 line computing it, and clicking that kernel line lights the user line back;
 the diff of a recompile's two FX graphs shows what changed; an HTML payload in
-the code stays text; nothing is logged as an error. Screenshots go to assets/.
+the code stays text; nothing is logged as an error. A distributed job's merged report
+(tests/programs/distributed/diverge.py on two ranks): the rank picker lists each rank's
+compilations, a difference leads to its rank's break, and a pane diffs against another
+rank's. Screenshots go to assets/.
 
 The chain comes from ``report.lineage`` (``explorer.lineage.lineage_of``, run
 by the pipeline).
@@ -397,6 +400,75 @@ HOVER_JS = """async () => {
 }"""
 
 
+# ---- a distributed job, rank by rank ----
+
+@pytest.fixture(scope="module")
+def diverge(diverge_job):
+    """The merged report of tests/programs/distributed/diverge.py on two ranks, and the page the launcher wrote."""
+    code, _, err = diverge_job.result()
+    assert code == 0, err
+    return diverge_job.report(), diverge_job.folder / "r.html"
+
+
+def check_ranks(view, page, report):
+    """Pick rank 1: its compilations are listed. Click the break difference: rank 1's break. Diff rank 0's graph
+    of ``step`` against rank 1's: the lines that changed (rank 1 broke before ``torch.cos``)."""
+    pick, right, left = view.locator(".cx-rank-pick"), side(view, "right"), side(view, "left")
+    assert pick.locator("option").evaluate_all("os => os.map(o => o.value)") == ["0", "1"]
+    assert view.locator(".cx-ranks-view table.cx-rank-counts tr").count() == 3  # a head, and a row per rank here
+    rank1 = [c.compile_id for c in report.rank(1).capture.compilations]
+    assert len(rank1) == 4 and view.locator(".cx-comp-pick option").count() == 1
+    pick.select_option("1")  # the widget asks the kernel for rank 1; the page has it
+    page.wait_for_function("([v, n]) => v.querySelectorAll('.cx-comp-pick option').length === n",
+                           arg=[view.element_handle(), len(rank1)], timeout=30_000)
+    assert view.locator(".cx-comp-pick option").evaluate_all("os => os.map(o => o.value)") == rank1
+    assert view.locator(".cx-chip[data-chip=rank] b").inner_text() == "1 of 2"
+    pick.select_option("0")
+    assert view.locator(".cx-comp-pick option").count() == 1
+
+    line = next(d.lineno for d in report.distributed.differences if d.kind == "graph_break")
+    broke = next(c for c in report.rank(1).capture.compilations if c.graph_break and c.graph_break.lineno == line)
+    view.locator("ul.cx-rank-diffs > li", has_text="graph break at diverge.py").click()
+    assert pick.input_value() == "1"
+    assert (right.locator(".cx-stage-pick").input_value(), right.locator(".cx-cid-pick").input_value()) == (
+        "graph_break", broke.compile_id)
+    assert "Graph break: " in right.locator(".cx-gb-reason").inner_text()
+    assert left.locator(".cx-ln.cx-lit", has_text="print(").count() == 1  # the rank-only line, lit in the source
+
+    pick.select_option("0")
+    show(right, "graph", cid="0/0", diff="@1:0/0|graph")
+    head = right.locator(".cx-diff-head").inner_text()
+    assert "− rank 1 0/0" in head and "+ rank 0 0/0" in head
+    dels, adds = right.locator(".cx-diff .cx-ln.cx-del"), right.locator(".cx-diff .cx-ln.cx-add")
+    assert any("return (y,)" in t for t in dels.all_inner_texts())  # rank 1's graph ends at the break
+    assert any("torch.cos(y)" in t for t in adds.all_inner_texts())  # rank 0's goes on
+
+
+def test_page_of_a_distributed_job_picks_ranks_and_diffs_them(page, diverge):
+    report, html = diverge
+    view = open_page(page, html)
+    check_ranks(view, page, report)
+    if SHOTS:
+        view.locator("ul.cx-rank-diffs > li", has_text="graph break at diverge.py").click()
+        page.screenshot(path=str(ASSETS / "distributed-ranks.png"), full_page=True)
+
+
+def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_others(page, diverge, tmp_path_factory):
+    import dataclasses
+
+    from explorer.distributed.merge import merge
+
+    report = diverge[0]
+    idle = report.rank(0)
+    idle.capture = dataclasses.replace(idle.capture, compilations=())
+    view = open_page(page, _page_file(tmp_path_factory, "idle.html", merge({0: idle, 1: report.rank(1)})))
+    assert view.locator(".cx-empty").is_visible() and not view.locator(".cx-panes").is_visible()
+    view.locator(".cx-rank-pick").select_option("1")
+    assert not view.locator(".cx-empty").is_visible() and view.locator(".cx-panes").is_visible()
+    assert view.locator(".cx-comp-pick option").count() == len(report.rank(1).capture.compilations)
+    assert side(view, "right").locator(".cx-pane-body .cx-code").count() >= 1
+
+
 # ---- the widget in a live JupyterLab ----
 
 NOTEBOOK_CELLS = [
@@ -419,16 +491,17 @@ def _free_port():
 
 
 @pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory):
+def jupyterlab(tmp_path_factory, diverge):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
     import nbformat
 
     root = tmp_path_factory.mktemp("lab")
+    shown = f"import explorer\nexplorer.show({str(diverge[1].with_suffix('.json'))!r})"  # a saved multi-rank report
     settings = root / ".settings"
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS + [shown]])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "view.ipynb")
     port = _free_port()
@@ -471,7 +544,7 @@ def lab_page(browser, jupyterlab):
                          " return k && k.status === 'idle' && k.connectionStatus === 'connected'; })()", timeout=90_000)
     pg.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
     pg.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    pg.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 2", timeout=300_000)
+    pg.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 3", timeout=300_000)
     yield pg
     ctx.close()
     assert pg.console.ours() == [], pg.console.errors
@@ -526,6 +599,13 @@ def test_lab_widget_recompile_diff_and_kernel_action(lab_page):
     lab_page.wait_for_function("(o) => o.textContent && o.textContent !== '…'", arg=out.element_handle(),
                                timeout=30_000)
     assert "reused" in out.inner_text() or "fails" in out.inner_text(), out.inner_text()
+
+
+@pytest.mark.slow
+def test_lab_widget_of_a_saved_distributed_job_picks_ranks_and_diffs_them(lab_page, diverge):
+    view = lab_views(lab_page).nth(2)
+    view.scroll_into_view_if_needed()
+    check_ranks(view, lab_page, diverge[0])
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ import time
 
 import jsonschema
 import pytest
+from distributed_jobs import ROOT, Job, launcher, line_of, program
 
 from explorer import cli
 from explorer.capturing.parse_ddp import param_name, type_bytes
@@ -31,59 +32,17 @@ from explorer.distributed.rank import RankTerminated, TermGuard
 from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRAMS = os.path.join(ROOT, "tests", "programs", "distributed")
 EXAMPLES = os.path.join(ROOT, "examples", "distributed")
-TIMEOUT_S = 300
-
-
-def program(name: str) -> str:
-    return os.path.join(PROGRAMS, name)
-
-
-def line_of(path: str, text: str) -> int:
-    with open(path) as fh:
-        return next(i for i, line in enumerate(fh, 1) if text in line)
-
-
-class Job:
-    """One launch in a subprocess, started now, waited for by the first test that reads it."""
-
-    def __init__(self, folder, argv: list[str], trace: bool = False) -> None:
-        self.folder = folder
-        env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=ROOT)
-        if trace:  # torch's own structured trace of every rank, beside the capture: the ground truth
-            env["TORCH_TRACE"] = str(folder / "trace")
-        self.proc = subprocess.Popen([sys.executable, *argv], cwd=folder, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self._done = None
-
-    def result(self) -> tuple[int, str, str]:
-        if self._done is None:
-            out, err = self.proc.communicate(timeout=TIMEOUT_S)
-            self._done = (self.proc.returncode, out, err)
-        return self._done
-
-    def report(self, name: str = "r.json") -> Report:
-        self.result()
-        return Report.load(self.folder / name)
-
-
-def launcher(folder, n: int, script: str, *args: str, outputs: tuple[str, ...] = ("--json", "r.json"),
-             trace: bool = False) -> Job:
-    return Job(folder, ["-m", "explorer", "run", "--nproc-per-node", str(n), *outputs, script, "--backend",
-                        "aot_eager", "--device", "cpu", *args], trace=trace)
 
 
 @pytest.fixture(scope="module")
-def jobs(tmp_path_factory):
+def jobs(tmp_path_factory, diverge_job):
     """Every job of this module, started together: the two cores are shared, the waits overlap."""
     def folder(name):
         return tmp_path_factory.mktemp(name)
 
     started = {
-        "diverge": launcher(folder("diverge"), 2, program("diverge.py"),
-                            outputs=("--json", "r.json", "--html", "r.html")),
+        "diverge": diverge_job,
         "collectives": Job(folder("collectives"), ["-m", "torch.distributed.run", "--standalone",
                                                    "--nproc-per-node", "2", "-m", "explorer", "run",
                                                    program("collectives.py"), "--backend", "aot_eager",
@@ -139,7 +98,8 @@ def test_show_renders_a_merged_report_without_torch(jobs, tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "ranks compared:" in done.stdout and "rank 1 only: graph break" in done.stdout
-    assert html.read_text().lower().startswith("<!doctype html")
+    page = html.read_text()
+    assert page.lower().startswith("<!doctype html") and '"rank_payloads":{"1":' in page  # every rank, no torch
 
 
 # ---- 2. ranks compared: what only one rank did, with its line ----
@@ -478,3 +438,90 @@ def test_one_compilation_of_two_ranks_diffed_as_text(jobs):
     assert diff_ranks(report, 0, 1, "0/0").to_text() == text  # rank 0's compile id names it too
     with pytest.raises(LookupError):
         diff_ranks(report, 0, 1, "nothing@x.py:1#0")
+
+
+# ---- 6. the view: a rank picker, "ranks compared" at the top, a pane diffed against another rank's ----
+
+def test_the_view_model_leads_each_difference_to_its_rank_compilation_and_stage(jobs):
+    from explorer.present.viewmodel import build
+
+    report = jobs["diverge"].report()
+    ranks = build(report, panes=False)["ranks"]
+    rank1 = report.rank(1).capture
+    assert [r["label"] for r in ranks["ranks"]] == ["rank 0 (1 compilation)", "rank 1 (4 compilations)"]
+    assert {m["key"]: m["ids"] for m in ranks["compilations"]}["step@diverge.py:10#0"] == {"0": "0/0", "1": "0/0"}
+    (section,) = ranks["blocks"]
+    items = [i for b in section["body"] if b["t"] == "section" for x in b["body"] if x["t"] == "list"
+             for i in x["items"] if "go" in i]
+    by_kind = {i["r"][0]["chip"]: i["go"] for i in items}
+    line = line_of(program("diverge.py"), "print(f\"rank {rank}")
+    broke = next(c for c in rank1.compilations if c.graph_break is not None and c.graph_break.lineno == line)
+    assert by_kind["graph break"] == {"rank": 1, "stage": "graph_break", "cid": broke.compile_id,
+                                      "origins": [f"{program('diverge.py')}:{broke.graph_break.lineno}"]}
+    step_recompile = next(i["go"] for i in items if "recompile of step " in i["text"])
+    assert step_recompile["cid"] == "0/1" and rank1.compilations[1].recompile_reason  # rank 1's 0/1 replaced 0/0
+    assert by_kind["graph"] == {"rank": 0, "stage": "graph", "cid": "0/0", "diff": "@1:0/0|graph"}
+
+
+def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_report):
+    from explorer.present.payload import build, build_rest
+
+    report = jobs["diverge"].report()
+    payload, _ = build(report, pictures="none", other_ranks=True)
+    (other,) = payload["rank_payloads"].values()
+    assert [v["cid"] for v in other["views"]] == [c.compile_id for c in report.rank(1).capture.compilations]
+    assert other["header"]["chips"][0] == ["rank", "1 of 2"] and payload["header"]["chips"][0] == ["rank", "0 of 2"]
+    assert other["lineage"]["origins"] == payload["lineage"]["origins"]  # a pinned line is the same line on each
+    assert f"{program('diverge.py')}:15" in payload["lineage"]["origins"]  # rank 1's print: rank 0 never ran it
+    assert all(r["capture"] is None for r in payload["report"]["distributed"]["ranks"])  # each rank sent once
+    assert build_rest(report)["lineage"]["origins"] == payload["lineage"]["origins"]  # a deferred view's rest too
+    single, _ = build(breaks_report, pictures="none", other_ranks=True)
+    assert single["ranks"] is None and "rank_payloads" not in single
+
+
+def test_the_widget_sends_another_rank_when_the_view_first_shows_it(jobs):
+    from explorer.widget import ACTIONS, ExplorerView, decode_payload
+
+    report = jobs["diverge"].report()
+    view = ExplorerView(report)
+    first = view.payload()
+    assert first["ranks"]["rank"] == 0 and "rank_payloads" not in first  # one rank travels with the widget
+    reply = ACTIONS["rank"](view, {"rank": 1})
+    sent = decode_payload(reply["_buffers"][0], reply["encoding"])
+    assert [v["cid"] for v in sent["views"]] == ["0/0", "0/1", "1/0", "1/1"]
+    assert sent["lineage"]["origins"] == first["lineage"]["origins"] and sent["pictures_lazy"]
+    pictures = {pid for v in sent["views"] for pid in v["pictures"].values()}
+    assert pictures <= set(view._dots)  # the kernel can draw rank 1's pictures when asked
+    view.select(rank=1, comp_index=2, right="graph_break")  # from Python: rank 1's third compilation
+    assert {k: view.widget().selection[k] for k in ("rank", "comp", "right")} == {
+        "rank": 1, "comp": "1/0", "right": "graph_break"}
+
+
+def test_the_static_copy_shows_ranks_compared_then_the_lowest_rank(jobs):
+    from explorer.present.html import render_fragment
+
+    report = jobs["diverge"].report()
+    html = render_fragment(report, pictures=False)
+    at = [html.index(s) for s in ('class="cx-table cx-rank-counts"', 'class="cx-list cx-rank-diffs"',
+                                  "rank 1 only: graph break at diverge.py:", "Rank 0 <span",
+                                  'data-compile-id="0/0"')]
+    assert at == sorted(at)
+    assert "<td>rank 1</td><td>4</td><td>4</td><td>2</td><td>2</td>" in html  # compilations, graphs, breaks, recompiles
+
+
+def test_a_possible_hang_leads_to_its_graph_with_the_collective_nodes_lit(jobs):
+    from explorer.present.viewmodel import build
+
+    report = jobs["collectives"].report()
+    (section,) = build(report, panes=False)["ranks"]["blocks"]
+    (hang,) = [i for b in section["body"] if b["t"] == "section" for x in b["body"] if x["t"] == "list"
+               for i in x["items"] if i.get("cls", "").endswith("cx-hang")]
+    go = hang["go"]
+    (gc,) = [gc for gc in report.distributed.collectives if gc.key.startswith("swapped@") and gc.rank == go["rank"]
+             and gc.stage == "graph"]
+    assert (go["rank"], go["cid"], go["stage"]) == (1, gc.compile_id, "graph")
+    lin = next(x for x in report.rank(1).lineage if x.compile_id == gc.compile_id)
+    lit = {el for line, el in lin.text("graph").elements.items() if set(lin.origins_at("graph", int(line)))
+           & set(go["origins"])}
+    assert {c.node for c in gc.collectives} <= lit  # each collective node of rank 1's graph lights up
+    assert {f"{program('collectives.py')}:{c.lineno}" for c in gc.collectives} <= set(go["origins"])

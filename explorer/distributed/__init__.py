@@ -7,6 +7,6 @@
   compare.py      ranks compared: matched compilations, differences with user line and ranks, groups
   collectives.py  the collectives each graph issues, in order; where ranks would wait on each other
   ddp.py          DDPOptimizer's splits in words; DDP and FSDP2 explained where nothing split or showed
-  text.py         the "ranks compared" section of the text summary
+  text.py         DDP splits and notes in the text summary (the "ranks compared" section is present.ranks)
   model.py        the plain data of all of it (``Report.distributed``)
 """

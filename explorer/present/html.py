@@ -322,8 +322,18 @@ def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
 def header_html(model: dict, ctx: Ctx) -> str:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
     chips = "".join(f'<span class="cx-chip">{esc(k)} <b>{esc(v)}</b></span>' for k, v in model["header"]["chips"])
-    return (f'<div class="cx-h2">compile-explorer</div><div class="cx-stat cx-header">{chips}</div>'
-            + blocks(model["header"]["body"], ctx))
+    return (f'<div class="cx-h2">compile-explorer</div>{ranks_html(model, ctx)}<div class="cx-stat cx-header">'
+            f'{chips}</div>' + blocks(model["header"]["body"], ctx))
+
+
+def ranks_html(model: dict, ctx: Ctx) -> str:
+    """A merged multi-rank report: "ranks compared", then whose view follows (the lowest rank's)."""
+    ranks = model.get("ranks")
+    if not ranks:
+        return ""
+    return (f'<div class="cx-ranks">{blocks(ranks["blocks"], ctx)}</div>'
+            f'<div class="cx-h3">Rank {esc(ranks["rank"])} <span class="cx-muted">(the interactive view and the '
+            f'standalone page show every rank)</span></div>')
 
 
 def fix_list_html(sites: Any) -> str:

@@ -26,8 +26,8 @@ STYLES = FRONTEND / "explorer.css"
 # The front end's ES modules by concept, each importing only those before it; entry.js (the
 # entry: mount, mountPage, the anywidget default export) last. Users have no node: there is no
 # build step, they are joined here when first needed.
-SOURCES = ("dom", "highlight", "diff", "chain", "model", "blocks", "pane", "controls", "lighting", "pictures", "input",
-           "view", "entry")
+SOURCES = ("dom", "highlight", "diff", "chain", "model", "blocks", "ranks", "pane", "controls", "lighting", "pictures",
+           "input", "view", "entry")
 _IMPORT = re.compile(r'^import\s[^;]*?\sfrom\s+"\./[\w-]+\.js";[ \t]*\n', re.M | re.S)
 _EXPORT = re.compile(r"^export (?=(?:async )?function |const |class )", re.M)
 
@@ -74,8 +74,10 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
     """A complete HTML document: utf-8, no external resource, the interactive view."""
     report = as_report(report)
     data = report.capture
-    payload, _ = build(report, pictures="inline")
-    title = (f"compile-explorer: {len(data.compilations)} compilations, "
+    payload, _ = build(report, pictures="inline", other_ranks=True)
+    dist = report.distributed
+    ranks = f"{dist.world_size} ranks, rank {dist.rank}: " if dist is not None and dist.merged else ""
+    title = (f"compile-explorer: {ranks}{len(data.compilations)} compilations, "
              f"{len(data.graph_breaks)} graph breaks — torch {data.torch_version}")
     boot = '\n;mountPage(document.getElementById("cx-root"), document.getElementById("cx-payload"));\n'
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

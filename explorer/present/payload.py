@@ -34,6 +34,10 @@ Format (``"format": 1``)::
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
+      "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks)
+      "rank_payloads": {"1": {...}},         # the page: every other rank's own payload (this format; its
+                                             # lineage indexes the same "origins"); the widget sends one on
+                                             # request (its "rank" action)
       "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
       "deferred": false,                     # true: only FIRST_FIELDS are here; build_rest() has the rest
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
@@ -62,6 +66,7 @@ import time
 from typing import Any, Iterable, Optional
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
+from ..distributed.model import RankRun
 from ..serial import to_jsonable
 from ..stages import STAGES
 from . import graphviz_svg, viewmodel
@@ -74,6 +79,8 @@ OMITTED = (
     "capture.compilations[].{original,rewritten}_bytecode.instructions: the listing shows them",
     "capture.compilations[].output_code[].code: when it embeds kernel sources verbatim, code_parts + kernel_refs",
     "lineage: sent compacted under the payload's 'lineage'",
+    "distributed.ranks[]: each rank's capture and analyses, in that rank's own payload ('rank_payloads', or the "
+    "widget's 'rank' action)",
 )
 _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
 
@@ -88,7 +95,8 @@ FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.
 
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
-          defer: bool = False, model: Optional[dict] = None) -> tuple[dict, dict[str, str]]:
+          defer: bool = False, model: Optional[dict] = None, other_ranks: bool = False,
+          origins: Optional[list[str]] = None) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -97,15 +105,29 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     ``FIRST_STAGES``); ``"deferred": true`` tells the front end to ask for the
     rest (``build_rest``), which a big report's widget does right after it is drawn.
     ``model``: the report's view model, when the caller has it (a view builds it once).
+    ``other_ranks``: a merged multi-rank report's page embeds every other rank's own payload
+    (``rank_payloads``; their pictures are drawn once, with this one's); ``origins``: the user lines
+    the chain's indexes refer to (a job's, so every rank's payload indexes the same list).
     """
     report = as_report(report)
     data: CaptureData = report.capture
     model = model or viewmodel.build(report)
+    if origins is None:
+        origins = job_origins(report)
     views, dots = [], {}
     for comp, view in zip(data.compilations, model["compilations"]):
         view, comp_dots = _view(view, comp, with_pictures=pictures != "none")
         views.append(view)
         dots.update(comp_dots)
+    others = {}
+    if other_ranks and model.get("ranks"):
+        for r in model["ranks"]["ranks"]:
+            if r["rank"] != model["ranks"]["rank"] and r["status"] != "missing":
+                sub, sub_dots = rank_payload(report, r["rank"], pictures="none" if pictures == "none" else "lazy",
+                                             origins=origins, made_at=made_at)
+                sub["pictures_lazy"] = pictures == "lazy"
+                others[str(r["rank"])] = sub
+                dots.update(sub_dots)
     drawn = draw_pictures(dots) if pictures == "inline" else {}
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     payload = {
@@ -118,13 +140,36 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
         "views": views,
         "pictures": drawn,
         "pictures_lazy": pictures == "lazy",
-        "lineage": compact_lineage(report.lineage, refs, stages=FIRST_STAGES if defer else None),
+        "lineage": compact_lineage(report.lineage, refs, stages=FIRST_STAGES if defer else None, origins=origins),
+        "ranks": model.get("ranks"),
         "omitted": list(OMITTED),
         "deferred": defer,
         "first_fields": sorted(FIRST_FIELDS),
         "made_at": time.time() if made_at is None else made_at,
     }
+    if others:
+        payload["rank_payloads"] = others
     return payload, dots
+
+
+def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[str]] = None,
+                 made_at: Optional[float] = None) -> tuple[dict, dict[str, str]]:
+    """Rank ``rank``'s own payload, out of a merged report: what the view swaps in when that rank is picked.
+    Its chain indexes the job's ``origins`` (every rank's the same list), so a pinned line stays lit."""
+    return build(report.rank(rank), pictures=pictures, made_at=made_at,
+                 origins=origins if origins is not None else job_origins(report))
+
+
+def job_origins(report: Any) -> Optional[list[str]]:
+    """Every user line the chain of any rank of a merged report reaches, in one order; None for any other report."""
+    dist = getattr(report, "distributed", None)
+    if dist is None or not dist.merged:
+        return None
+    found: set[str] = set()
+    for lineages in [report.lineage] + [r.lineage for r in dist.ranks]:
+        for lin in lineages:
+            found.update(lin.origins if hasattr(lin, "texts") else (o for k in lin.links for o in k.origins))
+    return sorted(found, key=origin_sort_key)
 
 
 def build_rest(report: Any) -> dict:
@@ -139,7 +184,7 @@ def build_rest(report: Any) -> dict:
         rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
         comps[comp.compile_id] = rest
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
-    return {"compilations": comps, "lineage": compact_lineage(report.lineage, refs)}
+    return {"compilations": comps, "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
 
 
 def heavy_chars(report: Any) -> int:
@@ -214,7 +259,11 @@ def _report_dict(report: Any, *, first_only: bool = False) -> dict:
     for f in dataclasses.fields(report):
         if not f.compare or f.name in ("capture", "lineage"):
             continue
-        doc[f.name] = to_jsonable(getattr(report, f.name))
+        value = getattr(report, f.name)
+        if f.name == "distributed" and value is not None and value.merged:  # each rank travels as its own payload
+            value = dataclasses.replace(value, ranks=tuple(RankRun(r.rank, r.info, part=r.part, failure=r.failure)
+                                                           for r in value.ranks))
+        doc[f.name] = to_jsonable(value)
     doc["capture"] = _capture_dict(report.capture, first_only=first_only)
     return doc
 
@@ -279,23 +328,26 @@ def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
 
 
 def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
-                    stages: Optional[frozenset] = None) -> dict:
+                    stages: Optional[frozenset] = None, origins: Optional[list[str]] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 
     Reads each ``explorer.lineage.Lineage`` from its ``texts`` (run-length coded origin
     sets per text); any other object with ``compile_id`` and ``links`` (one ``LineLink``
     per line) is read from those. A kernel's line names it by ``part`` (its index in the compilation's kernels) or by
     ``kernel``: a name that repeats in one compilation needs the index. ``stages``: only
-    the blocks of these stages (the origins are always all of them, so indexes agree)."""
+    the blocks of these stages (the origins are always all of them, so indexes agree). ``origins``: the
+    list to index (it holds every origin of ``lineages``; a job's, shared by the payloads of its ranks)."""
     lineages = list(lineages)
-    origins: set[str] = set()
-    for lin in lineages:
-        if hasattr(lin, "texts"):
-            origins.update(lin.origins)
-        else:
-            for link in lin.links:
-                origins.update(link.origins)
-    ordered = sorted(origins, key=origin_sort_key)
+    if origins is None:
+        found: set[str] = set()
+        for lin in lineages:
+            if hasattr(lin, "texts"):
+                found.update(lin.origins)
+            else:
+                for link in lin.links:
+                    found.update(link.origins)
+        origins = sorted(found, key=origin_sort_key)
+    ordered = list(origins)
     index = {o: i + 1 for i, o in enumerate(ordered)}
     comps = {}
     for lin in lineages:

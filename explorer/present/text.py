@@ -50,7 +50,9 @@ def lines(bs: Sequence[dict], comp: Any = None, indent: str = "") -> list[str]:
         t = b["t"]
         if b.get("interactive") or b.get("summary") is False or t in ("button", "chart"):
             continue
-        if t in ("p", "h", "note"):
+        if "text" in b and t != "section":  # its plain form
+            out.append(indent + b["text"])
+        elif t in ("p", "h", "note"):
             out.append(indent + flat(b["r"]))
         elif t == "section":
             out.append(indent + b.get("text", b["title"]))
@@ -60,7 +62,7 @@ def lines(bs: Sequence[dict], comp: Any = None, indent: str = "") -> list[str]:
                 out.append(indent + i.get("text", flat(i["r"])))
                 out += [] if "text" in i else lines(i.get("body", ()), comp, indent + "  ")
         elif t == "table":
-            out += [indent + "  ".join(flat(c) for c in r["c"]) for r in b["rows"]]
+            out += [indent + r.get("text", "  ".join(flat(c) for c in r["c"])) for r in b["rows"]]
         elif t == "code":
             from .html import resolve
 
@@ -139,11 +141,11 @@ def timing_text(timing: Optional[TimingReport], comparisons: Sequence[ModeResult
 
 def summary(report: Any, *, max_rows: int = 12, model: Optional[dict] = None) -> str:
     """One screen: counts, compilations, what to fix, recompiles, findings, problems, timing."""
-    from ..distributed.text import capture_lines, distributed_lines
+    from ..distributed.text import capture_lines
 
     report = vm.as_report(report)
     model = model or vm.build(report, panes=False)
-    head = distributed_lines(report) if report.distributed is not None else []
+    head = ranks_lines(report, model)
     data = report.capture
     chips = {k: v for k, v in model["header"]["chips"]}
     out = head + [f"compile-explorer: {chips['compilations']} compilations, {chips['graphs']} graphs, "
@@ -167,6 +169,18 @@ def summary(report: Any, *, max_rows: int = 12, model: Optional[dict] = None) ->
     out += capture_lines(data)
     out += timing_text(report.timing, report.comparisons)
     return "\n".join(out)
+
+
+def ranks_lines(report: Any, model: dict) -> list[str]:
+    """A merged report's "ranks compared" (the view model's), then whose summary follows; a rank's part: which."""
+    dist = report.distributed
+    if dist is None:
+        return []
+    if model.get("ranks") is None:
+        return [f"compile-explorer: rank {dist.rank} of {dist.world_size}, this rank alone "
+                f"(`python -m explorer merge` makes the report of every rank from the parts)"]
+    return lines(model["ranks"]["blocks"]) + [
+        f"--- rank {dist.rank} (shown below and in the views; report.rank(k) for another) ---"]
 
 
 # ---- one stage ----

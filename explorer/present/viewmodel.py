@@ -27,12 +27,18 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
   graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
   chart    {title, rows: [[label, value, text, colour]]}   bars
   button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
+A table row or a list item may carry ``go`` ({rank, [cid], [stage], [diff], [origins]}: where a click on it
+leads in the interactive views: that rank, its compilation and stage, a diff source, user lines to light;
+static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
+summary prints it instead): on p, h, note, a table row, a list item, details; on a section, its heading line.
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
 | {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
 | {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
 
 Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called),
-``header`` ({chips, body}), ``timing`` (a section or None) and ``compilations``, one per compilation
+``ranks`` (a merged multi-rank report's picker and "ranks compared" blocks, drawn above the rest:
+``present.ranks``; None for any other report), ``header`` ({chips, body}), ``timing`` (a section or
+None) and ``compilations``, one per compilation
 in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``present`` and ``why``
 (the stages with content; why the others are empty; ``why_report`` for report-wide ones),
 ``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side),
@@ -53,6 +59,7 @@ from typing import Any, Optional
 from ..capturing.model import CaptureData, Compilation, Kernel
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
+from . import ranks
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -125,6 +132,7 @@ def build(report: Any, *, panes: bool = True) -> dict:
     return {
         "stages": [s.to_dict() for s in STAGES],
         "labels": labels(),
+        "ranks": ranks.build(report),
         "header": header(report),
         "timing": timing_section(report),
         "compilations": [compilation(c, report, panes=panes) for c in data.compilations],
@@ -140,6 +148,8 @@ def header(report: Report) -> dict:
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
     chips += [["device", data.device], ["torch", data.torch_version], ["python", data.python_version]]
+    if report.distributed is not None:  # whose report this is, in a distributed job
+        chips.insert(0, ["rank", f"{report.distributed.rank} of {report.distributed.world_size}"])
     body: list[dict] = []
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))

@@ -63,8 +63,9 @@ const KINDS = {
       b.ordered ? "ol" : "ul",
       { class: b.cls ? `cx-list ${b.cls}` : "cx-list" },
       b.items.map((i) => {
-        const li = h("li", null, renderRuns(ctx, i.r), renderBlocks(ctx, i.body));
+        const li = h("li", { class: i.cls || null }, renderRuns(ctx, i.r), renderBlocks(ctx, i.body));
         if (i.origin) ctx.decorate(li, [ctx.m.origin(i.origin)]);
+        leads(ctx, li, i.go);
         return li;
       }),
     ),
@@ -126,9 +127,29 @@ function renderTable(ctx, b) {
     let o = b.key ? ctx.m.linkOf(ctx.cid, b.key, i + 1) : null;
     if (!o && r.origin) o = [ctx.m.origin(r.origin)];
     ctx.decorate(tr, o);
+    leads(ctx, tr, r.go);
     table.append(tr);
   });
   return table;
+}
+
+// a row that leads somewhere when clicked or on Enter (a rank, its compilation and stage: ctx.go); static views
+// and hosts without ctx.go draw it as a plain row
+function leads(ctx, el, go) {
+  if (!go || !ctx.go) return;
+  el.classList.add("cx-go");
+  el.setAttribute("tabindex", "0");
+  el.setAttribute("role", "button");
+  if (go.rank != null) el.setAttribute("data-go-rank", String(go.rank));
+  el.addEventListener("click", (e) => {
+    if (!e.target.closest("a, button, summary")) ctx.go(go);
+  });
+  el.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    e.stopPropagation();
+    ctx.go(go);
+  });
 }
 
 // One text block shown as lines: rendered CHUNK lines at a time, the rest as placeholders

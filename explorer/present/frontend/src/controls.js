@@ -20,8 +20,10 @@ export const Controls = {
         "div",
         { class: "cx-title" },
         h("span", { class: "cx-brand" }, "compile-explorer"),
-        h("span", { class: "cx-stat" }, chips),
+        this.job ? null : h("span", { class: "cx-stat" }, chips),
       ),
+      this.job ? this.ranksSection() : null,
+      this.job ? h("div", { class: "cx-stat cx-rank-stat" }, chips) : null,
       renderBlocks(ctx, hd.body),
       m.p.timing ? renderBlocks(ctx, [m.p.timing]) : null,
     );
@@ -34,7 +36,8 @@ export const Controls = {
     const cidSel = h("select", { class: "cx-comp-pick", "aria-label": "compilation (both panes)" });
     for (const [i, c] of m.comps.entries())
       cidSel.append(h("option", { value: c.compile_id }, (m.views[i] || {}).label || c.compile_id));
-    cidSel.value = this.panes[1].cid;
+    if (!m.comps.length) cidSel.append(h("option", { value: "" }, "this rank compiled nothing"));
+    cidSel.value = this.panes[1].cid || "";
     cidSel.addEventListener("change", () => {
       for (const p of this.panes) p.set({ cid: cidSel.value, diff: null });
     });
@@ -96,6 +99,7 @@ export const Controls = {
       h(
         "div",
         { class: "cx-row" },
+        this.job ? this.rankPicker() : null,
         h("label", { class: "cx-lbl" }, "Compilation ", cidSel),
         h(
           "span",

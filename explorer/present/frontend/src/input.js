@@ -21,7 +21,7 @@ export const Input = {
       }
     });
     root.addEventListener("click", (e) => {
-      if (e.target.closest("button, a, select, input, summary, .cx-fold")) return;
+      if (e.target.closest("button, a, select, input, summary, .cx-fold, .cx-go")) return;
       const el = linkedOf(e.target);
       if (!el) return;
       if (el.classList.contains("cx-glue")) {

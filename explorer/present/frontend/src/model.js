@@ -34,8 +34,11 @@ export function flat(r) {
   return "";
 }
 
+// One report's payload, read. A merged multi-rank report makes one per rank, all sharing `shared`: the user
+// lines the chain's indexes refer to (every rank's payload indexes the same list, so a pinned line stays lit
+// when the rank changes) and the graph pictures; `rank` is whose report it is (null: a single-rank report).
 export class Model {
-  constructor(payload) {
+  constructor(payload, shared = null, rank = null) {
     this.p = payload;
     this.stages = payload.stages;
     this.byId = new Map(this.stages.map((s) => [s.id, s]));
@@ -46,11 +49,18 @@ export class Model {
     this.views = payload.views || [];
     this.cidIndex = new Map(this.comps.map((c, i) => [c.compile_id, i]));
     const lin = payload.lineage || {};
-    this.origins = (lin.origins || []).slice();
-    this.originIdx = new Map(this.origins.map((o, i) => [o, i]));
-    this.linkedOrigins = this.origins.length; // origins [0, linkedOrigins) appear in the chain
+    if (shared) Object.assign(shared.pictures, payload.pictures || {});
+    else {
+      const origins = (lin.origins || []).slice();
+      shared = { origins, originIdx: new Map(origins.map((o, i) => [o, i])), pictures: payload.pictures || {} };
+    }
+    this.shared = shared;
+    this.rank = rank ?? (payload.ranks ? payload.ranks.rank : null);
+    this.origins = shared.origins;
+    this.originIdx = shared.originIdx;
+    this.linkedOrigins = (lin.origins || []).length; // origins [0, linkedOrigins) appear in the chain
     this.lineage = lin.compilations || {};
-    this.pictures = payload.pictures || {};
+    this.pictures = shared.pictures;
     this.deferred = !!payload.deferred; // only the first view's data is here; the rest comes from the kernel
     this._text = new Map();
     this._chain = new Map();
@@ -281,11 +291,6 @@ export function titleOf(m, key) {
   if (key.startsWith(KERNEL_PREFIX)) return `kernel ${key.slice(KERNEL_PREFIX.length)}`;
   const s = m.byId.get(key);
   return s ? s.title : key;
-}
-
-export function splitTarget(t) {
-  const i = t.indexOf("|");
-  return [t.slice(0, i), t.slice(i + 1)];
 }
 
 // The payload as text (JSON), base64 text of gzip ("gzip+base64"), or bytes (a widget's

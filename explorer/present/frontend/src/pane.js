@@ -3,7 +3,8 @@
 import { changedSpan, diffLines, hunks, MAX_DIFF_D } from "./diff.js";
 import { h, num } from "./dom.js";
 import { CodeBlock, LH, renderBlocks } from "./blocks.js";
-import { diffTargets, KERNEL_PREFIX, splitTarget, titleOf } from "./model.js";
+import { diffTargets, KERNEL_PREFIX, titleOf } from "./model.js";
+import { parseTarget, rankDiffLines, rankTargets } from "./ranks.js";
 
 export class Pane {
   constructor(view, side, state) {
@@ -56,7 +57,7 @@ export class Pane {
   set(state) {
     const m = this.view.m;
     Object.assign(this, state);
-    if (!m.comp(this.cid)) this.cid = m.comps[0].compile_id;
+    if (!m.comp(this.cid)) this.cid = (m.comps[0] || {}).compile_id; // none: a rank that compiled nothing
     if (this.stage.startsWith(KERNEL_PREFIX) && !m.kernelExists(this.cid, this.stage)) this.stage = "kernels";
     if (!this.stage.startsWith(KERNEL_PREFIX) && !m.byId.has(this.stage)) this.stage = m.stages[0].id;
     this.render();
@@ -134,7 +135,11 @@ export class Pane {
     });
     diffSel.append(h("option", { value: "" }, "Diff: off"));
     const other = this.view.panes.find((p) => p !== this);
-    for (const [value, label] of diffTargets(m, this.cid, this.stage, other)) {
+    const job = this.view.job;
+    const targets = diffTargets(m, this.cid, this.stage, other).concat(
+      job ? rankTargets(job.info, m.rank, this.cid, this.stage) : [],
+    );
+    for (const [value, label] of targets) {
       diffSel.append(h("option", { value, selected: value === this.diff }, label));
     }
     diffSel.addEventListener("change", () => this.set({ diff: diffSel.value || null }));
@@ -215,20 +220,36 @@ export class Pane {
   }
 
   renderDiff() {
-    const m = this.view.m,
-      [ocid, okey] = splitTarget(this.diff);
-    if (m.pending(ocid, okey) || m.pending(this.cid, this.stage)) {
+    const view = this.view,
+      m = view.m,
+      t = parseTarget(this.diff);
+    const om = t.rank == null ? m : view.rankModel(t.rank); // the other side: this rank, or another
+    if (!om) {
+      const asked = view.job && view.job.waiting.get(t.rank);
+      if (asked)
+        asked.then(
+          () => this.diff && this.render(),
+          () => this.render(),
+        );
+      const why = asked ? `Loading rank ${t.rank}'s report…` : `Rank ${t.rank}'s report is not in this view.`;
+      return [h("p", { class: "cx-muted cx-pending" }, why)];
+    }
+    const ocid = t.cid,
+      okey = t.key;
+    if (om.pending(ocid, okey) || m.pending(this.cid, this.stage)) {
       return [h("p", { class: "cx-muted cx-pending" }, "Loading: the kernel is sending the rest of this big report…")];
     }
-    const a = m.stageLines(ocid, okey),
-      b = m.stageLines(this.cid, this.stage);
+    const [a, b] = rankDiffLines(om, t, m, this.cid, this.stage);
+    const who = (mm) => (t.rank == null ? "" : `rank ${mm.rank} `);
     const head = h(
       "div",
       { class: "cx-diff-head" },
-      h("span", { class: "cx-del-t" }, `− ${ocid} ${titleOf(m, okey)}`),
+      h("span", { class: "cx-del-t" }, `− ${who(om)}${ocid} ${titleOf(m, okey)}`),
       "  →  ",
-      h("span", { class: "cx-add-t" }, `+ ${this.cid} ${titleOf(m, this.stage)}`),
+      h("span", { class: "cx-add-t" }, `+ ${who(m)}${this.cid} ${titleOf(m, this.stage)}`),
     );
+    if (t.rank != null)
+      head.append(h("span", { class: "cx-muted" }, "   (device indexes and object ids written away)"));
     if (!a.length || !b.length) {
       return [head, h("div", { class: "cx-missing" }, "Nothing to compare: one of the two stages has no text here.")];
     }
@@ -257,7 +278,7 @@ export class Pane {
     );
     if (!adds && !dels) head.append(h("b", null, "  — identical"));
     const box = h("div", { class: "cx-code cx-diff", tabindex: "0", role: "list" });
-    const rowOf = (op) => this.diffRow(op, a, b, ocid);
+    const rowOf = (op) => this.diffRow(op, a, b, ocid, om);
     for (const [start, end, shown] of hunks(ops)) {
       if (!shown) {
         const hidden = ops.slice(start, end);
@@ -296,9 +317,10 @@ export class Pane {
     return [head, box];
   }
 
-  diffRow([t, i, j], a, b, ocid) {
+  diffRow([t, i, j], a, b, ocid, om) {
     const item = t === "-" ? a[i] : b[j],
-      cid = t === "-" ? ocid : this.cid;
+      cid = t === "-" ? ocid : this.cid,
+      lm = t === "-" ? om : this.view.m; // whose chain the line is in (every rank's indexes the same origins)
     const el = h(
       "div",
       { class: `cx-ln ${t === "+" ? "cx-add" : t === "-" ? "cx-del" : ""}` },
@@ -307,7 +329,7 @@ export class Pane {
       h("span", { class: "cx-sign" }, t === "=" ? " " : t === "+" ? "+" : "−"),
       h("span", { class: "cx-tx" }, item.text || " "),
     );
-    if (item.key) this.view.decorate(el, this.view.m.linkOf(cid, item.key, item.line), this);
+    if (item.key) this.view.decorate(el, lm.linkOf(cid, item.key, item.line), this);
     return el;
   }
 

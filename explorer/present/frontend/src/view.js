@@ -4,9 +4,10 @@
 import { Controls } from "./controls.js";
 import { Input } from "./input.js";
 import { Lighting } from "./lighting.js";
-import { KERNEL_PREFIX, Model, readPayload, splitTarget, stepFrom, stepList } from "./model.js";
+import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
 import { Pictures } from "./pictures.js";
+import { parseTarget, Ranks } from "./ranks.js";
 import { h } from "./dom.js";
 
 export class View {
@@ -21,6 +22,8 @@ export class View {
     this.panes = [];
     this.active = null;
     this._headerLinked = [];
+    this.job = null; // a merged multi-rank report: its ranks (ranks.js)
+    if (this.m.p.ranks) this.initRanks();
     this.build();
   }
 
@@ -31,32 +34,33 @@ export class View {
     root.setAttribute("tabindex", "0");
     root.setAttribute("data-lm-suppress-shortcuts", "true");
     this.themeWatch();
-    root.replaceChildren(this.header());
-    if (!m.comps.length) {
-      root.append(
-        h(
-          "div",
-          { class: "cx-missing" },
-          h("b", null, "No compilations were captured. "),
-          "Nothing ran through torch.compile here (or every frame was skipped).",
-        ),
-      );
+    this.headerEl = this.header();
+    root.replaceChildren(this.headerEl);
+    this.emptyEl = h(
+      "div",
+      { class: "cx-missing cx-empty" },
+      h("b", null, "No compilations were captured. "),
+      "Nothing ran through torch.compile here (or every frame was skipped).",
+    );
+    if (!m.comps.length && !this.job) {
+      root.append(this.emptyEl);
       return;
     }
-    const first = m.comps[0].compile_id;
+    // (a rank of a distributed job may have compiled nothing: the rank picker still offers the others)
+    const first = m.comps.length ? m.comps[0].compile_id : undefined;
     const leftStage = m.has(first, "source") ? "source" : "original_bytecode";
     const rightStage = m.has(first, "graph") ? "graph" : "rewritten_bytecode";
     this.toolbar = h("div", { class: "cx-toolbar", role: "toolbar", "aria-label": "explorer controls" });
     this.chainBar = h("div", { class: "cx-chainbar", "aria-live": "polite" });
     this.panesEl = h("div", { class: "cx-panes" });
-    root.append(this.toolbar, this.chainBar, this.panesEl);
+    root.append(this.toolbar, this.emptyEl, this.chainBar, this.panesEl);
     this.panes = [
       new Pane(this, "left", { cid: first, stage: leftStage }),
       new Pane(this, "right", { cid: first, stage: rightStage }),
     ];
     this.active = this.panes[1];
     this.panesEl.append(this.panes[0].el, this.panes[1].el);
-    this.panes.forEach((p) => p.render());
+    if (this.showEmpty()) this.panes.forEach((p) => p.render());
     this.renderToolbar();
     this.renderChain();
     this.setActive(this.panes[1]);
@@ -65,15 +69,26 @@ export class View {
     if (this.host.kernel && this.m.deferred) this.fetchRest();
   }
 
+  // the panes where the report has compilations, else what it says instead; true: there are some
+  showEmpty() {
+    const some = this.m.comps.length > 0;
+    this.emptyEl.hidden = some;
+    this.chainBar.hidden = !some;
+    this.panesEl.hidden = !some;
+    return some;
+  }
+
   fetchRest() {
+    const m = this.m; // the payload's own rank (another rank's payload comes whole)
     Promise.resolve(this.host.kernel.call("rest", {}))
       .then((r) => readPayload(r.buffers && r.buffers[0], r.encoding))
       .then(
         (rest) => {
-          const m = this.m;
-          const waiting = this.panes.filter(
-            (p) => m.pending(p.cid, p.stage) || (p.diff && m.pending(...splitTarget(p.diff))),
-          );
+          const waiting = this.panes.filter((p) => {
+            const t = p.diff ? parseTarget(p.diff) : null;
+            const mine = this.m === m && m.pending(p.cid, p.stage);
+            return mine || (t && (t.rank == null ? this.m === m : t.rank === m.rank) && m.pending(t.cid, t.key));
+          });
           m.merge(rest);
           for (const p of waiting) p.render();
           this.renderChain();
@@ -146,6 +161,7 @@ export class View {
 
   state() {
     return {
+      ...(this.job ? { rank: this.m.rank } : {}),
       left: this.panes[0].state(),
       right: this.panes[1].state(),
       selection: [...this.sel].map((o) => this.m.origins[o]),
@@ -154,6 +170,7 @@ export class View {
 
   applyState(s) {
     if (!s || !this.panes.length) return;
+    if (this.job && s.rank != null && s.rank !== this.m.rank) return this.setRank(s.rank, () => this.applyState(s));
     if (s.comp != null)
       for (const p of this.panes) p.cid = typeof s.comp === "number" ? (this.m.comps[s.comp] || {}).compile_id : s.comp;
     if (s.left) this.panes[0].set(typeof s.left === "string" ? { stage: s.left, diff: null } : s.left);
@@ -162,4 +179,4 @@ export class View {
   }
 }
 
-Object.assign(View.prototype, Controls, Lighting, Pictures, Input);
+Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks);

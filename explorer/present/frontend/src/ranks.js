@@ -1,0 +1,203 @@
+// A distributed job, rank by rank: the rank picker, "ranks compared" above the rank's own view, and any
+// pane diffed against the same compilation on another rank. A merged report's payload carries `ranks`
+// (present/ranks.py: the ranks, each matched compilation's compile id per rank, the section's blocks) and,
+// on the page, every other rank's own payload (`rank_payloads`); the widget asks the kernel for a rank's
+// payload when it is first needed. Picking a rank swaps its Model in; every pane draws it unchanged.
+// A single-rank report has no `ranks`: none of this runs for it.
+
+import { renderBlocks } from "./blocks.js";
+import { h } from "./dom.js";
+import { Model, readPayload } from "./model.js";
+
+// Each rank's own device index and object ids (cuda:0 / cuda:1, ___check_obj_id(x, 1398...)) are not
+// what the ranks compiled differently: written away before a rank-to-rank diff, as distributed/compare.py's
+// _norm does for the text summary and diff_ranks.
+const DEVICE_INDEX = /\b(cuda|xpu|hpu|mps):\d+|\b(device=)\d+|(device\(type='\w+', index=)\d+/g;
+const ADDRESS = /\b\d{7,}\b/g;
+
+export function normRank(text) {
+  return text.replace(DEVICE_INDEX, (_, kind, eq, call) => kind || `${eq || call}N`).replace(ADDRESS, "<id>");
+}
+
+// A pane's diff source: "CID|KEY" on this rank, or "@RANK:CID|KEY" on another (present/ranks.py rank_target).
+export function parseTarget(t) {
+  const bar = t.indexOf("|"),
+    head = t.slice(0, bar),
+    key = t.slice(bar + 1);
+  if (!head.startsWith("@")) return { rank: null, cid: head, key };
+  const colon = head.indexOf(":");
+  return { rank: Number(head.slice(1, colon)), cid: head.slice(colon + 1), key };
+}
+
+export function rankTarget(rank, cid, key) {
+  return `@${rank}:${cid}|${key}`;
+}
+
+// The compile id on rank `to` of the compilation that is `cid` on rank `from`: matched by frame and by how many
+// times that frame was compiled before (compile ids shift on a rank that broke or recompiled); undefined: none.
+export function sameCompilation(info, from, cid, to) {
+  if (from === to) return cid;
+  const match = info.compilations.find((c) => c.ids[String(from)] === cid);
+  return match ? match.ids[String(to)] : undefined;
+}
+
+// "vs rank B" choices of a pane's diff picker: the same compilation on each other rank that compiled it.
+export function rankTargets(info, rank, cid, key) {
+  if (!info) return [];
+  const match = info.compilations.find((c) => c.ids[String(rank)] === cid);
+  if (!match) return [];
+  const out = [];
+  for (const r of info.ranks) {
+    const other = match.ids[String(r.rank)];
+    if (r.rank !== rank && other !== undefined)
+      out.push([rankTarget(r.rank, other, key), `vs rank ${r.rank}'s ${other} (same compilation)`]);
+  }
+  return out;
+}
+
+// The diff pane's two sides: lines of `mine` (this pane) and of `other`, normalised when they are two ranks'.
+export function rankDiffLines(other, target, mine, cid, key) {
+  const a = other.stageLines(target.cid, target.key),
+    b = mine.stageLines(cid, key);
+  if (target.rank == null) return [a, b];
+  const norm = (x) => ({ ...x, text: normRank(x.text) });
+  return [a.map(norm), b.map(norm)];
+}
+
+export const Ranks = {
+  initRanks() {
+    this.m0 = this.m; // the payload's own rank: its Model holds the other ranks' embedded payloads
+    this.job = { info: this.m.p.ranks, models: new Map([[this.m.rank, this.m]]), waiting: new Map() };
+  },
+
+  // rank r's Model: made already, made now from the page's embedded payload, or asked of the kernel (null until
+  // it arrives: job.waiting holds the promise); null too where neither has it
+  rankModel(r) {
+    const job = this.job;
+    if (!job) return null;
+    if (job.models.has(r)) return job.models.get(r);
+    const embedded = (this.m0.p.rank_payloads || {})[String(r)];
+    if (embedded) {
+      const m = new Model(embedded, this.m0.shared, r);
+      job.models.set(r, m);
+      return m;
+    }
+    if (this.host.kernel && !job.waiting.has(r)) {
+      const asked = Promise.resolve(this.host.kernel.call("rank", { rank: r }))
+        .then((res) => readPayload(res.buffers && res.buffers[0], res.encoding))
+        .then((p) => {
+          const m = new Model(p, this.m0.shared, r);
+          job.models.set(r, m);
+          return m;
+        })
+        .finally(() => job.waiting.delete(r));
+      job.waiting.set(r, asked);
+    }
+    return null;
+  },
+
+  // show rank r: its report swapped in, each pane on the same compilation (by frame) and stage; then(), if given
+  setRank(r, then) {
+    const m = this.rankModel(r);
+    if (!m) {
+      const asked = this.job.waiting.get(r);
+      if (!asked) return this.rankNote(`Rank ${r}'s report is not in this view.`);
+      this.rankNote(`Loading rank ${r}…`);
+      asked.then(
+        () => this.setRank(r, then),
+        (e) => this.rankNote(`Rank ${r} could not be loaded: ${(e && e.message) || e}`),
+      );
+      return;
+    }
+    const from = this.m.rank;
+    if (r !== from) {
+      for (const p of this.panes) {
+        const cid = sameCompilation(this.job.info, from, p.cid, r);
+        p.cid = cid ?? (m.comps[0] || {}).compile_id;
+        if (p.diff) {
+          const t = parseTarget(p.diff);
+          const dcid = t.rank == null ? sameCompilation(this.job.info, from, t.cid, r) : t.cid;
+          p.diff = t.rank === r || dcid === undefined ? null : t.rank == null ? `${dcid}|${t.key}` : p.diff;
+        }
+      }
+      this.m = m;
+      this.redraw();
+    }
+    this.rankNote("");
+    if (then) then();
+  },
+
+  // everything that shows the rank's own report, drawn again (the sections' open or closed state kept)
+  redraw() {
+    const m = this.m;
+    const open = [...this.headerEl.querySelectorAll("details")].map((d) => d.open);
+    this._headerLinked = [];
+    const header = this.header();
+    header.querySelectorAll("details").forEach((d, i) => {
+      if (i < open.length) d.open = open[i];
+    });
+    this.headerEl.replaceWith(header);
+    this.headerEl = header;
+    const some = this.showEmpty();
+    this.renderToolbar();
+    if (some) {
+      for (const p of this.panes) p.render();
+      this.renderChain();
+      this.changed();
+    }
+    if (this.host.kernel && m.p.pictures_lazy) this.fetchPictures();
+  },
+
+  rankNote(text) {
+    if (this.rankStatus) this.rankStatus.textContent = text;
+  },
+
+  // the section above the rank's view; its rows lead where they point (goTo)
+  ranksSection() {
+    const ctx = {
+      m: this.m,
+      cid: null,
+      pane: null,
+      decorate: (el, o) => this.decorate(el, o, null),
+      go: (go) => this.goTo(go),
+    };
+    const el = h("div", { class: "cx-ranks-view" }, renderBlocks(ctx, this.job.info.blocks));
+    for (const row of el.querySelectorAll("[data-go-rank]"))
+      row.classList.toggle("cx-current", Number(row.getAttribute("data-go-rank")) === this.m.rank);
+    return el;
+  },
+
+  rankPicker() {
+    const pick = h("select", { class: "cx-rank-pick", "aria-label": "rank (both panes)" });
+    for (const r of this.job.info.ranks) {
+      pick.append(
+        h(
+          "option",
+          { value: String(r.rank), selected: r.rank === this.m.rank, disabled: r.status === "missing" },
+          r.label,
+        ),
+      );
+    }
+    pick.addEventListener("change", () => this.setRank(Number(pick.value)));
+    this.rankStatus = h("span", { class: "cx-muted cx-rank-status", "aria-live": "polite" });
+    return [h("label", { class: "cx-lbl" }, "Rank ", pick), this.rankStatus];
+  },
+
+  // a row of "ranks compared": its rank, its compilation and the stage of its kind (the right pane; the left
+  // shows the same compilation), a diff source, the user lines to light
+  goTo(go) {
+    const apply = () => {
+      if (!this.panes.length) return;
+      const [left, right] = this.panes;
+      if (go.cid || go.stage) {
+        const cid = go.cid || right.cid;
+        left.set({ cid, diff: null });
+        right.set({ cid, stage: go.stage || right.stage, diff: go.diff || null, mode: "code" });
+        this.setActive(right);
+      }
+      if (go.origins && go.origins.length) this.select(go.origins.map((o) => this.m.origin(o)));
+    };
+    if (go.rank != null && go.rank !== this.m.rank) this.setRank(go.rank, apply);
+    else apply();
+  },
+};
