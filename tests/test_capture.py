@@ -302,7 +302,14 @@ def test_fullgraph_failure_is_reported_as_the_break_that_failed_it():
     assert report.compilations[0].status == "failed"
 
 
-def test_capture_removes_its_own_cache_folders_and_no_one_elses():
+@pytest.fixture
+def private_inductor_cache(monkeypatch, tmp_path):
+    """A cache dir of the test's own: the machine's shared one gets tmp* folders from other processes' compiles
+    (other test runs, notebooks) at any moment, which these tests would count as left behind."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+
+
+def test_capture_removes_its_own_cache_folders_and_no_one_elses(private_inductor_cache):
     """Another process compiling beside the capture (a second notebook, a plain run) keeps its folders."""
     import os
     import tempfile
@@ -334,7 +341,7 @@ def test_capture_removes_its_own_cache_folders_and_no_one_elses():
         shutil.rmtree(neighbour[0], ignore_errors=True)
 
 
-def test_timing_leaves_no_temporary_folder_in_the_cache_dir():
+def test_timing_leaves_no_temporary_folder_in_the_cache_dir(private_inductor_cache):
     """The per-kernel profile compiles the graph again, uncached: that build's folder goes too."""
     before = torch_compat.fresh_cache_dirs()
     report = explorer.explore(lambda x: torch.sin(x) * 2, torch.randn(64), time=True)
