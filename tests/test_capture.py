@@ -347,3 +347,23 @@ def test_timing_leaves_no_temporary_folder_in_the_cache_dir(private_inductor_cac
     report = explorer.explore(lambda x: torch.sin(x) * 2, torch.randn(64), time=True)
     assert "separate profiling build" in report.to_json()  # the second, uncached build ran
     assert torch_compat.fresh_cache_dirs() - before == set()
+
+
+def test_where_depyf_cannot_decompile_the_reason_names_depyf_and_the_python(monkeypatch):
+    """Python 3.13's bytecode is beyond depyf 0.20: the view says which depyf failed on which Python, and why."""
+    import sys
+    from importlib.metadata import version
+
+    from depyf.decompiler import DecompilationError, Decompiler
+
+    from explorer.capturing import bytecode
+
+    def fails(self):
+        raise DecompilationError("Failed to decompile instruction LOAD_FAST_LOAD_FAST")
+
+    monkeypatch.setattr(Decompiler, "decompile", fails)
+    bc = bytecode.from_code(_line.__code__, decompile=True)
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert bc.decompiled is None and "RETURN_VALUE" in bc.listing
+    assert bc.decompile_error == (f"depyf {version('depyf')} could not decompile _line (Python {python} bytecode): "
+                                  "DecompilationError: Failed to decompile instruction LOAD_FAST_LOAD_FAST")

@@ -125,7 +125,7 @@ def source(stage: Stage, comp: Compilation, ctx: Ctx) -> str:
     return "".join(parts)
 
 
-_DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>)?\s*\d+\s+[A-Z_]")
+_DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13
 
 
 def listing_hl_rows(listing: str, lineno: Optional[int]) -> list[int]:

@@ -81,7 +81,7 @@ const CPP_KW = new Set(("auto bool break case char const constexpr continue defa
   "int32_t int8_t uint8_t uint32_t uint64_t half bfloat16").split(" "));
 const RX_PY = /(#.*$)|([rRbBfFuU]{0,2}(?:"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?))|(\b\d[\d_]*(?:\.\d*)?(?:[eE][+-]?\d+)?j?\b)|(@?[A-Za-z_]\w*)/g;
 const RX_CPP = /(\/\/.*$|\/\*.*?(?:\*\/|$))|("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?)|(\b\d[\d.]*(?:[eE][+-]?\d+)?[fFlLuU]*\b)|(^\s*#\s*\w+)|([A-Za-z_]\w*)/g;
-const RX_DIS = /^(\s*\d+)?(\s+>>)?(\s*\d+\s+)([A-Z][A-Z0-9_]*)(.*)$/;
+const RX_DIS = /^(\s*\d+)?(\s+>>|\s+L\d+:)?(\s*\d+\s+)([A-Z][A-Z0-9_]*)(.*)$/;  // jump targets: >> (to 3.12), L1: (3.13)
 
 function tokens(line, lang) {
   // [[class or null, text], ...] covering the whole line
