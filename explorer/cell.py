@@ -52,6 +52,7 @@ _DEL = "__compile_explorer_del__"  # `del name`: Dynamo has no DELETE_GLOBAL, an
 # `torch.compile` at the cell's top level: Dynamo would make the call a no-op inside the compiled cell
 _PLAIN = "__compile_explorer_plain__"
 _QUALNAME_PREFIX = f"{_OUTER}.<locals>.{CELL_FUNCTION_NAME}.<locals>."
+_QUALNAME_IN_CONSTS = not hasattr(types.CodeType, "co_qualname")  # Python 3.10
 # calls through which Dynamo would read the namespace dict itself while tracing
 _NAMESPACE_READERS = frozenset({"globals", "locals", "vars", "dir"})
 
@@ -209,8 +210,12 @@ def _function(name: str, args: list[str], body: list[ast.stmt]) -> ast.FunctionD
 
 def _module_level_names_kept(code: types.CodeType) -> types.CodeType:
     """Functions, classes, lambdas and comprehensions made by the cell get the qualified
-    names module code gives them (``<lambda>``, not ``compiled_cell.<locals>.<lambda>``)."""
-    consts = tuple(_module_level_names_kept(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    names module code gives them (``<lambda>``, not ``compiled_cell.<locals>.<lambda>``).
+    Python 3.10 has no ``co_qualname``: there the name is a string constant of the code that
+    makes the function (``MAKE_FUNCTION`` takes it) or the class (its body stores ``__qualname__``)."""
+    consts = tuple(_module_level_names_kept(c) if isinstance(c, types.CodeType)
+                   else c[len(_QUALNAME_PREFIX):] if _QUALNAME_IN_CONSTS and isinstance(c, str)
+                   and c.startswith(_QUALNAME_PREFIX) else c for c in code.co_consts)
     qualname = getattr(code, "co_qualname", None)
     changes: dict[str, Any] = {"co_consts": consts}
     if qualname is not None and qualname.startswith(_QUALNAME_PREFIX):

@@ -241,8 +241,9 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
         return f"the compilation failed before this stage: {comp.failure}"
     if comp.status == "skipped":
         return "Dynamo looked at this frame and left it as it was (no PyTorch operations to put in a graph)"
-    if stage_id == "decompiled" and comp.rewritten_bytecode is not None:
-        return comp.rewritten_bytecode.decompile_error or _USUALLY["decompiled"]
+    if stage_id == "decompiled" and comp.rewritten_bytecode is not None:  # the listing is there: say where
+        why = comp.rewritten_bytecode.decompile_error or _USUALLY["decompiled"]
+        return f"{why}. The Rewritten bytecode stage shows the code as a bytecode listing."
     if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph_break",
                     "export_graph"):
         return _USUALLY[stage_id]

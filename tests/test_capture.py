@@ -302,7 +302,14 @@ def test_fullgraph_failure_is_reported_as_the_break_that_failed_it():
     assert report.compilations[0].status == "failed"
 
 
-def test_capture_removes_its_own_cache_folders_and_no_one_elses():
+@pytest.fixture
+def private_inductor_cache(monkeypatch, tmp_path):
+    """A cache dir of the test's own: the machine's shared one gets tmp* folders from other processes' compiles
+    (other test runs, notebooks) at any moment, which these tests would count as left behind."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+
+
+def test_capture_removes_its_own_cache_folders_and_no_one_elses(private_inductor_cache):
     """Another process compiling beside the capture (a second notebook, a plain run) keeps its folders."""
     import os
     import tempfile
@@ -334,9 +341,29 @@ def test_capture_removes_its_own_cache_folders_and_no_one_elses():
         shutil.rmtree(neighbour[0], ignore_errors=True)
 
 
-def test_timing_leaves_no_temporary_folder_in_the_cache_dir():
+def test_timing_leaves_no_temporary_folder_in_the_cache_dir(private_inductor_cache):
     """The per-kernel profile compiles the graph again, uncached: that build's folder goes too."""
     before = torch_compat.fresh_cache_dirs()
     report = explorer.explore(lambda x: torch.sin(x) * 2, torch.randn(64), time=True)
     assert "separate profiling build" in report.to_json()  # the second, uncached build ran
     assert torch_compat.fresh_cache_dirs() - before == set()
+
+
+def test_where_depyf_cannot_decompile_the_reason_names_depyf_and_the_python(monkeypatch):
+    """Python 3.13's bytecode is beyond depyf 0.20: the view says which depyf failed on which Python, and why."""
+    import sys
+    from importlib.metadata import version
+
+    from depyf.decompiler import DecompilationError, Decompiler
+
+    from explorer.capturing import bytecode
+
+    def fails(self):
+        raise DecompilationError("Failed to decompile instruction LOAD_FAST_LOAD_FAST")
+
+    monkeypatch.setattr(Decompiler, "decompile", fails)
+    bc = bytecode.from_code(_line.__code__, decompile=True)
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert bc.decompiled is None and "RETURN_VALUE" in bc.listing
+    assert bc.decompile_error == (f"depyf {version('depyf')} could not decompile _line (Python {python} bytecode): "
+                                  "DecompilationError: Failed to decompile instruction LOAD_FAST_LOAD_FAST")

@@ -72,8 +72,10 @@ class Kernel:
 
     def execute(self, code: str, *, silent: bool = False, probe: bool = True) -> dict:
         """Runs ``code`` as a cell; returns its outputs, error and (``probe``) the kernel's snapshot."""
+        # stop_on_error=False: each request waits for the one before, as a person runs cells one at a time; with it,
+        # ipykernel 6.29.0 could abort the probe sent right after a failed cell's reply ("status": "aborted")
         msg_id = self.kc.execute(code, silent=silent, store_history=not silent,
-                                 user_expressions={"snap": PROBE} if probe else {})
+                                 user_expressions={"snap": PROBE} if probe else {}, stop_on_error=False)
         out = {"stdout": "", "stderr": "", "result": None, "displays": [], "error": None}
         deadline = time.monotonic() + TIMEOUT
         while True:

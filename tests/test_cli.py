@@ -252,4 +252,13 @@ def test_a_quiet_run_with_breaks_and_inductor_kernels_leaves_stderr_empty_throug
     proc = subprocess.run([sys.executable, "-m", "explorer", "run", "--quiet", script("trace_breaks.py")],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    if proc.stderr:  # only what torch prints in a plain run too: a CUDA build of torch on a machine without CUDA
+        # logs "No CUDA runtime is found, using CUDA_HOME=..." when Inductor builds C++
+        plain = subprocess.run([sys.executable, script("trace_breaks.py")], capture_output=True, text=True,
+                               timeout=300, cwd=str(tmp_path))
+        assert _log_messages(proc.stderr) <= _log_messages(plain.stderr), proc.stderr
+
+
+def _log_messages(stderr):
+    """torch's log lines without their time and process id (``W1204 22:07:48.317000 32272 ``)."""
+    return {re.sub(r"^[IWEF]\d{4} [\d:.]+ \d+ ", "", line) for line in stderr.splitlines()}

@@ -16,6 +16,8 @@ import json
 import logging
 import os
 import re
+import sys
+import textwrap
 from collections import defaultdict
 
 import jsonschema
@@ -287,7 +289,10 @@ def test_bytecode_rows_carry_the_line_numbers_dis_gives(lineage_runs, name):
         if fn is not None and comp.frame.name == fn.__name__:  # and those are CPython's own
             line, lines = None, []
             for ins in dis.get_instructions(fn.__code__):
-                line = ins.starts_line if ins.starts_line is not None else line
+                if sys.version_info >= (3, 13):  # starts_line became a bool; the line is line_number
+                    line = ins.line_number
+                elif ins.starts_line is not None:
+                    line = ins.starts_line
                 lines.append((_loc(fn.__code__.co_filename, line),) if line else ())
             assert instruction_rows == lines
         src = _lines(lin, comp, "source")
@@ -397,3 +402,27 @@ def test_links_give_one_line_link_per_line(lineage_runs):
     first = links[0]
     assert first.stage == "source" and first.line == 1 and first.origins == (_loc(PROGRAMS, 5),)
     assert lin.origins_at("source", 2) == (_loc(PROGRAMS, 6),)
+
+
+def test_backward_nodes_keep_their_user_line_in_torch_2_14s_comment_layout():
+    """torch 2.14 prints ``# Backward of forward node: File: ...`` above backward nodes (2.13: ``# File: ...``);
+    tags may also come first (``# recompute: MUST_SAVE File: ...``)."""
+    from explorer.capturing.parse_fx import parse_graph
+    from explorer.lineage.graphs import GraphLines
+
+    code = textwrap.dedent('''\
+        class GraphModule(torch.nn.Module):
+            def forward(self, mm: "f32[8, 4][4, 1]cpu", tangents_1: "f32[][]cpu"):
+                # Backward of forward node: File: /u/prog.py:29 in train, code: return (h * h).mean()
+                div: "f32[8, 4][4, 1]cpu" = torch.ops.aten.div.Scalar(tangents_1, 32);  tangents_1 = None
+
+                # recompute: MUST_SAVE File: /u/prog.py:28 in train, code: h = torch.sin(x @ w)
+                sin: "f32[8, 4][4, 1]cpu" = torch.ops.aten.sin.default(mm);  mm = None
+                mul: "f32[8, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(div, sin);  div = sin = None
+                return (mul,)
+        ''')
+    graph = parse_graph(code)
+    locs = {n.name: (n.loc.lineno, n.loc.code) if n.loc else None for n in graph.nodes}
+    assert locs["div"] == (29, "return (h * h).mean()") and locs["sin"] == (28, "h = torch.sin(x @ w)")
+    assert GraphLines(graph).origins == {"div": ("/u/prog.py:29",), "sin": ("/u/prog.py:28",),
+                                         "mul": ("/u/prog.py:28",)}

@@ -5,7 +5,6 @@ rewritten code a decompilation to Python when depyf manages one.
 
 from __future__ import annotations
 
-import dis
 import linecache
 import re
 from types import CodeType
@@ -23,7 +22,7 @@ def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
         name=code.co_name,
         filename=code.co_filename,
         firstlineno=code.co_firstlineno,
-        listing=dis.Bytecode(code).dis(),
+        listing=torch_compat.listing(code),
         instructions=instructions,
         source=_source_lines(code.co_filename, code.co_firstlineno, max(lines) if lines else None),
         decompiled=decompiled,
@@ -68,11 +67,29 @@ def _decompile(code: CodeType) -> tuple[Optional[str], Optional[str]]:
     try:
         from depyf.decompiler import Decompiler
     except ImportError:
-        return None, "depyf is not installed; showing the bytecode listing"
+        return None, "depyf is not installed"
     # depyf caches decompile() forever (lru_cache on the method); calling the function
     # underneath keeps the rewritten code object, and what it references, collectable.
     decompile = getattr(Decompiler.decompile, "__wrapped__", Decompiler.decompile)
     try:
         return decompile(Decompiler(code)), None
     except Exception as e:  # noqa: BLE001 - decompiling is best-effort: the error is shown instead
-        return None, f"depyf could not decompile {code.co_name}: {type(e).__name__}: {e}"
+        return None, _decompile_failure(code, e)
+
+
+def _decompile_failure(code: CodeType, e: Exception) -> str:
+    """Why there is no decompiled text, with the versions: depyf reads the bytecode of the Pythons it was written
+    for (0.20 fails on most of Python 3.13's, e.g. its CALL and LOAD_FAST_LOAD_FAST), so the reader can tell a
+    version gap from a bug."""
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        depyf = f"depyf {version('depyf')}"
+    except PackageNotFoundError:
+        depyf = "depyf"
+    message = str(e)
+    if not message.startswith(type(e).__name__):  # depyf's DecompilationError names itself
+        message = f"{type(e).__name__}: {message}"
+    python = ".".join(map(str, sys.version_info[:2]))
+    return f"{depyf} could not decompile {code.co_name} (Python {python} bytecode): {message}"

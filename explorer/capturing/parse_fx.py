@@ -14,7 +14,9 @@ from typing import Optional
 
 from .model import FxGraph, FxNode, SourceLoc
 
-_FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>[^,]+), code: (?P<code>.*)$")
+# `# File: ...`; torch 2.14 writes `# Backward of forward node: File: ...` above backward nodes, and any version may put
+# tags first (`# recompute: MUST_SAVE File: ...`)
+_FILE_RE = re.compile(r"^\s*#.*?\bFile: (?P<file>.+?):(?P<line>\d+) in (?P<fn>[^,]+), code: (?P<code>.*)$")
 _ASSIGN_RE = re.compile(r'^(?P<ind>\s+)(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<type>[^"]*)")?\s*=\s*(?P<expr>.+)$')
 _ANNOT_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"(?P<type>[^"]*)"\s*(?:#.*)?$')
 _PARAM_RE = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|\)|$|#)')

@@ -325,6 +325,17 @@ def instructions(code: Any) -> list[tuple[int, str, str, Optional[int], bool]]:
     return out
 
 
+def listing(code: Any) -> str:
+    """The ``dis`` listing with each instruction's offset, on every Python: 3.13 leaves offsets out by default
+    (jump targets become labels, ``L1:``), but Dynamo names resume functions by offset (``__resume_at_30``) and
+    the panes read a listing's rows by its offset column."""
+    import dis
+
+    if sys.version_info >= (3, 13):
+        return dis.Bytecode(code, show_offsets=True).dis()
+    return dis.Bytecode(code).dis()
+
+
 def cache_entries(code: Any) -> list[Any]:
     """Dynamo's cached (guards, code) entries for a code object, newest first."""
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list

@@ -21,7 +21,7 @@ from .match import NodeInfo, op_of
 
 Row = tuple[tuple[str, ...], Optional[str]]  # (origins, element)
 
-_FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in ")
+_FILE_RE = re.compile(r"^\s*#.*?\bFile: (?P<file>.+?):(?P<line>\d+) in ")  # as capturing/parse_fx.py reads it
 _PARAM_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"[^"]*"\s*(?:,|#|$)')
 _PARAM_NAME = re.compile(r"[A-Za-z_]\w*")
 _GLUE: tuple[str, ...] = ()

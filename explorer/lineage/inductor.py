@@ -473,7 +473,8 @@ class Lowering:
                     calls[name] = found
         for name in blocks:
             if name not in calls:
-                found = calls.get(group_of.get(name, "")) or self.ir_calls.get(name)
+                found = (calls.get(group_of.get(name, "")) or self.ir_calls.get(name)
+                         or self._reused_by_a_writer(blocks[name].buffers))
                 if found is not None:
                     calls[name] = found
         for name, call in calls.items():
@@ -481,6 +482,14 @@ class Lowering:
             for m in blocks[name].members:
                 self.ir_calls.setdefault(m, call)
         return calls
+
+
+    def _reused_by_a_writer(self, buffers: list[str]) -> Optional[Call]:
+        """The call computing a node whose buffers no call takes, when the wrapper reuses them as a buffer that call
+        writes in place: ``buf2 = buf1; del buf1  # reuse`` then ``cpp_fused_mean_mul_sin_0(buf2, buf0)`` (torch
+        2.14's C++ kernels compute a reduction and its epilogue in one kernel although the dump keeps two nodes)."""
+        return next((self.buffer_writer[a] for b in buffers for a in self.buffer_alias.get(b, ())
+                     if a in self.buffer_writer), None)
 
 
 class _Block:

@@ -300,7 +300,7 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     return out
 
 
-_DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>)?\s*\d+\s+[A-Z_]")
+_DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13
 
 
 def listing_rows(listing: str, lineno: Optional[int]) -> list[int]:

@@ -135,7 +135,7 @@ def pictures_report(num_comps: int = 10, nodes: int = 40) -> CaptureData:
 
 def pictures_parallel_vs_sequential(repeats: int) -> None:
     """The same render with `dot` runs overlapped (default) or one after another, interleaved."""
-    from explorer.present import panes as stages
+    from explorer.present import html as stages
     from explorer.present.html import render_fragment as render_page
 
     data = pictures_report()

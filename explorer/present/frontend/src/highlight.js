@@ -35,7 +35,8 @@ const RX_CPP = new RegExp(
   ].join("|"),
   "g",
 );
-const RX_DIS = /^(\s*\d+)?(\s+>>)?(\s*\d+\s+)([A-Z][A-Z0-9_]*)(.*)$/;
+// jump targets: >> (to 3.12), L1: (3.13)
+const RX_DIS = /^(\s*\d+)?(\s+>>|\s+L\d+:)?(\s*\d+\s+)([A-Z][A-Z0-9_]*)(.*)$/;
 
 function disTokens(line) {
   const m = RX_DIS.exec(line);
