@@ -408,8 +408,9 @@ def compilation_html(comp: Compilation, view: dict, ctx: Ctx, report: Any, *, op
         present.append(f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev.compile_id)}'
                        f'</summary>{diff_html(diff_compilations(prev, comp))}</details>')
     fail = f'<div class="cx-bad"><b>Failed:</b> {esc(comp.failure)}</div>' if comp.failure else ""
+    strip = blocks(view.get("from_where", ()), ctx)  # where it came from: caches, kernels, stance
     return (f'<details class="cx-comp" data-compile-id="{esc(comp.compile_id)}"{" open" if open_ else ""}>'
-            f'<summary>{runs(view["summary"])}</summary>{fail}{"".join(present)}</details>')
+            f'<summary>{runs(view["summary"])}</summary>{fail}{strip}{"".join(present)}</details>')
 
 
 def _folded(stage_id: str, view: dict, ctx: Ctx) -> str:

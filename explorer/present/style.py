@@ -66,6 +66,8 @@ box-sizing:border-box;text-align:left}
 .R .cx-chip b{font-weight:600}
 .R .cx-muted{color:var(--cx-muted)}
 .R .cx-missing{background:var(--cx-warn-bg);color:var(--cx-warn-fg);border-radius:4px;padding:4px 8px;margin:4px 0}
+.R .cx-strip{line-height:1.9}
+.R tr.cx-dropped td,.R li.cx-refused{background:var(--cx-warn-bg);color:var(--cx-warn-fg)}
 .R .cx-bad{background:var(--cx-bad-bg);color:var(--cx-bad-fg);border-radius:4px;padding:4px 8px;margin:4px 0;\
 white-space:pre-wrap}
 .R pre.cx-code{background:var(--cx-code-bg);color:var(--cx-code-fg);\

@@ -59,7 +59,7 @@ from typing import Any, Optional
 from ..capturing.model import CaptureData, Compilation, Kernel
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ranks
+from . import ranks, usage_view
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -147,6 +147,7 @@ def header(report: Report) -> dict:
              ["kernels", len(data.kernels)], ["compile time", f"{data.compile_time_s:.2f} s"]]
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
+    chips += usage_view.header_chips(data)  # which cache mode ran, the stance in force
     chips += [["device", data.device], ["torch", data.torch_version], ["python", data.python_version]]
     if report.distributed is not None:  # whose report this is, in a distributed job
         chips.insert(0, ["rank", f"{report.distributed.rank} of {report.distributed.world_size}"])
@@ -154,13 +155,14 @@ def header(report: Report) -> dict:
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
     body += fix_list(report.clinic.fix_list, len(data.graph_breaks))
-    body += recompiles(report.clinic.recompiles)
+    body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations})
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
         body.append(note("cx-missing cx-finding", [{"b": f"torch.compile differs from a plain run{where}: "},
                                                   f.message, {"muted": f" {f.hint}"} if f.hint else ""]))
     for n in data.notes:
         body.append(note("cx-missing", [{"b": "Note: "}, n]))
+    body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     for p in report.all_problems:
         body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
@@ -199,14 +201,33 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
              "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
 
 
-def recompiles(explained: Any) -> list[dict]:
-    """One line per recompile: the failing guard, old -> new value, the user line, the remedy."""
+def recompiles(explained: Any, cids: Any = ()) -> list[dict]:
+    """One line per recompile: the failing guard, old -> new value, the user line, the remedy. One a stance
+    refused reads the same, marked refused; it leads to the guards of the compilation it failed (``cids``:
+    the compilations this report has)."""
     if not explained:
         return []
-    items = [{"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
-             for e in explained]
+    items = [recompile_item(e, cids) for e in explained]
     return [{"t": "section", "title": f"Recompiles ({len(items)})", "open": len(items) <= 4,
              "text": f"recompiles: {len(items)}", "body": [{"t": "list", "cls": "cx-recompiles", "items": items}]}]
+
+
+def recompile_item(e: Any, cids: Any = ()) -> dict:
+    item = {"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
+    if not e.refused_by:
+        return item
+    item.update(text=e.one_line(), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"}, " ",
+                                                         e.one_line()])
+    item["body"] = [{"t": "p", "cls": "cx-muted", "r": [
+        f"The call would have compiled {e.compile_id} (a new entry for {e.frame_name}); the stance made it raise "
+        "instead, so no compilation exists for it. Its cached entries' failing guards:"]},
+        {"t": "list", "items": [{"r": [{"code": f.against}, f" {f.describe()}",
+                                       {"muted": f" (guard from {f.guard_line})"} if f.guard_line else ""],
+                                 "origin": origin_of(f.filename, f.lineno)} for f in e.failures]}]
+    against = e.primary.against.strip("[]") if e.primary else ""
+    if against in cids:
+        item["go"] = {"cid": against, "stage": "guards"}
+    return item
 
 
 # ---- one compilation ----
@@ -218,6 +239,8 @@ def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dic
     refs = kernel_refs(comp)
     prev = previous_compilation(comp, data) if comp.recompile_reason else None
     drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in present} if panes else {}
+    if panes:
+        usage_panes(drawn, comp, report, refs)
     if prev is not None and "graph_break" in drawn:  # after the recompile's reason: its diff, one click away
         at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
         drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
@@ -229,14 +252,44 @@ def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dic
     elif panes:
         why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
                                 else why_missing("timing", comp))
-    return {"cid": comp.compile_id, "label": comp.label, "frame": comp.frame.name,
-            "summary": comp_summary(comp, report),
+    bits = usage_view.region_bits(comp)  # the frame list names its regions, disabled and opaque calls
+    return {"cid": comp.compile_id, "label": comp.label + (f" · {', '.join(bits)}" if bits else ""),
+            "frame": comp.frame.name, "summary": comp_summary(comp, report),
+            "from_where": usage_view.from_where(comp),
             "failed": headline(comp.failure) if comp.failure else None, "present": present,
             "why": why, "why_report": why_report, "kernels": refs,
             "previous": prev.compile_id if prev is not None else None,
             "break_line": break_line(comp), "findings": [finding_note(f) for f in report.findings
                                                          if f.compile_id == comp.compile_id and f.stage],
             "panes": drawn}
+
+
+def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str]) -> None:
+    """What real programs' use adds to the panes: where a cached stage came from, the frame's compiled regions,
+    the guards a filter dropped, the exported program's tables, which record the chain's links were read from."""
+    for sid, bs in drawn.items():
+        bs[:0] = usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
+    if "graph" in drawn:
+        drawn["graph"] += usage_view.regions_blocks(comp)
+    if "guards" in drawn:
+        drawn["guards"][:0] = usage_view.guard_filter_blocks(comp)
+    ep = next((e for e in report.capture.exports if e.compile_id == comp.compile_id), None)
+    if ep is not None and "export_graph" in drawn:
+        drawn["export_graph"] += usage_view.export_blocks(ep)
+    lin = next((x for x in report.lineage if x.compile_id == comp.compile_id), None)
+    sources = {(t.stage, t.part): t.source for t in lin.texts if t.source} if lin is not None else {}
+    for sid in ("output_code", "ir_pre_fusion", "ir_post_fusion"):
+        bs = drawn.get(sid, [])
+        for i in reversed(range(len(bs))):
+            part = bs[i].get("key", "").rpartition(":")[2] if bs[i]["t"] == "code" else ""
+            if part.isdigit() and sources.get((sid, int(part))):
+                bs.insert(i, usage_view.chain_caption(sources[(sid, int(part))]))
+    for b in drawn.get("kernels", []):
+        if b["t"] == "div":
+            i = refs.index(b["data"]["ref"])
+            source = sources.get(("kernels", i))
+            if source:
+                b["body"].insert(-1, usage_view.chain_caption(source))
 
 
 def why_not(view: dict, key: str) -> str:
@@ -264,6 +317,7 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
         bits.append("failed")
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
+    bits += usage_view.region_bits(comp)
     where = (report.clinic.where(comp.frame.filename, comp.frame.lineno) if report is not None
              else loc_text(comp.frame.filename, comp.frame.lineno))  # "cell [5], line 3" in a notebook
     return [{"code": comp.compile_id}, f" {comp.frame.name} ", {"muted": f"({where}) — {', '.join(bits)}"}]
@@ -443,9 +497,12 @@ def kernel_div(k: Kernel, ref: str, i: int) -> dict:
         rows.append({"th": True, "c": ["ATen ops", {"code": ", ".join(k.aten_ops)}]})
     if k.user_lines:
         rows.append({"th": True, "c": ["user lines", _lines(k.user_lines)]})
+    if k.op_trace:  # torch's per-kernel record: the ops in the order the kernel runs them
+        rows.append({"th": True, "c": ["op trace", {"code": " → ".join(k.op_trace)}]})
     facts = ({"t": "table", "cls": "cx-kfacts", "head": [], "rows": rows} if rows else
              {"t": "p", "cls": "cx-muted", "r": "torch recorded no FX nodes or user lines for this kernel."})
-    head = {"t": "h", "r": [{"code": ref}, " ", {"chip": k.language}, {"chip": k.graph_kind} if k.graph_kind else ""]}
+    head = {"t": "h", "r": [{"code": ref}, " ", {"chip": k.language}, {"chip": k.graph_kind} if k.graph_kind else "",
+                            usage_view.build_chip(k)]}
     return {"t": "div", "cls": "cx-kernel", "id": kernel_anchor(k.name), "data": {"kernel": k.name, "ref": ref},
             "fold": [{"code": k.name}, f" ({k.language}, {k.source.count(chr(10)) + 1:,} lines)"],
             "body": [head, facts, code(f"kernels:{ref}", f"kernels.{i}.source", k.language)]}

@@ -9,7 +9,8 @@ export const Controls = {
   header() {
     const m = this.m,
       hd = m.p.header || { chips: [], body: [] };
-    const ctx = { m, cid: null, pane: null, decorate: (el, o) => this.decorate(el, o, null) };
+    // a header row may lead to a compilation's stage (an exported program, a refused recompile): goTo
+    const ctx = { m, cid: null, pane: null, decorate: (el, o) => this.decorate(el, o, null), go: (go) => this.goTo(go) };
     const chips = hd.chips.map(([k, v]) =>
       h("span", { class: "cx-chip", "data-chip": k }, `${k} `, h("b", null, String(v))),
     );

@@ -193,18 +193,19 @@ export class Pane {
   }
 
   renderStage() {
-    const view = this.view,
-      m = view.m,
+    const m = this.view.m,
       st = this.stageDef();
-    const found = (m.view(this.cid).findings || []).filter((f) => f.stage === st.id);
-    const out = renderBlocks(this.ctx(), found);
+    const view = m.view(this.cid);
+    const found = (view.findings || []).filter((f) => f.stage === st.id);
+    // where this compilation came from (a warm capture's caches, its stance): over every stage of it
+    const out = renderBlocks(this.ctx(), [...(view.from_where || []), ...found]);
     const blocks = m.blocks(this.cid, this.stage);
     if (blocks && m.pending(this.cid, this.stage)) {
       out.push(
         h(
           "p",
           { class: "cx-muted cx-pending" },
-          view.host.kernel
+          this.view.host.kernel
             ? "Loading this stage: the kernel is sending the rest of this big report…"
             : "This stage is not in the view's first part, and no kernel is connected to send it: " +
                 "run the cell again, or open report.save_html().",
