@@ -384,6 +384,40 @@ def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
     assert any("sin" in t for t in right.locator(".cx-code .cx-ln.cx-lit").all_inner_texts())
 
 
+def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):
+    """Warm caches, regions, a guard filter, a refused recompile and an export (tests/usage_reports.py, built
+    from records): the header's chips and rows, the strip over a compilation's panes, and the panes' parts."""
+    from usage_reports import EVIL, KEY, usage_report
+
+    view = open_page(page, _page_file(tmp_path_factory, "usage.html", usage_report()))
+    assert view.locator(".cx-chip[data-chip=caches]").inner_text() == "caches warm"
+    assert view.locator(".cx-chip[data-chip=stance]").inner_text() == "stance fail_on_recompile"
+    right = side(view, "right")
+    show(right, "output_code", cid="0/0")
+    strip = right.locator(".cx-from-where")
+    assert "FX graph cache hit [inference]" in strip.inner_text() and KEY in strip.inner_text()
+    assert "From the cache:" in right.locator(".cx-cached").inner_text()
+    show(right, "ir_pre_fusion")
+    assert "skipped: AOTAutograd cache hit" in right.locator(".cx-missing").last.inner_text()
+    assert right.locator(".cx-from-where").count() == 1  # over a skipped stage too
+    show(right, "graph", cid="1/0")
+    regions = right.locator("ul.cx-regions > li")
+    assert regions.count() == 3 and "called 4×" in regions.first.inner_text()
+    view.locator("ul.cx-recompiles > li.cx-refused").click()  # the refusal leads to the guards it failed
+    assert right.locator(".cx-stage-pick").input_value() == "guards"
+    assert right.locator(".cx-cid-pick").input_value() == "1/0"
+    assert right.locator("table.cx-dropped-guards tr.cx-dropped").count() == 2
+    assert "no longer recompiles" in right.locator(".cx-guard-filter").inner_text()
+    check_text_only(view, page, EVIL)
+    view.locator("ul.cx-exports > li").click()  # the exported program leads to its AOTInductor compile
+    assert (right.locator(".cx-cid-pick").input_value(), right.locator(".cx-stage-pick").input_value()) == \
+        ("aoti/0", "export_graph")
+    assert "[2, 64]" in right.locator("table.cx-ranges").inner_text()
+    assert "123,456" in right.locator("table.cx-package").inner_text()
+    if SHOTS:
+        page.screenshot(path=str(ASSETS / "standalone-usage.png"), full_page=True)
+
+
 # hover every 7th source line; the time until the highlight is applied and painted (median, ms)
 HOVER_JS = """async () => {
   const lines = [...document.querySelectorAll('.cx-pane[data-side=left] .cx-ln.cx-l')];

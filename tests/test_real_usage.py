@@ -25,6 +25,8 @@ from explorer.capturing.raw import RawCapture, RawEvent
 from explorer.capturing.regions import _wrapper_functions
 from explorer.clinic.guard_filter import dropped_guards, user_name
 from explorer.lineage import lineage_of
+from explorer.present import viewmodel as vm
+from explorer.present.text import flat
 from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
 
@@ -34,6 +36,13 @@ PROGRAM = real_usage.__file__
 def line_of(text, path=PROGRAM):
     with open(path, encoding="utf-8") as fh:
         return next(i for i, line in enumerate(fh, 1) if text in line)
+
+
+def view(report, cid=None):
+    """The view model of one compilation (the first when ``cid`` is None): what the page, widget and static copy
+    draw (tests/test_usage_view.py checks each of them draws it)."""
+    comps = vm.build(report)["compilations"]
+    return next(c for c in comps if cid is None or c["cid"] == cid)
 
 
 def valid(report):
@@ -78,6 +87,13 @@ def test_the_second_warm_run_shows_the_fx_graph_cache_hit_and_the_cached_output_
     assert "caches: warm" in text and "FX graph cache hit [inference]" in text
     assert "skipped: cache hit: Loop-level IR before fusion" in text and "from the cache:" in text
     assert first.capture.cache_mode == second.capture.cache_mode == "warm"
+    v = view(second)
+    strip = flat(v["from_where"][0]["r"])
+    assert "Dynamo compiled" in strip and "FX graph cache hit [inference]" in strip and hit.key in strip
+    assert f"kernels: {len(c2.kernels)} loaded, 0 built" in strip
+    assert v["why"]["ir_pre_fusion"] == c2.missing["ir_pre_fusion"]  # the pane says skipped, with the key
+    assert v["panes"]["output_code"][0]["cls"] == "cx-missing cx-cached"  # the cached artifact, marked
+    assert dict(vm.build(second)["header"]["chips"])["caches"] == "warm"
     valid(second)
 
 
@@ -116,6 +132,9 @@ def test_a_region_used_four_times_is_one_graph_called_four_times(regions_report)
     assert region.lineno == line_of("each call is an invoke_subgraph")
     assert region.aot_name == "repeated_subgraph0"
     assert "called 4x" in regions_report.summary()
+    tree = next(b for b in view(regions_report)["panes"]["graph"] if b.get("cls") == "cx-regions")
+    (item,) = tree["items"]
+    assert "compiled once, called 4×" in flat(item["r"]) and "repeated_subgraph0" in flat(item["r"])
     valid(regions_report)
 
 
@@ -148,6 +167,8 @@ def test_disabled_and_nonstrict_calls_are_named_in_the_frame_list():
     text = report.summary()
     assert "plain_helper (real_usage.py:" in text and "torch.compiler.disable" in text
     assert "opaque_scale (real_usage.py:" in text and "nonstrict_trace" in text
+    labels = " ".join(c["label"] for c in vm.build(report)["compilations"])  # the frame list names them
+    assert "disable: plain_helper" in labels and "nonstrict_trace: opaque_scale" in labels
 
 
 # ---- 3. guard filters ----
@@ -170,6 +191,8 @@ def test_a_guard_filter_lists_the_guards_it_dropped_and_what_can_go_wrong():
     assert "_parameters['weight']" not in (comp.guard_tree or "")
     text = report.summary()
     assert f"kept {len(kept)} of {len(comp.filtered_guards)} guards" in text and "dropped TENSOR_MATCH" in text
+    warning, table = view(report)["panes"]["guards"][:2]
+    assert "no longer recompiles" in flat(warning["r"]) and len(table["rows"]) == len(dropped)
     valid(report)
 
 
@@ -191,6 +214,10 @@ def test_a_recompile_refused_by_fail_on_recompile_is_explained_and_the_stance_sh
     assert "eager_on_recompile" in refused.remedy
     text = report.summary()
     assert "stance: fail_on_recompile" in text and "recompiles: 1" in text
+    header = vm.build(report)["header"]
+    assert dict(header["chips"])["stance"] == "fail_on_recompile"
+    (item,) = next(b for b in header["body"] if b["t"] == "section")["body"][0]["items"]
+    assert item["cls"] == "cx-refused" and "refused by set_stance('fail_on_recompile')" in flat(item["r"])
     valid(report)
 
 
@@ -235,6 +262,13 @@ def test_aotinductor_shows_its_cpp_wrapper_kernels_and_package(exported):
     assert comp.missing["graph"].startswith("an AOTInductor compile")
     text = report.summary()
     assert "export:" in text and "range s" in text and "x.size(0)" in text and "AOTInductor [aoti/" in text
+    v = view(report, comp.compile_id)
+    tables = {b["cls"]: b for b in v["panes"]["export_graph"] if b["t"] == "table"}
+    assert {"cx-export-specs", "cx-ranges", "cx-decomps", "cx-package"} <= set(tables)
+    assert len(tables["cx-package"]["rows"]) == len(ep.package_files)
+    captions = [flat(b["r"]) for d in v["panes"]["kernels"] if d["t"] == "div" for b in d["body"]
+                if b.get("cls") == "cx-muted cx-prov"]  # each kernel names its chain's record
+    assert len(captions) == len(comp.kernels) and all(c.startswith("Chain links from: torch's") for c in captions)
     valid(report)
 
 

@@ -45,10 +45,12 @@ def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[dict
     both in its own lines: ``usage_text``, so these are left out of it)."""
     out: list[dict] = []
     mode = usage_text.mode_lines(data)
-    cls = "cx-missing cx-usage cx-warm" if data.cache_mode == "warm" else "cx-muted cx-usage cx-cold"
-    out.append({"t": "note" if data.cache_mode == "warm" else "p", "cls": cls, "summary": False,
-                "r": [{"b": mode[0].split(":", 1)[0] + ":"}, mode[0].split(":", 1)[1]]
-                + [[{"br": True}, line.strip()] for line in mode[1:]]})
+    if data.cache_mode == "warm":  # cold is the default: its chip says so
+        out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm", "summary": False,
+                    "r": [{"b": "caches:"}, mode[0].split(":", 1)[1]] + [[{"br": True}, line.strip()]
+                                                                          for line in mode[1:]]})
+    elif mode[1:]:  # a stance other than the default
+        out.append({"t": "p", "cls": "cx-muted cx-usage", "summary": False, "r": mode[1:]})
     if data.exports:
         items = [export_item(ep, comps) for ep in data.exports]
         out.append({"t": "section", "title": f"Exported programs ({len(items)})", "open": True, "summary": False,

@@ -42,7 +42,9 @@ None) and ``compilations``, one per compilation
 in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``present`` and ``why``
 (the stages with content; why the others are empty; ``why_report`` for report-wide ones),
 ``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side),
-``break_line``, ``findings`` (notes for the pane of their stage) and ``panes`` (stage id ->
+``break_line``, ``findings`` (notes for the pane of their stage), ``from_where`` (a warm capture's
+caches, kernels loaded or built, the stance: drawn over every pane of the compilation;
+``present.usage_view`` builds it and the other parts of real programs' use) and ``panes`` (stage id ->
 blocks, for every present stage; ``kernels`` holds one ``div`` per kernel, which a
 ``kernel:REF`` pane shows alone). A new pane or section adds blocks here, never a renderer's branch.
 

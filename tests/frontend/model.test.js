@@ -75,3 +75,23 @@ test("the diff picker names the compilation a recompile replaced", () => {
   assert.equal(targets.get("0/0|graph"), "vs 0/0 (same stage) — before the recompile");
   assert.ok(targets.has("0/1|source") && !targets.has("0/1|guards")); // guards are no text to diff against
 });
+
+test("a compiled region's graph, in a list item of the Dynamo graph's pane, is read by its path", () => {
+  const p = payload({ deferred: true });
+  const region = {
+    t: "list",
+    cls: "cx-regions",
+    items: [
+      {
+        r: "subgraph_0",
+        body: [{ t: "details", s: "graph", body: [{ t: "code", key: "region:0", src: "regions.0.graph.code" }] }],
+      },
+    ],
+  };
+  p.views[0].panes.graph.push(region);
+  const m = new Model(p);
+  assert.equal(m.pending("0/0", "graph"), true); // the regions were not sent first: the pane waits for them
+  m.comp("0/0").regions = [{ graph: { code: "def forward(self, x):\n    return (x,)\n" } }];
+  assert.equal(m.pending("0/0", "graph"), false);
+  assert.equal(m.text("0/0", "regions.0.graph.code"), "def forward(self, x):\n    return (x,)");
+});

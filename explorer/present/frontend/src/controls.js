@@ -10,7 +10,13 @@ export const Controls = {
     const m = this.m,
       hd = m.p.header || { chips: [], body: [] };
     // a header row may lead to a compilation's stage (an exported program, a refused recompile): goTo
-    const ctx = { m, cid: null, pane: null, decorate: (el, o) => this.decorate(el, o, null), go: (go) => this.goTo(go) };
+    const ctx = {
+      m,
+      cid: null,
+      pane: null,
+      decorate: (el, o) => this.decorate(el, o, null),
+      go: (go) => this.goTo(go),
+    };
     const chips = hd.chips.map(([k, v]) =>
       h("span", { class: "cx-chip", "data-chip": k }, `${k} `, h("b", null, String(v))),
     );
