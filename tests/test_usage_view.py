@@ -178,14 +178,22 @@ def test_each_kernel_and_wrapper_text_names_the_record_its_chain_links_came_from
                                 TextLines("output_code", 0, runs=(0, 3), source=SOURCES["wrapper_provenance"])))
     model = vm.build(dataclasses.replace(report, lineage=(lin,)))
     panes = view_of(model, "0/0")["panes"]
+    caption = next(b for b in panes["kernels"] if b.get("cls") == "cx-muted cx-prov")  # one for all its kernels
+    assert kernel in flat(caption["r"])
     div = next(b for b in panes["kernels"] if b["t"] == "div")
-    caption = div["body"][-2]
-    assert caption["cls"] == "cx-muted cx-prov" and kernel in flat(caption["r"])
-    assert div["body"][-1]["t"] == "code"
     wrapper = [flat(b["r"]) for b in panes["output_code"] if b["t"] == "p"]
     assert any(SOURCES["wrapper_provenance"] in w for w in wrapper)
     assert "op trace" in texts(div["body"])  # torch's per-kernel op order
     assert "cx-prov" not in texts(view_of(vm.build(report), "0/0")["panes"])  # no chain: no caption
+    k = report.compilations[0].kernels[0]
+    two = dataclasses.replace(report.compilations[0], kernels=(k, dataclasses.replace(k, name="cpp_fused_cos_1")))
+    other = TextLines("kernels", 1, kernel="cpp_fused_cos_1", runs=(0, 5), source=SOURCES["fragment"])
+    lin2 = dataclasses.replace(lin, texts=lin.texts + (other,))
+    data = dataclasses.replace(report.capture, compilations=(two,))
+    divs = [b for b in vm.build(dataclasses.replace(report, capture=data, lineage=(lin2,)))["compilations"][0][
+        "panes"]["kernels"] if b["t"] == "div"]
+    assert [flat(d["body"][-2]["r"]) for d in divs] == [f"Chain links from: {s}" for s in (kernel,
+                                                                                            SOURCES["fragment"])]
 
 
 def test_the_page_carries_every_part_and_escapes_user_strings(report):

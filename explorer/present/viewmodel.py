@@ -286,12 +286,18 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
             part = bs[i].get("key", "").rpartition(":")[2] if bs[i]["t"] == "code" else ""
             if part.isdigit() and sources.get((sid, int(part))):
                 bs.insert(i, usage_view.chain_caption(sources[(sid, int(part))]))
-    for b in drawn.get("kernels", []):
-        if b["t"] == "div":
-            i = refs.index(b["data"]["ref"])
-            source = sources.get(("kernels", i))
-            if source:
-                b["body"].insert(-1, usage_view.chain_caption(source))
+    # the kernels' sources: once over the pane when they agree (a big report has thousands), else per kernel
+    index = {ref: i for i, ref in enumerate(refs)}
+    kernels = drawn.get("kernels", [])
+    named = {sources.get(("kernels", i)) for i in range(len(refs))}
+    if len(named) == 1 and None not in named:
+        at = next((i for i, b in enumerate(kernels) if b.get("cls") == "cx-kindex"), 0)
+        kernels.insert(at, usage_view.chain_caption(named.pop()))
+        return
+    for b in kernels:
+        source = sources.get(("kernels", index[b["data"]["ref"]])) if b["t"] == "div" else None
+        if source:
+            b["body"].insert(-1, usage_view.chain_caption(source))
 
 
 def why_not(view: dict, key: str) -> str:
