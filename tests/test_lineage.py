@@ -311,7 +311,8 @@ def test_the_rewritten_code_calls_the_graph_for_its_lines_and_the_resume_functio
     resume = [o for t, o, _ in rows if "__resume_at_" in t]
     assert resume and set(resume[0]) == {_loc(PROGRAMS, 23), _loc(PROGRAMS, 24)}
     assert any(o == (_loc(PROGRAMS, 23),) for t, o, _ in rows if "CALL" in t)  # print, copied with its line
-    assert rows[0][1] == ()  # Dynamo's RESUME of the new code: glue
+    if sys.version_info >= (3, 11):
+        assert rows[0][1] == ()  # Dynamo's RESUME of the new code: glue
     if comp.rewritten_bytecode.decompiled:
         dec = _lines(lin, comp, "decompiled")
         assert any(set(o) == graph_lines for t, o, _ in dec if "__compiled_fn" in t)
