@@ -358,12 +358,39 @@ def test_where_depyf_cannot_decompile_the_reason_names_depyf_and_the_python(monk
 
     from explorer.capturing import bytecode
 
-    def fails(self):
+    def fails(self, *args):
         raise DecompilationError("Failed to decompile instruction LOAD_FAST_LOAD_FAST")
 
+    # depyf 0.20 on 3.13 can fail already in the constructor (reading a jump label): both fail the same way here
+    monkeypatch.setattr(Decompiler, "__init__", fails)
     monkeypatch.setattr(Decompiler, "decompile", fails)
     bc = bytecode.from_code(_line.__code__, decompile=True)
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     assert bc.decompiled is None and "RETURN_VALUE" in bc.listing
     assert bc.decompile_error == (f"depyf {version('depyf')} could not decompile _line (Python {python} bytecode): "
                                   "DecompilationError: Failed to decompile instruction LOAD_FAST_LOAD_FAST")
+
+
+@pytest.mark.parametrize("listing", [
+    # Python 3.11/3.12: offsets, >> at jump targets
+    "  1           0 RESUME                   0\n\n  2           2 LOAD_CONST               1 (0)\n"
+    "              4 STORE_GLOBAL             1 (total)\n\n  3     >>    6 FOR_ITER                 5 (to 18)\n"
+    "              8 STORE_GLOBAL             2 (i)\n",
+    # Python 3.13 as torch prints a frame Dynamo gave up on: no offset column, labels at jump targets
+    "  1           RESUME                   0\n\n  2           LOAD_CONST               1 (0)\n"
+    "              STORE_GLOBAL             1 (total)\n\n  3   L1:     FOR_ITER                50 (to L2)\n"
+    "              STORE_GLOBAL             2 (i)\n",
+    # Python 3.13 with offsets (torch_compat.listing)
+    "  1          0       RESUME                   0\n\n  2          2       LOAD_CONST               1 (0)\n"
+    "             4       STORE_GLOBAL             1 (total)\n\n  3   L1:  6       FOR_ITER                50 (to L2)\n"
+    "            10       STORE_GLOBAL             2 (i)\n",
+])
+def test_a_printed_listing_reads_back_every_instruction_with_its_line(listing):
+    """A frame Dynamo gave up on is known only by torch's printed listing: its stores (the cell's names) must be
+    read on every Python's layout, or the timing would re-run a loop that rebinds the user's names."""
+    from explorer.capturing.bytecode import instructions_of_listing
+
+    rows = [(i.opname, i.argrepr, i.line) for i in instructions_of_listing(listing)]
+    assert rows == [("RESUME", "", 1), ("LOAD_CONST", "0", 2), ("STORE_GLOBAL", "total", 2),
+                    ("FOR_ITER", rows[3][1], 3), ("STORE_GLOBAL", "i", 3)]
+    assert rows[3][1].startswith("to ")

@@ -36,21 +36,34 @@ def from_listing(name: str, filename: str, firstlineno: int, listing: str) -> By
                     instructions=instructions_of_listing(listing), source=_source_lines(filename, firstlineno, None))
 
 
-# a row of a `dis` listing: [line] [>>] offset OPNAME [arg] [(argrepr)]
-_ROW = re.compile(r"^\s*(?:(?P<line>\d+)\s+)?(?:(?P<target>>>)\s+)?(?P<offset>\d+)\s+(?P<op>[A-Z][A-Z0-9_]*)"
+# a row of a `dis` listing: [line] [>> | L1:] offset OPNAME [arg] [(argrepr)]
+_ROW = re.compile(r"^\s*(?:(?P<line>\d+)\s+)?(?:(?P<target>>>|L\d+:)\s+)?(?P<offset>\d+)\s+(?P<op>[A-Z][A-Z0-9_]*)"
                   r"(?:\s+\d+)?(?:\s+\((?P<repr>.*)\))?\s*$")
+# Python 3.13's default layout has no offset column: [line] [L1:] OPNAME [arg] [(argrepr)]
+_ROW_313 = re.compile(r"^\s*(?:(?P<line>\d+)\s+)?(?:(?P<target>L\d+:)\s+)?(?P<op>[A-Z][A-Z0-9_]*)"
+                      r"(?:\s+\d+)?(?:\s+\((?P<repr>.*)\))?\s*$")
+_FIRST_ROW = re.compile(r"^\s*(?P<numbers>(?:\d+\s+(?:>>\s+|L\d+:\s+)?)+)[A-Z][A-Z0-9_]*")
 
 
 def instructions_of_listing(listing: str) -> tuple[Instruction, ...]:
-    """The instruction table read back from a printed ``dis`` listing (rows it cannot read are left out)."""
-    out, line = [], None
-    for text in listing.splitlines():
-        m = _ROW.match(text)
+    """The instruction table read back from a printed ``dis`` listing (rows it cannot read are left out).
+
+    Torch prints listings with ``dis``'s defaults, which on Python 3.13 leave out the offset column: the first
+    row (it always carries its line) tells the layouts apart, by one number before the opcode or two. Without
+    offsets, each row's offset is its position in code units (2 bytes each, inline caches not counted)."""
+    rows = listing.splitlines()
+    first = next((m for m in map(_FIRST_ROW.match, rows) if m), None)
+    with_offsets = first is None or len(first["numbers"].split()) - ("L" in first["numbers"]) >= 2
+    out: list[Instruction] = []
+    line = None
+    for text in rows:
+        m = (_ROW if with_offsets else _ROW_313).match(text)
         if m is None:
             continue
         if m["line"]:
             line = int(m["line"])
-        out.append(Instruction(int(m["offset"]), m["op"], m["repr"] or "", line, bool(m["target"])))
+        offset = int(m["offset"]) if with_offsets else 2 * len(out)
+        out.append(Instruction(offset, m["op"], m["repr"] or "", line, bool(m["target"])))
     return tuple(out)
 
 
