@@ -50,13 +50,15 @@ def _widget_class() -> type:
     import anywidget
     import traitlets
 
-    from .present.page import STYLES, module_text
+    from .present.page import module_text, styles_text
 
     class ExplorerWidget(anywidget.AnyWidget):
         """One view of one report."""
 
         _esm = module_text()
-        _css = STYLES
+        # not anywidget's `_css`: that rewrites its <style> for every view made, restyling the whole notebook
+        # (every earlier view too) before the new one draws; the module adds this once per document
+        styles = traitlets.Unicode(styles_text()).tag(sync=True)
         payload = traitlets.Bytes(b"").tag(sync=True)  # a binary buffer: no JSON escaping on the way
         payload_encoding = traitlets.Unicode("utf-8").tag(sync=True)  # "utf-8" JSON, or "gzip" of it
         made_at = traitlets.Float(0.0).tag(sync=True)

@@ -603,6 +603,18 @@ def test_lab_widget_panes_stepping_and_text(lab_page):
 
 
 @pytest.mark.slow
+def test_lab_views_share_one_stylesheet_added_once(lab_page):
+    """Every view is styled by one <style> the first view added; none is rewritten per view (anywidget's
+    ``_css`` rewrote its <style> for each view made, restyling the whole notebook before the new view drew)."""
+    assert lab_views(lab_page).count() >= 3
+    assert lab_page.evaluate("document.querySelectorAll('style[data-cx-styles]').length") == 1
+    assert lab_page.evaluate("document.querySelectorAll('style[id$=ExplorerWidget]').length") == 0
+    for i in range(3):
+        assert lab_views(lab_page).nth(i).evaluate("v => getComputedStyle(v).getPropertyValue('--cx-lh').trim()") \
+            == "18px"
+
+
+@pytest.mark.slow
 def test_lab_widget_chain_and_screenshot(lab_page):
     view = lab_views(lab_page).nth(0)
     view.scroll_into_view_if_needed()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .escape import esc
-from .payload import build, to_json, to_script_json
+from .payload import build, script_safe, to_json
 from .viewmodel import as_report
 
 FRONTEND = Path(__file__).with_name("frontend")
@@ -61,12 +61,12 @@ def payload_script(payload: dict, *, compress: Optional[bool] = None) -> str:
 
     The browser unpacks the second with its own ``DecompressionStream``: still one
     file, no network, no library. Small reports stay readable JSON."""
-    text = to_script_json(payload)
+    text = to_json(payload)  # encoded once (a big report's is megabytes): the script form is this with "<" escaped
     if compress is None:
-        compress = len(text) > COMPRESS_OVER
+        compress = len(text) + 5 * text.count("<") > COMPRESS_OVER  # the length of to_script_json(payload)
     if not compress:
-        return f'<script type="application/json" id="cx-payload">{text}</script>'
-    packed = base64.b64encode(gzip.compress(to_json(payload).encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+        return f'<script type="application/json" id="cx-payload">{script_safe(text)}</script>'
+    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/octet-stream" id="cx-payload" data-encoding="gzip+base64">{packed}</script>'
 
 

@@ -69,9 +69,30 @@ export async function mountPage(root, script) {
   }
 }
 
+// The widget's stylesheet (its "styles" trait), added once per document (or shadow root) and left alone
+// after: anywidget's own `_css` rewrites its <style> for every widget made, which restyles the whole notebook
+// (every earlier view included) before the new view can draw. Replaced only when its text differs (an upgrade).
+function ensureStyles(el, css) {
+  if (!css || typeof document === "undefined") return;
+  const root = el.getRootNode ? el.getRootNode() : document;
+  const scope = typeof ShadowRoot !== "undefined" && root instanceof ShadowRoot ? root : document;
+  const have = scope.querySelector("style[data-cx-styles]");
+  if (have) {
+    if (have.textContent !== css) have.textContent = css;
+    return;
+  }
+  const style = document.createElement("style");
+  style.setAttribute("data-cx-styles", "");
+  style.textContent = css;
+  (scope === document ? document.head : scope).append(style);
+}
+
 // The anywidget entry: one widget per view; the payload is one JSON string trait.
 export default {
   render({ model, el }) {
+    ensureStyles(el, model.get("styles"));
+    // a host that draws views in a shadow root may attach `el` after render: its styles go there too
+    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => ensureStyles(el, model.get("styles")));
     const pending = new Map();
     let seq = 0;
     const onMsg = (msg, buffers) => {
