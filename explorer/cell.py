@@ -804,7 +804,7 @@ class _Watch:
         self._last_failed: Optional[dict] = None
         self._last_start: Optional[dict] = None
         self._meta_failures: list[str] = []
-        self._rng_ids: list[str] = []
+        self._rng_ids: list[Optional[str]] = []  # compile ids of graphs drawing Inductor's random numbers
         self._stack = contextlib.ExitStack()
         self.suppressing = False  # suppress_errors is on for the cell (set by run_cell)
         self.user_suppresses = False  # the user's own suppress_errors (set by run_cell)
@@ -920,7 +920,7 @@ class _Watch:
             from .capturing import torch_compat
 
             if any(marker in payload for marker in torch_compat.INDUCTOR_RNG_MARKERS):
-                self._rng_ids.append(_compile_id(metadata) or "?")
+                self._rng_ids.append(_compile_id(metadata))
 
     def _on_failed_compile(self, metrics: dict) -> None:
         """A failed compile that must raise instead of running its frame unconverted.
@@ -1033,6 +1033,7 @@ class _Watch:
 
     def conclude(self, error: Optional[BaseException], fullgraph: bool) -> list[Finding]:
         from .capturing import torch_compat
+        from .capturing.compile_id import sort_key
 
         out: list[Finding] = []
         if self.resets:
@@ -1057,11 +1058,11 @@ class _Watch:
         for message in self._meta_failures:  # a fake-tensor failure no suppressed frame explained
             out.append(Finding("compile", f"fake tensors: {message}"))
         if self._rng_ids and torch_compat.inductor_fallback_random() is False:
-            ids = ", ".join(sorted(set(self._rng_ids)))
+            ids = ", ".join(sorted({cid or "?" for cid in self._rng_ids}, key=sort_key))
             out.append(Finding(
                 "output_code", f"graph {ids} draws random numbers with Inductor's own generator: after "
                 "torch.manual_seed it gives other values than eager PyTorch. For the same values set "
-                "torch._inductor.config.fallback_random = True (slower)", self._rng_ids[0]))
+                "torch._inductor.config.fallback_random = True (slower)", next(filter(None, self._rng_ids), None)))
         if error is not None and _raised_while_compiling(error):
             at = self.interrupted_at(error)
             where = self._frame_words(at[2], at[0], at[1]) if at else "the cell"

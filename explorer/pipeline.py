@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Iterator, Optional, Protocol
 
 from .capturing.gpu_watch import GpuWatch
-from .capturing.model import CaptureData
+from .capturing.model import CaptureData, Finding
 from .capturing.session import CaptureSession
 from .capturing.triton_asm import with_kernel_details
 from .ipython_compat import cell_name
@@ -76,7 +76,7 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
             data = report.capture
             report.capture = _step(report, "export package", lambda: target.annotate(data), data)
         report.result = result.value
-        report.findings = tuple(result.findings)
+        report.findings = _named(result.findings, report.capture)
         e2e = target.end_to_end_call(compiled) if options.time and compiled is not None else None
         finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
                calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
@@ -206,6 +206,12 @@ def _timing_source(target: Any, options: Options) -> Iterator[Optional[list]]:
 
     with collect_repros() as repros:
         yield repros
+
+
+def _named(findings: tuple[Finding, ...], data: CaptureData) -> tuple[Finding, ...]:
+    """Findings name compilations by the report's key, and only compilations the capture has (a record of a
+    compile that left no compilation, or none at all, puts the finding in the header instead of a pane)."""
+    return tuple(dataclasses.replace(f, compile_id=data.compilation_key(f.compile_id)) for f in findings)
 
 
 def _explained(data: CaptureData) -> CaptureData:
