@@ -35,6 +35,8 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
+from .capturing.model import Finding
+
 CELL_FUNCTION_NAME = "compiled_cell"
 # Read once at the top of the cell function, bound to the torch module while the cell runs.
 # Dynamo compiles a resume function (the cell's code after a graph break) only if the frame
@@ -571,19 +573,6 @@ def _loads(node: ast.AST, local: frozenset) -> Iterator[str]:
 # ---- running the cell ----
 
 @dataclass(frozen=True)
-class Finding:
-    """Where torch.compile behaved differently from a plain run, in one short sentence."""
-
-    stage: str  # the view's stage it belongs next to: compile | graph_break | output_code | run
-    text: str
-    compile_id: Optional[str] = None
-    lineno: Optional[int] = None  # the cell line it concerns, if one
-
-    def __str__(self) -> str:
-        return self.text
-
-
-@dataclass(frozen=True)
 class CellRun:
     """The outcome of one run of the cell: what a plain run would have given, plus findings."""
 
@@ -623,7 +612,7 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
     findings: list[Finding] = []
     if compiled is cell.fn or cell.plain_reason:  # --capture-only, or a cell torch.compile cannot compile
         if compiled is not cell.fn:
-            findings.append(Finding("compile", f"the cell ran as plain Python, not compiled: {cell.plain_reason}. "
+            findings.append(Finding(f"the cell ran as plain Python, not compiled: {cell.plain_reason}. "
                                     "What its own torch.compile calls compiled is shown"))
         value, error = _run_plainly(cell, findings)
         return CellRun(value=value if error is None else None, error=error, findings=tuple(_unique(findings)),
@@ -683,7 +672,7 @@ def _user_suppresses() -> bool:
 
 
 def reset_finding() -> Finding:
-    return Finding("compile", "the cell called torch._dynamo.reset() (or torch.compiler.reset()): Dynamo forgot "
+    return Finding("the cell called torch._dynamo.reset() (or torch.compiler.reset()): Dynamo forgot "
                    "every compilation made before it, and torch numbers compilations from 0/0 again. The view "
                    "keeps both: a compilation after the reset is named with its generation, [g1 0/0] after "
                    "the first reset, [g2 0/0] after the second")
@@ -734,8 +723,8 @@ def rerun(cell: CellFunction) -> Iterator[None]:
 def _unique(findings: list[Finding]) -> list[Finding]:
     seen, out = set(), []
     for f in findings:
-        if f.text not in seen:
-            seen.add(f.text)
+        if f.message not in seen:
+            seen.add(f.message)
             out.append(f)
     return out
 
@@ -750,7 +739,7 @@ def _cell_config(fullgraph: bool, findings: list[Finding]) -> Iterator[bool]:
         # an assert stays Python: a graph break where it reads tensor data (see _Watch)
         values["rewrite_assert_with_torch_assert"] = False
         if torch_compat.dynamo_config_value("fail_on_recompile_limit_hit"):
-            findings.append(Finding("compile", "torch._dynamo.config.fail_on_recompile_limit_hit is set, so "
+            findings.append(Finding("torch._dynamo.config.fail_on_recompile_limit_hit is set, so "
                                     "errors while compiling are not turned into plain runs of the frame "
                                     "(torch allows only one of the two)"))
         else:
@@ -975,8 +964,8 @@ class _Watch:
                    "True (your setting), so torch.compile falls back to eager")
         else:
             why = _exception_words(error)
-        return Finding("compile", f"Dynamo could not compile the cell{where}: {why}; the cell ran as plain Python "
-                       "(nothing of it compiled; the torch.compile calls it makes itself still compile)",
+        return Finding(f"Dynamo could not compile the cell{where}: {why}; the cell ran as plain Python "
+                       "(nothing of it compiled; the torch.compile calls it makes itself still compile)", None,
                        cid, int(lineno) if lineno else None)
 
     def _on_graph_break(self, payload: str, compile_id: Optional[str]) -> None:
@@ -987,19 +976,19 @@ class _Watch:
         line = linecache.getline(self.cell.filename, lineno).strip()
         if line.startswith("assert ") or line.startswith("assert("):
             self.findings.append(Finding(
-                "graph_break", f"line {lineno} `{line}`: a graph break here, because the explorer keeps an assert "
+                f"line {lineno} `{line}`: a graph break here, because the explorer keeps an assert "
                 "on tensor data a Python assert (a failing one is an AssertionError, as in a plain run); "
                 "plain torch.compile puts it in the graph as torch._assert_async, and a failing one raises "
-                "RuntimeError from the kernel", compile_id, lineno))
+                "RuntimeError from the kernel", "graph_break", compile_id, lineno))
         elif re.match(r"del\b", line) and "disable" in payload:
             self.findings.append(Finding(
-                "graph_break", f"line {lineno} `{line}`: a graph break here, because Dynamo cannot delete a global "
+                f"line {lineno} `{line}`: a graph break here, because Dynamo cannot delete a global "
                 "(it has no DELETE_GLOBAL): the explorer runs the del as plain Python, where Dynamo alone would "
-                "give up on the whole frame", compile_id, lineno))
+                "give up on the whole frame", "graph_break", compile_id, lineno))
         elif "RemovableHandle" in payload:
             self.findings.append(Finding(
-                "graph_break", f"line {lineno} `{line}` reads a name the cell binds only later: a graph break "
-                "here, and that line runs as plain Python (a plain run raises the same NameError)",
+                f"line {lineno} `{line}` reads a name the cell binds only later: a graph break "
+                "here, and that line runs as plain Python (a plain run raises the same NameError)", "graph_break",
                 compile_id, lineno))
 
     # ---- after the run ----
@@ -1018,7 +1007,7 @@ class _Watch:
                     "to eager for it")
         self._meta_failures.clear()  # fake tensors' report of this same failure
         ran = "that frame ran as plain Python" + (" (Dynamo off for it and all it called)" if plainly else "")
-        return Finding("compile", f"Dynamo could not compile {where}: {why}; {ran}", compile_id, lineno)
+        return Finding(f"Dynamo could not compile {where}: {why}; {ran}", None, compile_id, lineno)
 
     def _frame_words(self, name: str, filename: str, lineno: int) -> str:
         resume = _RESUME_NAME.match(name)
@@ -1041,36 +1030,37 @@ class _Watch:
         out += self._nested_compile_findings()
         if self.cell.is_compiling_lines:
             lines = ", ".join(str(n) for n in self.cell.is_compiling_lines)
-            out.append(Finding("graph_break", f"line {lines}: torch.compiler.is_compiling() is asked by the cell "
+            out.append(Finding(f"line {lines}: torch.compiler.is_compiling() is asked by the cell "
                                "itself. Dynamo would fold it to True inside the compiled cell, where a plain run "
                                "gets False, so the explorer runs that call as plain Python (a graph break there) "
-                               "and the cell takes the branch a plain run takes"))
+                               "and the cell takes the branch a plain run takes", "graph_break"))
         if self.cell.is_compiling_inside and self.rewrote_any:
             lines = ", ".join(str(n) for n in self.cell.is_compiling_inside)
-            out.append(Finding("compile", f"line {lines}: a function of the cell asks torch.compiler.is_compiling(). "
+            out.append(Finding(f"line {lines}: a function of the cell asks torch.compiler.is_compiling(). "
                                "Where the compiled cell calls it, Dynamo traces it as part of the cell and folds "
                                "the answer to True; a plain run of the cell gets False there (unless the function "
                                "is compiled by a torch.compile of your own)"))
         if self.dynamo_warnings:
-            out.append(Finding("compile", "while compiling the cell Dynamo warned (a plain run compiles nothing and "
+            out.append(Finding("while compiling the cell Dynamo warned (a plain run compiles nothing and "
                                "warns nothing; kept here, off stderr): " + "; ".join(dict.fromkeys(
                                    self.dynamo_warnings))))
         for message in self._meta_failures:  # a fake-tensor failure no suppressed frame explained
-            out.append(Finding("compile", f"fake tensors: {message}"))
+            out.append(Finding(f"fake tensors: {message}"))
         if self._rng_ids and torch_compat.inductor_fallback_random() is False:
             ids = ", ".join(sorted({cid or "?" for cid in self._rng_ids}, key=sort_key))
             out.append(Finding(
-                "output_code", f"graph {ids} draws random numbers with Inductor's own generator: after "
+                f"graph {ids} draws random numbers with Inductor's own generator: after "
                 "torch.manual_seed it gives other values than eager PyTorch. For the same values set "
-                "torch._inductor.config.fallback_random = True (slower)", next(filter(None, self._rng_ids), None)))
+                "torch._inductor.config.fallback_random = True (slower)", "output_code",
+                next(filter(None, self._rng_ids), None)))
         if error is not None and _raised_while_compiling(error):
             at = self.interrupted_at(error)
             where = self._frame_words(at[2], at[0], at[1]) if at else "the cell"
             if isinstance(error, KeyboardInterrupt):
-                out.append(Finding("compile", f"interrupted while Dynamo was compiling {where}: none of that code "
+                out.append(Finding(f"interrupted while Dynamo was compiling {where}: none of that code "
                                    "had run yet (what ran before it did, and its names are bound)"))
             elif fullgraph:
-                out.append(Finding("compile", f"with --fullgraph torch.compile raised while compiling {where}: "
+                out.append(Finding(f"with --fullgraph torch.compile raised while compiling {where}: "
                                    "none of that code ran"))
         self.names.conclude(out)
         return out
@@ -1079,12 +1069,12 @@ class _Watch:
         if not self.cell.nested_compiles:
             return []
         lines = ", ".join(str(n) for n in self.cell.nested_compiles)
-        return [Finding("graph_break", f"line {lines}: the cell calls torch.compile itself. Inside the compiled cell "
+        return [Finding(f"line {lines}: the cell calls torch.compile itself. Inside the compiled cell "
                         "Dynamo would make that call a no-op (it returns what it is given, uncompiled), so the "
                         "explorer runs it as plain Python, a graph break at that line: what it returns is compiled "
                         "as in a plain run. Its own compilations show when it runs outside the cell's compiled "
                         "code; %%compile --capture-only runs the cell as it is and shows exactly what the cell's "
-                        "own torch.compile calls compile")]
+                        "own torch.compile calls compile", "graph_break")]
 
     def interrupted_at(self, error: Optional[BaseException]) -> Optional[tuple[str, int, str]]:
         """Where Dynamo was compiling when ``error`` came out of the compile itself."""
@@ -1214,7 +1204,7 @@ class _TraceHandler(logging.Handler):
 
         exc = sys.exc_info()[1]
         where = "".join(traceback.format_exception(exc)[-3:]).strip() if exc is not None else "?"
-        self.watch.findings.append(Finding("run", f"the explorer's watcher failed on a trace record ({where}); "
+        self.watch.findings.append(Finding(f"the explorer's watcher failed on a trace record ({where}); "
                                            "please report this"))
 
 
@@ -1284,6 +1274,6 @@ class _NameWindows:
         ns = self.cell.namespace
         kept = sorted(n for n in self.installed if n in ns)
         if kept:
-            findings.append(Finding("run", f"Dynamo's helper globals {', '.join(kept)} stay in the namespace: "
+            findings.append(Finding(f"Dynamo's helper globals {', '.join(kept)} stay in the namespace: "
                                     "they belong to compiled code that is still cached (a function compiled "
                                     "before this cell)"))

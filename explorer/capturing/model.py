@@ -150,8 +150,9 @@ class Finding:
     """
 
     message: str
-    stage: Optional[str] = None  # a stage id of ``explorer.stages``
-    compile_id: Optional[str] = None
+    stage: Optional[str] = None  # a stage id of ``explorer.stages``; None: the run as a whole (the header)
+    compile_id: Optional[str] = None  # the compilation's key (``CaptureData.compilation_key``)
+    lineno: Optional[int] = None  # the user line (the cell's line) it concerns, if one
     hint: Optional[str] = None  # what the user can do about it
 
 
