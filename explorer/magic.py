@@ -1,6 +1,6 @@
 """``%%compile`` (a cell) and ``%compile EXPR`` (one expression or statement).
 
-The cell's own code is what torch.compile compiles (see ``cell.py``); the
+The cell's own code is what torch.compile compiles (see ``explorer/cell/``); the
 explorer captures every stage while it runs, shows a live status line, then
 the side-by-side view (``widget.py``). Errors stay the user's: the exception a
 plain run would raise is re-raised unchanged, its traceback shown from the

@@ -1,14 +1,21 @@
 """One path from code to report, behind ``explore()``, ``%%compile`` and ``python -m explorer run``.
 
-    compile (unless capture-only) -> capture while the target runs -> assemble
-    -> the failure read as a graph break (fullgraph) -> clinic -> timing,
-    --timeit, --compare -> outputs (HTML, JSON) -> Report
+    compile (unless capture-only) -> capture while the target runs -> ``STEPS`` -> outputs -> Report
+
+``run`` compiles and runs the target under a capture, then hands a ``RunContext``
+to ``finish``, which runs ``STEPS``: an ordered table whose rows complete the
+capture (the exception, export package, kernel details, why stages are empty),
+then the analyses (findings, clinic, lineage), then timing, comparisons, what the
+GPU watch saw and the preview. A row says what it writes and what it reads: the
+capture is complete before anything reads it, and no row rewrites what an earlier
+row read (``tests/test_pipeline.py`` checks the table). The report's parts are set
+once, from the context, when the table is done; then the outputs are written.
 
 The entry points parse their own arguments into ``Options``, call ``run``,
 and display the ``Outcome``; everything one of them can do the others can
-(where it makes sense), under the same names. Each analysis step that fails
-becomes a ``Problem`` in the report, shown in every output: the user's own
-result or exception is never replaced by ours.
+(where it makes sense), under the same names. Each step that fails becomes a
+``Problem`` in the report, shown in every output: the user's own result or
+exception is never replaced by ours. A new step is one row of ``STEPS``.
 """
 
 from __future__ import annotations
@@ -17,11 +24,11 @@ import contextlib
 import dataclasses
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, ContextManager, Iterator, Optional, Protocol
 
 from .capturing.gpu_watch import GpuWatch
-from .capturing.model import CaptureData
+from .capturing.model import CaptureData, Finding, Problem
 from .capturing.session import CaptureSession
 from .capturing.triton_asm import with_kernel_details
 from .ipython_compat import cell_name
@@ -32,7 +39,8 @@ from .roomy_stack import call_on_roomy_stack
 from .stages import with_missing
 from .targets import CallTarget, CellTarget, ExportTarget, RunResult, ScriptTarget
 
-__all__ = ["CallTarget", "CellTarget", "ExportTarget", "Outcome", "ScriptTarget", "capture", "finish", "run"]
+__all__ = ["STEPS", "CallTarget", "CellTarget", "ExportTarget", "Outcome", "RunContext", "ScriptTarget", "Step",
+           "capture", "finish", "run"]
 
 
 class Stages(Protocol):
@@ -46,6 +54,105 @@ class Outcome:
     report: Report
     value: Any = None
     error: Optional[BaseException] = None
+
+
+@dataclass
+class RunContext:
+    """What the steps after the capture share: what the run left, and the report's parts as steps make them.
+
+    ``parts`` holds each part under the report attribute it becomes (``capture``,
+    ``clinic``, ``timing``, ...); ``finish`` sets them on the report once, at the end.
+    """
+
+    options: Options
+    capture: Optional[CaptureData]
+    error: Optional[BaseException] = None  # the target's own exception (never replaced by ours)
+    findings: tuple[Finding, ...] = ()  # what the target saw torch.compile do differently (a cell's run)
+    target: Any = None  # what only the target knows (an export's package: ``annotate``)
+    recorder: Any = None  # timing.GraphRecorder, when the backend was wrapped
+    repros: Optional[list] = None  # a script's torch repro artifacts, when timing or previewing one
+    progress: Optional[Stages] = None
+    calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None  # --timeit: eager and compiled call
+    calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext
+    end_to_end: Any = None  # timing.end_to_end.Call
+    first_call_s: Optional[float] = None
+    watch: Optional[GpuWatch] = None  # open around the run and the timing
+    problems: tuple[Problem, ...] = ()
+    parts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def data(self) -> CaptureData:
+        """The capture as the steps so far made it."""
+        return self.parts["capture"]
+
+    def with_problem(self, where: str, error: BaseException | str) -> None:
+        message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+        self.problems = self.problems + (Problem(where, message),)
+
+
+# what a row reads or writes: a report part, or a field of the capture ("capture.compilations")
+CAPTURE = "capture"
+COMPILATIONS, ERROR, PROBLEMS = "capture.compilations", "capture.error", "capture.problems"
+GPU = ("capture.autotuning", "capture.cudagraphs")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One row of the pipeline: ``run(ctx)`` makes the report's part ``part``, when ``when(ctx)``.
+
+    A failure (or Ctrl-C) is a problem named ``name``, and the part is ``fallback``
+    (the capture as it was). ``reads`` and ``writes`` list what the step reads and
+    changes (``writes``: the whole part unless it names fields of it); ``progress``
+    is what the status line says while it runs, if anything.
+    """
+
+    name: str
+    part: str
+    run: Callable[[RunContext], Any]
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    when: Callable[[RunContext], bool] = lambda ctx: True
+    fallback: Callable[[RunContext], Any] = lambda ctx: ctx.parts.get("capture")
+    progress: Optional[Callable[[RunContext], str]] = None
+
+    @property
+    def written(self) -> tuple[str, ...]:
+        return self.writes or (self.part,)
+
+
+def _timed(ctx: RunContext) -> bool:
+    return ctx.error is None and ctx.options.time and (ctx.recorder is not None or ctx.repros is not None)
+
+
+STEPS: tuple[Step, ...] = (
+    # complete the capture: nothing reads it before the last of these
+    Step("export package", CAPTURE, lambda ctx: ctx.target.annotate(ctx.data),
+         when=lambda ctx: hasattr(ctx.target, "annotate")),
+    Step("reading the exception", CAPTURE, lambda ctx: _with_error(ctx.data, ctx.error),
+         when=lambda ctx: ctx.error is not None),
+    Step("kernel details", CAPTURE, lambda ctx: with_kernel_details(ctx.data)),
+    Step("why stages are empty", CAPTURE, lambda ctx: _explained(ctx.data)),
+    # analyses
+    Step("findings", "findings", lambda ctx: _named(ctx.findings, ctx.data), reads=(COMPILATIONS,),
+         fallback=lambda ctx: ctx.findings),
+    Step("clinic", "clinic", lambda ctx: Clinic.of(ctx.data, cell_name), reads=(COMPILATIONS, ERROR),
+         fallback=lambda ctx: Clinic()),
+    Step("lineage", "lineage", lambda ctx: lineage_of(ctx.data), reads=(COMPILATIONS,), fallback=lambda ctx: ()),
+    # timing
+    Step("timing", "timing", lambda ctx: _time(ctx), reads=(COMPILATIONS, PROBLEMS), when=_timed,
+         fallback=lambda ctx: None, progress=lambda ctx: "timing eager vs compiled"),
+    # comparisons
+    Step("compare", "comparisons", lambda ctx: _compare(ctx.recorder, ctx.options),
+         when=lambda ctx: ctx.error is None and ctx.recorder is not None and bool(ctx.options.compare),
+         fallback=lambda ctx: (), progress=lambda ctx: f"comparing modes: {', '.join(ctx.options.compare)}"),
+    # after the timing: CUDA-graph re-recordings made while timing are counted; only its own fields of the capture
+    Step("autotuning and CUDA graphs", CAPTURE, lambda ctx: ctx.watch.apply(ctx.data) if ctx.watch else ctx.data,
+         writes=GPU, when=lambda ctx: ctx.watch is not None),
+    Step("preview", "preview", lambda ctx: _preview(ctx.recorder, ctx.repros, ctx.options),
+         when=lambda ctx: ctx.options.target is not None and (ctx.recorder is not None or ctx.repros is not None),
+         fallback=lambda ctx: None,
+         progress=lambda ctx: f"previewing for {ctx.options.target} (a child process)"),
+)
 
 
 def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any]] = None,
@@ -71,17 +178,15 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
                 # on a roomy frame stack: how deep the entry point starts must not slow the compile (see roomy_stack)
                 result: RunResult = call_on_roomy_stack(target.run, compiled)
                 first_call_s = time.perf_counter() - t0
-        report.capture = session.data if filters is None else filters.apply(session.data)
-        if hasattr(target, "annotate"):  # what only the target knows (an export's package)
-            data = report.capture
-            report.capture = _step(report, "export package", lambda: target.annotate(data), data)
         report.result = result.value
-        report.findings = tuple(result.findings)
-        e2e = target.end_to_end_call(compiled) if options.time and compiled is not None else None
-        finish(report, result.error, options, recorder=recorder, repros=repros, progress=progress,
-               calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
-               calls_scope=getattr(target, "timeit_scope", contextlib.nullcontext),
-               end_to_end=e2e, first_call_s=first_call_s, watch=watch)
+        ctx = RunContext(
+            options, session.data if filters is None else filters.apply(session.data), error=result.error,
+            findings=tuple(result.findings), target=target, recorder=recorder, repros=repros, progress=progress,
+            calls=target.timeit_calls(compiled) if options.timeit and compiled is not None else None,
+            calls_scope=getattr(target, "timeit_scope", contextlib.nullcontext),
+            end_to_end=target.end_to_end_call(compiled) if options.time and compiled is not None else None,
+            first_call_s=first_call_s, watch=watch)
+        finish(report, ctx)
     return Outcome(report, result.value, result.error)
 
 
@@ -99,44 +204,26 @@ def capture(options: Optional[Options] = None) -> Iterator[Report]:
         error = e
         raise
     finally:
-        report.capture = session.data
-        finish(report, error, options)
+        finish(report, RunContext(options, session.data, error=error))
 
 
-def finish(report: Report, error: Optional[BaseException], options: Options, *, recorder: Any = None,
-           repros: Optional[list] = None, progress: Optional[Stages] = None,
-           calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]] = None,
-           calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext, end_to_end: Any = None,
-           first_call_s: Optional[float] = None, watch: Any = None) -> Report:
-    """Everything after the capture: the same steps, in the same order, for every entry point."""
-    if report.capture is None:
+def finish(report: Report, ctx: RunContext) -> Report:
+    """Everything after the capture, for every entry point: ``STEPS`` in order, the report's parts set once, then
+    the outputs written."""
+    if ctx.capture is None:
         return report
-    if error is not None:
-        data = report.capture
-        report.capture = _step(report, "reading the exception", lambda: _with_error(data, error), data)
-    data = report.capture
-    report.capture = _step(report, "kernel details", lambda: with_kernel_details(data), data)
-    data = report.capture
-    report.capture = _step(report, "why stages are empty", lambda: _explained(data), data)
-    report.clinic = _step(report, "clinic", lambda: Clinic.of(report.capture, cell_name), Clinic())
-    report.lineage = _step(report, "lineage", lambda: lineage_of(report.capture), ())
-    if error is None and options.time and (recorder is not None or repros is not None):
-        if progress is not None:
-            progress.set_stage("timing eager vs compiled")
-        report.timing = _step(report, "timing", lambda: _time(report, recorder, repros, options, calls,
-                                                               calls_scope, end_to_end, first_call_s), None)
-    if error is None and recorder is not None and options.compare:
-        if progress is not None:
-            progress.set_stage(f"comparing modes: {', '.join(options.compare)}")
-        report.comparisons = _step(report, "compare", lambda: _compare(recorder, options), ())
-    if watch is not None:
-        data = report.capture
-        report.capture = _step(report, "autotuning and CUDA graphs", lambda: watch.apply(data), data)
-    if options.target is not None and (recorder is not None or repros is not None):
-        if progress is not None:
-            progress.set_stage(f"previewing for {options.target} (a child process)")
-        report.preview = _step(report, "preview", lambda: _preview(recorder, repros, options), None)
-    _write_outputs(report, options)
+    ctx.parts["capture"] = ctx.capture
+    ctx.problems = report.problems
+    for step in STEPS:
+        if not step.when(ctx):
+            continue
+        if ctx.progress is not None and step.progress is not None:
+            ctx.progress.set_stage(step.progress(ctx))
+        ctx.parts[step.part] = _step(ctx, step)
+    for name, value in ctx.parts.items():
+        setattr(report, name, value)
+    report.problems = ctx.problems
+    _write_outputs(report, ctx.options)
     return report
 
 
@@ -208,6 +295,12 @@ def _timing_source(target: Any, options: Options) -> Iterator[Optional[list]]:
         yield repros
 
 
+def _named(findings: tuple[Finding, ...], data: CaptureData) -> tuple[Finding, ...]:
+    """Findings name compilations by the report's key, and only compilations the capture has (a record of a
+    compile that left no compilation, or none at all, puts the finding in the header instead of a pane)."""
+    return tuple(dataclasses.replace(f, compile_id=data.compilation_key(f.compile_id)) for f in findings)
+
+
 def _explained(data: CaptureData) -> CaptureData:
     """Every empty stage of every compilation gets its reason (``stages.with_missing``)."""
     return dataclasses.replace(data, compilations=tuple(with_missing(c) for c in data.compilations))
@@ -268,29 +361,27 @@ def _preview(recorder: Any, repros: Optional[list], options: Options) -> Any:
     return preview.preview(graphs, mode=options.mode, options=options.all_inductor_options(), notes=notes)
 
 
-def _time(report: Report, recorder: Any, repros: Optional[list], options: Options,
-          calls: Optional[tuple[Callable[[], Any], Callable[[], Any]]],
-          calls_scope: Callable[[], ContextManager[Any]] = contextlib.nullcontext, end_to_end: Any = None,
-          first_call_s: Optional[float] = None) -> Any:
-    if repros is not None:
+def _time(ctx: RunContext) -> Any:
+    options, data, recorder = ctx.options, ctx.data, ctx.recorder
+    if ctx.repros is not None:
         from .timing.repro import time_script_capture
 
-        timing = time_script_capture(repros, report.capture, budget_s=options.time_budget_s)
+        timing = time_script_capture(ctx.repros, data, budget_s=options.time_budget_s)
         return dataclasses.replace(timing, notes=timing.notes + (
             "no end-to-end figure under `run --time`: the script's own calls cannot be repeated from outside",))
     from .timing import time_calls, time_capture, time_end_to_end
 
-    timing = time_capture(recorder, report.capture, budget_s=options.time_budget_s)
-    if end_to_end is not None:
-        e2e = time_end_to_end(end_to_end, capture=report.capture, graphs=recorder.graphs,
-                              graph_timings=timing.graphs, device=timing.device, first_call_s=first_call_s,
-                              compile_time_s=report.capture.compile_time_s, budget_s=options.time_budget_s,
+    timing = time_capture(recorder, data, budget_s=options.time_budget_s)
+    if ctx.end_to_end is not None:
+        e2e = time_end_to_end(ctx.end_to_end, capture=data, graphs=recorder.graphs,
+                              graph_timings=timing.graphs, device=timing.device, first_call_s=ctx.first_call_s,
+                              compile_time_s=data.compile_time_s, budget_s=options.time_budget_s,
                               recorder=recorder)
         timing = dataclasses.replace(timing, end_to_end=e2e,
                                      warnings=timing.warnings + tuple(f"end to end: {w}" for w in e2e.warnings))
-    if calls is not None:
-        with calls_scope():  # once around all the loops: a cell stays compiled between them
-            whole = time_calls(*calls, label="whole call", compile_time_s=report.capture.compile_time_s,
+    if ctx.calls is not None:
+        with ctx.calls_scope():  # once around all the loops: a cell stays compiled between them
+            whole = time_calls(*ctx.calls, label="whole call", compile_time_s=data.compile_time_s,
                                budget_s=options.time_budget_s)
         timing = dataclasses.replace(timing, timeit=whole)
     return timing
@@ -302,16 +393,16 @@ def _compare(recorder: Any, options: Options) -> tuple:
     return tuple(compare_modes(recorder, modes=list(options.compare), budget_s=options.time_budget_s))
 
 
-def _step(report: Report, where: str, fn: Callable[[], Any], fallback: Any) -> Any:
-    """One analysis step; its failure is a problem in the report, never the user's exception."""
+def _step(ctx: RunContext, step: Step) -> Any:
+    """One step; its failure is a problem in the report, never the user's exception."""
     try:
-        return fn()
+        return step.run(ctx)
     except KeyboardInterrupt:  # Ctrl-C during an extra step stops that step, not the report
-        report.with_problem(where, "interrupted (Ctrl-C): this step was not finished")
-        return fallback
+        ctx.with_problem(step.name, "interrupted (Ctrl-C): this step was not finished")
+        return step.fallback(ctx)
     except Exception as e:  # noqa: BLE001 - shown in every output as a problem; the user's result stands
-        report.with_problem(where, e)
-        return fallback
+        ctx.with_problem(step.name, e)
+        return step.fallback(ctx)
 
 
 def _write_outputs(report: Report, options: Options) -> None:

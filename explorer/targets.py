@@ -88,7 +88,7 @@ class CellTarget:
 
         run = run_cell(self.cell_fn, compiled, fullgraph=self.fullgraph)
         self.interrupted_at = run.interrupted_at
-        return RunResult(value=run.value, error=run.error, findings=tuple(_finding(f) for f in run.findings))
+        return RunResult(value=run.value, error=run.error, findings=run.findings)
 
     def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
         def quiet(fn: Callable[[], Any]) -> Callable[[], Any]:  # the cell's prints would repeat per loop
@@ -113,14 +113,6 @@ class CellTarget:
         from .cell import rerun
 
         return rerun(self.cell_fn)
-
-
-_CELL_STAGES = {"graph_break": "graph_break", "output_code": "output_code"}  # the rest: no one stage
-
-
-def _finding(f: Any) -> Finding:
-    """A ``cell.Finding`` as the report keeps it."""
-    return Finding(message=f.text, stage=_CELL_STAGES.get(f.stage), compile_id=f.compile_id)
 
 
 @dataclass

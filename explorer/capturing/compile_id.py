@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+# torch's own form (``0/1``, ``1/0_2``), as its log lines and recompile reasons print it: for patterns of others
+TORCH_ID = r"\d+/\d+(?:_\d+)?"
 _KEY_RE = re.compile(r"^\[?(?:g(?P<gen>\d+) )?(?P<frame>\d+)/(?P<compile>\d+)(?:_(?P<attempt>\d+))?\]?$")
 
 
@@ -47,6 +49,21 @@ class CompileId:
         attempt = metadata.get("attempt")
         return cls(frame, compile_no if isinstance(compile_no, int) else 0,
                    attempt if isinstance(attempt, int) else 0)
+
+    @classmethod
+    def key_of(cls, text: str) -> str:
+        """Any printed form of an id (``[0/1_2]``, ``g1 0/0``) as the report's key (``0/1``, ``g1 0/0``);
+        text that is no compile id (``aoti/0``, an outside-Dynamo name) unchanged."""
+        cid = cls.parse(text)
+        return cid.key if cid is not None else text
+
+    def in_generation(self, generation: int) -> CompileId:
+        """This id as torch printed it inside a compilation of ``generation`` (torch's text has none)."""
+        return self if self.generation == generation else replace(self, generation=generation)
+
+    def same_frame(self, other: CompileId) -> bool:
+        """Both compile the same frame (torch's frame id, in the same generation)."""
+        return (self.generation, self.frame_id) == (other.generation, other.frame_id)
 
     def _order(self) -> tuple[int, int, int, int]:
         return (self.generation, self.frame_id, self.frame_compile_id, self.attempt)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
+from .compile_id import CompileId
 from .graph_model import FxGraph, FxNode, SourceLoc
 from .usage import (
     CacheLookup,
@@ -149,8 +150,9 @@ class Finding:
     """
 
     message: str
-    stage: Optional[str] = None  # a stage id of ``explorer.stages``
-    compile_id: Optional[str] = None
+    stage: Optional[str] = None  # a stage id of ``explorer.stages``; None: the run as a whole (the header)
+    compile_id: Optional[str] = None  # the compilation's key (``CaptureData.compilation_key``)
+    lineno: Optional[int] = None  # the user line (the cell's line) it concerns, if one
     hint: Optional[str] = None  # what the user can do about it
 
 
@@ -317,6 +319,14 @@ class CaptureData:
     @property
     def recompiles(self) -> list[Compilation]:
         return [c for c in self.compilations if c.recompile_reason]
+
+    def compilation_key(self, compile_id: Optional[str]) -> Optional[str]:
+        """The key of the compilation ``compile_id`` names, in any printed form (``[0/1_2]``: the attempt
+        folds into its compilation); None when this capture has no such compilation."""
+        if compile_id is None:
+            return None
+        key = CompileId.key_of(compile_id)
+        return key if any(c.compile_id == key for c in self.compilations) else None
 
     @property
     def kernels(self) -> list[Kernel]:

@@ -19,11 +19,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from ..capturing.compile_id import TORCH_ID, CompileId
 from ..capturing.inductor_code import stack_frames
 from ..capturing.model import Bytecode, CaptureData, Compilation, Frame, Guard
 from .locate import is_library_file
 
-_ENTRY_RE = re.compile(r"^(?P<cid>\[?\d+/\d+(?:_\d+)?\]?): (?P<text>.*)$")
+_ENTRY_RE = re.compile(rf"^(?P<cid>\[?{TORCH_ID}\]?): (?P<text>.*)$")
 _TENSOR_RE = re.compile(r"^tensor '(?P<name>.+?)' (?P<what>.*)$")
 _AT_INDEX_RE = re.compile(r"(?P<kind>size|stride) mismatch at index (?P<dim>\d+)\. "
                           r"expected (?P<old>[^,]+), actual (?P<new>.+)$")
@@ -141,8 +142,8 @@ def explain_recompile(comp: Compilation, data: CaptureData) -> Optional[Recompil
     if not comp.recompile_reason and not limit_hit:
         return None
     by_id = {c.compile_id: c for c in data.compilations}
-    entries = reason_entries(comp.recompile_reason or "")
-    failures = tuple(_failure(cid, block, by_id.get(cid.strip("[]")), comp) for cid, block in entries)
+    entries = _in_generation(reason_entries(comp.recompile_reason or ""), CompileId.parse(comp.compile_id))
+    failures = tuple(_failure(cid, block, by_id.get(cid), comp) for cid, block in entries)
     limit = None
     if limit_hit:
         m = _LIMIT_VALUE_RE.search(comp.failure or "")
@@ -174,17 +175,30 @@ def explain_refusal(data: CaptureData) -> Optional[RecompileExplanation]:
     failures_text = "\n".join(line.strip()[2:] if line.strip().startswith("- ") else line.strip()
                               for line in text.splitlines() if line.strip()
                               and not line.strip().startswith("triggered by"))
-    entries = reason_entries(failures_text)
+    ids = [cid for cid in (CompileId.parse(c.compile_id) for c in data.compilations) if cid is not None]
+    latest = max(ids, default=None)  # the refusal came after every compilation: torch's ids are in its generation
+    entries = _in_generation(reason_entries(failures_text), latest)
     by_id = {c.compile_id: c for c in data.compilations}
-    frame_ids = [cid.strip("[]").split("/")[0] for cid, _ in entries if "/" in cid]
-    same = [c for c in data.compilations if frame_ids and c.compile_id.split("/")[0] == frame_ids[0]]
-    newest = max(same, key=lambda c: int(c.compile_id.split("/")[1]), default=None)
-    next_id = (f"{frame_ids[0]}/{int(newest.compile_id.split('/')[1]) + 1}" if newest is not None
-               else "?")
+    cached = [CompileId.parse(cid) for cid, _ in entries]
+    first = next((c for c in cached if c is not None), None)
+    newest = max((c for c in ids if first is not None and c.same_frame(first)), default=None)
+    next_id = (replace(newest.compilation, frame_compile_id=newest.frame_compile_id + 1).key
+               if newest is not None else "?")
     placeholder = Compilation(next_id, Frame(m["fn"], m["file"], int(m["line"])), "refused")
-    failures = tuple(_failure(cid, block, by_id.get(cid.strip("[]")), placeholder) for cid, block in entries)
+    failures = tuple(_failure(cid, block, by_id.get(cid), placeholder) for cid, block in entries)
     return RecompileExplanation(compile_id=next_id, frame_name=m["fn"], failures=failures,
                                 reason_text=failures_text, refused_by=m["stance"])
+
+
+def _in_generation(entries: list[tuple[str, str]], of: Optional[CompileId]) -> list[tuple[str, str]]:
+    """Torch's ids in a recompile reason as the report's keys: in the generation of the compilation they
+    explain (torch numbers from 0/0 again after a reset, and prints no generation)."""
+    generation = of.generation if of is not None else 0
+    out = []
+    for text, block in entries:
+        cid = CompileId.parse(text)
+        out.append((cid.in_generation(generation).key if cid is not None else text, block))
+    return out
 
 
 def reason_entries(text: str) -> list[tuple[str, str]]:
@@ -338,7 +352,7 @@ def failure_from(cid: str, block: str, info: dict, guard: Optional[Guard] = None
         # the guard's text loses a source line's own "# comment" (the tree uses "  # " as separator)
         full = linecache.getline(guard.filename or "", guard.lineno).strip()
         where = (guard.filename, guard.lineno, full or guard.source)
-    return GuardFailure(against=cid.strip("[]"), text=block.splitlines()[0].strip(), guard=guard,
+    return GuardFailure(against=CompileId.key_of(cid), text=block.splitlines()[0].strip(), guard=guard,
                         remedy=remedy_for(info, in_resume), filename=where[0], lineno=where[1], source=where[2], **info)
 
 
@@ -437,8 +451,9 @@ def _frame_name(comp: Compilation, data: CaptureData) -> str:
     """A compilation that failed early lacks its frame; earlier compilations of the same frame id have it."""
     if comp.frame.name != "?":
         return comp.frame.name
-    frame_id = comp.compile_id.split("/")[0]
+    cid = CompileId.parse(comp.compile_id)
     for c in data.compilations:
-        if c.compile_id.split("/")[0] == frame_id and c.frame.name != "?":
+        other = CompileId.parse(c.compile_id)
+        if cid is not None and other is not None and other.same_frame(cid) and c.frame.name != "?":
             return c.frame.name
     return "?"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..capturing.compile_id import CompileId
 from ..capturing.model import Compilation
 from ..clinic.diff import CompilationDiff, diff_compilations
 from .compare import _norm
@@ -24,7 +25,7 @@ def diff_ranks(report: Any, a: int, b: int, compilation: str) -> CompilationDiff
         raise LookupError("not a merged multi-rank report")
     match = next((m for m in dist.compilations if m.key == compilation), None)
     if match is None:
-        match = next((m for m in dist.compilations if m.compile_ids.get(str(a)) == compilation.strip("[]")), None)
+        match = next((m for m in dist.compilations if m.compile_ids.get(str(a)) == CompileId.key_of(compilation)), None)
     if match is None:
         raise LookupError(f"no compilation {compilation!r} on rank {a}; keys: "
                           f"{', '.join(m.key for m in dist.compilations)}")

@@ -1,0 +1,408 @@
+"""What ``run_cell`` listens to while the cell runs: Dynamo's records, turned into findings and live duties."""
+
+from __future__ import annotations
+
+import contextlib
+import linecache
+import logging
+import re
+from typing import Any, Callable, Optional
+
+from ..capturing.model import Finding
+from .dynamo_logs import CallFilter, dynamo_warnings_diverted
+from .function import CELL_FUNCTION_NAME, CellFunction
+from .name_windows import NameWindows
+
+
+def reset_finding() -> Finding:
+    return Finding("the cell called torch._dynamo.reset() (or torch.compiler.reset()): Dynamo forgot "
+                   "every compilation made before it, and torch numbers compilations from 0/0 again. The view "
+                   "keeps both: a compilation after the reset is named with its generation, [g1 0/0] after "
+                   "the first reset, [g2 0/0] after the second")
+
+
+_GRAPH_BREAK_AT = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)")
+_RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+class Watch:
+    """Everything ``run_cell`` listens to while the cell runs; removed on exit.
+
+    * a filter on Dynamo's ``convert_frame`` logger: a frame Dynamo could not
+      compile and ran unchanged (the suppressed error) becomes a finding instead
+      of a traceback on stderr; fake tensors' report of the same failure too;
+    * a handler on the structured trace: compile ids and user lines of failed
+      compiles, graph breaks the explorer's settings cause, Inductor's RNG;
+    * Dynamo's bytecode hook: which code objects were compiled for the cell;
+    * ``NameWindows`` (placeholders while Dynamo compiles, Dynamo's helper globals).
+    """
+
+    def __init__(self, cell: CellFunction, findings: list[Finding]) -> None:
+        self.cell = cell
+        self.findings = findings
+        self.names = NameWindows(cell)
+        self.codes: list[Any] = []
+        self._failed: dict[str, dict] = {}  # compile id -> compilation_metrics of a failed compile
+        self._last_failed: Optional[dict] = None
+        self._last_start: Optional[dict] = None
+        self._meta_failures: list[str] = []
+        self._rng_ids: list[Optional[str]] = []  # compile ids of graphs drawing Inductor's random numbers
+        self._stack = contextlib.ExitStack()
+        self.suppressing = False  # suppress_errors is on for the cell (set by run_cell)
+        self.user_suppresses = False  # the user's own suppress_errors (set by run_cell)
+        self._backend_failed = False
+        self.rewritten: list[Any] = []  # Dynamo's rewritten code for ``codes``: their helper globals go with them
+        self.rewrote_any = False  # Dynamo compiled code of the cell (which ``forget_compilations`` then drops)
+        self.resets = 0  # torch._dynamo.reset() calls seen while the cell ran
+        self._callbacks: Any = None  # torch_compat.CompileCallbacks
+        self._refused: Optional[dict] = None  # compilation_metrics of the cell's own frame, refused and raised
+        self._compiling = False  # Dynamo is compiling, for the cell (a plain run of it compiles nothing)
+        self.dynamo_warnings: list[str] = []
+
+    # ---- install / remove ----
+    def __enter__(self) -> Watch:
+        from ..capturing import torch_compat
+
+        try:
+            self._filter(torch_compat.SUPPRESSED_FRAME_LOGGER, self._on_convert_frame)
+            self._filter(torch_compat.FAKE_TENSOR_LOGGER, self._on_fake_tensor)
+            trace = torch_compat.trace_logger()
+            handler = TraceHandler(self)
+            trace.addHandler(handler)
+            self._stack.callback(trace.removeHandler, handler)
+            self._stack.callback(torch_compat.register_bytecode_hook(self._on_bytecode).remove)
+            self._callbacks = self._stack.enter_context(
+                torch_compat.compile_callbacks(self._on_compile_start, self.names.close))
+            self._stack.enter_context(dynamo_warnings_diverted(lambda: self._compiling, self.dynamo_warnings))
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        try:
+            self._note_reset()  # a reset after the last compilation
+        finally:
+            self._stack.close()
+        return False
+
+    def _note_reset(self) -> None:
+        if self._callbacks is not None and self._callbacks.reset_seen():
+            self.resets += 1
+
+    def _filter(self, name: str, fn: Callable[[logging.LogRecord], bool]) -> None:
+        logger = logging.getLogger(name)
+        filt = CallFilter(fn)
+        logger.addFilter(filt)
+        self._stack.callback(logger.removeFilter, filt)
+
+    # ---- callbacks ----
+    def _on_compile_start(self) -> None:
+        if self._backend_failed:  # a frame compiled after a backend failure is suppressed again
+            from ..capturing import torch_compat
+
+            torch_compat.set_dynamo_config("suppress_errors", True)
+            self._backend_failed = False
+        self.names.open()
+
+    def _on_bytecode(self, code: Any, new_code: Any) -> None:
+        from ..capturing import torch_compat
+
+        if not any(c is code for c in self.codes):
+            if not (code is self.cell.fn.__code__ or not torch_compat.cache_entries(code)):
+                return  # compiled before this cell: not the cell's to forget
+            self.codes.append(code)  # first compiled for this cell: forgotten afterwards
+        self.rewritten.append(new_code)
+        self.rewrote_any = True
+
+    def _on_convert_frame(self, record: logging.LogRecord) -> bool:
+        """False (drop) for Dynamo's "WON'T CONVERT" report of an error it suppressed."""
+        from ..capturing import torch_compat
+
+        message = record.getMessage()
+        if record.levelno < logging.WARNING or not message.startswith(torch_compat.SUPPRESSED_FRAME_PREFIX):
+            return True
+        exc = record.exc_info[1] if record.exc_info else None
+        m = re.match(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)", message)
+        # the cell's own code refused after a graph break: the rest of it runs with Dynamo off, as plain Python
+        plainly = bool(m and m["file"] == self.cell.filename and torch_compat.run_frame_plainly(exc))
+        self.findings.append(self._frame_ran_plainly(message, exc, plainly))
+        return False
+
+    def _on_fake_tensor(self, record: logging.LogRecord) -> bool:
+        from ..capturing import torch_compat
+
+        message = record.getMessage()
+        if not message.startswith(torch_compat.FAKE_TENSOR_META_FAILURE):
+            return True
+        self._meta_failures.append(message)
+        return False
+
+    def on_trace(self, metadata: dict, payload: Optional[str]) -> None:
+        if "dynamo_start" in metadata:
+            self._last_start = metadata
+            self._note_reset()  # Dynamo writes this record before it runs the start callbacks
+            self._refused = None
+            self._compiling = True
+            return
+        metrics = metadata.get("compilation_metrics")
+        if isinstance(metrics, dict):
+            self._compiling = False
+            if metrics.get("fail_type"):
+                metrics = dict(metrics, explorer_compile_id=_compile_id(metadata))
+                self._last_failed = metrics
+                self._failed[str(metrics.get("compile_id"))] = metrics
+                self._on_failed_compile(metrics)
+            return
+        artifact = metadata.get("artifact")
+        name = artifact.get("name") if isinstance(artifact, dict) else None
+        if name == "dynamo_graph_break_reason" and payload:
+            self._on_graph_break(payload, _compile_id(metadata))
+        elif "inductor_output_code" in metadata and payload:
+            from ..capturing import torch_compat
+
+            if any(marker in payload for marker in torch_compat.INDUCTOR_RNG_MARKERS):
+                self._rng_ids.append(_compile_id(metadata))
+
+    def _on_failed_compile(self, metrics: dict) -> None:
+        """A failed compile that must raise instead of running its frame unconverted.
+
+        Compilation metrics are written before Dynamo decides whether to suppress the
+        error, so turning suppression off here makes exactly this failure raise; the
+        next compile turns it on again.
+
+        * A backend that raised is the user's chosen compiler failing: that raises, as
+          with torch.compile (``BackendCompilerFailed``, Inductor's ``InductorError``),
+          unless the user set ``suppress_errors`` themselves (torch.compile then falls
+          back to eager, and so does the cell).
+        * The cell's own frame, refused before any of it ran: it raises out of the
+          compiled call, and ``run_cell`` runs the cell as plain Python, so nothing of it
+          runs inside a compile region (Dynamo would run the refused frame with its
+          callback still installed: ``set_stance`` raises there, ``is_compiling`` lies).
+          A refusal Dynamo always skips quietly (a graph break it cannot resume from)
+          runs as torch.compile runs it.
+        """
+        from ..capturing import torch_compat
+
+        if not self.suppressing:
+            return
+        fail_type = str(metrics.get("fail_type"))
+        backend = fail_type in torch_compat.BACKEND_FAILURES
+        own = metrics.get("co_name") == CELL_FUNCTION_NAME and metrics.get("co_filename") == self.cell.filename
+        if backend and not self.user_suppresses:
+            torch_compat.set_dynamo_config("suppress_errors", False)
+            self._backend_failed = True
+        elif own and not torch_compat.is_soft_failure(fail_type):
+            torch_compat.set_dynamo_config("suppress_errors", False)
+            self._backend_failed = True
+            self._refused = metrics
+
+    def refused(self, error: BaseException) -> bool:
+        """``error`` is Dynamo refusing the cell's own frame (``_on_failed_compile``): nothing of the cell ran.
+
+        The refusal raises straight out of the compiled call (the cell's frame has not
+        started, so no ``try`` of the cell sees it); a backend's failure carries the
+        backend's traceback, so the compile is not always among its frames.
+        """
+        return self._refused is not None and isinstance(error, Exception)
+
+    def refusal_finding(self, error: BaseException) -> Finding:
+        metrics = self._refused or {}
+        cid = metrics.get("explorer_compile_id")
+        lineno = metrics.get("fail_user_frame_lineno") if metrics.get("fail_user_frame_filename") == \
+            self.cell.filename else None
+        where = f" (it failed at line {lineno})" if lineno else ""
+        if str(metrics.get("fail_type")) in ("BackendCompilerFailed", "InductorError"):
+            why = (f"the backend raised ({exception_words(error)}); torch._dynamo.config.suppress_errors is "
+                   "True (your setting), so torch.compile falls back to eager")
+        else:
+            why = exception_words(error)
+        return Finding(f"Dynamo could not compile the cell{where}: {why}; the cell ran as plain Python "
+                       "(nothing of it compiled; the torch.compile calls it makes itself still compile)", None,
+                       cid, int(lineno) if lineno else None)
+
+    def _on_graph_break(self, payload: str, compile_id: Optional[str]) -> None:
+        m = _GRAPH_BREAK_AT.search(payload)
+        if m is None or m["file"] != self.cell.filename:
+            return
+        lineno = int(m["line"])
+        line = linecache.getline(self.cell.filename, lineno).strip()
+        if line.startswith("assert ") or line.startswith("assert("):
+            self.findings.append(Finding(
+                f"line {lineno} `{line}`: a graph break here, because the explorer keeps an assert "
+                "on tensor data a Python assert (a failing one is an AssertionError, as in a plain run); "
+                "plain torch.compile puts it in the graph as torch._assert_async, and a failing one raises "
+                "RuntimeError from the kernel", "graph_break", compile_id, lineno))
+        elif re.match(r"del\b", line) and "disable" in payload:
+            self.findings.append(Finding(
+                f"line {lineno} `{line}`: a graph break here, because Dynamo cannot delete a global "
+                "(it has no DELETE_GLOBAL): the explorer runs the del as plain Python, where Dynamo alone would "
+                "give up on the whole frame", "graph_break", compile_id, lineno))
+        elif "RemovableHandle" in payload:
+            self.findings.append(Finding(
+                f"line {lineno} `{line}` reads a name the cell binds only later: a graph break "
+                "here, and that line runs as plain Python (a plain run raises the same NameError)", "graph_break",
+                compile_id, lineno))
+
+    # ---- after the run ----
+    def _frame_ran_plainly(self, message: str, exc: Optional[BaseException], plainly: bool = False) -> Finding:
+        metrics = self._last_failed or {}
+        compile_id = metrics.get("explorer_compile_id")
+        m = re.match(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)", message)
+        where = self._frame_words(m["name"], m["file"], int(m["line"])) if m else "a frame"
+        lineno = None
+        if metrics.get("fail_user_frame_filename") == self.cell.filename and metrics.get("fail_user_frame_lineno"):
+            lineno = int(metrics["fail_user_frame_lineno"])
+            where += f" (it failed at line {lineno})"
+        why = exception_words(exc) if exc is not None else (metrics.get("fail_type") or "an error")
+        if str(metrics.get("fail_type")) in ("BackendCompilerFailed", "InductorError") and self.user_suppresses:
+            why += ("; torch._dynamo.config.suppress_errors is True (your setting), so torch.compile falls back "
+                    "to eager for it")
+        self._meta_failures.clear()  # fake tensors' report of this same failure
+        ran = "that frame ran as plain Python" + (" (Dynamo off for it and all it called)" if plainly else "")
+        return Finding(f"Dynamo could not compile {where}: {why}; {ran}", None, compile_id, lineno)
+
+    def _frame_words(self, name: str, filename: str, lineno: int) -> str:
+        resume = _RESUME_NAME.match(name)
+        if filename == self.cell.filename:
+            if name == CELL_FUNCTION_NAME:
+                return "the cell"
+            if resume and resume["fn"] == CELL_FUNCTION_NAME:
+                return f"the cell from line {resume['line']} on (after a graph break)"
+        if resume:
+            return f"{resume['fn']} from line {resume['line']} on ({filename.rsplit('/', 1)[-1]})"
+        return f"{name} ({filename.rsplit('/', 1)[-1]}:{lineno})"
+
+    def conclude(self, error: Optional[BaseException], fullgraph: bool) -> list[Finding]:
+        from ..capturing import torch_compat
+        from ..capturing.compile_id import sort_key
+
+        out: list[Finding] = []
+        if self.resets:
+            out.append(reset_finding())
+        out += self._nested_compile_findings()
+        if self.cell.is_compiling_lines:
+            lines = ", ".join(str(n) for n in self.cell.is_compiling_lines)
+            out.append(Finding(f"line {lines}: torch.compiler.is_compiling() is asked by the cell "
+                               "itself. Dynamo would fold it to True inside the compiled cell, where a plain run "
+                               "gets False, so the explorer runs that call as plain Python (a graph break there) "
+                               "and the cell takes the branch a plain run takes", "graph_break"))
+        if self.cell.is_compiling_inside and self.rewrote_any:
+            lines = ", ".join(str(n) for n in self.cell.is_compiling_inside)
+            out.append(Finding(f"line {lines}: a function of the cell asks torch.compiler.is_compiling(). "
+                               "Where the compiled cell calls it, Dynamo traces it as part of the cell and folds "
+                               "the answer to True; a plain run of the cell gets False there (unless the function "
+                               "is compiled by a torch.compile of your own)"))
+        if self.dynamo_warnings:
+            out.append(Finding("while compiling the cell Dynamo warned (a plain run compiles nothing and "
+                               "warns nothing; kept here, off stderr): " + "; ".join(dict.fromkeys(
+                                   self.dynamo_warnings))))
+        for message in self._meta_failures:  # a fake-tensor failure no suppressed frame explained
+            out.append(Finding(f"fake tensors: {message}"))
+        if self._rng_ids and torch_compat.inductor_fallback_random() is False:
+            ids = ", ".join(sorted({cid or "?" for cid in self._rng_ids}, key=sort_key))
+            out.append(Finding(
+                f"graph {ids} draws random numbers with Inductor's own generator: after "
+                "torch.manual_seed it gives other values than eager PyTorch. For the same values set "
+                "torch._inductor.config.fallback_random = True (slower)", "output_code",
+                next(filter(None, self._rng_ids), None)))
+        if error is not None and raised_while_compiling(error):
+            at = self.interrupted_at(error)
+            where = self._frame_words(at[2], at[0], at[1]) if at else "the cell"
+            if isinstance(error, KeyboardInterrupt):
+                out.append(Finding(f"interrupted while Dynamo was compiling {where}: none of that code "
+                                   "had run yet (what ran before it did, and its names are bound)"))
+            elif fullgraph:
+                out.append(Finding(f"with --fullgraph torch.compile raised while compiling {where}: "
+                                   "none of that code ran"))
+        self.names.conclude(out)
+        return out
+
+    def _nested_compile_findings(self) -> list[Finding]:
+        if not self.cell.nested_compiles:
+            return []
+        lines = ", ".join(str(n) for n in self.cell.nested_compiles)
+        return [Finding(f"line {lines}: the cell calls torch.compile itself. Inside the compiled cell "
+                        "Dynamo would make that call a no-op (it returns what it is given, uncompiled), so the "
+                        "explorer runs it as plain Python, a graph break at that line: what it returns is compiled "
+                        "as in a plain run. Its own compilations show when it runs outside the cell's compiled "
+                        "code; %%compile --capture-only runs the cell as it is and shows exactly what the cell's "
+                        "own torch.compile calls compile", "graph_break")]
+
+    def interrupted_at(self, error: Optional[BaseException]) -> Optional[tuple[str, int, str]]:
+        """Where Dynamo was compiling when ``error`` came out of the compile itself."""
+        if error is None or not raised_while_compiling(error):
+            return None
+        start = (self._last_start or {}).get("dynamo_start")
+        stack = (start.get("stack") if isinstance(start, dict) else None) or []
+        frame = stack[-1] if stack else None  # the frame being compiled: its first line and name
+        if isinstance(frame, dict) and frame.get("line") and frame.get("name") != CELL_FUNCTION_NAME:
+            return (self.cell.filename, int(frame["line"]), str(frame.get("name")))
+        return (self.cell.filename, _first_statement_line(self.cell), CELL_FUNCTION_NAME)
+
+    def forget_compilations(self) -> None:
+        from ..capturing import torch_compat
+
+        reset = []
+        while self.codes:
+            reset += torch_compat.forget_code(self.codes.pop())
+        torch_compat.release_helper_globals(reset, self.rewritten)
+        self.rewritten.clear()
+        self.names.remove_leftovers()
+
+
+def _first_statement_line(cell: CellFunction) -> int:
+    lines = [line for _, _, line in cell.fn.__code__.co_lines() if line and line > 1]
+    return min(lines) if lines else 1
+
+
+def _compile_id(metadata: dict) -> Optional[str]:
+    """The record's compilation as the report names it (a generation after a reset; see capturing.compile_id)."""
+    from ..capturing.recorder import compile_id_of
+
+    cid = compile_id_of(metadata)
+    return cid.key if cid is not None else None
+
+
+def raised_while_compiling(error: BaseException) -> bool:
+    """The exception came out of Dynamo's compile (the frame it compiled had not started)."""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(("_dynamo/convert_frame.py", "_dynamo\\convert_frame.py")):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def exception_words(exc: BaseException) -> str:
+    """``TorchRuntimeError (from RuntimeError: shape mismatch ...)``: the first line of each."""
+    def first(e: BaseException) -> str:
+        text = str(e).strip().splitlines()
+        return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+    cause = exc.__cause__ or exc.__context__
+    words = first(exc)
+    if cause is not None and type(cause).__name__ not in words:
+        words += f" (from {first(cause)})"
+    return words if len(words) <= 300 else words[:297] + "..."
+
+
+class TraceHandler(logging.Handler):
+    def __init__(self, watch: Watch) -> None:
+        super().__init__(logging.DEBUG)
+        self.watch = watch
+
+    def emit(self, record: logging.LogRecord) -> None:
+        metadata = getattr(record, "metadata", None)
+        if isinstance(metadata, dict):
+            self.watch.on_trace(metadata, getattr(record, "payload", None))
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A bug in the watcher must not break the compile, nor go unseen: it becomes a finding."""
+        import sys
+        import traceback
+
+        exc = sys.exc_info()[1]
+        where = "".join(traceback.format_exception(exc)[-3:]).strip() if exc is not None else "?"
+        self.watch.findings.append(Finding(f"the explorer's watcher failed on a trace record ({where}); "
+                                           "please report this"))
