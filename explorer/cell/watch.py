@@ -375,14 +375,19 @@ def raised_while_compiling(error: BaseException) -> bool:
 
 
 def exception_words(exc: BaseException) -> str:
-    """``TorchRuntimeError (from RuntimeError: shape mismatch ...)``: the first line of each."""
+    """``TorchRuntimeError (from IndexError: index 5 is out of bounds ...)``: the first line of the error and of
+    its root cause. Torch wraps the user's error once or twice (torch 2.11: TorchRuntimeError from Unsupported from
+    the IndexError); the root is what the user's line did."""
     def first(e: BaseException) -> str:
         text = str(e).strip().splitlines()
         return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
-    cause = exc.__cause__ or exc.__context__
+    cause, seen = exc, {id(exc)}
+    while (nxt := cause.__cause__ or cause.__context__) is not None and id(nxt) not in seen and len(seen) < 20:
+        cause = nxt
+        seen.add(id(nxt))
     words = first(exc)
-    if cause is not None and type(cause).__name__ not in words:
+    if cause is not exc and type(cause).__name__ not in words:
         words += f" (from {first(cause)})"
     return words if len(words) <= 300 else words[:297] + "..."
 
