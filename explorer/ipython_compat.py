@@ -47,9 +47,12 @@ def cell_name(filename: str) -> Optional[str]:
     """
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
-    fmt = getattr(getattr(shell, "compile", None), "format_code_name", None)
-    if fmt is None or not filename:
+    if shell is None or not filename:
         return None
+    fmt = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    if fmt is None:  # IPython before 8.1 names a cell's file <ipython-input-5-hash> by its number itself
+        old = re.match(r"^<ipython-input-(\d+)-[0-9a-f]+>$", filename)
+        return f"cell [{old[1]}]" if old else None
     named = fmt(filename)
     m = re.match(r"^In\[(\d+)\]$", named[1]) if isinstance(named, tuple) and len(named) == 2 else None
     return f"cell [{m[1]}]" if m else None

@@ -108,7 +108,8 @@ def graphs() -> int:
 
 def snapshot() -> str:
     return json.dumps({"names": names(), "config": config(), "loggers": loggers(), "temp_dirs": temp_dirs(),
-                       "graphs": graphs(), "hooks": _bytecode_hooks(), "warning_filters": len(_filters())})
+                       "graphs": graphs(), "hooks": _bytecode_hooks(),
+                       "warning_filters": sorted({_filter_text(f) for f in _filters()})})
 
 
 def _bytecode_hooks() -> int:
@@ -121,6 +122,13 @@ def _filters() -> list:
     import warnings
 
     return list(warnings.filters)
+
+
+def _filter_text(f: tuple) -> str:
+    """A warnings filter as text (action, message, category, module, line), comparable across kernels."""
+    action, message, category, module, line = f
+    return repr((action, getattr(message, "pattern", message), getattr(category, "__qualname__", category),
+                 getattr(module, "pattern", module), line))
 
 
 def reset() -> str:

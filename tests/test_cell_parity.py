@@ -245,10 +245,10 @@ def test_cell_ends_as_a_plain_run(runs, cell):
     assert {k: magic["snap"]["loggers"][k] for k in shared} == {k: plain["snap"]["loggers"][k] for k in shared}
     assert magic["snap"]["temp_dirs"] == magic["before"]["temp_dirs"] == []
     assert magic["snap"]["hooks"] == magic["before"]["hooks"]
-    # warning filters: none left beyond those the plain run's torch adds itself (torch 2.11 adds one on a first
-    # inductor compile under some seeds)
-    assert magic["snap"]["warning_filters"] - magic["before"]["warning_filters"] <= \
-        max(0, plain["snap"]["warning_filters"] - plain["before"]["warning_filters"])
+    # warning filters: none left but those the plain run's kernel has too (libraries torch imports while compiling,
+    # sympy and pkg_resources under torch 2.11, add theirs when first imported, which may be an earlier cell there)
+    added = set(magic["snap"]["warning_filters"]) - set(magic["before"]["warning_filters"])
+    assert added <= set(plain["snap"]["warning_filters"]), added
     # it was compiled where it should be; the next %%compile cell still compiles
     new_graphs = magic["snap"]["graphs"] - magic["before"]["graphs"]
     if cell.compiled is True:

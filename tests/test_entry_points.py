@@ -72,6 +72,7 @@ _PROCESS_SPECIFIC = (
     (re.compile(r"(___check_obj_id\(.+?, )\d+\)"), r"\1ID)"),  # object ids in guards
     (re.compile(r"(__compiled_fn_\d+)_[0-9a-f_]{36}"), r"\1_UUID"),  # Dynamo's graph function names
     (re.compile(r"Guard latency = [\d.]+ us"), "Guard latency = T"),  # a measured time
+    (re.compile(r" at 0x[0-9a-f]+>"), " at ADDR>"),  # object addresses in guards' reprs (torch 2.11)
 )
 
 

@@ -272,7 +272,9 @@ def test_the_speedup_survives_a_clock_that_halves_halfway_through_the_measuremen
         clock.update(after=None, slow=False)
         moved[name] = abs(drifted / steady - 1)
         if ratio is not None:
-            assert ratio.drift_pct > 30 and "the clock moved during the measurement" in ratio.drift_note
+            # the drop is +100% for the repeats after it; where the halfway point lands varies with the machine's load
+            assert ratio.drift_pct > 3 * bench.DRIFT_PCT
+            assert "the clock moved during the measurement" in ratio.drift_note
     assert moved["interleaved"] < moved["sequential"], moved
     assert moved["sequential"] > 0.3 and moved["interleaved"] < 0.2, moved
 

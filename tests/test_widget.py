@@ -27,7 +27,12 @@ XSS = "<img src=x onerror=alert(1)>"
 def live_widgets():
     from ipywidgets.widgets import widget as w
 
-    return len(getattr(w, "_instances", None) or ipywidgets.Widget.widgets)
+    # where ipywidgets keeps its live widgets: _instances (8.1+), Widget._active_widgets (8.0), Widget.widgets (7)
+    for found in (getattr(w, "_instances", None), getattr(w.Widget, "_active_widgets", None),
+                  getattr(w.Widget, "widgets", None)):
+        if found is not None:
+            return len(found)
+    raise AssertionError(f"ipywidgets {ipywidgets.__version__}: no registry of live widgets found")
 
 
 def payload_of(view):

@@ -32,7 +32,9 @@ from .model import (
 _VERBS = {"terminated": "was stopped", "interrupted": "was interrupted", "exit": "exited"}
 # each rank has its own device (cuda:0, cuda:1): not a difference. As graphs, guards and reasons print it:
 _DEVICE_INDEX_RE = re.compile(r"\b(cuda|xpu|hpu|mps):\d+|\b(device=)\d+|(device\(type='\w+', index=)\d+")
-_ADDRESS_RE = re.compile(r"\b\d{7,}\b")  # object ids in guards (___check_obj_id(x, 1398...)): per process
+# object ids in guards (___check_obj_id(x, 1398...)) and addresses in reprs (torch 2.11's guards: "<built-in method
+# sin of type object at 0x7f94...>"): per process
+_ADDRESS_RE = re.compile(r"\b\d{7,}\b|\b0x[0-9a-f]{6,}\b")
 
 
 def compare(ranks: Sequence[RankRun]) -> tuple[list[RankCounts], list[RankGroup], list[Difference],
