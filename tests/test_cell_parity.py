@@ -247,7 +247,10 @@ def test_cell_ends_as_a_plain_run(runs, cell):
     assert magic["snap"]["hooks"] == magic["before"]["hooks"]
     # warning filters: none left but those the plain run's kernel has too (libraries torch imports while compiling,
     # sympy and pkg_resources under torch 2.11, add theirs when first imported, which may be an earlier cell there)
+    # The capture is cold (caches off), so Inductor builds C++ where the plain run's cache hit skips it, importing
+    # torch.utils.cpp_extension -> setuptools -> pkg_resources, whose import adds its filter (old setuptools)
     added = set(magic["snap"]["warning_filters"]) - set(magic["before"]["warning_filters"])
+    added = {f for f in added if "'PEP440Warning'" not in f}
     assert added <= set(plain["snap"]["warning_filters"]), added
     # it was compiled where it should be; the next %%compile cell still compiles
     new_graphs = magic["snap"]["graphs"] - magic["before"]["graphs"]
