@@ -59,7 +59,9 @@ def _saved(comp: Compilation) -> Optional[tuple[float, float]]:
     return comp.compile_time_s, float(best.time_saved_s or 0.0)
 
 
-def lookup_text(c: CacheLookup) -> str:
+def lookup_words(c: CacheLookup) -> tuple[str, str, str]:
+    """A cache lookup's words, for the text and the view alike: (``FX graph cache hit [inference]``, the detail,
+    the figure and bundle: ``, saves 1.20 s, 3 Triton kernels from its bundle``); the key goes between them."""
     kind = f" [{c.graph_kind}]" if c.graph_kind else ""
     figure = ""
     if c.outcome == "hit" and c.time_saved_s:
@@ -68,7 +70,12 @@ def lookup_text(c: CacheLookup) -> str:
         figure = f", compiled in {_s(c.time_taken_s)}"
     detail = f" ({c.detail})" if c.detail and c.detail not in (c.outcome, "full_miss") else ""
     bundled = f", {len(c.bundled_kernels)} Triton kernels from its bundle" if c.bundled_kernels else ""
-    return f"{CACHE_NAMES.get(c.cache, c.cache)} {c.outcome}{kind}{detail}{_key(c.key)}{figure}{bundled}"
+    return f"{CACHE_NAMES.get(c.cache, c.cache)} {c.outcome}{kind}", detail, figure + bundled
+
+
+def lookup_text(c: CacheLookup) -> str:
+    head, detail, tail = lookup_words(c)
+    return f"{head}{detail}{_key(c.key)}{tail}"
 
 
 def compilation_lines(comp: Compilation) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedProgram
 from ..clinic.guard_filter import dropped_guards, user_name
-from ..stages import CACHE_NAMES, cached_from
+from ..stages import cached_from
 from . import usage_text
 from .fmt import loc_text, origin_of
 
@@ -104,17 +104,9 @@ def from_where(comp: Compilation) -> list[dict]:
 
 def lookup_runs(c: CacheLookup) -> list:
     """``FX graph cache hit [inference] key …, saves 1.2 s``: the chip says hit or miss, the rest is muted."""
-    kind = f" [{c.graph_kind}]" if c.graph_kind else ""
-    figure = ""
-    if c.outcome == "hit" and c.time_saved_s:
-        figure = f", saves {c.time_saved_s:.2f} s"
-    elif c.time_taken_s:
-        figure = f", compiled in {c.time_taken_s:.2f} s"
-    detail = f" ({c.detail})" if c.detail and c.detail not in (c.outcome, "full_miss") else ""
-    bundled = f", {len(c.bundled_kernels)} Triton kernels from its bundle" if c.bundled_kernels else ""
-    tail = detail + figure + bundled
-    return [{"chip": f"{CACHE_NAMES.get(c.cache, c.cache)} {c.outcome}{kind}"}, *_key(c.key),
-            {"muted": tail} if tail else ""]
+    head, detail, tail = usage_text.lookup_words(c)
+    tail = detail + tail
+    return [{"chip": head}, *_key(c.key), {"muted": tail} if tail else ""]
 
 
 def cache_note(stage_id: str, comp: Compilation) -> list[dict]:
