@@ -323,8 +323,8 @@ def cmd_merge(words: Sequence[str]) -> int:
         return EXIT_USAGE
     wanted = Options(capture_only=True, json=os.path.abspath(args.report),
                      html=os.path.abspath(args.html) if args.html else None)
-    merged.options = dataclasses.replace(merged.options or Options(capture_only=True), json=wanted.json,
-                                         html=wanted.html)
+    merged = dataclasses.replace(merged, options=dataclasses.replace(merged.options or Options(capture_only=True),
+                                                                     json=wanted.json, html=wanted.html))
     return EXIT_REPORT_FAILED if write_merged(merged, wanted, quiet=args.quiet, say=_say) else EXIT_OK
 
 

@@ -211,7 +211,7 @@ def finish(report: Report, ctx: RunContext) -> Report:
     """Everything after the capture, for every entry point: ``STEPS`` in order, the report's parts set once, then
     the outputs written."""
     if ctx.capture is None:
-        return report
+        return report.freeze()
     ctx.parts["capture"] = ctx.capture
     ctx.problems = report.problems
     for step in STEPS:
@@ -224,7 +224,7 @@ def finish(report: Report, ctx: RunContext) -> Report:
         setattr(report, name, value)
     report.problems = ctx.problems
     _write_outputs(report, ctx.options)
-    return report
+    return report.freeze()
 
 
 # ---- steps ----

@@ -96,6 +96,21 @@ class Report:
     distributed: Optional[Distributed] = None  # a rank's part, or every rank of a job (explorer.distributed)
     schema_version: int = SCHEMA_VERSION
     result: Any = field(default=None, compare=False, repr=False)  # what the explored call returned; not saved
+    frozen: bool = field(default=False, init=False, compare=False, repr=False)  # set once the pipeline has run
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # every step, view and file read the report once it is finished: a later change would show in one and
+        # not the others, so a changed report is a new one
+        if self.__dict__.get("frozen"):
+            raise dataclasses.FrozenInstanceError(
+                f"cannot assign to {name!r}: the report is finished (the pipeline has run); "
+                f"make a changed copy with dataclasses.replace(report, {name}=...)")
+        object.__setattr__(self, name, value)
+
+    def freeze(self) -> Report:
+        """No attribute can be set from now on (``dataclasses.replace`` makes a changed, unfrozen copy)."""
+        object.__setattr__(self, "frozen", True)
+        return self
 
     @classmethod
     def of(cls, obj: Report | CaptureData) -> Report:

@@ -288,8 +288,9 @@ class NotebookReport(Report):
 
     @classmethod
     def of(cls, report: Report) -> NotebookReport:
-        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
-        return cls(**fields)
+        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report) if f.init}
+        made = cls(**fields)
+        return made.freeze() if report.frozen else made
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         if self.capture is None:

@@ -494,7 +494,7 @@ def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_other
 
     report = diverge[0]
     idle = report.rank(0)
-    idle.capture = dataclasses.replace(idle.capture, compilations=())
+    idle = dataclasses.replace(idle, capture=dataclasses.replace(idle.capture, compilations=()))
     view = open_page(page, _page_file(tmp_path_factory, "idle.html", merge({0: idle, 1: report.rank(1)})))
     assert view.locator(".cx-empty").is_visible() and not view.locator(".cx-panes").is_visible()
     view.locator(".cx-rank-pick").select_option("1")

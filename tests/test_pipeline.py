@@ -2,6 +2,9 @@
 anything reads it, no step rewrites what an earlier step read, and a failing step is a problem that leaves
 the report's other parts standing. Runs on a recorded trace, without torch."""
 
+import dataclasses
+
+import pytest
 from fixtures import tape
 
 from explorer import pipeline
@@ -54,3 +57,21 @@ def test_a_failing_step_is_a_problem_and_the_rest_of_the_report_stands():
     assert [c.compile_id for c in report.capture.compilations] == [c.compile_id for c in data.compilations]
     assert report.clinic.recompiles and report.lineage  # the analyses ran on the capture as it was
     assert [f.compile_id for f in report.findings] == [first, None]
+
+
+def test_the_report_is_frozen_once_the_pipeline_has_run():
+    """Every view and file reads the finished report: a field set afterwards would show in some and not others."""
+    data = _capture()
+    report = Report(entry="call", options=Options(time=False))
+    assert pipeline.finish(report, pipeline.RunContext(report.options, data)) is report
+    with pytest.raises(dataclasses.FrozenInstanceError, match=r"dataclasses\.replace"):
+        report.timing = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.data = None  # the capture's old name
+    changed = dataclasses.replace(report, findings=(Finding("added later"),))
+    assert changed.capture is report.capture and report.findings == ()
+    changed.problems = ()  # a copy is the caller's own
+    empty = pipeline.finish(Report(), pipeline.RunContext(Options(), None))  # nothing captured: frozen all the same
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        empty.capture = data
+

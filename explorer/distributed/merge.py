@@ -43,10 +43,8 @@ def merge(parts: Mapping[int, Report], *, world_size: Optional[int] = None,
     dist = Distributed(world_size=world, rank=primary_rank, info=_info(primary), ranks=tuple(ranks),
                        counts=tuple(counts), groups=tuple(groups), differences=tuple(diffs),
                        compilations=tuple(matched), collectives=tuple(colls), notes=tuple(_notes(ranks)))
-    merged = dataclasses.replace(primary, distributed=dist, problems=primary.problems + tuple(problems))
-    if options is not None:
-        merged.options = options
-    return merged
+    return dataclasses.replace(primary, distributed=dist, problems=primary.problems + tuple(problems),
+                               options=options if options is not None else primary.options)
 
 
 def merge_parts_of(json_path: str, world_size: Optional[int] = None) -> Report:

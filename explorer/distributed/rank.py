@@ -125,9 +125,9 @@ def _run_rank(words: Any, options: Options, rank: rank_envs.RankEnv, guard: Term
     outcome = run_script(words.script, words.script_args, dataclasses.replace(options, json=None, html=None),
                          target=target)
     guard.script_done()  # also when the script never started (a usage error)
-    report = outcome.report
-    report.distributed = Distributed(world_size=rank.world_size, rank=rank.rank,
-                                     info=rank_info(rank, outcome.exit_code, outcome_error(outcome), words.script))
+    report = dataclasses.replace(outcome.report, distributed=Distributed(
+        world_size=rank.world_size, rank=rank.rank,
+        info=rank_info(rank, outcome.exit_code, outcome_error(outcome), words.script)))
     code = outcome.exit_code
     if code == 0 and fail_on_break and report.capture is not None and report.capture.graph_breaks:
         say(f"rank {rank.rank}: exit 3: {len(report.capture.graph_breaks)} graph break(s) and --fail-on-break")
