@@ -1,7 +1,8 @@
 """Autotuning (``mode="max-autotune"``) and CUDA graphs (``mode="reduce-overhead"``), as plain data.
 
-Two listeners on torch's own seams, open for a whole run (the user's call and
-the timing after it, where CUDA graphs are recorded):
+A subscriber of the one listener (``recorder.listening`` with the ``GPU`` seams),
+open for a whole run (the user's call and the timing after it, where CUDA graphs
+are recorded):
 
 * Inductor's autotuning feedback (``select_algorithm.add_feedback_saver``):
   for each op autotuned, every choice tried and its measured time;
@@ -12,34 +13,20 @@ the timing after it, where CUDA graphs are recorded):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import logging
 import re
 import threading
 from typing import Any, Optional
 
 from . import torch_compat
-from .loggers import listen_at_debug
 from .model import AutotuneChoice, Autotuning, CaptureData, CudaGraphs
-from .recorder import current_compile_id
+from .raw import RawEvent
+from .recorder import AUTOTUNE, CUDAGRAPH_LOG, GPU, current_compile_id, listening
 
 _RECORDING = re.compile(r"\] Recording function=")
 _RERECORDING = re.compile(r"\] Re-recording function=.*?reason=(?P<reason>.*)$", re.S)
 _SKIP = re.compile(r"skipping cudagraphs", re.I)
-
-
-class _Handler(logging.Handler):
-    def __init__(self, watch: GpuWatch) -> None:
-        super().__init__(logging.DEBUG)
-        self.watch = watch
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.watch._on_cudagraph_log(record.getMessage())
-        except Exception as e:  # noqa: BLE001 - a listener must never break the user's call: noted
-            text = f"a CUDA-graph log line could not be read: {type(e).__name__}: {e}"
-            if text not in self.watch.notes:
-                self.watch.notes.append(text)
 
 
 class GpuWatch:
@@ -53,19 +40,15 @@ class GpuWatch:
         self.skips: list[str] = []
         self.notes: list[str] = []
         self._lock = threading.Lock()
-        self._undo: list[Any] = []
+        self._stack = contextlib.ExitStack()
+        self._listening: Any = None
         self._counters0: dict[str, int] = {}
         self._trees0 = (0, 0)
 
     def __enter__(self) -> GpuWatch:
-        import contextlib
-
-        self._stack = contextlib.ExitStack()
         try:
-            if not self._stack.enter_context(torch_compat.autotune_feedback(self._on_autotune, self.notes)):
-                self.notes.append("this torch has no autotuning feedback hook: choices not recorded")
-            for name in torch_compat.CUDAGRAPH_LOGGERS:
-                self._listen(logging.getLogger(name))
+            self._listening = self._stack.enter_context(
+                listening(self._on_event, seams=(GPU,), keep=(CUDAGRAPH_LOG, AUTOTUNE)))
             self._counters0 = torch_compat.inductor_counters()
             self._trees0 = torch_compat.cudagraph_tree_counts()
         except Exception as e:  # noqa: BLE001 - watching is extra
@@ -73,16 +56,19 @@ class GpuWatch:
         return self
 
     def __exit__(self, *exc: Any) -> bool:
-        while self._undo:
-            try:
-                self._undo.pop()()
-            except Exception as e:  # noqa: BLE001 - the other listeners still come off: noted
-                self.notes.append(f"a GPU-watch listener could not be removed: {type(e).__name__}: {e}")
-        self._stack.close()
+        problems = self._listening.problems if self._listening is not None else []
+        self.notes += [p for p in problems if p not in self.notes]
+        try:
+            self._stack.close()
+        except Exception as e:  # noqa: BLE001 - the run's result stands: noted
+            self.notes.append(f"a GPU-watch listener could not be removed: {type(e).__name__}: {e}")
         return False
 
-    def _listen(self, logger: logging.Logger) -> None:
-        self._undo.append(listen_at_debug(logger, _Handler(self)))
+    def _on_event(self, event: RawEvent) -> None:
+        if event.name == CUDAGRAPH_LOG:
+            self._on_cudagraph_log(str(event.payload))
+        elif event.name == AUTOTUNE:
+            self._on_autotune(*event.payload)
 
     # ---- callbacks ----
     def _on_cudagraph_log(self, text: str) -> None:

@@ -1,14 +1,16 @@
-"""Listening to one of torch's loggers at DEBUG for the length of a capture, and putting it back.
+"""What the recorder does to torch's loggers, each returning its undo.
 
-One place for what the recorder and the GPU watch both do: add a handler, lower the level
-only if the logger would drop DEBUG records, and keep the records off the user's stderr when
-the user did not ask torch for them. The returned undo restores handler, level and propagation.
+* ``listen_at_debug``/``tap``: listen to a logger at DEBUG for the length of a capture: add a
+  handler, lower the level only if the logger would drop DEBUG records, and keep the records off
+  the user's stderr when the user did not ask torch for them;
+* ``CallFilter``: a logger filter that asks a function (a cell's claim on a logger's records);
+* ``divert_warnings``: torch's warnings while it compiles for a cell, kept off stderr.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from typing import Any, Callable
 
 
 def tap(logger: logging.Logger, on_record: Callable[[logging.LogRecord], None], level: int) -> Callable[[], None]:
@@ -52,5 +54,58 @@ def listen_at_debug(logger: logging.Logger, handler: logging.Handler) -> Callabl
         logger.removeHandler(handler)
         logger.setLevel(old_level)
         logger.propagate = old_propagate
+
+    return undo
+
+
+class CallFilter(logging.Filter):
+    def __init__(self, fn: Callable[[logging.LogRecord], bool]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.fn(record)
+
+
+def divert_warnings(compiling: Callable[[], bool], into: list[str]) -> Callable[[], None]:
+    """Warnings Dynamo and Inductor give while ``compiling()`` go to ``into``, not to stderr.
+
+    A plain run of a cell compiles nothing, so it prints none of them ("Dynamo does
+    not know how to trace the builtin ...", "Profiler record function ... will be
+    ignored"): Python warnings, and WARNING records of torch's loggers, which torch
+    writes through its own stderr handlers. Everything else (the cell's own warnings,
+    torch's records outside a compile) is shown as usual.
+    """
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        if compiling():
+            text = str(message).strip().splitlines()
+            into.append(f"{category.__name__}: {text[0] if text else ''}")
+            return
+        shown(message, category, filename, lineno, file, line)
+
+    def keep(record: logging.LogRecord) -> bool:
+        if compiling() and record.levelno == logging.WARNING:
+            text = record.getMessage().strip().splitlines()
+            into.append(text[0] if text else record.name)
+            return False
+        return True
+
+    handlers = {h for name, lg in list(logging.root.manager.loggerDict.items())
+                if isinstance(lg, logging.Logger) and (name == "torch" or name.startswith("torch."))
+                for h in lg.handlers}
+    filt = CallFilter(keep)
+    for h in handlers:
+        h.addFilter(filt)
+    warnings.showwarning = show
+
+    def undo() -> None:
+        if warnings.showwarning is show:  # someone else may have replaced it meanwhile: theirs stays
+            warnings.showwarning = shown
+        for h in handlers:
+            h.removeFilter(filt)
 
     return undo

@@ -1,16 +1,24 @@
-"""Listens on torch.compile's official seams while a capture is open: the one listener.
+"""Listens on torch.compile's official seams: the one listener, the only code in explorer that hooks torch.
 
-Three seams, all removed in ``close()``:
-  * a ``logging.Handler`` on the structured-trace logger (what tlparse reads);
-  * handlers on the artifact loggers for the loop-level IR (not in the trace)
-    and for Dynamo's bytecode listing (covers frames Dynamo skipped);
-  * Dynamo's bytecode hook (original and rewritten code objects).
-Records are kept raw, in arrival order, in a ``RawCapture``; ``assemble``
-decodes them afterwards. Whoever else wants the trace live (the status line,
-the CLI's repro collection) subscribes here instead of adding a handler of its
-own: ``Recorder.subscribe`` for one capture, ``watching`` for whichever capture
-opens while a block runs. Nothing here may raise into the user's compile: a
-failure while recording, or in a subscriber, becomes a ``Problem``.
+The seams, each installed by a ``Recorder`` and all removed in ``close()``:
+  * ``TRACE``: a ``logging.Handler`` on the structured-trace logger (what tlparse reads);
+  * ``ARTIFACTS``: handlers on the artifact loggers for the loop-level IR (not in
+    the trace), Dynamo's bytecode listing (covers frames Dynamo skipped) and
+    DDPOptimizer's split;
+  * ``BYTECODE``: Dynamo's bytecode hook (original and rewritten code objects);
+  * ``CALLBACKS``: Dynamo's compile start/end callbacks (and resets, which empty them);
+  * ``GPU``: CUDA graph trees' loggers and Inductor's autotuning feedback.
+A capture (``CaptureSession``) installs ``CAPTURE_SEAMS`` and keeps the records
+raw, in arrival order, in a ``RawCapture``; ``assemble`` decodes them afterwards.
+Whoever else needs torch live (the status line, the CLI's repro collection, a
+cell's run, the timing's profiling build, the GPU watch) subscribes instead of
+adding a hook of its own: ``Recorder.subscribe`` for one capture, ``watching``
+for whichever capture opens while a block runs, ``listening`` for a block
+whether or not a capture is open (it then opens a recorder that keeps no
+records, with only the seams asked for). Filters that keep torch's lines off
+stderr go through the same door (``Listening.claim``, ``divert_warnings``).
+Nothing here may raise into the user's compile: a failure while recording, or
+in a subscriber, becomes a ``Problem``.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from . import torch_compat
 from .compile_id import CompileId, Generations
-from .loggers import listen_at_debug, tap
+from .loggers import CallFilter, divert_warnings, listen_at_debug, tap
 from .model import Problem
 from .raw import RawCapture, RawEvent, describe_error, event_name
 
@@ -55,6 +63,14 @@ NOISE_WHY = "dropped as noise (all compilations together), payload not kept: {}"
 KEPT_WHY = "passed to a subscriber that asked for it ({}); not a stage of the report"
 NO_METADATA = "<record without metadata>"
 
+TRACE, ARTIFACTS, BYTECODE, CALLBACKS, GPU = "trace", "artifacts", "bytecode", "callbacks", "gpu"
+CAPTURE_SEAMS = frozenset({TRACE, ARTIFACTS, BYTECODE, CALLBACKS})
+ALL_SEAMS = CAPTURE_SEAMS | {GPU}
+# events made live, never kept as records: delivered only to subscribers naming them in ``keep``
+COMPILE_START, COMPILE_END, RESET = "compile_start", "compile_end", "reset"  # CALLBACKS
+CUDAGRAPH_LOG, AUTOTUNE = "cudagraph_log", "autotune"  # GPU: a log line; (timings, name, input_nodes, choices)
+LIVE_ONLY = frozenset({COMPILE_START, COMPILE_END, RESET, CUDAGRAPH_LOG, AUTOTUNE})
+
 Subscriber = Callable[[RawEvent], None]
 
 
@@ -64,7 +80,7 @@ class Subscription:
 
     fn: Subscriber
     keep: frozenset[str] = frozenset()
-    failed: bool = False  # set at its first exception: it is not called again
+    failed: Optional[str] = None  # its first exception, described: it is not called again
 
     @property
     def name(self) -> str:
@@ -107,16 +123,25 @@ class _ListHandler(logging.Handler):
 
 
 class Recorder:
-    """Owns the listeners; safe to nest (each recorder has its own handlers)."""
+    """Owns the hooks on torch; safe to nest (each recorder has its own handlers).
 
-    def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = ()) -> None:
+    ``seams`` says which to install; ``keeps_records=False`` makes a live-only
+    recorder (``listening``): subscribers see each record, ``raw`` keeps none.
+    """
+
+    def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = (), *,
+                 seams: Iterable[str] = CAPTURE_SEAMS, keeps_records: bool = True) -> None:
         self.raw = RawCapture()
+        self.seams = frozenset(seams)
+        self.keeps_records = keeps_records
+        self.notes: list[str] = []  # a seam this torch lacks
         self._subscriptions = [Subscription(fn, frozenset(keep)) for fn in listeners]
         self._lock = threading.Lock()
         self._seq = 0
         self._undo: list[Callable[[], None]] = []
         self.generations = Generations()  # compile ids stay unique across torch._dynamo.reset()
         self._resets: Optional[torch_compat.CompileCallbacks] = None
+        self._reset_pending = False  # a reset seen, not yet turned into a new generation
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
         """Calls ``fn(event)`` live for each record kept (and the noise named in ``keep``); returns the undo."""
@@ -129,19 +154,63 @@ class Recorder:
         with _LOCK:
             _OPEN.append(self)
         self._undo.append(self._leave)
-        trace = torch_compat.trace_logger()
-        h = _ListHandler(self, "trace")
-        trace.addHandler(h)
-        self._undo.append(lambda: trace.removeHandler(h))
-        for kind, name in list(torch_compat.IR_LOGGERS.items()) + [("bytecode_log", torch_compat.BYTECODE_LOGGER)]:
-            self._listen(kind, logging.getLogger(name))
-        # DDPOptimizer's INFO line (its DEBUG lines are one per graph node); its logger has a stderr handler
-        self._undo.append(tap(logging.getLogger(torch_compat.DDP_OPTIMIZER_LOGGER),
-                              lambda record: self._on_tapped("ddp_optimizer_log", record), logging.INFO))
-        handle = torch_compat.register_bytecode_hook(self._on_bytecode)
-        self._undo.append(handle.remove)
-        self._resets = torch_compat.CompileCallbacks().install()
-        self._undo.append(self._resets.remove)
+        if TRACE in self.seams:
+            trace = torch_compat.trace_logger()
+            h = _ListHandler(self, "trace")
+            trace.addHandler(h)
+            self._undo.append(lambda: trace.removeHandler(h))
+        if ARTIFACTS in self.seams:
+            for kind, name in [*torch_compat.IR_LOGGERS.items(), ("bytecode_log", torch_compat.BYTECODE_LOGGER)]:
+                self._listen(kind, logging.getLogger(name))
+            # DDPOptimizer's INFO line (its DEBUG lines are one per graph node); its logger has a stderr handler
+            self._undo.append(tap(logging.getLogger(torch_compat.DDP_OPTIMIZER_LOGGER),
+                                  lambda record: self._on_tapped("ddp_optimizer_log", record), logging.INFO))
+        if BYTECODE in self.seams:
+            handle = torch_compat.register_bytecode_hook(self._on_bytecode)
+            self._undo.append(handle.remove)
+        if CALLBACKS in self.seams:
+            self._resets = torch_compat.CompileCallbacks(lambda: self._live(COMPILE_START),
+                                                         lambda: self._live(COMPILE_END)).install()
+            self._undo.append(self._resets.remove)
+        if GPU in self.seams:
+            self._open_gpu()
+
+    def _open_gpu(self) -> None:
+        for name in torch_compat.CUDAGRAPH_LOGGERS:
+            self._listen(CUDAGRAPH_LOG, logging.getLogger(name))
+        feedback = torch_compat.autotune_feedback(lambda *args: self._live(AUTOTUNE, args), self.notes)
+        if feedback.__enter__():
+            self._undo.append(lambda: feedback.__exit__(None, None, None))
+        else:
+            self.notes.append("this torch has no autotuning feedback hook: choices not recorded")
+
+    def claim(self, logger_name: str, keep: Callable[[logging.LogRecord], bool]) -> Callable[[], None]:
+        """``keep(record)`` decides whether each of a torch logger's records goes on (False: kept off stderr,
+        e.g. an error a cell turns into a finding); returns the undo, also run at ``close``."""
+        logger, filt = logging.getLogger(logger_name), CallFilter(keep)
+        logger.addFilter(filt)
+        return self._undoable(lambda: logger.removeFilter(filt))
+
+    def divert_warnings(self, compiling: Callable[[], bool], into: list[str]) -> Callable[[], None]:
+        """Warnings torch gives while ``compiling()`` go to ``into``, not stderr (``loggers.divert_warnings``)."""
+        return self._undoable(divert_warnings(compiling, into))
+
+    def poll_reset(self) -> bool:
+        """Whether ``torch._dynamo.reset()`` ran since the last poll (needs ``CALLBACKS``); tells subscribers."""
+        if self._resets is not None and self._resets.reset_seen():
+            self._reset_pending = True
+            self._live(RESET)
+            return True
+        return False
+
+    def _undoable(self, undo: Callable[[], None]) -> Callable[[], None]:
+        self._undo.append(undo)
+
+        def once() -> None:
+            if undo in self._undo:
+                self._undo.remove(undo)
+                undo()
+        return once
 
     def _leave(self) -> None:
         with _LOCK:
@@ -206,16 +275,29 @@ class Recorder:
         """A record's compile id in this capture's generation; ``starts``: it is a compilation's start record."""
         cid = CompileId.of_metadata(metadata)
         if starts and cid is not None:
-            self.generations.start(cid, reset_seen=self._resets is not None and self._resets.reset_seen())
+            self.poll_reset()  # Dynamo writes the start record before it runs the start callbacks
+            self.generations.start(cid, reset_seen=self._reset_pending)
+            self._reset_pending = False
         return self.generations.stamp(cid)
 
     def take(self, name: str, compile_id: Optional[CompileId], metadata: dict, payload: Any) -> None:
         """Keeps one record and hands it to the subscribers (also the way a recorded trace is replayed)."""
+        if name in LIVE_ONLY:
+            self._live(name, payload)
+            return
         event = RawEvent(self._next(), name, compile_id, metadata, payload)
-        self.raw.events.append(event)
+        if self.keeps_records:
+            self.raw.events.append(event)
         readers = self._readers()
         if readers:
             self._deliver(event, readers)
+
+    def _live(self, name: str, payload: Any = None) -> None:
+        """An event that is not a record (a callback, a GPU line): only to the subscribers that asked for it."""
+        asked = [s for s in self._readers() if name in s.keep]
+        if asked:
+            cid = self.generations.stamp(torch_compat.current_compile_id()) if name != RESET else None
+            self._deliver(RawEvent(self._next(), name, cid, {}, payload), asked)
 
     def record_failure(self, where: str, error: BaseException, event: Optional[str],
                        compile_id: Optional[CompileId] = None) -> None:
@@ -224,7 +306,7 @@ class Recorder:
     # ---- subscribers ----
     def _readers(self) -> list[Subscription]:
         subs = [s for s in self._subscriptions if not s.failed]
-        if _OPEN and _OPEN[0] is self:
+        if _outermost_capture() is self:
             subs += [s for s in _WATCHERS if not s.failed]
         return subs
 
@@ -233,9 +315,9 @@ class Recorder:
             try:
                 sub.fn(event)
             except Exception as e:  # noqa: BLE001 - a subscriber's bug is reported, never raised into the compile
-                sub.failed = True
+                sub.failed = describe_error(e)
                 cid = event.compile_id.trace_key if event.compile_id else None
-                message = f"{describe_error(e)}; not called again in this capture"
+                message = f"{sub.failed}; not called again in this capture"
                 self.raw.add_problem(Problem(f"subscriber {sub.name}", message, event.name, cid))
 
     def _next(self) -> int:
@@ -244,20 +326,86 @@ class Recorder:
             return self._seq
 
 
+def _outermost_capture() -> Optional[Recorder]:
+    with _LOCK:
+        return next((r for r in _OPEN if r.keeps_records), None)
+
+
+def _innermost_capture() -> Optional[Recorder]:
+    with _LOCK:
+        return next((r for r in reversed(_OPEN) if r.keeps_records), None)
+
+
 def current_compile_id() -> Optional[CompileId]:
     """The compile running now, numbered as the innermost open capture numbers it (see ``Generations``)."""
     cid = torch_compat.current_compile_id()
-    with _LOCK:
-        innermost = _OPEN[-1] if _OPEN else None
+    innermost = _innermost_capture()
     return innermost.generations.stamp(cid) if innermost is not None else cid
 
 
 def compile_id_of(metadata: dict) -> Optional[CompileId]:
     """A trace record's compile id as the innermost open capture numbers it (read after that capture saw it)."""
-    with _LOCK:
-        innermost = _OPEN[-1] if _OPEN else None
+    innermost = _innermost_capture()
     cid = CompileId.of_metadata(metadata)
     return innermost.generations.stamp(cid) if innermost is not None else cid
+
+
+@dataclass(eq=False)
+class Listening:
+    """One subscriber's hold on the listener for a block (``listening``): what it may add, what went wrong."""
+
+    recorder: Recorder
+    subscription: Subscription
+    _undo: list[Callable[[], None]]
+
+    def claim(self, logger_name: str, keep: Callable[[logging.LogRecord], bool]) -> None:
+        """See ``Recorder.claim``; removed when the block ends."""
+        self._undo.append(self.recorder.claim(logger_name, keep))
+
+    def divert_warnings(self, compiling: Callable[[], bool], into: list[str]) -> None:
+        """See ``Recorder.divert_warnings``; removed when the block ends."""
+        self._undo.append(self.recorder.divert_warnings(compiling, into))
+
+    def poll_reset(self) -> bool:
+        return self.recorder.poll_reset()
+
+    @property
+    def problems(self) -> list[str]:
+        """This subscriber's failure (it is not called again after one), and seams this torch lacks."""
+        failed = self.subscription.failed
+        own = [] if self.recorder.keeps_records else [  # a capture's problems are in its report already
+            f"{p.where}: {p.message}" for p in self.recorder.raw.problems if not p.where.startswith("subscriber")]
+        return ([failed] if failed else []) + own + list(self.recorder.notes)
+
+
+@contextlib.contextmanager
+def listening(fn: Subscriber, *, seams: Iterable[str], keep: Iterable[str] = ()) -> Iterator[Listening]:
+    """``fn`` sees torch's records (and the live events named in ``keep``) from the ``seams`` while the block runs.
+
+    The innermost open recorder that has those seams serves it (a capture, or an
+    outer ``listening``); without one, a recorder that keeps no records opens for
+    the block with just those seams. Either way no second hook goes onto torch.
+    """
+    wanted = frozenset(seams)
+    with _LOCK:
+        host = next((r for r in reversed(_OPEN) if wanted <= r.seams), None)
+    own = host is None
+    if own:
+        host = Recorder(seams=wanted, keeps_records=False)
+    sub = Subscription(fn, frozenset(keep))
+    undo: list[Callable[[], None]] = []
+    try:
+        if own:
+            host.open()
+        host._subscriptions.append(sub)
+        yield Listening(host, sub, undo)
+    finally:
+        if sub in host._subscriptions:
+            host._subscriptions.remove(sub)
+        while undo:
+            undo.pop()()
+        if own:
+            host.close()
 
 
 def _size(payload: Any) -> int:

@@ -556,37 +556,6 @@ def _note_once(notes: list[str], text: str) -> None:
 
 
 @contextlib.contextmanager
-def output_code_listener(sink: Callable[[str], None], notes: list[str],
-                         files: Optional[list[str]] = None) -> Iterator[None]:
-    """Calls ``sink(wrapper_source)`` for each ``inductor_output_code`` event inside the block.
-
-    ``files`` collects where torch wrote each wrapper: proof of which temporary
-    folders the block's compiles made (``remove_fresh_cache_dirs``).
-    A failing sink never breaks the compile: its error goes to ``notes``, once per kind.
-    """
-    logger = trace_logger()
-
-    class _Handler(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            try:
-                md = getattr(record, "metadata", None)
-                if isinstance(md, dict) and "inductor_output_code" in md and isinstance(record.payload, str):
-                    fields = md["inductor_output_code"]
-                    if files is not None and isinstance(fields, dict) and isinstance(fields.get("filename"), str):
-                        files.append(fields["filename"])
-                    sink(record.payload)
-            except Exception as e:  # noqa: BLE001 - a listener must never break the compile: noted
-                _note_once(notes, f"a wrapper-code record could not be kept: {type(e).__name__}: {e}")
-
-    handler = _Handler(logging.DEBUG)
-    logger.addHandler(handler)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-
-
-@contextlib.contextmanager
 def uncached_compile() -> Iterator[None]:
     """Compiles inside lower afresh (FX graph and AOT caches off); compiled .so/cubin files are reused.
 
@@ -918,16 +887,6 @@ class CompileCallbacks:
             if any(c == mine for c in registered):  # a reset may have removed it already
                 registered.remove(mine)
         self._installed = False
-
-
-@contextlib.contextmanager
-def compile_callbacks(on_start: Callable[[], None], on_end: Callable[[], None]) -> Iterator[CompileCallbacks]:
-    """``CompileCallbacks`` installed for the block, removed afterwards (also after a reset)."""
-    callbacks = CompileCallbacks(on_start, on_end).install()
-    try:
-        yield callbacks
-    finally:
-        callbacks.remove()
 
 
 def is_soft_failure(fail_type: str) -> bool:

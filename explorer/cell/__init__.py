@@ -10,9 +10,9 @@ needs around the call, and what torch.compile did differently comes back as find
   rewrite.py        module semantics inside a function: the statements rewritten where the two differ
   bound.py          which names the cell may read before binding them (those get no placeholder)
   run.py            ``run_cell`` / ``rerun``: the config, recursion headroom and clean-up around the call
-  watch.py          ``Watch``: Dynamo's records while the cell runs, turned into findings and live duties
+  watch.py          ``Watch``: Dynamo's records while the cell runs (a subscriber of the one listener,
+                    ``capturing.recorder``), turned into findings and live duties
   name_windows.py   placeholders for the cell's names while Dynamo compiles; Dynamo's helper globals
-  dynamo_logs.py    Dynamo's warnings while it compiles for the cell, kept off stderr
 """
 
 from .function import CELL_FUNCTION_NAME, TORCH_MARKER, CellFunction, build_cell_function, register_source

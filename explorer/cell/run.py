@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
 from ..capturing.model import Finding
+from ..capturing.recorder import CALLBACKS, RESET, listening
 from .function import TORCH_MARKER, CellFunction
 from .watch import Watch, reset_finding
 
@@ -87,19 +88,23 @@ def _run_plainly(cell: CellFunction, findings: list[Finding]) -> tuple[Any, Opti
     functions still compile, as in a plain run); the config is the user's."""
     from ..capturing import torch_compat
 
-    resets = torch_compat.CompileCallbacks().install()
+    resets: list[Any] = []
     value: Any = None
     error: Optional[BaseException] = None
-    try:
+
+    def on_event(event: Any) -> None:  # an open capture serves every record: only resets count here
+        if event.name == RESET:
+            resets.append(event)
+
+    with listening(on_event, seams=(CALLBACKS,), keep=(RESET,)) as listen:
         with _recursion_headroom(), _module_state(cell):
             try:
                 value = torch_compat.not_traced(cell.fn)()
             except BaseException as e:  # noqa: BLE001 - handed back in CellRun.error, the caller re-raises it
                 error = e
-        if resets.reset_seen():
-            findings.append(reset_finding())
-    finally:
-        resets.remove()
+        listen.poll_reset()
+    if resets:
+        findings.append(reset_finding())
     return value, error
 
 

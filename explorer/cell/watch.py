@@ -6,10 +6,11 @@ import contextlib
 import linecache
 import logging
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from ..capturing.model import Finding
-from .dynamo_logs import CallFilter, dynamo_warnings_diverted
+from ..capturing.raw import RawEvent
+from ..capturing.recorder import BYTECODE, CALLBACKS, COMPILE_END, COMPILE_START, RESET, TRACE, listening
 from .function import CELL_FUNCTION_NAME, CellFunction
 from .name_windows import NameWindows
 
@@ -26,15 +27,17 @@ _RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$
 
 
 class Watch:
-    """Everything ``run_cell`` listens to while the cell runs; removed on exit.
+    """Everything ``run_cell`` listens to while the cell runs, as one subscriber of the listener
+    (``capturing.recorder.listening``: the open capture's, or one of its own for a re-run).
 
-    * a filter on Dynamo's ``convert_frame`` logger: a frame Dynamo could not
+    * a claim on Dynamo's ``convert_frame`` logger: a frame Dynamo could not
       compile and ran unchanged (the suppressed error) becomes a finding instead
       of a traceback on stderr; fake tensors' report of the same failure too;
-    * a handler on the structured trace: compile ids and user lines of failed
-      compiles, graph breaks the explorer's settings cause, Inductor's RNG;
+    * the structured trace: compile ids and user lines of failed compiles, graph
+      breaks the explorer's settings cause, Inductor's RNG;
     * Dynamo's bytecode hook: which code objects were compiled for the cell;
-    * ``NameWindows`` (placeholders while Dynamo compiles, Dynamo's helper globals).
+    * compile start/end and resets: ``NameWindows`` (placeholders while Dynamo
+      compiles, Dynamo's helper globals), ``suppress_errors`` turned on again.
     """
 
     def __init__(self, cell: CellFunction, findings: list[Finding]) -> None:
@@ -54,7 +57,7 @@ class Watch:
         self.rewritten: list[Any] = []  # Dynamo's rewritten code for ``codes``: their helper globals go with them
         self.rewrote_any = False  # Dynamo compiled code of the cell (which ``forget_compilations`` then drops)
         self.resets = 0  # torch._dynamo.reset() calls seen while the cell ran
-        self._callbacks: Any = None  # torch_compat.CompileCallbacks
+        self._listening: Any = None  # capturing.recorder.Listening
         self._refused: Optional[dict] = None  # compilation_metrics of the cell's own frame, refused and raised
         self._compiling = False  # Dynamo is compiling, for the cell (a plain run of it compiles nothing)
         self.dynamo_warnings: list[str] = []
@@ -64,16 +67,11 @@ class Watch:
         from ..capturing import torch_compat
 
         try:
-            self._filter(torch_compat.SUPPRESSED_FRAME_LOGGER, self._on_convert_frame)
-            self._filter(torch_compat.FAKE_TENSOR_LOGGER, self._on_fake_tensor)
-            trace = torch_compat.trace_logger()
-            handler = TraceHandler(self)
-            trace.addHandler(handler)
-            self._stack.callback(trace.removeHandler, handler)
-            self._stack.callback(torch_compat.register_bytecode_hook(self._on_bytecode).remove)
-            self._callbacks = self._stack.enter_context(
-                torch_compat.compile_callbacks(self._on_compile_start, self.names.close))
-            self._stack.enter_context(dynamo_warnings_diverted(lambda: self._compiling, self.dynamo_warnings))
+            self._listening = listen = self._stack.enter_context(
+                listening(self.on_event, seams=(TRACE, BYTECODE, CALLBACKS), keep=(COMPILE_START, COMPILE_END, RESET)))
+            listen.claim(torch_compat.SUPPRESSED_FRAME_LOGGER, self._on_convert_frame)
+            listen.claim(torch_compat.FAKE_TENSOR_LOGGER, self._on_fake_tensor)
+            listen.divert_warnings(lambda: self._compiling, self.dynamo_warnings)
         except BaseException:
             self._stack.close()
             raise
@@ -81,22 +79,29 @@ class Watch:
 
     def __exit__(self, *exc: Any) -> bool:
         try:
-            self._note_reset()  # a reset after the last compilation
+            self._listening.poll_reset()  # a reset after the last compilation
         finally:
             self._stack.close()
         return False
 
-    def _note_reset(self) -> None:
-        if self._callbacks is not None and self._callbacks.reset_seen():
-            self.resets += 1
-
-    def _filter(self, name: str, fn: Callable[[logging.LogRecord], bool]) -> None:
-        logger = logging.getLogger(name)
-        filt = CallFilter(fn)
-        logger.addFilter(filt)
-        self._stack.callback(logger.removeFilter, filt)
-
     # ---- callbacks ----
+    def on_event(self, event: RawEvent) -> None:
+        """One event from the listener; a bug here must not break the compile, nor go unseen: a finding."""
+        try:
+            if event.name == "bytecode_hook":
+                self._on_bytecode(*event.payload)
+            elif event.name == COMPILE_START:
+                self._on_compile_start()
+            elif event.name == COMPILE_END:
+                self.names.close()
+            elif event.name == RESET:
+                self.resets += 1
+            else:
+                self.on_trace(event)
+        except Exception as e:  # noqa: BLE001 - shown as a finding; the compile goes on
+            self.findings.append(Finding(f"the explorer's watcher failed on a {event.name} record "
+                                         f"({type(e).__name__}: {e}); please report this"))
+
     def _on_compile_start(self) -> None:
         if self._backend_failed:  # a frame compiled after a backend failure is suppressed again
             from ..capturing import torch_compat
@@ -138,10 +143,11 @@ class Watch:
         self._meta_failures.append(message)
         return False
 
-    def on_trace(self, metadata: dict, payload: Optional[str]) -> None:
+    def on_trace(self, event: RawEvent) -> None:
+        metadata, payload = event.metadata, event.payload
+        cid = event.compile_id.key if event.compile_id is not None else None
         if "dynamo_start" in metadata:
             self._last_start = metadata
-            self._note_reset()  # Dynamo writes this record before it runs the start callbacks
             self._refused = None
             self._compiling = True
             return
@@ -149,7 +155,7 @@ class Watch:
         if isinstance(metrics, dict):
             self._compiling = False
             if metrics.get("fail_type"):
-                metrics = dict(metrics, explorer_compile_id=_compile_id(metadata))
+                metrics = dict(metrics, explorer_compile_id=cid)
                 self._last_failed = metrics
                 self._failed[str(metrics.get("compile_id"))] = metrics
                 self._on_failed_compile(metrics)
@@ -157,12 +163,12 @@ class Watch:
         artifact = metadata.get("artifact")
         name = artifact.get("name") if isinstance(artifact, dict) else None
         if name == "dynamo_graph_break_reason" and payload:
-            self._on_graph_break(payload, _compile_id(metadata))
+            self._on_graph_break(payload, cid)
         elif "inductor_output_code" in metadata and payload:
             from ..capturing import torch_compat
 
             if any(marker in payload for marker in torch_compat.INDUCTOR_RNG_MARKERS):
-                self._rng_ids.append(_compile_id(metadata))
+                self._rng_ids.append(cid)
 
     def _on_failed_compile(self, metrics: dict) -> None:
         """A failed compile that must raise instead of running its frame unconverted.
@@ -356,14 +362,6 @@ def _first_statement_line(cell: CellFunction) -> int:
     return min(lines) if lines else 1
 
 
-def _compile_id(metadata: dict) -> Optional[str]:
-    """The record's compilation as the report names it (a generation after a reset; see capturing.compile_id)."""
-    from ..capturing.recorder import compile_id_of
-
-    cid = compile_id_of(metadata)
-    return cid.key if cid is not None else None
-
-
 def raised_while_compiling(error: BaseException) -> bool:
     """The exception came out of Dynamo's compile (the frame it compiled had not started)."""
     tb = error.__traceback__
@@ -390,24 +388,3 @@ def exception_words(exc: BaseException) -> str:
     if cause is not exc and type(cause).__name__ not in words:
         words += f" (from {first(cause)})"
     return words if len(words) <= 300 else words[:297] + "..."
-
-
-class TraceHandler(logging.Handler):
-    def __init__(self, watch: Watch) -> None:
-        super().__init__(logging.DEBUG)
-        self.watch = watch
-
-    def emit(self, record: logging.LogRecord) -> None:
-        metadata = getattr(record, "metadata", None)
-        if isinstance(metadata, dict):
-            self.watch.on_trace(metadata, getattr(record, "payload", None))
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        """A bug in the watcher must not break the compile, nor go unseen: it becomes a finding."""
-        import sys
-        import traceback
-
-        exc = sys.exc_info()[1]
-        where = "".join(traceback.format_exception(exc)[-3:]).strip() if exc is not None else "?"
-        self.watch.findings.append(Finding(f"the explorer's watcher failed on a trace record ({where}); "
-                                           "please report this"))

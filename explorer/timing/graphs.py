@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..capturing import torch_compat
 from ..capturing.compile_id import CompileId
-from ..capturing.recorder import current_compile_id
+from ..capturing.recorder import TRACE, current_compile_id, listening
 from . import bench
 from .model import GraphTiming, KernelTiming, Measurement
 
@@ -157,14 +157,26 @@ def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBu
     files: list[str] = []
     before = torch_compat.fresh_cache_dirs()
     try:
-        with torch_compat.output_code_listener(codes.append, notes, files), torch_compat.uncached_compile():
+        with listening(lambda e: _keep_output_code(e, codes, files), seams=(TRACE,)) as listen, \
+                torch_compat.uncached_compile():
             fn = _quiet_module_path(inner, fresh_graph_module(g.gm), list(g.inputs))
+        notes += [f"a wrapper-code record could not be kept: {p}" for p in listen.problems]
     finally:  # the build is loaded: its temporary folder is no one's (a plain run leaves none)
         torch_compat.remove_fresh_cache_dirs(before, files, notes)
     kernels = tuple(k for code in codes for k in parse_kernels(code, graph_kind(code) or ""))
     opts = ", ".join(f"{k}=True" for k in torch_compat.kernel_profile_options(g.device.split(":")[0]))
     label = " ".join([PROFILE_BUILD_LABEL.format(opts=opts), *notes])
     return ProfilingBuild(fn, kernels, "\n".join(codes) or None, label)
+
+
+def _keep_output_code(event: Any, codes: list[str], files: list[str]) -> None:
+    """The build's wrapper code, and where torch wrote it: proof of which temporary folder the build made."""
+    fields = event.metadata.get("inductor_output_code")
+    if event.name != "inductor_output_code" or not isinstance(event.payload, str):
+        return
+    if isinstance(fields, dict) and isinstance(fields.get("filename"), str):
+        files.append(fields["filename"])
+    codes.append(event.payload)
 
 
 def _resolve_backend(inner: Any, mode: Optional[str], options: Optional[dict], dynamic: Optional[bool],
