@@ -89,15 +89,18 @@ def test_end_to_end_agrees_with_do_bench_of_the_compiled_callable(explored):
         compiled(x)
         call = e2e.call_of(model, compiled, (x,), {})
         ours, ref = [], []
-        for _ in range(3):  # interleaved
+        for _ in range(5):  # interleaved
             ours.append(e2e.time_end_to_end(call, device="cuda:0", budget_s=0.1).compiled.median_s)
             ref += _do_bench_rounds(lambda: compiled(x), rounds=1)
+    # The fastest round of each: the block is launch-bound on the H200 (the host issues a call in about the
+    # time the device runs it), so the host's own speed, which moved 258-348 us per call between rounds of one
+    # process (tests/gpu/launch_bound.py, 2026-12-05), moves both methods alike; noise only adds time.
     spread = 100 * (max(ref) - min(ref)) / statistics.median(ref)
-    diff = 100 * abs(statistics.median(ours) - statistics.median(ref)) / statistics.median(ref)
+    diff = 100 * abs(min(ours) - min(ref)) / min(ref)
     _dump(f"e2e_{name}.json", {"ours_s": ours, "do_bench_s": ref, "diff_pct": diff, "spread_pct": spread,
                                "report": e.to_dict(), "graphs_compiled_s": e.graphs_compiled_s})
-    print(f"\n{name}: end to end {statistics.median(ours) * 1e6:.1f} us, "
-          f"do_bench {statistics.median(ref) * 1e6:.1f} us, "
+    print(f"\n{name}: end to end {min(ours) * 1e6:.1f} us (rounds {[round(t * 1e6) for t in ours]}), "
+          f"do_bench {min(ref) * 1e6:.1f} us (rounds {[round(t * 1e6) for t in ref]}), "
           f"diff {diff:.1f}% (tolerance {max(TOL_PCT, spread):.1f}%); graphs alone {e.graphs_compiled_s * 1e6:.1f} us")
     assert diff <= max(TOL_PCT, spread)
 
