@@ -99,3 +99,33 @@ def test_a_subscriber_that_fails_is_a_problem_not_an_error():
         out = torch.compile(lambda x: x + 1, backend="eager")(torch.ones(2))
     assert torch.equal(out, torch.ones(2) + 1)
     assert len(listen.problems) == 1 and "ValueError: subscriber bug" in listen.problems[0]
+
+
+def test_only_the_recorder_hooks_torch():
+    """The hook primitives are called from ``capturing/recorder.py`` (and the logger helpers it uses) alone."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(explorer_root())
+    hooks_torch = {"addHandler", "register_bytecode_hook", "CompileCallbacks", "autotune_feedback",
+                   "register_start_callback", "add_feedback_saver", "listen_at_debug", "tap"}
+    allowed = {"capturing/recorder.py", "capturing/loggers.py", "capturing/torch_compat.py"}
+    found = set()
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                if name in hooks_torch and rel not in allowed:
+                    found.add(f"{rel}:{node.lineno} {name}")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("loggers") and rel not in allowed:
+                found.add(f"{rel}:{node.lineno} imports the logger hooks")
+    assert not found, sorted(found)
+
+
+def explorer_root():
+    import os
+
+    import explorer
+
+    return os.path.dirname(explorer.__file__)
