@@ -65,7 +65,6 @@ NO_METADATA = "<record without metadata>"
 
 TRACE, ARTIFACTS, BYTECODE, CALLBACKS, GPU = "trace", "artifacts", "bytecode", "callbacks", "gpu"
 CAPTURE_SEAMS = frozenset({TRACE, ARTIFACTS, BYTECODE, CALLBACKS})
-ALL_SEAMS = CAPTURE_SEAMS | {GPU}
 # events made live, never kept as records: delivered only to subscribers naming them in ``keep``
 COMPILE_START, COMPILE_END, RESET = "compile_start", "compile_end", "reset"  # CALLBACKS
 CUDAGRAPH_LOG, AUTOTUNE = "cudagraph_log", "autotune"  # GPU: a log line; (timings, name, input_nodes, choices)
