@@ -63,14 +63,21 @@ def browser():
         b.close()
 
 
+def _stack(error):
+    """The stack the browser gave, when it gave one (JupyterLab's errors sometimes come without)."""
+    stack = getattr(error, "stack", None) or ""
+    return "\n" + stack if stack and stack.strip() != str(error).strip() else " (no stack)"
+
+
 class Console:
     """Errors the page logged or threw; a test fails on any of ours."""
 
     def __init__(self, page, ignore=()):
         self.errors = []
         self.ignore = ignore
+        self.phase = ""  # " while closing" once the test is done: the page's own teardown, said apart
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        page.on("pageerror", lambda e: self.errors.append(f"uncaught{self.phase}: {e}" + _stack(e)))
         page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))
 
     def ours(self):
@@ -580,6 +587,7 @@ def lab_page(browser, jupyterlab):
     pg.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     pg.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 3", timeout=300_000)
     yield pg
+    pg.console.phase = " while closing"
     ctx.close()
     assert pg.console.ours() == [], pg.console.errors
 
