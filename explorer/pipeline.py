@@ -86,8 +86,7 @@ class RunContext:
         return self.parts["capture"]
 
     def with_problem(self, where: str, error: BaseException | str) -> None:
-        message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-        self.problems = self.problems + (Problem(where, message),)
+        self.problems = self.problems + (Problem.of(where, error),)
 
 
 # what a row reads or writes: a report part, or a field of the capture ("capture.compilations")

@@ -143,8 +143,7 @@ class Report:
         return (self.capture.problems if self.capture is not None else ()) + self.problems
 
     def with_problem(self, where: str, error: BaseException | str) -> None:
-        message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-        self.problems = self.problems + (Problem(where, message),)
+        self.problems = self.problems + (Problem.of(where, error),)
 
     # ---- files ----
     def to_dict(self) -> dict[str, Any]:

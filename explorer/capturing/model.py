@@ -169,6 +169,11 @@ class Problem:
     event: Optional[str] = None
     compile_id: Optional[str] = None
 
+    @classmethod
+    def of(cls, where: str, error: BaseException | str) -> Problem:
+        """A step's failure: its exception as ``Type: message``, or words already written."""
+        return cls(where, error if isinstance(error, str) else f"{type(error).__name__}: {error}")
+
     def one_line(self) -> str:
         about = " ".join(x for x in (f"[{self.compile_id}]" if self.compile_id else "", self.event or "") if x)
         return f"{self.where}{' ' + about if about else ''}: {self.message.splitlines()[0] if self.message else ''}"

@@ -69,6 +69,17 @@ CAPTURE_SEAMS = frozenset({TRACE, ARTIFACTS, BYTECODE, CALLBACKS})
 COMPILE_START, COMPILE_END, RESET = "compile_start", "compile_end", "reset"  # CALLBACKS
 CUDAGRAPH_LOG, AUTOTUNE = "cudagraph_log", "autotune"  # GPU: a log line; (timings, name, input_nodes, choices)
 LIVE_ONLY = frozenset({COMPILE_START, COMPILE_END, RESET, CUDAGRAPH_LOG, AUTOTUNE})
+_LIVE_SEAM = {COMPILE_START: CALLBACKS, COMPILE_END: CALLBACKS, RESET: CALLBACKS, CUDAGRAPH_LOG: GPU, AUTOTUNE: GPU}
+_ARTIFACT_KINDS = frozenset({*torch_compat.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log"})
+
+
+def seam_of(name: str) -> str:
+    """The seam an event (a record's or a live event's name) comes from."""
+    if name in _LIVE_SEAM:
+        return _LIVE_SEAM[name]
+    if name == "bytecode_hook":
+        return BYTECODE
+    return ARTIFACTS if name in _ARTIFACT_KINDS else TRACE
 
 Subscriber = Callable[[RawEvent], None]
 
@@ -79,7 +90,11 @@ class Subscription:
 
     fn: Subscriber
     keep: frozenset[str] = frozenset()
+    seams: Optional[frozenset[str]] = None  # the seams whose events it sees; None: all the recorder has
     failed: Optional[str] = None  # its first exception, described: it is not called again
+
+    def reads(self, seam: str) -> bool:
+        return not self.failed and (self.seams is None or seam in self.seams)
 
     @property
     def name(self) -> str:
@@ -144,7 +159,10 @@ class Recorder:
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
         """Calls ``fn(event)`` live for each record kept (and the noise named in ``keep``); returns the undo."""
-        sub = Subscription(fn, frozenset(keep))
+        return self.attach(Subscription(fn, frozenset(keep)))
+
+    def attach(self, sub: Subscription) -> Callable[[], None]:
+        """``subscribe`` for a subscription made by the caller (who reads its ``failed``); returns the undo."""
         self._subscriptions.append(sub)
         return lambda: self._subscriptions.remove(sub) if sub in self._subscriptions else None
 
@@ -177,10 +195,10 @@ class Recorder:
     def _open_gpu(self) -> None:
         for name in torch_compat.CUDAGRAPH_LOGGERS:
             self._listen(CUDAGRAPH_LOG, logging.getLogger(name))
-        feedback = torch_compat.autotune_feedback(lambda *args: self._live(AUTOTUNE, args), self.notes)
-        if feedback.__enter__():
-            self._undo.append(lambda: feedback.__exit__(None, None, None))
-        else:
+        feedback = contextlib.ExitStack()
+        self._undo.append(feedback.close)
+        if not feedback.enter_context(torch_compat.autotune_feedback(lambda *args: self._live(AUTOTUNE, args),
+                                                                     self.notes)):
             self.notes.append("this torch has no autotuning feedback hook: choices not recorded")
 
     def claim(self, logger_name: str, keep: Callable[[logging.LogRecord], bool]) -> Callable[[], None]:
@@ -263,7 +281,7 @@ class Recorder:
         if why is None:
             self.take(name, cid, metadata, payload)
             return
-        asked = [s for s in self._readers() if name in s.keep]
+        asked = [s for s in self._readers(TRACE) if name in s.keep]
         # one row per name for the whole capture: per compilation, noise would outnumber the stages
         self.raw.dropped.add(name, None, _size(payload),
                              KEPT_WHY.format(", ".join(s.name for s in asked)) if asked else NOISE_WHY.format(why))
@@ -287,13 +305,13 @@ class Recorder:
         event = RawEvent(self._next(), name, compile_id, metadata, payload)
         if self.keeps_records:
             self.raw.events.append(event)
-        readers = self._readers()
+        readers = self._readers(seam_of(name))
         if readers:
             self._deliver(event, readers)
 
     def _live(self, name: str, payload: Any = None) -> None:
         """An event that is not a record (a callback, a GPU line): only to the subscribers that asked for it."""
-        asked = [s for s in self._readers() if name in s.keep]
+        asked = [s for s in self._readers(seam_of(name)) if name in s.keep]
         if asked:
             cid = self.generations.stamp(torch_compat.current_compile_id()) if name != RESET else None
             self._deliver(RawEvent(self._next(), name, cid, {}, payload), asked)
@@ -303,10 +321,10 @@ class Recorder:
         self.raw.add_problem(Problem(where, describe_error(error), event, compile_id.trace_key if compile_id else None))
 
     # ---- subscribers ----
-    def _readers(self) -> list[Subscription]:
-        subs = [s for s in self._subscriptions if not s.failed]
+    def _readers(self, seam: str) -> list[Subscription]:
+        subs = [s for s in self._subscriptions if s.reads(seam)]
         if _outermost_capture() is self:
-            subs += [s for s in _WATCHERS if not s.failed]
+            subs += [s for s in _WATCHERS if s.reads(seam)]
         return subs
 
     def _deliver(self, event: RawEvent, readers: list[Subscription]) -> None:
@@ -391,16 +409,14 @@ def listening(fn: Subscriber, *, seams: Iterable[str], keep: Iterable[str] = ())
     own = host is None
     if own:
         host = Recorder(seams=wanted, keeps_records=False)
-    sub = Subscription(fn, frozenset(keep))
+    sub = Subscription(fn, frozenset(keep), wanted)  # only its seams' events, whatever else the host has
     undo: list[Callable[[], None]] = []
     try:
         if own:
             host.open()
-        host._subscriptions.append(sub)
+        undo.append(host.attach(sub))
         yield Listening(host, sub, undo)
     finally:
-        if sub in host._subscriptions:
-            host._subscriptions.remove(sub)
         while undo:
             undo.pop()()
         if own:

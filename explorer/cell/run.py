@@ -91,12 +91,7 @@ def _run_plainly(cell: CellFunction, findings: list[Finding]) -> tuple[Any, Opti
     resets: list[Any] = []
     value: Any = None
     error: Optional[BaseException] = None
-
-    def on_event(event: Any) -> None:  # an open capture serves every record: only resets count here
-        if event.name == RESET:
-            resets.append(event)
-
-    with listening(on_event, seams=(CALLBACKS,), keep=(RESET,)) as listen:
+    with listening(resets.append, seams=(CALLBACKS,), keep=(RESET,)) as listen:
         with _recursion_headroom(), _module_state(cell):
             try:
                 value = torch_compat.not_traced(cell.fn)()

@@ -171,9 +171,9 @@ def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBu
 
 def _keep_output_code(event: Any, codes: list[str], files: list[str]) -> None:
     """The build's wrapper code, and where torch wrote it: proof of which temporary folder the build made."""
-    fields = event.metadata.get("inductor_output_code")
     if event.name != "inductor_output_code" or not isinstance(event.payload, str):
         return
+    fields = event.metadata.get("inductor_output_code")
     if isinstance(fields, dict) and isinstance(fields.get("filename"), str):
         files.append(fields["filename"])
     codes.append(event.payload)
