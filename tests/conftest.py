@@ -2,6 +2,7 @@
 first C++ compile on 2 cores), so each program is compiled once per test run."""
 
 import os
+import shutil
 import sys
 import tempfile
 
@@ -10,7 +11,15 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 # Inductor's cache dir, the test run's own: tests that check which folders a capture leaves there must not
 # see another process's (two test runs, or a notebook, on the same machine share /tmp/torchinductor_$USER)
-os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="cx-tests-inductor-"))
+_OWN_CACHE = None if "TORCHINDUCTOR_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="cx-tests-inductor-")
+if _OWN_CACHE:
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = _OWN_CACHE
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The run's own Inductor cache goes with the run (else every run leaves its compiled kernels in /tmp)."""
+    if _OWN_CACHE:
+        shutil.rmtree(_OWN_CACHE, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

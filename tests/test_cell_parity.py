@@ -18,6 +18,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -109,8 +110,11 @@ class Kernel:
         self.kc.stop_channels()
         self.km.shutdown_kernel(now=False)  # a shutdown_request: the interpreter exits as usual
         self._stderr.close()
-        with open(self.stderr_path) as fh:
-            return fh.read()
+        try:
+            with open(self.stderr_path) as fh:
+                return fh.read()
+        finally:  # the kernel's Inductor cache and stderr: a test run leaves nothing in /tmp
+            shutil.rmtree(self.cache_dir, ignore_errors=True)
 
 
 def _run_all(label: str, magic: bool, results: dict) -> None:
