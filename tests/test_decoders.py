@@ -117,6 +117,16 @@ def test_guard_tree_keeps_the_text_that_folds_into_guards_with_user_lines():
     assert (tensor.subject, tensor.filename, tensor.lineno) == ("L['x']", PROGRAM, _line("y = x.sin() + 1"))
 
 
+def test_a_type_check_keeps_its_line_through_torchs_hint():
+    # torch writes "# ...  # trace_programs.py:20 in forward (HINT: type Linear)": the line is still the user's
+    (c,) = _data(tape.replay("train")).compilations
+    fc1 = next(g for g in c.guards if g.kind == "TYPE_MATCH" and g.subject == "L['self']._modules['fc1']")
+    line = "return self.fc2(torch.relu(self.fc1(x)))"
+    assert (fc1.filename, fc1.lineno, fc1.function, fc1.source) == (PROGRAM, _line(line), "forward", line)
+    typed = [g for g in c.guards if g.kind == "TYPE_MATCH" and g.source]
+    assert typed and all(g.lineno for g in typed), [g.subject for g in typed if not g.lineno]
+
+
 def test_graph_breaks_carry_line_reason_and_gb_code():
     (printed,) = _records("breaks", "artifact:dynamo_graph_break_reason", "0/0")
     (branch,) = _records("breaks", "artifact:dynamo_graph_break_reason", "1/0")

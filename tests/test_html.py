@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import importlib.util
+import linecache
 import re
 import sys
 import textwrap
@@ -273,6 +274,26 @@ def test_guards_table_and_raw_tree(breaks_report):
     assert "L[&#x27;y&#x27;]" in row  # the guarded value, escaped
     assert "basics.py:8 in torch_dynamo_resume_in_breaks_at_7" in row
     assert "<summary>guard tree (as torch printed it)</summary>" in pane and "TREE_GUARD_MANAGER" in pane
+
+
+def test_a_guard_torch_makes_inside_a_library_is_shown_at_the_user_line_that_calls_it(module_report):
+    # torch names nn/modules/linear.py:134 for x and for fc1's weight; the user's line is forward's `self.fc1(x)`
+    from explorer.present.text import stage_text
+
+    comp = module_report.data.compilations[0]
+    user_line = (comp.frame.filename, comp.frame.lineno + 1)  # TinyMLP.forward's body
+    assert linecache.getline(*user_line).strip() == "return self.fc2(torch.relu(self.fc1(x)))"
+    torch_says = {g.subject: (g.filename, g.lineno) for g in comp.guards if g.kind == "TENSOR_MATCH"}
+    assert torch_says["L['x']"] == ("nn/modules/linear.py", torch_says["L['x']"][1])  # the library's line
+    pane = stage_html(comp, "guards")
+    for subject in ("L['x']", "L['self']._modules['fc1']._parameters['weight']"):
+        row = next(r for r in pane.split("<tr") if "TENSOR_MATCH" in r and f"<code>{html.escape(subject)}</code>" in r)
+        assert f'data-origin="{user_line[0]}:{user_line[1]}"' in row
+        assert "(torch checks it in nn/modules/linear.py:" in text_of(row)
+    assert "checked inside a library, shown at the line that hands the value there" in text_of(pane)
+    text = stage_text(module_report, BY_ID["guards"], comp)
+    row = next(line for line in text.splitlines() if line.startswith("TENSOR_MATCH") and "L['x']" in line)
+    assert f"basics.py:{user_line[1]} in forward (torch checks it in nn/modules/linear.py:" in row
 
 
 def test_graph_break_stage_tells_the_whole_story(breaks_report):

@@ -1,7 +1,7 @@
 """Dynamo's guard tree text (trace event ``dynamo_cpp_guards_str``) -> one Guard per check.
 
-Each check line reads ``+- KIND: code  # user source  # file:line in fn``; the
-``GuardManager: source=L['x']`` line above it names the value being guarded.
+Each check line reads ``+- KIND: code  # user source  # file:line in fn`` (a type check adds
+`` (HINT: type T)``); the ``GuardManager: source=L['x']`` line above it names the value being guarded.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from .model import Guard
 
 _LINE_RE = re.compile(r"^(?P<bars>[| ]*)\+- (?P<kind>[A-Z][A-Z0-9_]*): (?P<rest>.*)$")
 _MANAGER_RE = re.compile(r"^(?P<bars>[| ]*)\+- \w*GuardManager: source=(?P<source>.+?)(?:, accessed_by=|$)")
-_LOC_RE = re.compile(r"^(?P<file>\S+):(?P<line>\d+) in (?P<fn>\S+)$")
+# torch appends " (HINT: type Linear)" to a type check's location
+_LOC_RE = re.compile(r"^(?P<file>\S+):(?P<line>\d+) in (?P<fn>\S+)(?: \(HINT: [^)]*\))?$")
 
 
 def parse_guards(tree: str, frame_filename: Optional[str] = None) -> tuple[Guard, ...]:

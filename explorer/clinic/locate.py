@@ -1,9 +1,11 @@
-"""Which frames of a traceback are the user's own code.
+"""Which line of the user's own code a break or a guard belongs to.
 
 Dynamo reports a graph break where it stopped tracing, which may be inside the
 standard library (``copy.deepcopy``, ``inspect.currentframe``) or torch. The
 line a user can change is the deepest frame outside those: that is the line
-the "what to fix" list points at.
+the "what to fix" list points at. A guard torch makes inside a library names
+the library's line; the user's is the compiled frame's line that hands the
+guarded value there.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import linecache
 import os
 import re
 import sysconfig
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from ..capturing.model import SourceLoc
+from ..capturing.model import Bytecode, Guard, SourceLoc
+from .guard_filter import user_name
 
 
 @lru_cache(maxsize=1)
@@ -87,3 +91,57 @@ def rel(path: Optional[str]) -> str:
     except ValueError:
         return path
     return path if relative.startswith("..") else relative
+
+
+_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW",
+          "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_DEREF", "LOAD_CLOSURE")
+
+
+def first_read(name: Optional[str], code: Bytecode) -> Optional[int]:
+    """The first line of the compiled frame ``code`` that hands on ``name``: a local (``x``) or a local's
+    attribute (``self.norm``, for ``self.norm.weight``). Where torch checks a value inside a library
+    (``F.layer_norm`` checks ``x``), this is the user's line that passed it there. Found in the frame's own
+    bytecode: the first load of the local, or of its attribute right after it."""
+    parts = (name or "").split(".")
+    root, attr = parts[0], parts[1] if len(parts) > 1 else None
+    if not root.isidentifier():
+        return None
+    previous = None
+    for ins in code.instructions:
+        loads_root = ins.opname in _LOADS and root in ins.argrepr.replace(",", " ").split()
+        reads_attr = previous is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") \
+            and ins.argrepr.split()[-1:] == [attr]  # 3.12 writes a method load as "NULL|self + norm"
+        if ins.line and (reads_attr if attr is not None else loads_root):
+            return ins.line
+        previous = ins if loads_root else None
+    return None
+
+
+@dataclass(frozen=True)
+class GuardLine:
+    """The line a guard belongs to, as a user reads it."""
+
+    filename: Optional[str]
+    lineno: Optional[int]
+    function: Optional[str]
+    source: Optional[str]
+    checked_in: Optional[str] = None  # torch's own location, inside a library, when the line was moved from it
+
+    @property
+    def is_user(self) -> bool:
+        return bool(self.lineno) and not is_library_file(self.filename)
+
+
+def guard_line(guard: Guard, code: Optional[Bytecode]) -> GuardLine:
+    """Torch's line for ``guard``; for a frame local checked inside a library (``L['x']`` at
+    ``nn/modules/linear.py:134``), the compiled frame's line that hands it there (``self.fc1(x)``)."""
+    own = GuardLine(guard.filename, guard.lineno, guard.function, guard.source)
+    subject = guard.subject or ""
+    if code is None or not subject.startswith("L[") or not (guard.lineno and is_library_file(guard.filename)):
+        return own
+    line = first_read(user_name(subject), code)
+    if line is None:
+        return own
+    where = f"{guard.filename}:{guard.lineno}" + (f" in {guard.function}" if guard.function else "")
+    return GuardLine(code.filename, line, code.name, linecache.getline(code.filename, line).strip() or None,
+                     checked_in=where)

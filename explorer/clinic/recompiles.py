@@ -22,7 +22,7 @@ from typing import Optional
 from ..capturing.compile_id import TORCH_ID, CompileId
 from ..capturing.inductor_code import stack_frames
 from ..capturing.model import Bytecode, CaptureData, Compilation, Frame, Guard
-from .locate import is_library_file
+from .locate import first_read, is_library_file
 
 _ENTRY_RE = re.compile(rf"^(?P<cid>\[?{TORCH_ID}\]?): (?P<text>.*)$")
 _TENSOR_RE = re.compile(r"^tensor '(?P<name>.+?)' (?P<what>.*)$")
@@ -319,29 +319,14 @@ def _failure(cid: str, block: str, cached: Optional[Compilation], new: Compilati
     return failure
 
 
-_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW",
-          "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_DEREF", "LOAD_CLOSURE")
-
-
 def _at_first_read(failure: GuardFailure, code: Bytecode) -> GuardFailure:
     """A guard torch placed inside a library (``self.norm(x)`` checks ``x`` in ``F.layer_norm``) is
-    moved to the line of the compiled frame that first hands the guarded value on: the innermost
-    user frame. Found in the frame's own bytecode: the first load of the local (``x``), or of the
-    local's attribute (``self.norm``) when the subject is one."""
-    parts = (failure.subject or "").split(".")
-    root, attr = parts[0], parts[1] if len(parts) > 1 else None
-    if not root.isidentifier():
+    moved to the line of the compiled frame that first hands the guarded value on."""
+    line = first_read(failure.subject, code)
+    if line is None:
         return failure
-    previous = None
-    for ins in code.instructions:
-        loads_root = ins.opname in _LOADS and root in ins.argrepr.replace(",", " ").split()
-        reads_attr = previous is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") \
-            and ins.argrepr.split()[-1:] == [attr]  # 3.12 writes a method load as "NULL|self + norm"
-        if ins.line and (reads_attr if attr is not None else loads_root):
-            source = linecache.getline(code.filename, ins.line).strip() or None
-            return replace(failure, filename=code.filename, lineno=ins.line, source=source)
-        previous = ins if loads_root else None
-    return failure
+    return replace(failure, filename=code.filename, lineno=line,
+                   source=linecache.getline(code.filename, line).strip() or None)
 
 
 def failure_from(cid: str, block: str, info: dict, guard: Optional[Guard] = None,

@@ -59,6 +59,7 @@ from collections import Counter
 from typing import Any, Optional
 
 from ..capturing.model import CaptureData, Compilation, Kernel
+from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
 from . import ranks, usage_view
@@ -410,16 +411,28 @@ def _graph(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                                                                            "python")}]
 
 
+def _guard_line_cell(w: GuardLine) -> Any:
+    if not w.filename:
+        return w.source or ""
+    cell = [w.source or "", {"muted": [" ", {"code": loc_text(w.filename, w.lineno, w.function)}]}]
+    if w.checked_in:
+        cell.append({"muted": [" (torch checks it in ", {"code": w.checked_in}, ")"]})
+    return cell
+
+
 def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     out: list[dict] = []
     if comp.guards:
-        from_user = sum(1 for g in comp.guards if g.source)
+        lines = [guard_line(g, comp.original_bytecode) for g in comp.guards]
+        from_user = sum(1 for w in lines if w.is_user)
+        moved = sum(1 for w in lines if w.checked_in)
         out.append({"t": "p", "cls": "cx-muted", "r": f"{len(comp.guards)} guards checked before each call reuses "
-                    f"this compilation; {from_user} point at a line of user code."})
-        rows = [{"c": [g.kind, {"code": g.code}, {"code": g.subject or ""},
-                       [g.source or "", {"muted": [" ", {"code": loc_text(g.filename, g.lineno, g.function)}]}
-                        if g.filename else ""]],
-                 "origin": origin_of(g.filename, g.lineno)} for g in comp.guards[:MAX_TABLE_ROWS]]
+                    f"this compilation; {from_user} point at a line of user code"
+                    + (f" ({moved} checked inside a library, shown at the line that hands the value there)."
+                       if moved else ".")})
+        rows = [{"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
+                 "origin": origin_of(w.filename, w.lineno)}
+                for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
         out.append({"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows,
                     "head": ["kind", "check", "guarded value", "user line"]})
         if len(comp.guards) > MAX_TABLE_ROWS:
