@@ -249,6 +249,20 @@ def test_a_guard_torch_places_in_a_library_is_moved_to_the_frames_own_line():
     assert "self.norm(x)" in p.source
 
 
+@pytest.mark.parametrize("method_load", ["NULL|self + fc1", "fc1 + NULL|self", "fc1"],
+                         ids=["python 3.12", "python 3.13", "plain attribute"])
+def test_the_first_read_of_a_locals_attribute_is_found_in_every_pythons_words(method_load):
+    from explorer.capturing.model import Bytecode, Instruction
+    from explorer.clinic.locate import first_read
+
+    ins = [Instruction(0, "LOAD_FAST", "self", 5), Instruction(2, "LOAD_ATTR", "NULL|self + fc2", 5),
+           Instruction(4, "LOAD_FAST", "x", 6), Instruction(6, "LOAD_FAST", "self", 7),
+           Instruction(8, "LOAD_ATTR", method_load, 7), Instruction(10, "LOAD_FAST", "x", 8)]
+    code = Bytecode("forward", "/u/m.py", 4, "", tuple(ins))
+    assert first_read("self.fc1.weight", code) == 7  # not line 5, where self.fc2 is read
+    assert first_read("x", code) == 6 and first_read("y", code) is None and first_read("G['torch']", code) is None
+
+
 @pytest.mark.parametrize("text, kind, old", [
     ("self._modules['drop'].training == True  # x  # nn/modules/dropout.py:73 in forward", "training", "True"),
     ("not self.training", "training", "False"),

@@ -109,8 +109,9 @@ def first_read(name: Optional[str], code: Bytecode) -> Optional[int]:
     previous = None
     for ins in code.instructions:
         loads_root = ins.opname in _LOADS and root in ins.argrepr.replace(",", " ").split()
+        # a method load reads "NULL|self + norm" on 3.12, "norm + NULL|self" on 3.13
         reads_attr = previous is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") \
-            and ins.argrepr.split()[-1:] == [attr]  # 3.12 writes a method load as "NULL|self + norm"
+            and attr in ins.argrepr.replace("+", " ").split()
         if ins.line and (reads_attr if attr is not None else loads_root):
             return ins.line
         previous = ins if loads_root else None
