@@ -114,6 +114,7 @@ class ExplorerView:
         self.made_at = time.time()  # the capture has just finished: the latency target counts from here
         self._widget: Any = None
         self._model: Optional[dict] = None
+        self._defer: Optional[bool] = None
         self._dots: dict[str, str] = {}
         self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
         self._cache: dict[tuple[int, str], str] = {}
@@ -138,10 +139,21 @@ class ExplorerView:
     def model(self) -> dict:
         """The report's view model, built once: the widget, the static copy and the text all draw it."""
         if self._model is None:
+            from .present.payload import FIRST_PANES
             from .present.viewmodel import build
 
-            self._model = build(self.report)
+            self._model = build(self.report, panes=FIRST_PANES if self.defer else True)
         return self._model
+
+    @property
+    def defer(self) -> bool:
+        """A big report's widget sends what its first view draws, then the rest (the ``rest`` action); its view
+        model is made with the first panes only, the static copy and the rest building the others."""
+        if self._defer is None:
+            from .present.payload import heavy_chars
+
+            self._defer = heavy_chars(self.report) > DEFER_OVER
+        return self._defer
 
     def static_html(self) -> str:
         return render_fragment(self.report, pictures=False, budget=FALLBACK_BUDGET, model=self.model)
@@ -154,10 +166,9 @@ class ExplorerView:
     # ---- the widget ----
     def widget(self) -> Any:
         if self._widget is None:
-            from .present.payload import build, heavy_chars, to_json
+            from .present.payload import build, to_json
 
-            self._defer = heavy_chars(self.report) > DEFER_OVER
-            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at, defer=self._defer,
+            payload, self._dots = build(self.report, pictures="lazy", made_at=self.made_at, defer=self.defer,
                                         model=self.model)
             data, encoding = encode_payload(to_json(payload))
             self._widget = widget_class()(payload=data, payload_encoding=encoding, made_at=self.made_at)
@@ -223,7 +234,7 @@ def _rest(view: ExplorerView, args: dict) -> dict:
     """The rest of a big report, after its first view is drawn (a binary buffer, like the payload)."""
     from .present.payload import build_rest, to_json
 
-    data, encoding = encode_payload(to_json(build_rest(view.report)))
+    data, encoding = encode_payload(to_json(build_rest(view.report, view.model)))
     return {"encoding": encoding, "_buffers": [data]}
 
 

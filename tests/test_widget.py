@@ -186,7 +186,7 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
     sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
     from frontend_report import synthetic
 
-    from explorer.present.payload import FIRST_FIELDS, _compilation_dict, build_rest
+    from explorer.present.payload import FIRST_FIELDS, _compilation_dict, build, build_rest
     from explorer.widget import decode_payload
 
     report = synthetic()
@@ -203,11 +203,38 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
     assert reply["ok"] and "_buffers" not in reply and len(buffers) == 1
     rest = decode_payload(buffers[0], reply["encoding"])
     assert rest == json.loads(json.dumps(build_rest(report)))
-    merged = dict(comp, **{k: v for k, v in rest["compilations"]["0/0"].items() if k != "kernel_sources"})
+    merged = dict(comp, **{k: v for k, v in rest["compilations"]["0/0"].items()
+                           if k not in ("kernel_sources", "panes")})
     for k, src in zip(merged["kernels"], rest["compilations"]["0/0"]["kernel_sources"]):
         k["source"] = src
     assert merged == json.loads(json.dumps(_compilation_dict(report.capture.compilations[0])))
     assert rest["lineage"]["origins"] == first["lineage"]["origins"]  # one index space for both parts
+    # the panes: the first view's in the first part (not the kernels pane, a big report's largest), the others
+    # in the rest; together they are the whole view model's, block for block
+    whole, _ = build(report, pictures="none")
+    first_panes, rest_panes = first["views"][0]["panes"], rest["compilations"]["0/0"]["panes"]
+    assert "kernels" not in first_panes and "kernels" in rest_panes and not set(first_panes) & set(rest_panes)
+    assert dict(first_panes, **rest_panes) == json.loads(json.dumps(whole["views"][0]["panes"]))
+
+
+def test_a_big_reports_static_copy_and_text_are_the_same_from_its_first_panes_as_from_all():
+    """The widget makes a big report's view model with its first panes only; the static copy (which builds the
+    panes it draws) and the text come out exactly as from a model with every pane."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
+    from frontend_report import synthetic
+
+    from explorer.present.html import render_fragment
+    from explorer.widget import FALLBACK_BUDGET
+
+    report = synthetic()
+    view = ExplorerView(report)
+    assert view.defer and "kernels" not in view.model["compilations"][0]["panes"]
+    assert view.static_html() == render_fragment(report, pictures=False, budget=FALLBACK_BUDGET)
+    assert view.summary() == summary(report)
+    assert "Left out of this static copy" in view.static_html()  # the budget ran out: later panes are named
 
 
 def test_big_report_view_is_quick_and_its_static_copy_small():

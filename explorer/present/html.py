@@ -275,7 +275,7 @@ def stage_html(comp: Compilation, key: str, *, max_chars: int = 200_000, ctx: Op
     ctx.comp = comp
     if view is None:
         report = vm.as_report(report if report is not None else _alone(comp))
-        view = vm.compilation(comp, report)
+        view = vm.compilation(comp, report, panes=("kernels" if key.startswith(KERNEL_PREFIX) else key,))
     bs = pane_blocks(view, key)
     if bs is not None:
         stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
@@ -382,10 +382,11 @@ def compilation_html(comp: Compilation, view: dict, ctx: Ctx, report: Any, *, op
     for stage in STAGES:
         if stage.scope == "report":
             continue  # timing has its own section
-        if stage.id in view["panes"]:
+        if stage.id in view["present"]:
             if ctx.budget is not None and ctx.spent > ctx.budget:
                 left_out.append(stage)
                 continue
+            vm.ensure_panes(view, comp, report, (stage.id,))  # a model made with its first panes only
             is_open = " open" if stage.id in _OPEN_STAGES else ""
             part = (f'<details class="cx-stage" data-stage="{stage.id}"{is_open}><summary>'
                     f'{esc(stage.title)}</summary>{_folded(stage.id, view, ctx)}</details>')

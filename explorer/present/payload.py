@@ -39,7 +39,8 @@ Format (``"format": 1``)::
                                              # lineage indexes the same "origins"); the widget sends one on
                                              # request (its "rank" action)
       "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
-      "deferred": false,                     # true: only FIRST_FIELDS are here; build_rest() has the rest
+      "deferred": false,                     # true: only FIRST_FIELDS and the views' FIRST_PANES are here;
+                                             # build_rest() has the rest
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
     }
 
@@ -93,6 +94,9 @@ FIRST_FIELDS = frozenset({"compile_id", "frame", "status", "original_bytecode", 
                           "regions"})  # the Dynamo graph's pane draws each compiled region's graph
 FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.kind != "kernels"
                          and s.field.split(".")[0] in FIRST_FIELDS)
+# The panes a deferred payload carries (the view model's own: ``viewmodel.build(report, panes=FIRST_PANES)``
+# builds only these); the rest's panes (the kernels pane is a big report's largest) come with ``build_rest``.
+FIRST_PANES = FIRST_STAGES | {"timing"}
 
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
@@ -117,7 +121,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
         origins = job_origins(report)
     views, dots = [], {}
     for comp, view in zip(data.compilations, model["compilations"]):
-        view, comp_dots = _view(view, comp, with_pictures=pictures != "none")
+        view, comp_dots = _view(view, comp, with_pictures=pictures != "none", defer=defer)
         views.append(view)
         dots.update(comp_dots)
     others = {}
@@ -173,16 +177,20 @@ def job_origins(report: Any) -> Optional[list[str]]:
     return sorted(found, key=origin_sort_key)
 
 
-def build_rest(report: Any) -> dict:
-    """What ``build(defer=True)`` left out: ``{"compilations": {cid: {field: value, "kernel_sources": [...]}},
-    "lineage": the whole chain}``; the front end merges it into the payload it has."""
+def build_rest(report: Any, model: Optional[dict] = None) -> dict:
+    """What ``build(defer=True)`` left out: ``{"compilations": {cid: {field: value, "kernel_sources": [...],
+    "panes": {stage: blocks}}}, "lineage": the whole chain}``; the front end merges it into the payload it has.
+    ``model``: the view model the first part was made from (the panes it lacks are built into it)."""
     report = as_report(report)
     data: CaptureData = report.capture
+    model = model or viewmodel.build(report, panes=FIRST_PANES)
     comps = {}
-    for comp in data.compilations:
+    for comp, view in zip(data.compilations, model["compilations"]):
         full = _compilation_dict(comp)
         rest = {k: v for k, v in full.items() if k not in FIRST_FIELDS}
         rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
+        panes = viewmodel.ensure_panes(view, comp, report)
+        rest["panes"] = {sid: blocks for sid, blocks in panes.items() if sid not in FIRST_PANES}
         comps[comp.compile_id] = rest
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     return {"compilations": comps, "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
@@ -217,8 +225,9 @@ def script_safe(text: str) -> str:
 
 # ---- per compilation ----
 
-def _view(view: dict, comp: Compilation, *, with_pictures: bool) -> tuple[dict, dict[str, str]]:
-    """The view model's compilation, with the pictures its graph stages have (or why not)."""
+def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = False) -> tuple[dict, dict[str, str]]:
+    """The view model's compilation, with the pictures its graph stages have (or why not); ``defer``: only the
+    first panes (``FIRST_PANES``)."""
     pics, no_pic, dots = {}, {}, {}
     for s in STAGES:
         fx = s.content(comp) if s.kind == "graph" else None
@@ -236,7 +245,8 @@ def _view(view: dict, comp: Compilation, *, with_pictures: bool) -> tuple[dict, 
             pid = picture_id(fx.dot)
             pics[s.id] = pid
             dots[pid] = fx.dot
-    return dict(view, pictures=pics, no_picture=no_pic), dots
+    panes = {sid: bs for sid, bs in view["panes"].items() if sid in FIRST_PANES} if defer else view["panes"]
+    return dict(view, panes=panes, pictures=pics, no_picture=no_pic), dots
 
 
 def picture_id(dot: str) -> str:

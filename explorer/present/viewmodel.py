@@ -45,8 +45,10 @@ in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``pres
 ``break_line``, ``findings`` (notes for the pane of their stage), ``from_where`` (a warm capture's
 caches, kernels loaded or built, the stance: drawn over every pane of the compilation;
 ``present.usage_view`` builds it and the other parts of real programs' use) and ``panes`` (stage id ->
-blocks, for every present stage; ``kernels`` holds one ``div`` per kernel, which a
-``kernel:REF`` pane shows alone). A new pane or section adds blocks here, never a renderer's branch.
+blocks, for every present stage, or those ``build(panes=...)`` asked for: ``ensure_panes`` adds the
+others; ``kernels`` holds one ``div`` per kernel, which a ``kernel:REF`` pane shows alone). Whether a
+stage has content is ``present``, not ``panes``. A new pane or section adds blocks here, never a
+renderer's branch.
 
 Sits on the report; imports no renderer.
 """
@@ -56,7 +58,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Any, Optional
+from typing import Any, Collection, Optional, Union
 
 from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
@@ -127,9 +129,15 @@ def labels() -> dict:
     return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES}}
 
 
-def build(report: Any, *, panes: bool = True) -> dict:
-    """The view model of ``report`` (a Report, or bare capture data); ``panes=False``: without the
-    compilations' panes (the one-screen summary does not draw them)."""
+Panes = Union[bool, Collection[str]]  # which present stages' panes to build: all, none, or these ids
+
+
+def build(report: Any, *, panes: Panes = True) -> dict:
+    """The view model of ``report`` (a Report, or bare capture data).
+
+    ``panes``: True builds every present stage's pane; False none (the one-screen summary draws none);
+    a collection of stage ids only those (a big report's widget sends its first panes first). A pane left
+    out is built later by ``ensure_panes``, and comes out the same."""
     report = as_report(report)
     data = report.capture
     return {
@@ -235,19 +243,13 @@ def recompile_item(e: Any, cids: Any = ()) -> dict:
 
 # ---- one compilation ----
 
-def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dict:
+def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> dict:
     data = report.capture
     present = [s.id for s in STAGES if s.scope == "compilation" and s.present(comp)]
     why = {s.id: why_missing(s.id, comp) for s in STAGES if s.scope == "compilation" and s.id not in present}
     refs = kernel_refs(comp)
     prev = previous_compilation(comp, data) if comp.recompile_reason else None
-    drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in present} if panes else {}
-    if panes:
-        usage_panes(drawn, comp, report, refs)
-    if prev is not None and "graph_break" in drawn:  # after the recompile's reason: its diff, one click away
-        at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
-        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
-                                         "r": f"Show the FX graph's diff against {prev.compile_id}"})
+    drawn = stage_panes(comp, report, [sid for sid in present if panes is True or (panes and sid in panes)], refs)
     timed = timing_pane(report, comp.compile_id) if panes else None
     why_report = {}  # report-wide stages (timing): why this compilation has none
     if timed is not None:
@@ -265,6 +267,31 @@ def compilation(comp: Compilation, report: Report, *, panes: bool = True) -> dic
             "break_line": break_line(comp), "findings": [finding_note(f) for f in report.findings
                                                          if f.compile_id == comp.compile_id and f.stage],
             "panes": drawn}
+
+
+def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
+                refs: Optional[list[str]] = None) -> dict[str, list[dict]]:
+    """The panes of these present stages of one compilation, with what real programs' use adds and a
+    recompile's diff button: a stage's pane is the same whether it is built alone or with the others."""
+    refs = kernel_refs(comp) if refs is None else refs
+    drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in stages}
+    usage_panes(drawn, comp, report, refs)
+    prev = previous_compilation(comp, report.capture) if comp.recompile_reason and "graph_break" in drawn else None
+    if prev is not None:  # after the recompile's reason: its diff, one click away
+        at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
+        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
+                                         "r": f"Show the FX graph's diff against {prev.compile_id}"})
+    return drawn
+
+
+def ensure_panes(view: dict, comp: Compilation, report: Report, stages: Optional[Collection[str]] = None) -> dict:
+    """``view``'s panes (one compilation of a model), first building those of ``stages`` (None: every present
+    stage) that it was made without; they are kept in it."""
+    wanted = view["present"] if stages is None else [sid for sid in stages if sid in view["present"]]
+    todo = [sid for sid in wanted if sid not in view["panes"]]
+    if todo:
+        view["panes"].update(stage_panes(comp, report, todo, view["kernels"]))
+    return view["panes"]
 
 
 def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str]) -> None:

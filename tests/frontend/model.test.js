@@ -95,3 +95,23 @@ test("a compiled region's graph, in a list item of the Dynamo graph's pane, is r
   assert.equal(m.pending("0/0", "graph"), false);
   assert.equal(m.text("0/0", "regions.0.graph.code"), "def forward(self, x):\n    return (x,)");
 });
+
+test("a deferred payload's pane that comes with the rest is offered, waits, and fills in", () => {
+  const p = payload({ deferred: true });
+  for (const v of p.views) delete v.panes.kernels; // the kernels pane comes with the rest
+  const m = new Model(p);
+  assert.equal(m.has("0/0", "kernels"), true); // present: the picker offers it, stepping reaches it
+  assert.ok(stepList(m, "0/0").some((s) => s.id === "kernels"));
+  assert.equal(m.kernelExists("0/0", "kernel:cpp_fused_sin_0"), true); // a kernel's pane stays picked
+  assert.equal(m.kernelExists("0/0", "kernel:nope"), false);
+  assert.equal(m.blocks("0/0", "kernels"), null);
+  assert.equal(m.pending("0/0", "kernels"), true);
+  assert.equal(m.pending("0/0", "kernel:cpp_fused_sin_0"), true);
+  assert.equal(m.pending("0/0", "graph_break"), false); // absent, not waiting: the pane says why
+  assert.ok(diffTargets(m, "0/1", "kernels", null).some(([v]) => v === "0/0|kernels"));
+  const kernels = payload().views[0].panes.kernels;
+  m.merge({ compilations: { "0/0": { kernel_sources: ["void k() {}"], panes: { kernels } } } });
+  assert.equal(m.pending("0/0", "kernels"), false);
+  assert.equal(m.blocks("0/0", "kernel:cpp_fused_sin_0")[0].data.ref, "cpp_fused_sin_0");
+  assert.equal(m.comp("0/0").panes, undefined); // the panes go to the view, not into the report's data
+});

@@ -66,13 +66,14 @@ export class Model {
     this._chain = new Map();
   }
 
-  // what build_rest() sent: the heavy fields, kernel sources, the whole chain
+  // what build_rest() sent: the heavy fields, kernel sources, the panes not drawn first, the whole chain
   merge(rest) {
     for (const [cid, fields] of Object.entries(rest.compilations || {})) {
       const comp = this.comp(cid);
       if (!comp) continue;
-      const { kernel_sources: sources, ...others } = fields;
+      const { kernel_sources: sources, panes, ...others } = fields;
       Object.assign(comp, others);
+      if (panes) Object.assign(this.view(cid).panes, panes);
       (sources || []).forEach((src, i) => {
         if (comp.kernels[i]) comp.kernels[i].source = src;
       });
@@ -90,9 +91,11 @@ export class Model {
     return this.views[this.cidIndex.get(cid)] || { panes: {}, why: {}, why_report: {} };
   }
 
-  // does this compilation have something to show for this stage (a report-wide one included)
+  // does this compilation have something to show for this stage (a report-wide one included); a deferred
+  // payload's pane may not be here yet (pending)
   has(cid, stageId) {
-    return !!(this.view(cid).panes || {})[stageId];
+    const v = this.view(cid);
+    return (v.present || []).includes(stageId) || !!(v.panes || {})[stageId];
   }
 
   why(cid, stageId) {
@@ -118,7 +121,12 @@ export class Model {
   }
 
   kernelExists(cid, key) {
-    return !!this.blocks(cid, key);
+    return (this.view(cid).kernels || []).includes(key.slice(KERNEL_PREFIX.length));
+  }
+
+  // a stage or a kernel this compilation shows
+  shows(cid, key) {
+    return key.startsWith(KERNEL_PREFIX) ? this.kernelExists(cid, key) : this.has(cid, key);
   }
 
   // a text a code block names ("graph.code", "kernels.3.source"); undefined: not here yet (deferred)
@@ -153,7 +161,9 @@ export class Model {
   // still waiting for the rest of a deferred report
   pending(cid, key) {
     if (!this.deferred) return false;
-    return codeBlocks(this.blocks(cid, key)).some((b) => this.text(cid, b.src) === undefined);
+    const blocks = this.blocks(cid, key);
+    if (!blocks) return this.shows(cid, key); // its pane comes with the rest
+    return codeBlocks(blocks).some((b) => this.text(cid, b.src) === undefined);
   }
 
   origin(key) {
@@ -274,7 +284,7 @@ export function diffTargets(m, cid, key, other) {
   if (other) out.push([`${other.cid}|${other.stage}`, `vs the other pane (${other.cid} ${title(other.stage)})`]);
   const prev = m.view(cid).previous;
   for (const c of m.comps) {
-    if (c.compile_id === cid || !m.blocks(c.compile_id, key)) continue;
+    if (c.compile_id === cid || !m.shows(c.compile_id, key)) continue;
     const before = c.compile_id === prev ? " — before the recompile" : "";
     out.push([`${c.compile_id}|${key}`, `vs ${c.compile_id} (same stage)${before}`]);
   }

@@ -200,7 +200,7 @@ export class Pane {
     // where this compilation came from (a warm capture's caches, its stance): over every stage of it
     const out = renderBlocks(this.ctx(), [...(view.from_where || []), ...found]);
     const blocks = m.blocks(this.cid, this.stage);
-    if (blocks && m.pending(this.cid, this.stage)) {
+    if (m.pending(this.cid, this.stage)) {
       out.push(
         h(
           "p",
