@@ -9,6 +9,14 @@ import tempfile
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+# The run's own temporary folder, for this process and every one it starts (notebook kernels, torchrun's ranks):
+# what they leave there goes with the run. Torch keeps its precompiled C++ headers (about 300 MB a run, a
+# different hash per virtual environment) under the temp dir whatever TORCHINDUCTOR_CACHE_DIR says, torchrun
+# leaves a torchelastic_* folder per job, pytest its tmp_path folders. CX_TESTS_KEEP_TMP=1 keeps them.
+_OWN_TMP = None if os.environ.get("CX_TESTS_KEEP_TMP") else tempfile.mkdtemp(prefix="cx-tests-")
+if _OWN_TMP:
+    os.environ["TMPDIR"] = _OWN_TMP
+    tempfile.tempdir = None  # read TMPDIR again: torch computes its header folder from it when imported
 # Inductor's cache dir, the test run's own: tests that check which folders a capture leaves there must not
 # see another process's (two test runs, or a notebook, on the same machine share /tmp/torchinductor_$USER)
 _OWN_CACHE = None if "TORCHINDUCTOR_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="cx-tests-inductor-")
@@ -17,9 +25,11 @@ if _OWN_CACHE:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """The run's own Inductor cache goes with the run (else every run leaves its compiled kernels in /tmp)."""
-    if _OWN_CACHE:
-        shutil.rmtree(_OWN_CACHE, ignore_errors=True)
+    """The run's own temporary files and Inductor cache go with the run (else every run leaves its compiled
+    kernels and headers in /tmp: CI's machine once ran out of disk)."""
+    for folder in (_OWN_CACHE, _OWN_TMP):
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 
 
@@ -51,7 +50,9 @@ def main() -> None:
                         help="alternate the two this many times (each round with its own constants, so no "
                              "kernel is reused); prints each round's ratio and their median")
     args = parser.parse_args()
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="cx-bench-big-")
+    from own_tmp import own_tmp
+
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = own_tmp("cx-bench-big-")  # a cold cache, removed at exit
 
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output

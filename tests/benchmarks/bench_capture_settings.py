@@ -91,7 +91,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="cx-bench-settings-")
+    from own_tmp import own_tmp
+
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = own_tmp("cx-bench-settings-")  # a cold cache, removed at exit
     import warnings
 
     import torch

@@ -268,6 +268,9 @@ def main() -> None:
                    help="a second checkout (e.g. `git worktree add /tmp/cx-old REV`), measured in the same run, "
                         "interleaved with this one; ratios are this / that")
     a = p.parse_args()
+    from own_tmp import own_tmp
+
+    own_tmp("cx-bench-frontend-")  # its pages, JupyterLab's folder, the kernels' compiled code
     from frontend_report import real, synthetic
     from playwright.sync_api import sync_playwright
     from test_browser import chromium_path
