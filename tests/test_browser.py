@@ -252,7 +252,7 @@ def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_pa
     view = open_page(page, sin_page)
     left, right = side(view, "left"), side(view, "right")
     show(left, "source")
-    show(right, "guards", cid="0/0")
+    show(right, "guards", cid=comp.compile_id)
     left.locator(f".cx-ln[data-origin='{origin}']").first.click()
     lit = right.locator("table.cx-guards tr.cx-lit")
     assert lit.count() == expected, (lit.count(), expected)
@@ -667,10 +667,19 @@ def test_lab_widget_of_a_saved_distributed_job_picks_ranks_and_diffs_them(lab_pa
     check_ranks(view, lab_page, diverge[0])
 
 
+def set_lab_theme(lab_page, theme: str, light: bool) -> None:
+    """Switches JupyterLab's theme and waits until its splash screen is gone. Lab shows the splash for each
+    switch and removes it 200 ms after the theme loads; a second switch inside that window appends the same
+    node again, and the second removal throws 'removeChild ... not a child of this node' (JupyterLab's own
+    error, seen in the matrix runs with this stack: jlab_core.js, the splash screen's disposer)."""
+    lab_page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})")
+    lab_page.wait_for_function(f"document.body.dataset.jpThemeLight === '{str(light).lower()}'", timeout=30_000)
+    lab_page.wait_for_function("!document.getElementById('jupyterlab-splash')", timeout=30_000)
+
+
 @pytest.mark.slow
 def test_lab_dark_theme(lab_page):
-    lab_page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
-    lab_page.wait_for_function("document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+    set_lab_theme(lab_page, "JupyterLab Dark", light=False)
     view = lab_views(lab_page).nth(0)
     lab_page.wait_for_function("(v) => v.classList.contains('cx-dark')", arg=view.element_handle(), timeout=10_000)
     rgb = view.evaluate("e => getComputedStyle(e).backgroundColor")
@@ -680,7 +689,7 @@ def test_lab_dark_theme(lab_page):
         cell = lab_page.locator(".jp-Cell").nth(2)
         cell.scroll_into_view_if_needed()
         cell.screenshot(path=str(ASSETS / "jupyterlab-dark.png"))
-    lab_page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+    set_lab_theme(lab_page, "JupyterLab Light", light=True)
 
 
 # ---- one view model, drawn three ways ----
