@@ -183,14 +183,15 @@ def build_rest(report: Any, model: Optional[dict] = None) -> dict:
     ``model``: the view model the first part was made from (the panes it lacks are built into it)."""
     report = as_report(report)
     data: CaptureData = report.capture
-    model = model or viewmodel.build(report, panes=FIRST_PANES)
+    model = model or viewmodel.build(report, panes=False)
     comps = {}
     for comp, view in zip(data.compilations, model["compilations"]):
         full = _compilation_dict(comp)
         rest = {k: v for k, v in full.items() if k not in FIRST_FIELDS}
         rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
-        panes = viewmodel.ensure_panes(view, comp, report)
-        rest["panes"] = {sid: blocks for sid, blocks in panes.items() if sid not in FIRST_PANES}
+        later = [sid for sid in view["present"] if sid not in FIRST_PANES]
+        panes = viewmodel.ensure_panes(view, comp, report, later)
+        rest["panes"] = {sid: panes[sid] for sid in later}
         comps[comp.compile_id] = rest
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     return {"compilations": comps, "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
