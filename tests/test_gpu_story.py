@@ -179,6 +179,25 @@ def test_cudagraph_logs_count_recordings_rerecordings_and_skips():
     assert "static input data pointer changed" in cg.rerecord_reasons[0] and "mutated inputs" in cg.skips[0]
 
 
+
+def test_the_watch_hears_torchs_cudagraph_loggers_through_the_one_listener_only_while_open():
+    """The path a GPU run takes (recorder.listening with the GPU seams), checked on CPU: a line torch logs
+    on a CUDA-graph logger reaches the watch while it is open, and nothing is left on the logger after."""
+    import logging
+
+    from explorer.capturing import torch_compat
+
+    logger = logging.getLogger(torch_compat.CUDAGRAPH_LOGGERS[0])
+    handlers, level = list(logger.handlers), logger.level
+    with GpuWatch(cudagraphs_asked=True) as w:
+        logger.debug("[0/0] Recording function=0, mode=FORWARD, cuda_graph_id=0, inputs: ...")
+        logger.debug("[0/0] Re-recording function=0, mode=FORWARD, reason=static input data pointer changed")
+    logger.debug("[0/1] Recording function=1, mode=FORWARD, cuda_graph_id=1, inputs: ...")  # after: unheard
+    cg = w.cudagraphs()
+    assert cg.recordings == 1 and cg.rerecord_reasons == ("static input data pointer changed",), cg
+    assert (list(logger.handlers), logger.level) == (handlers, level)
+
+
 # ---- 7. the CUDA preview ----
 
 def test_the_preview_child_dying_costs_the_preview_only(monkeypatch, tmp_path):
