@@ -4,7 +4,9 @@
 written by ``python -m explorer.schema`` and a test checks it equals what the
 dataclasses say today, so it cannot drift from the code. Every key is
 required (a stage that was not captured is ``null``, never absent), and no
-object takes keys the schema does not name.
+object takes keys the schema does not name. What each object and key means is
+its ``description``, from ``schema_docs`` (the docs' JSON reference is made
+from them).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import types
 import typing
 from typing import Any, Union
 
+from .schema_docs import FIELDS, OBJECTS
 from .serial import _hints
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.schema.json")
@@ -28,7 +31,7 @@ def report_schema() -> dict[str, Any]:
 
     defs: dict[str, Any] = {}
     root = _object(Report, defs)
-    root["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    root["properties"]["schema_version"] = {"const": SCHEMA_VERSION, **_described("Report", "schema_version")}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "https://github.com/compile-explorer/compile-explorer/report.schema.json",
             "title": "compile-explorer report", **root, "$defs": dict(sorted(defs.items()))}
@@ -36,12 +39,19 @@ def report_schema() -> dict[str, Any]:
 
 def _object(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     hints = _hints(cls)
-    props = {f.name: _type(hints[f.name], defs) for f in dataclasses.fields(cls) if f.compare}
+    props = {f.name: {**_type(hints[f.name], defs), **_described(cls.__name__, f.name)}
+             for f in dataclasses.fields(cls) if f.compare}
     for name in getattr(cls, "_json_derived", ()):
-        props[name] = _type(typing.get_type_hints(getattr(cls, name).fget)["return"], defs)
+        props[name] = {**_type(typing.get_type_hints(getattr(cls, name).fget)["return"], defs),
+                       **_described(cls.__name__, name)}
     doc = (cls.__doc__ or "").strip().splitlines()
-    return {"type": "object", "description": doc[0] if doc else cls.__name__,
+    return {"type": "object", "description": OBJECTS.get(cls.__name__) or (doc[0] if doc else cls.__name__),
             "properties": props, "required": sorted(props), "additionalProperties": False}
+
+
+def _described(cls: str, key: str) -> dict[str, str]:
+    text = FIELDS.get(f"{cls}.{key}")
+    return {"description": text} if text else {}
 
 
 def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:

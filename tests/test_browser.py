@@ -12,7 +12,7 @@ the diff of a recompile's two FX graphs shows what changed; an HTML payload in
 the code stays text; nothing is logged as an error. A distributed job's merged report
 (tests/programs/distributed/diverge.py on two ranks): the rank picker lists each rank's
 compilations, a difference leads to its rank's break, and a pane diffs against another
-rank's. Screenshots go to assets/.
+rank's. (The docs' pictures are taken by tests/screenshots.py, from real runs of the examples.)
 
 The chain comes from ``report.lineage`` (``explorer.lineage.lineage_of``, run
 by the pipeline).
@@ -39,9 +39,7 @@ from explorer.stages import BY_ID, STAGES  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
-ASSETS = REPO / "assets"
 EVIL = "<img src=x onerror=window.__cx_xss=1>"
-SHOTS = os.environ.get("CX_SCREENSHOTS", "1") != "0"  # CX_SCREENSHOTS=0: leave assets/ alone
 
 
 def chromium_path():
@@ -234,12 +232,6 @@ def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin
     assert view.locator(".cx-l").count() > 0 and view.locator(".cx-l:not([data-origin])").count() == 0
     for value in view.locator("[data-origin]").evaluate_all("els => els.map(e => e.dataset.origin)"):
         assert re.fullmatch(r".+:\d+", value), value
-    if SHOTS:  # the README's picture of the page: the chain from torch.sin to its kernel line
-        left, right = side(view, "left"), side(view, "right")
-        view.locator(".cx-clear").click()
-        left.locator(".cx-ln", has_text="torch.sin").first.click()
-        right.locator(".cx-code .cx-ln.cx-lit").first.scroll_into_view_if_needed()
-        page.screenshot(path=str(ASSETS / "standalone-report.png"), full_page=True)
 
 
 def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_page, sin_report):
@@ -328,9 +320,6 @@ def test_page_themes_follow_the_host(browser, sin_page):
         view = open_page(pg, sin_page)
         rgb = view.evaluate("e => getComputedStyle(e).backgroundColor")
         dark = "cx-dark" in view.get_attribute("class")
-        if scheme == "dark" and SHOTS:
-            side(view, "left").locator(".cx-ln", has_text="torch.sin").first.click()
-            pg.screenshot(path=str(ASSETS / "standalone-dark.png"))
         ctx.close()
         r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
         return dark, (0.299 * r + 0.587 * g + 0.114 * b) / 255
@@ -421,8 +410,6 @@ def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):
         ("aoti/0", "export_graph")
     assert "[2, 64]" in right.locator("table.cx-ranges").inner_text()
     assert "123,456" in right.locator("table.cx-package").inner_text()
-    if SHOTS:
-        page.screenshot(path=str(ASSETS / "standalone-usage.png"), full_page=True)
 
 
 # hover every 7th source line; the time until the highlight is applied and painted (median, ms)
@@ -489,9 +476,6 @@ def test_page_of_a_distributed_job_picks_ranks_and_diffs_them(page, diverge):
     report, html = diverge
     view = open_page(page, html)
     check_ranks(view, page, report)
-    if SHOTS:
-        view.locator("ul.cx-rank-diffs > li", has_text="graph break at diverge.py").click()
-        page.screenshot(path=str(ASSETS / "distributed-ranks.png"), full_page=True)
 
 
 def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_others(page, diverge, tmp_path_factory):
@@ -623,17 +607,10 @@ def test_lab_views_share_one_stylesheet_added_once(lab_page):
 
 
 @pytest.mark.slow
-def test_lab_widget_chain_and_screenshot(lab_page):
+def test_lab_widget_chain(lab_page):
     view = lab_views(lab_page).nth(0)
     view.scroll_into_view_if_needed()
     check_chain(view, lab_page)
-    if SHOTS:
-        side(view, "right").locator(".cx-stage-pick").select_option("graph")
-        view.locator(".cx-clear").click()
-        side(view, "left").locator(".cx-ln", has_text="torch.sin").first.click()
-        cell = lab_page.locator(".jp-Cell").nth(2)
-        cell.scroll_into_view_if_needed()
-        cell.screenshot(path=str(ASSETS / "jupyterlab-view.png"))
 
 
 @pytest.mark.slow
@@ -685,10 +662,6 @@ def test_lab_dark_theme(lab_page):
     rgb = view.evaluate("e => getComputedStyle(e).backgroundColor")
     r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
     assert (0.299 * r + 0.587 * g + 0.114 * b) / 255 < 0.3, rgb
-    if SHOTS:
-        cell = lab_page.locator(".jp-Cell").nth(2)
-        cell.scroll_into_view_if_needed()
-        cell.screenshot(path=str(ASSETS / "jupyterlab-dark.png"))
     set_lab_theme(lab_page, "JupyterLab Light", light=True)
 
 

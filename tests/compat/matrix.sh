@@ -102,8 +102,7 @@ run_row() {  # ROW: install, run the tests, print and record the result; fails w
     # own, empty as a new user's: no kernels built by another torch, no tmp* folders of other processes' compiles
     rm -rf "$DIR/inductor/$row"
     start=$SECONDS
-    # CX_SCREENSHOTS=0: the browser tests leave the README's pictures in assets/ as they are
-    (export VIRTUAL_ENV=$venv PATH=$venv/bin:$BASE_PATH TORCHINDUCTOR_CACHE_DIR=$DIR/inductor/$row CX_SCREENSHOTS=0 \
+    (export VIRTUAL_ENV=$venv PATH=$venv/bin:$BASE_PATH TORCHINDUCTOR_CACHE_DIR=$DIR/inductor/$row \
         && eval "python -m pytest -q -p no:cacheprovider $TESTS") >"$log.pytest.log" 2>&1
     rc=$?
     wall=$((SECONDS - start))
