@@ -1,6 +1,6 @@
 """The pictures of the README and the docs, taken from real runs of the examples.
 
-    python tests/screenshots.py            # every picture, into docs/assets/ (about 5 minutes on 2 cores)
+    python tests/screenshots.py            # every picture, into assets/ (about 5 minutes on 2 cores)
     python tests/screenshots.py usage lab  # some of them
 
 Each picture is what a user gets from a command the docs show: ``python -m explorer run`` of examples/demo.py,
@@ -26,7 +26,7 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-ASSETS = REPO / "docs" / "assets"
+ASSETS = REPO / "assets"  # the docs site reads it through the link docs/assets
 sys.path.insert(0, str(REPO / "tests" / "benchmarks"))
 from own_tmp import own_tmp  # noqa: E402
 
