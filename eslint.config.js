@@ -1,8 +1,9 @@
-// ESLint 9 flat config for the front end (explorer/present/frontend/src) and its node tests.
+// ESLint 9 flat config for the front end (explorer/present/frontend/src), its build script and its node tests.
 import js from "@eslint/js";
 import globals from "globals";
 
 export default [
+  { ignores: ["explorer/present/frontend/dist/"] }, // built by `npm run build` from src
   js.configs.recommended,
   {
     files: ["explorer/present/frontend/src/**/*.js"],
@@ -25,7 +26,7 @@ export default [
     },
   },
   {
-    files: ["tests/frontend/**/*.js", "eslint.config.js"],
+    files: ["tests/frontend/**/*.js", "eslint.config.js", "build-frontend.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.node } },
   },
 ];

@@ -16,6 +16,7 @@ import ipywidgets
 
 from explorer.capturing.model import Bytecode, CaptureData, Compilation, Frame, FxGraph, GraphBreak, Kernel
 from explorer.present.html import kernel_refs, stage_html
+from explorer.present.page import module_text
 from explorer.present.text import summary
 from explorer.stages import STAGES
 from explorer.widget import ACTIONS, ExplorerView, NotebookReport, widget_class
@@ -57,7 +58,7 @@ def test_one_view_is_one_widget(breaks_report):
     assert live_widgets() - before == 1
     w = view.widget()
     assert isinstance(w, widget_class()) and w.layout is None  # no Layout widget either
-    assert w._esm.strip().startswith("//") and "export default" in w._esm and "export function mount" in w._esm
+    assert w._esm == module_text()  # the built front end, the page's too (tests/test_frontend_build.py)
 
 
 def test_payload_is_the_report_with_the_registry(breaks_report):

@@ -1,8 +1,8 @@
 """The standalone page (``report.save_html`` / ``to_html``): the notebook's view, in one file.
 
-It embeds the same ES module (``module_text``: ``frontend/src``'s files joined
-into one) and stylesheet as the notebook widget and the same JSON payload (``present.payload``, pictures drawn
-in), so it looks and behaves the same: no kernel, no network, nothing to build.
+It embeds the same ES module (``module_text``: ``frontend/src``'s files bundled
+into one by esbuild, ``frontend/dist/explorer.js``) and stylesheet as the notebook widget and the same JSON payload
+(``present.payload``, pictures drawn in), so it looks and behaves the same: no kernel, no network, nothing to build.
 Kernel-only actions are simply not offered. The payload sits in a
 ``<script type="application/json">`` with every ``<`` written as ``\\u003c``, so
 no string of the report can close the script or open markup.
@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import re
+import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
@@ -23,13 +25,12 @@ from .viewmodel import as_report
 
 FRONTEND = Path(__file__).with_name("frontend")
 STYLES = FRONTEND / "explorer.css"
-# The front end's ES modules by concept, each importing only those before it; entry.js (the
-# entry: mount, mountPage, the anywidget default export) last. Users have no node: there is no
-# build step, they are joined here when first needed.
-SOURCES = ("dom", "highlight", "diff", "chain", "model", "blocks", "ranks", "pane", "controls", "lighting", "pictures",
-           "input", "view", "entry")
-_IMPORT = re.compile(r'^import\s[^;]*?\sfrom\s+"\./[\w-]+\.js";[ \t]*\n', re.M | re.S)
-_EXPORT = re.compile(r"^export (?=(?:async )?function |const |class )", re.M)
+# The front end's ES modules (frontend/src) bundled into one by esbuild: `npm run build` (build-frontend.js at the
+# repository's root) writes it, git holds it and the wheel ships it, so users need no node. Its banner carries the
+# digest of the sources it was built from (``sources_digest``).
+BUNDLE = FRONTEND / "dist" / "explorer.js"
+_DIGEST = re.compile(r"^// sources sha256: ([0-9a-f]{64})$", re.M)
+_MOUNT_PAGE = re.compile(r"^async function mountPage\(", re.M)  # the page's boot script calls it by name
 
 COMPRESS_OVER = 512 * 1024  # bigger payloads go in as gzip + base64 (a 4.6 MB report becomes ~0.7 MB)
 _PAGE_CSS = ("html,body{margin:0;padding:0}body{padding:12px;background:#ffffff;color:#1f2328}"
@@ -38,17 +39,45 @@ _PAGE_CSS = ("html,body{margin:0;padding:0}body{padding:12px;background:#ffffff;
 
 @lru_cache(maxsize=1)
 def module_text() -> str:
-    """One ES module: every file of ``SOURCES``, their imports of each other dropped, and only the
-    entry's exports kept (each file's names are distinct, so they share one scope)."""
-    parts = ["// compile-explorer's front end: explorer/present/frontend/src joined into one module "
-             "(explorer/present/page.py, module_text)\n"]
-    for name in SOURCES:
-        text = _IMPORT.sub("", (FRONTEND / "src" / f"{name}.js").read_text(encoding="utf-8"))
-        parts.append(f"// ---- {name}.js\n" + (text if name == SOURCES[-1] else _EXPORT.sub("", text)))
-    text = "\n".join(parts)
+    """The front end: one ES module, the built ``frontend/dist/explorer.js`` (its imports resolved by esbuild,
+    only the entry's exports left). In a checkout whose sources differ from those it was built from, it warns:
+    the view would run the old code."""
+    try:
+        text = BUNDLE.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"the front end's bundle {BUNDLE} is missing: git holds it (git checkout it), "
+                                "or `npm ci && npm run build` makes it from frontend/src") from None
     if "</script" in text.lower():  # it is inlined into a <script> element
         raise ValueError("the front end must not contain '</script'")
+    if not _MOUNT_PAGE.search(text):
+        raise ValueError(f"{BUNDLE} has no top-level mountPage, which the standalone page calls")
+    stale = _stale(text)
+    if stale:
+        warnings.warn(stale, stacklevel=2)
     return text
+
+
+def sources_digest(src: Path = FRONTEND / "src") -> Optional[str]:
+    """sha256 over each ``.js`` file of ``src`` in name order, as name NUL content NUL: what build-frontend.js
+    writes in the bundle's banner. None where the sources are not here (an installed wheel ships the bundle only)."""
+    if not src.is_dir():
+        return None
+    digest = hashlib.sha256()
+    for path in sorted(src.glob("*.js"), key=lambda p: p.name):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _stale(text: str) -> Optional[str]:
+    """Why the bundle does not match this checkout's sources (a change to frontend/src not yet built), else None."""
+    now = sources_digest()
+    if now is None:
+        return None
+    built = _DIGEST.search(text)
+    if built is not None and built.group(1) == now:
+        return None
+    return (f"{BUNDLE} was built from other sources than {FRONTEND / 'src'} holds now, and the view runs the "
+            "bundle: `npm run build` in the repository rebuilds it")
 
 
 @lru_cache(maxsize=1)

@@ -1,7 +1,7 @@
 // compile-explorer's one front end: the same ES module renders a report in the notebook (as an
 // anywidget widget: `export default { render }`) and on the standalone page (`mount(el, payload, host)`,
-// called by the page's inline script). present/page.py joins the files of frontend/src into that
-// one module (this file last, the only one whose exports stay); node's tests load each file on its own.
+// called by the page's inline script). `npm run build` bundles the files of frontend/src into that
+// one module (frontend/dist/explorer.js; only this file's exports stay); node's tests load each file on its own.
 //
 // Input: the payload built by explorer/present/payload.py: the view model (present/viewmodel.py:
 // what each pane, the header and the timing section show, as blocks), the stage registry, the
