@@ -1038,7 +1038,7 @@ def records_side_effects() -> bool:
         return False
 
 
-# ---- distributed jobs (explorer.distributed) ----
+# ---- distributed jobs (explorer.jobs, explorer.distributed) ----
 
 def process_group_backend() -> Optional[str]:
     """The default process group's backend (gloo, nccl, ...), if one is still initialized; None otherwise."""
