@@ -792,8 +792,25 @@ def cudagraph_tree_counts() -> tuple[int, int]:
 # ``suppress_errors`` is on; and fake tensors' companion report of the same failure.
 SUPPRESSED_FRAME_LOGGER = "torch._dynamo.convert_frame"
 SUPPRESSED_FRAME_PREFIX = "WON'T CONVERT"
+_SUPPRESSED_FRAME = re.compile(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)")
 FAKE_TENSOR_LOGGER = "torch._subclasses.fake_tensor"
 FAKE_TENSOR_META_FAILURE = "failed while attempting to run meta"
+
+
+def suppressed_frame(message: str) -> Optional[tuple[str, str, int]]:
+    """The frame (name, file, first line) Dynamo's "WON'T CONVERT" warning names; None for another message."""
+    m = _SUPPRESSED_FRAME.match(message)
+    return (m["name"], m["file"], int(m["line"])) if m else None
+
+
+# the code object Dynamo makes to go on after a graph break: ``torch_dynamo_resume_in_<fn>_at_<line>``
+_RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+def resumed(co_name: str) -> Optional[tuple[str, int]]:
+    """For a resume function's name, the function it goes on with and the line it resumes at; else None."""
+    m = _RESUME_NAME.match(co_name)
+    return (m["fn"], int(m["line"])) if m else None
 
 
 # compilation_metrics' fail_type when the backend itself raised (InductorError subclasses the first)
