@@ -188,5 +188,3 @@ class KernelTrace:
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
-# belong to one Inductor lowering
-LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)
