@@ -294,22 +294,6 @@ def current_stance() -> str:
     return text
 
 
-ABSENT = "<absent in this torch>"
-
-
-def config_snapshot() -> dict[str, Any]:
-    """The values CAPTURE_CONFIG touches (``ABSENT`` where this torch lacks one): tests check nothing leaked."""
-    out = {}
-    for module_path, attr_path, _, _ in CAPTURE_CONFIG:
-        try:
-            obj, name = _resolve(module_path, attr_path)
-            value = getattr(obj, name)
-        except (ImportError, AttributeError):
-            value = ABSENT
-        out[f"{module_path}.{attr_path}"] = value
-    return out
-
-
 def instructions(code: Any) -> list[tuple[int, str, str, Optional[int], bool]]:
     """(offset, opname, argrepr, line, is_jump_target) across Python versions."""
     import dis
@@ -479,13 +463,6 @@ def cold_compile() -> Iterator[None]:
             yield
     finally:
         torch.compiler.config.force_disable_caches = saved
-
-
-def bytecode_hook_count() -> int:
-    """How many Dynamo bytecode hooks are registered (tests check that none leak)."""
-    from torch._dynamo import convert_frame
-
-    return len(getattr(convert_frame, "_bytecode_hooks", {}))
 
 
 
@@ -1090,7 +1067,7 @@ def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, int]:
     return {}
 
 
-# ---- torch.export and AOTInductor (explorer.export_entry) ----
+# ---- torch.export and AOTInductor (explore_export, targets.ExportTarget) ----
 
 def export_program(model: Any, args: tuple, kwargs: Optional[dict] = None, dynamic_shapes: Any = None,
                    strict: bool = False) -> Any:
