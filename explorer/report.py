@@ -44,7 +44,6 @@ def _views() -> Any:
     if _VIEWS is None:
         raise RuntimeError("no views are loaded: `import explorer.present` (`import explorer` does it)")
     return _VIEWS
-ENTRIES = ("capture", "explore", "magic", "cli")  # which entry point made the report
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ class Report:
     findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
-    entry: str = "capture"
+    entry: str = "capture"  # which entry point made the report: capture, explore, magic or cli
     options: Optional[Options] = None
     distributed: Optional[Distributed] = None  # a rank's part, or every rank of a job (explorer.distributed)
     schema_version: int = SCHEMA_VERSION

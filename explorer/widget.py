@@ -1,4 +1,4 @@
-"""The notebook view: one anywidget widget per view, drawn by ``present/frontend/explorer.js``.
+"""The notebook view: one anywidget widget per view, drawn by the front end (``present/frontend/src/``).
 
 The same ES module draws the standalone page (``present.page``), from the same
 JSON payload (``present.payload``), so a report looks and behaves the same in
@@ -37,13 +37,11 @@ import time
 from typing import Any, Callable, Optional
 
 from .present.escape import esc
-from .present.html import KERNEL_PREFIX, render_fragment, stage_html, stage_keys
-from .present.style import ROOT
+from .present.html import KERNEL_PREFIX, render_fragment
 from .report import Report
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 FALLBACK_BUDGET = 200_000  # characters of stage HTML in the static copy: past it, stages are named only
-PANE_STYLE = "max-height:36em;overflow:auto;"
 
 
 def _widget_class() -> type:
@@ -117,7 +115,6 @@ class ExplorerView:
         self._defer: Optional[bool] = None
         self._dots: dict[str, str] = {}
         self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
-        self._cache: dict[tuple[int, str], str] = {}
         self._selects = 0
 
     # ---- mime bundle ----
@@ -212,20 +209,6 @@ class ExplorerView:
             reply.update(ok=False, text=f"{type(e).__name__}: {e}")
         buffers = reply.pop("_buffers", None)
         self.widget().send(reply, buffers)
-
-    # ---- static HTML of one pane (other outputs, tests) ----
-    def pane_html(self, comp_index: int, key: str) -> str:
-        """The static HTML of one stage of one compilation (what the page's fallback shows)."""
-        cache_key = (comp_index, key)
-        if cache_key not in self._cache:
-            comp = self.data.compilations[comp_index]
-            self._cache[cache_key] = (f"<div class='{ROOT}' style='{PANE_STYLE}'>"
-                                      f"{stage_html(comp, key, report=self.report)}</div>")
-        return self._cache[cache_key]
-
-    def stage_options(self, comp_index: int) -> list[tuple[str, str]]:
-        """(label, key) a pane's picker offers: every stage in pipeline order, then each kernel."""
-        return [(label, key) for key, label in stage_keys(self.data.compilations[comp_index])]
 
 
 # ---- kernel-only actions: name -> fn(view, args) -> reply fields ----

@@ -481,7 +481,7 @@ def test_page_of_a_distributed_job_picks_ranks_and_diffs_them(page, diverge):
 def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_others(page, diverge, tmp_path_factory):
     import dataclasses
 
-    from explorer.distributed.merge import merge
+    from explorer.jobs.merge import merge
 
     report = diverge[0]
     idle = report.rank(0)

@@ -16,7 +16,8 @@ from fixtures import tape
 from explorer.capturing import fold as fold_mod
 from explorer.capturing.assemble import NO_DECODER, assemble
 from explorer.capturing.decoders import DECODERS, UNKNOWN, DecodeContext, decode, decoder_for
-from explorer.capturing.model import Problem
+from explorer.capturing.model import Problem, SourceLoc
+from explorer.capturing.raw import RawEvent
 from explorer.capturing.recorder import NOISE, Recorder, _ListHandler
 from explorer.capturing.records import (
     AotGraph,
@@ -145,6 +146,14 @@ def test_metrics_carry_the_frame_times_and_restarts():
     assert m.frame.name == "breaks" and m.compile_time_s > 0 and m.failure is None
     assert len(m.restart_reasons) == 1 and "print" in m.restart_reasons[0]
     assert m.values["graph_node_count"] > 0 and "co_name" not in m.values
+    assert m.failed_at is None
+
+
+def test_a_failed_compiles_metrics_name_the_user_line_it_failed_at():
+    metrics = {"co_name": "f", "co_filename": "/u/t.py", "co_firstlineno": 3, "fail_type": "Unsupported",
+               "fail_reason": "no", "fail_user_frame_filename": "/u/t.py", "fail_user_frame_lineno": 5}
+    m = decode(RawEvent(0, "compilation_metrics", None, {"compilation_metrics": metrics}), DecodeContext())
+    assert m.failure == "Unsupported: no" and m.failed_at == SourceLoc("/u/t.py", 5)
 
 
 def test_recompile_reason_names_the_failed_guard():

@@ -23,12 +23,12 @@ from distributed_jobs import ROOT, Job, launcher, line_of, program
 
 from explorer import cli
 from explorer.capturing.parse_ddp import param_name, type_bytes
-from explorer.distributed import env as rank_env
 from explorer.distributed.collectives import graph_collectives
-from explorer.distributed.launch import ended_text, exit_code, rank_words
-from explorer.distributed.merge import merge
 from explorer.distributed.model import RankFailure, RankRun
-from explorer.distributed.rank import RankTerminated, TermGuard
+from explorer.jobs import env as rank_env
+from explorer.jobs.launch import ended_text, exit_code, rank_words
+from explorer.jobs.merge import merge
+from explorer.jobs.rank import RankTerminated, TermGuard
 from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 
 from . import bytecode as bc
 from .decode_usage import USAGE_DECODERS
-from .model import Frame, Problem
+from .model import Frame, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
@@ -162,9 +162,13 @@ def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
     if seconds is None:  # an Inductor compile outside Dynamo (AOTInductor) has no frame of its own
         seconds = m.get("inductor_compile_time_s")
     failure = f"{m['fail_type']}: {m.get('fail_reason') or ''}".strip() if m.get("fail_type") else None
+    failed_at = None
+    if m.get("fail_user_frame_filename") and m.get("fail_user_frame_lineno"):
+        failed_at = SourceLoc(str(m["fail_user_frame_filename"]), int(m["fail_user_frame_lineno"]))
     return Metrics(values={k: m[k] for k in METRIC_KEYS if m.get(k) is not None}, frame=frame,
                    restart_reasons=tuple(str(r) for r in m.get("restart_reasons") or ()),
-                   compile_time_s=float(seconds) if seconds is not None else None, failure=failure)
+                   compile_time_s=float(seconds) if seconds is not None else None, failure=failure,
+                   failed_at=failed_at)
 
 
 def decode_bytecode_log(ev: RawEvent, ctx: DecodeContext) -> BytecodeListing:

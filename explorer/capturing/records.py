@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class Metrics:
     restart_reasons: tuple[str, ...] = ()
     compile_time_s: Optional[float] = None
     failure: Optional[str] = None
+    failed_at: Optional[SourceLoc] = None  # the user's line the failure came from (fail_user_frame_*)
 
 
 @dataclass(frozen=True)
@@ -187,5 +188,3 @@ class KernelTrace:
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
-# belong to one Inductor lowering
-LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)

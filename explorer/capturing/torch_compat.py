@@ -294,22 +294,6 @@ def current_stance() -> str:
     return text
 
 
-ABSENT = "<absent in this torch>"
-
-
-def config_snapshot() -> dict[str, Any]:
-    """The values CAPTURE_CONFIG touches (``ABSENT`` where this torch lacks one): tests check nothing leaked."""
-    out = {}
-    for module_path, attr_path, _, _ in CAPTURE_CONFIG:
-        try:
-            obj, name = _resolve(module_path, attr_path)
-            value = getattr(obj, name)
-        except (ImportError, AttributeError):
-            value = ABSENT
-        out[f"{module_path}.{attr_path}"] = value
-    return out
-
-
 def instructions(code: Any) -> list[tuple[int, str, str, Optional[int], bool]]:
     """(offset, opname, argrepr, line, is_jump_target) across Python versions."""
     import dis
@@ -479,13 +463,6 @@ def cold_compile() -> Iterator[None]:
             yield
     finally:
         torch.compiler.config.force_disable_caches = saved
-
-
-def bytecode_hook_count() -> int:
-    """How many Dynamo bytecode hooks are registered (tests check that none leak)."""
-    from torch._dynamo import convert_frame
-
-    return len(getattr(convert_frame, "_bytecode_hooks", {}))
 
 
 
@@ -792,8 +769,25 @@ def cudagraph_tree_counts() -> tuple[int, int]:
 # ``suppress_errors`` is on; and fake tensors' companion report of the same failure.
 SUPPRESSED_FRAME_LOGGER = "torch._dynamo.convert_frame"
 SUPPRESSED_FRAME_PREFIX = "WON'T CONVERT"
+_SUPPRESSED_FRAME = re.compile(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)")
 FAKE_TENSOR_LOGGER = "torch._subclasses.fake_tensor"
 FAKE_TENSOR_META_FAILURE = "failed while attempting to run meta"
+
+
+def suppressed_frame(message: str) -> Optional[tuple[str, str, int]]:
+    """The frame (name, file, first line) Dynamo's "WON'T CONVERT" warning names; None for another message."""
+    m = _SUPPRESSED_FRAME.match(message)
+    return (m["name"], m["file"], int(m["line"])) if m else None
+
+
+# the code object Dynamo makes to go on after a graph break: ``torch_dynamo_resume_in_<fn>_at_<line>``
+_RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+def resumed(co_name: str) -> Optional[tuple[str, int]]:
+    """For a resume function's name, the function it goes on with and the line it resumes at; else None."""
+    m = _RESUME_NAME.match(co_name)
+    return (m["fn"], int(m["line"])) if m else None
 
 
 # compilation_metrics' fail_type when the backend itself raised (InductorError subclasses the first)
@@ -1038,7 +1032,7 @@ def records_side_effects() -> bool:
         return False
 
 
-# ---- distributed jobs (explorer.distributed) ----
+# ---- distributed jobs (explorer.jobs, explorer.distributed) ----
 
 def process_group_backend() -> Optional[str]:
     """The default process group's backend (gloo, nccl, ...), if one is still initialized; None otherwise."""
@@ -1073,7 +1067,7 @@ def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, int]:
     return {}
 
 
-# ---- torch.export and AOTInductor (explorer.export_entry) ----
+# ---- torch.export and AOTInductor (explore_export, targets.ExportTarget) ----
 
 def export_program(model: Any, args: tuple, kwargs: Optional[dict] = None, dynamic_shapes: Any = None,
                    strict: bool = False) -> Any:

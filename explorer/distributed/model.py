@@ -19,14 +19,12 @@ from ..clinic.recompiles import RecompileExplanation
 from ..lineage import Lineage
 from ..timing.model import TimingReport
 
-FAILURE_KINDS = ("raised", "exit", "terminated", "interrupted", "missing")
-
 
 @dataclass(frozen=True)
 class RankFailure:
     """How a rank ended other than normally, in words, and the user line where it did."""
 
-    kind: str  # one of FAILURE_KINDS
+    kind: str  # raised, exit, terminated, interrupted or missing
     message: str  # "RuntimeError: boom", "exit code 3", "terminated by SIGTERM ...", "wrote no part ..."
     exit_code: Optional[int] = None
     filename: Optional[str] = None  # the script's line the exception came from

@@ -123,10 +123,3 @@ def decompiled_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[str, .
 def _names_any(line: str, names: set[str]) -> bool:
     return any(w in names for w in _IDENT.findall(line))
 
-
-def graph_call_origins(origins: list[tuple[str, ...]]) -> tuple[str, ...]:
-    out: dict[str, None] = {}
-    for o in origins:
-        out.update(dict.fromkeys(o))
-    return tuple(out)
-

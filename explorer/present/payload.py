@@ -1,4 +1,4 @@
-"""The front end's input: one JSON payload per report, read by ``frontend/explorer.js``.
+"""The front end's input: one JSON payload per report, read by the front end (``frontend/src/``).
 
 The notebook widget (``explorer.widget``) and the standalone page
 (``present.page``) send the same payload to the same module, so they look and

@@ -1,6 +1,6 @@
 """The view model: a report as plain data (dicts, lists, strings, numbers) that every view draws.
 
-Built once per report (``build``). ``frontend/explorer.js`` draws it in the
+Built once per report (``build``). The front end (``frontend/src/``) draws it in the
 notebook widget and on the standalone page; ``present.html`` draws it as static
 HTML (the copy GitHub and nbviewer show without JavaScript); ``present.text``
 draws the parts that read as text. A pane, a label or an explanation changes

@@ -101,12 +101,6 @@ def _how(traffic: list[PointerTraffic]) -> str:
     return how
 
 
-def triton_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Bytes a Triton kernel moves per launch (see the module's docstring); None when buffers are unknown."""
-    traffic = triton_traffic(name, kernel_source, wrapper_code)
-    return (sum(p.bytes for p in traffic) or None) if traffic is not None else None
-
-
 def triton_traffic(name: str, kernel_source: str, wrapper_code: str) -> Optional[list[PointerTraffic]]:
     """Per pointer argument: elements read and written per launch; None when a buffer's size is unknown."""
     sig = triton_signature(kernel_source)
