@@ -16,6 +16,7 @@ from explorer.capturing.assemble import assemble
 from explorer.capturing.decoders import DecodeContext, decode
 from explorer.capturing.model import Problem
 from explorer.capturing.raw import RawEvent
+from explorer.distributed.collectives import compilation_collectives
 from explorer.lineage.saved import saved_tensors, size_of
 from explorer.present import saved_view
 from explorer.present import viewmodel as vm
@@ -152,6 +153,22 @@ def test_the_order_graphs_ran_in_is_a_header_section():
 
 
 # ---- where a collective was called from ----
+
+def test_dynamos_call_stacks_give_each_library_made_collective_its_user_line_and_input():
+    (c,) = _data("collectives").compilations
+    assert [s.op for s in c.call_sites] == ["all_reduce", "all_reduce"]
+    assert all(s.stack[-1].filename.endswith("_functional_collectives.py") for s in c.call_sites)
+    (gc, *_) = compilation_collectives(0, c, "k")
+    assert gc.stage == "graph"
+    assert [(x.operand, x.lineno, x.line_from, x.code) for x in gc.collectives] == [
+        ("b", _line("    dist.all_reduce(b)"), "call", "dist.all_reduce(b)"),
+        ("a", _line("    dist.all_reduce(a)"), "call", "dist.all_reduce(a)")]
+    # the printed graph alone names the library's line (a trace written elsewhere has no trace_call lines)
+    plain = c.__class__(**{**c.__dict__, "call_sites": ()})
+    (gc, *_) = compilation_collectives(0, plain, "k")
+    assert {x.filename.rsplit("/", 1)[-1] for x in gc.collectives} == {"_functional_collectives.py"}
+    assert [x.operand for x in gc.collectives] == ["b", "a"]
+
 
 def test_a_restarted_trace_keeps_only_the_last_attempts_call_stacks():
     lines = [dict(line) for line in tape.lines("collectives")]
