@@ -51,10 +51,12 @@ def blocks(comp: Compilation) -> list[dict]:
         out.append({"t": "note", "cls": "cx-missing", "r": "No joint graph was recorded, so the saved values are "
                     "linked to the forward graph's nodes instead, and recomputation is read from the forward and "
                     "backward graphs alone."})
+    knapsack = comp.min_cut is not None  # a column of its decisions
     out += [{"t": "h", "r": "Saved for backward: the forward's extra outputs, the backward's inputs"},
-            _saved_table(st.saved)]
+            _saved_table(st.saved, knapsack)]
     if st.recomputed:
-        out += [{"t": "h", "r": "Recomputed in the backward instead of saved"}, _recomputed_table(st.recomputed)]
+        out += [{"t": "h", "r": "Recomputed in the backward instead of saved"},
+                _recomputed_table(st.recomputed, knapsack)]
     else:
         out.append({"t": "p", "r": "The backward recomputes nothing the forward computed: everything it needs "
                                    "beyond the incoming gradients is saved."})
@@ -97,32 +99,33 @@ def _what(s: SavedValue) -> str:
     return f"{kind} {s.input_name}" if s.input_name and s.kind in ("input", "view") else kind
 
 
-def _saved_table(saved: tuple[SavedValue, ...]) -> dict:
+def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> dict:
     rows = []
     for s in saved[:MAX_ROWS]:
         decided = _decision(s.candidate)
         line = loc_text(s.loc.filename, s.loc.lineno) if s.loc else ""
         rows.append({"c": [_name(s.name, s.in_joint), _what(s), {"code": s.op or ""}, {"code": s.type or ""},
-                           size_text(s.size), _line(s.loc), decided],
+                           size_text(s.size), _line(s.loc)] + ([decided] if knapsack else []),
                      "origin": origin_of(s.loc.filename, s.loc.lineno) if s.loc else "",
                      "text": "  ".join(x for x in (s.name, _what(s), s.op or "", s.type or "", size_text(s.size), line,
                                                    decided) if x)})
     return {"t": "table", "cls": "cx-saved", "rows": rows,
-            "head": ["saved value", "what it is", "computed by", "type", "size", "user line", "knapsack"]}
+            "head": ["saved value", "what it is", "computed by", "type", "size", "user line"]
+            + (["knapsack"] if knapsack else [])}
 
 
-def _recomputed_table(nodes: tuple[Recomputed, ...]) -> dict:
+def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> dict:
     rows = []
     for r in nodes[:MAX_ROWS]:
         decided = _decision(r.candidate)
         line = loc_text(r.loc.filename, r.loc.lineno) if r.loc else ""
         rows.append({"c": [_name(r.name, True), {"code": r.op}, {"code": r.type or ""}, size_text(r.size),
-                           _line(r.loc), decided],
+                           _line(r.loc)] + ([decided] if knapsack else []),
                      "origin": origin_of(r.loc.filename, r.loc.lineno) if r.loc else "",
                      "text": "  ".join(x for x in (r.name, r.op, r.type or "", f"(saving it: {size_text(r.size)})",
                                                    line, decided) if x)})
     return {"t": "table", "cls": "cx-recomputed", "rows": rows,
-            "head": ["node", "op", "type", "saving it would cost", "user line", "knapsack"]}
+            "head": ["node", "op", "type", "saving it would cost", "user line"] + (["knapsack"] if knapsack else [])}
 
 
 def _decision(c: Optional[MinCutCandidate]) -> str:
