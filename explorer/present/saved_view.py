@@ -65,21 +65,24 @@ def blocks(comp: Compilation) -> list[dict]:
 
 
 def summary_runs(st: SavedTensors) -> list:
+    def n(items: list, word: str) -> str:
+        return f"{len(items)} {word}{'s' if len(items) != 1 else ''}"
+
     acts = [s for s in st.saved if s.kind == "activation"]
-    ins = [s for s in st.saved if s.kind in ("input", "view")]
+    ins = [s for s in st.saved if s.kind == "input"]
+    views = [s for s in st.saved if s.kind == "view"]
     syms = [s for s in st.saved if s.kind == "symint"]
-    bits = [f"{len(acts)} activation{'s' if len(acts) != 1 else ''} it computed ({size_text(st.activations)} held "
-            "from forward to backward)"]
+    bits = [f"{n(acts, 'activation')} it computed ({size_text(st.activations)} held from forward to backward)"]
     if ins:
-        bits.append(f"{len(ins)} graph input{'s' if len(ins) != 1 else ''} or view{'s' if len(ins) != 1 else ''} "
-                    f"of one ({size_text(st.inputs)}, alive anyway: no copy)")
+        bits.append(f"{n(ins, 'graph input')} ({size_text(st.inputs)}, alive anyway: not copied)")
+    if views:
+        bits.append(f"{n(views, 'view')} of graph inputs (no memory of their own)")
     if syms:
-        bits.append(f"{len(syms)} SymInt{'s' if len(syms) != 1 else ''} (sizes the backward needs)")
-    n = len(st.recomputed)
-    return [{"b": f"The forward saves {len(st.saved)} value{'s' if len(st.saved) != 1 else ''} for the backward: "},
-            "; ".join(bits) + ". ",
-            f"The backward recomputes {n} node{'s' if n != 1 else ''} of the joint graph instead of saving "
-            f"{'them' if n != 1 else 'it'}." if n else "The backward recomputes nothing."]
+        bits.append(f"{n(syms, 'SymInt')} (sizes the backward needs)")
+    k = len(st.recomputed)
+    return [{"b": f"The forward saves {n(list(st.saved), 'value')} for the backward: "}, "; ".join(bits) + ". ",
+            f"The backward recomputes {n(list(st.recomputed), 'node')} of the joint graph instead of saving "
+            f"{'them' if k != 1 else 'it'}." if k else "The backward recomputes nothing."]
 
 
 def _name(name: str, linked: bool) -> dict:
