@@ -612,4 +612,49 @@ FIELDS = {
     "Collective.filename": "The user line's file (inferred from the graph's own lines).",
     "Collective.lineno": "The user line.",
     "Collective.code": "Its text.",
+    "Collective.operand": "The graph input it combines, by the user's name (`a`, `self.weight`): two ranks "
+                          "issuing the same collectives on other values in another order are flagged as mixed values.",
+    "Collective.line_from": "How its user line was found: `graph` (the node's stack), `call` (Dynamo's call stack, "
+                            "`call_sites`) or `inferred`.",
+    # ---- torch's other artifacts ----
+    "CaptureData.graph_execution": "The compile ids of the graphs that ran, in order (torch's `graph_execution`, "
+                                   "written when code runs under "
+                                   "`torch._inductor.debug.record_and_log_graph_execution_order()`).",
+    "Compilation.min_cut": "The partitioner's knapsack over the joint graph, or null unless torch logged it "
+                           "(`AOT_PARTITIONER_DEBUG=1` and `activation_memory_budget` below 1).",
+    "Compilation.kernel_compile": "Each Triton kernel's compile, from torch's `triton_kernel_info`.",
+    "Compilation.collective_schedule": "Per lowered graph, its collective kernels in Inductor's final order "
+                                       "(`inductor_collective_schedule`).",
+    "Compilation.call_sites": "Each collective Dynamo made, with the frames it was tracing (Dynamo's `trace_call` "
+                              "log): where a `dist.*` call's user line comes from.",
+    "MinCut.memory_budget": "`torch._functorch.config.activation_memory_budget` (1.0 saves whatever is fastest, 0 "
+                            "recomputes all it can).",
+    "MinCut.candidates": "The knapsack's items, largest first as torch ordered them.",
+    "MinCut.saved_values": "The min-cut solution: the joint graph's nodes the forward saves.",
+    "MinCut.min_activation_gb": "torch's estimate (GB) of the activations when saving the inputs only.",
+    "MinCut.max_activation_gb": "torch's estimate (GB) of the activations the plain min-cut saves.",
+    "MinCut.saved_activation_gb": "torch's estimate (GB) of the activations chosen.",
+    "MinCut.more_aggressive_ratio": "The memory ratio of the next more aggressive policy torch tried.",
+    "MinCut.aggressive_ratio": "The memory ratio of the aggressive policy torch tried.",
+    "MinCut.expected_runtime": "The knapsack's estimate of what recomputation costs (torch's unit).",
+    "MinCut.joint_nodes": "How many nodes the joint graph has.",
+    "MinCutCandidate.name": "The joint graph's node.",
+    "MinCutCandidate.target": "Its op: `aten.addmm.default`.",
+    "MinCutCandidate.shape": "Its shape as torch printed it: `torch.Size([256, 32])`.",
+    "MinCutCandidate.memory_bytes": "What saving it costs, in bytes.",
+    "MinCutCandidate.runtime": "What recomputing it costs (torch's estimate, in its own unit: FLOPs by default).",
+    "MinCutCandidate.saved": "The knapsack saves it.",
+    "MinCutCandidate.recomputed": "The backward recomputes it.",
+    "MinCutCandidate.stack_trace": "The node's whole Python stack, innermost frame last.",
+    "KernelCompileInfo.name": "The Triton kernel: `triton_poi_fused_relu_1`.",
+    "KernelCompileInfo.graph_kind": "The lowering it belongs to: forward, backward or inference.",
+    "KernelCompileInfo.compile_time_s": "How long Triton took to compile it.",
+    "KernelCompileInfo.autotune_cache": "torch's autotune cache state: hit, miss, only 1 config, ...",
+    "KernelCompileInfo.num_configs": "How many configs were tried.",
+    "KernelCompileInfo.only_config": "The one config, when there was no choice.",
+    "CollectiveSchedule.graph_kind": "forward, backward or inference.",
+    "CollectiveSchedule.ops": "Its collective kernels and waits, in Inductor's order.",
+    "CallSite.op": "The collective: `all_reduce`, `all_gather_into_tensor`, ...",
+    "CallSite.node": "The node's name when Dynamo made it (renamed nodes are matched by order).",
+    "CallSite.stack": "The frames Dynamo was tracing, outermost first, the node's own last.",
 }

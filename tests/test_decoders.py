@@ -22,28 +22,35 @@ from explorer.capturing.recorder import NOISE, Recorder, _ListHandler
 from explorer.capturing.records import (
     AotGraph,
     BytecodeListing,
+    CollectiveScheduleRecord,
     DynamoGraph,
     FrameStart,
     GraphBreakReason,
+    GraphExecution,
     GuardTree,
     IrText,
     Metrics,
+    MinCutRecord,
     OutputCodeText,
     PostGradGraph,
     Provenance,
     RecompileReasons,
+    TraceCall,
 )
 from explorer.capturing.session import read
 
 PROGRAM = os.path.join(os.path.dirname(__file__), "fixtures", "trace_programs.py")
 TRACES = ["breaks", "train", "recompile"]
+ALL_TRACES = TRACES + ["budget", "collectives"]  # and torch's other artifacts (tests/test_artifacts.py)
 EXPECTED = {"dynamo_start": FrameStart, "dynamo_output_graph": DynamoGraph, "dynamo_cpp_guards_str": GuardTree,
             "artifact:dynamo_graph_break_reason": GraphBreakReason, "artifact:recompile_reasons": RecompileReasons,
             "compilation_metrics": Metrics, "bytecode_log": BytecodeListing, "aot_joint_graph": AotGraph,
             "aot_forward_graph": AotGraph, "aot_backward_graph": AotGraph, "aot_inference_graph": AotGraph,
             "artifact:inductor_post_grad_graph": PostGradGraph, "ir_pre_fusion": IrText, "ir_post_fusion": IrText,
             "inductor_output_code": OutputCodeText, "artifact:inductor_provenance_tracking_node_mappings": Provenance,
-            "artifact:inductor_provenance_tracking_kernel_stack_traces": Provenance}
+            "artifact:inductor_provenance_tracking_kernel_stack_traces": Provenance,
+            "artifact:min_cut_information": MinCutRecord, "artifact:graph_execution": GraphExecution,
+            "artifact:inductor_collective_schedule": CollectiveScheduleRecord, "trace_call": TraceCall}
 
 
 def _line(text):
@@ -83,7 +90,7 @@ def _is(line, event, frame=None):
 
 # ---- every decoder on torch's real records ----
 
-@pytest.mark.parametrize("name", TRACES)
+@pytest.mark.parametrize("name", ALL_TRACES)
 def test_every_recorded_event_has_a_decoder_and_decodes_cleanly(name):
     """A new torch that adds an event or changes a format fails here first (after re-recording)."""
     results = _decoded(name)

@@ -20,7 +20,7 @@ from .fold import Fold
 from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
 from .outside import OutsideDynamo
 from .raw import RawCapture, RawEvent, Tally, describe_error
-from .records import CacheRecord, ExportedProgramText
+from .records import CacheRecord, ExportedProgramText, GraphExecution
 
 NO_DECODER = "no decoder for this event in this explorer version"
 NO_COMPILATION = "decoded, but the record names no compile id, so it belongs to no compilation"
@@ -41,6 +41,7 @@ class Assembly:
         self.outside = OutsideDynamo()  # lowerings no Dynamo compile id names (AOTInductor), export programs
         self.cache_events: list[CacheLookup] = []  # cache records outside any compilation
         self.exports: list[ExportedProgram] = []
+        self.graph_execution: tuple[str, ...] = ()  # the last order torch logged (each covers one recording)
 
     def run(self) -> None:
         folds = self._decode_all()
@@ -76,6 +77,9 @@ class Assembly:
         a lowering outside Dynamo (``outside.OutsideDynamo``). False: place it as any other record."""
         if isinstance(result, ExportedProgramText):
             self.outside.add_export(ev.seq, result)
+            return True
+        if isinstance(result, GraphExecution):
+            self.graph_execution = result.order
             return True
         if isinstance(result, CacheRecord) and result.lookup.cache == "dynamo":
             self.cache_events.append(result.lookup)
@@ -116,7 +120,8 @@ class Assembly:
             device=self._device(device, compilations), compilations=compilations, wall_time_s=wall_time_s,
             notes=tuple(notes), error=error,
             other_artifacts=tuple(self.others.artifacts() + self.raw.dropped.artifacts()),
-            problems=tuple(self.problems), exports=tuple(self.exports), cache_events=tuple(self.cache_events))
+            problems=tuple(self.problems), exports=tuple(self.exports), cache_events=tuple(self.cache_events),
+            graph_execution=self.graph_execution)
 
     def _device(self, device: Union[str, DeviceNamer], compilations: tuple[Compilation, ...]) -> str:
         if not callable(device):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import bytecode as bc
+from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
 from .model import Frame, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
@@ -272,6 +273,8 @@ DECODERS: dict[str, Decoder] = {
 
 # caches, AOTInductor's C++, export and newer provenance (``decode_usage``), in the same table
 DECODERS.update(USAGE_DECODERS)
+# torch's other artifacts: the partitioner's min-cut, kernels' compile times, the collective schedule, ...
+DECODERS.update(ARTIFACT_DECODERS)
 _WILDCARDS = tuple(key for key in DECODERS if "*" in key)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
+from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
 from .compile_id import CompileId
 from .graph_model import FxGraph, FxNode, SourceLoc
 from .usage import (
@@ -26,8 +27,9 @@ from .usage import (
     Region,
 )
 
-__all__ = ["CacheLookup", "Decomposition", "ExportSpec", "ExportedProgram", "FilteredGuard", "FxGraph", "FxNode",
-           "PackageFile", "RangeConstraint", "Region", "SourceLoc"]  # re-exported: the report model is one import
+__all__ = ["CacheLookup", "CallSite", "CollectiveSchedule", "Decomposition", "ExportSpec", "ExportedProgram",
+           "FilteredGuard", "FxGraph", "FxNode", "KernelCompileInfo", "MinCut", "MinCutCandidate", "PackageFile",
+           "RangeConstraint", "Region", "SourceLoc"]  # re-exported: the report model is one import
 
 
 @dataclass(frozen=True)
@@ -278,6 +280,11 @@ class Compilation:
     filtered_guards: tuple[FilteredGuard, ...] = ()  # every guard that filter saw, kept or dropped
     stance: Optional[str] = None  # torch.compiler.set_stance in force when Dynamo started it
     node_map: dict[str, tuple[str, ...]] = field(default_factory=dict)  # torch's pre-grad node -> post-grad nodes
+    # ---- torch's other artifacts, where it wrote them (capturing/artifacts.py) ----
+    min_cut: Optional[MinCut] = None  # the partitioner's knapsack (AOT_PARTITIONER_DEBUG=1, a memory budget < 1)
+    kernel_compile: tuple[KernelCompileInfo, ...] = ()  # each Triton kernel's compile time (triton_kernel_info)
+    collective_schedule: tuple[CollectiveSchedule, ...] = ()  # per lowering: its collectives in Inductor's order
+    call_sites: tuple[CallSite, ...] = ()  # where user code called what made each collective (Dynamo's trace_call)
 
     @property
     def is_resume(self) -> bool:
@@ -309,6 +316,7 @@ class CaptureData:
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
     exports: tuple[ExportedProgram, ...] = ()  # torch.export programs (and their AOTInductor compiles)
     cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
+    graph_execution: tuple[str, ...] = ()  # the compile ids of the graphs that ran, in order (graph_execution)
 
     # ---- derived counts used by every view ----
     @property

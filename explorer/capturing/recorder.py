@@ -3,8 +3,9 @@
 The seams, each installed by a ``Recorder`` and all removed in ``close()``:
   * ``TRACE``: a ``logging.Handler`` on the structured-trace logger (what tlparse reads);
   * ``ARTIFACTS``: handlers on the artifact loggers for the loop-level IR (not in
-    the trace), Dynamo's bytecode listing (covers frames Dynamo skipped) and
-    DDPOptimizer's split;
+    the trace), Dynamo's bytecode listing (covers frames Dynamo skipped), its
+    ``trace_call`` lines (where library calls that made a node were called from)
+    and DDPOptimizer's split;
   * ``BYTECODE``: Dynamo's bytecode hook (original and rewritten code objects);
   * ``CALLBACKS``: Dynamo's compile start/end callbacks (and resets, which empty them);
   * ``GPU``: CUDA graph trees' loggers and Inductor's autotuning feedback.
@@ -70,7 +71,7 @@ COMPILE_START, COMPILE_END, RESET = "compile_start", "compile_end", "reset"  # C
 CUDAGRAPH_LOG, AUTOTUNE = "cudagraph_log", "autotune"  # GPU: a log line; (timings, name, input_nodes, choices)
 LIVE_ONLY = frozenset({COMPILE_START, COMPILE_END, RESET, CUDAGRAPH_LOG, AUTOTUNE})
 _LIVE_SEAM = {COMPILE_START: CALLBACKS, COMPILE_END: CALLBACKS, RESET: CALLBACKS, CUDAGRAPH_LOG: GPU, AUTOTUNE: GPU}
-_ARTIFACT_KINDS = frozenset({*torch_compat.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log"})
+_ARTIFACT_KINDS = frozenset({*torch_compat.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log", "trace_call"})
 
 
 def seam_of(name: str) -> str:
@@ -177,7 +178,8 @@ class Recorder:
             trace.addHandler(h)
             self._undo.append(lambda: trace.removeHandler(h))
         if ARTIFACTS in self.seams:
-            for kind, name in [*torch_compat.IR_LOGGERS.items(), ("bytecode_log", torch_compat.BYTECODE_LOGGER)]:
+            for kind, name in [*torch_compat.IR_LOGGERS.items(), ("bytecode_log", torch_compat.BYTECODE_LOGGER),
+                               *(("trace_call", n) for n in torch_compat.TRACE_CALL_LOGGERS)]:
                 self._listen(kind, logging.getLogger(name))
             # DDPOptimizer's INFO line (its DEBUG lines are one per graph node); its logger has a stderr handler
             self._undo.append(tap(logging.getLogger(torch_compat.DDP_OPTIMIZER_LOGGER),

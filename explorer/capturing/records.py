@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
+from .artifacts import KernelCompileInfo, MinCut
 from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation, SourceLoc
 
 
@@ -185,6 +186,48 @@ class KernelTrace:
     kernels: dict
 
 
+@dataclass(frozen=True)
+class MinCutRecord:
+    """``artifact:min_cut_information``: the partitioner's knapsack over one joint graph."""
+
+    min_cut: MinCut
+
+
+@dataclass(frozen=True)
+class KernelCompileTimes:
+    """``artifact:triton_kernel_info``: each Triton kernel of one lowering, with its compile time."""
+
+    kernels: tuple[KernelCompileInfo, ...]
+
+
+@dataclass(frozen=True)
+class CollectiveScheduleRecord:
+    """``artifact:inductor_collective_schedule``: one lowering's collective kernels, in Inductor's order."""
+
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GraphExecution:
+    """``artifact:graph_execution``: the compile ids of the graphs Inductor's compiled code ran, in order."""
+
+    order: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TraceCall:
+    """One line of Dynamo's ``trace_call`` log: a call it inlined (``inlined``) from a frame at ``depth``, or an
+    FX node it made (``fx``, kept for collectives only); ``op`` names the collective of an ``fx`` line."""
+
+    kind: str  # inlined | fx
+    name: str  # the inlined function, or the node's name as Dynamo made it
+    loc: SourceLoc  # the frame the call was made from
+    depth: int = 0  # Dynamo's inline depth of that frame (0: the compiled frame itself)
+    attempt: int = 0  # the compile id's attempt: a restarted trace replaces the last one's lines
+    op: Optional[str] = None
+
+
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
-               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
+               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
+               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall]

@@ -29,6 +29,11 @@ IR_LOGGERS = {
     "ir_post_fusion": "torch._inductor.debug.__ir_post_fusion",
 }
 BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
+# Dynamo's trace_call artifact: each call it inlines ("TRACE inlined call f from file:line ...") and each FX
+# node it makes ("TRACE FX call node from ..."), with the frame it was tracing: the user line a library
+# function that made a node (dist.all_reduce -> _functional_collectives.py) was called from. Python >= 3.11
+# logs the FX calls only.
+TRACE_CALL_LOGGERS = ("torch._dynamo.symbolic_convert.__trace_call", "torch._dynamo.output_graph.__trace_call")
 # DDPOptimizer's module logger: its INFO line names the bucket cap and the bucket count (also when it
 # made one bucket and so wrote no split to the trace)
 DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"

@@ -116,9 +116,16 @@ def failure_items(dist: Distributed) -> list[dict]:
 # ---- differences ----
 
 def _shown(diffs: Sequence[Difference]) -> list[Difference]:
-    """The differences the section lists (failures have their own lines), possible hangs first."""
+    """The differences the section lists (failures have their own lines): possible hangs first, then the other
+    collectives' (mixed values), then the rest."""
     shown = [d for d in diffs if d.kind not in ("failure", "missing")]
-    return [d for d in shown if d.hang] + [d for d in shown if not d.hang]
+    return sorted(shown, key=lambda d: 0 if d.hang else 1 if _serious(d) else 2)
+
+
+def _serious(d: Difference) -> bool:
+    """A difference that breaks the job, not only its speed: a possible hang, or collectives combining the wrong
+    values."""
+    return d.hang or d.kind == "collectives"
 
 
 def differences_section(dist: Distributed) -> list[dict]:
@@ -140,8 +147,9 @@ def differences_section(dist: Distributed) -> list[dict]:
 
 
 def difference_item(dist: Distributed, d: Difference) -> dict:
-    item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if d.hang else "") + d.text,
-            "origin": origin_of(d.filename, d.lineno), "cls": "cx-bad cx-hang" if d.hang else ""}
+    item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if _serious(d) else "") + d.text,
+            "origin": origin_of(d.filename, d.lineno),
+            "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
     go = difference_target(dist, d)
     if go is not None:
         item["go"] = go
@@ -208,8 +216,8 @@ def collectives_section(dist: Distributed) -> list[dict]:
     rows = []
     for key, (stage, gcs) in list(firsts.items())[:MAX_COLLECTIVE_GRAPHS]:
         groups: dict[str, list[GraphCollectives]] = {}
-        for gc in gcs:
-            groups.setdefault(" -> ".join(c.signature() for c in gc.collectives), []).append(gc)
+        for gc in gcs:  # ranks agree when their collectives agree in kind, size and what each one combines
+            groups.setdefault(" -> ".join(c.described() for c in gc.collectives), []).append(gc)
         frame = key.rsplit("#", 1)[0]
         for seq, members in groups.items():
             ranks = [gc.rank for gc in members]

@@ -64,7 +64,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ranks, usage_view
+from . import ranks, saved_view, usage_view
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -174,6 +174,7 @@ def header(report: Report) -> dict:
     for n in data.notes:
         body.append(note("cx-missing", [{"b": "Note: "}, n]))
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
+    body += graph_order(data)
     for p in report.all_problems:
         body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
@@ -185,6 +186,42 @@ def header(report: Report) -> dict:
                      f"({len(unknown)})", "open": False, "body": [{"t": "list", "items": items}],
                      "summary": False})
     return {"chips": chips, "body": body}
+
+
+MAX_ORDER_RUNS = 40
+
+
+def graph_order(data: CaptureData) -> list[dict]:
+    """The compiled graphs in the order they ran (torch's graph_execution), repeats folded: ``0/0 ×3 → 1/0``."""
+    order = data.graph_execution
+    if not order:
+        return []
+    runs: list[list] = []
+    for cid in order:
+        if runs and runs[-1][0] == cid:
+            runs[-1][1] += 1
+        else:
+            runs.append([cid, 1])
+    text = " → ".join(f"{cid}{f' ×{n}' if n > 1 else ''}" for cid, n in runs[:MAX_ORDER_RUNS])
+    more = f" … ({len(runs) - MAX_ORDER_RUNS} more runs)" if len(runs) > MAX_ORDER_RUNS else ""
+    n = len(order)
+    return [{"t": "section", "title": f"Graphs in the order they ran ({n} call{'s' if n != 1 else ''})",
+             "open": False, "text": f"graph order ({n} calls): {text}{more}",
+             "body": [{"t": "p", "r": [{"code": text}, more]},
+                      {"t": "p", "cls": "cx-muted", "r": "Each compiled graph (by compile id) as Inductor's code ran "
+                       "it, recorded by torch._inductor.debug.record_and_log_graph_execution_order(); repeats "
+                       "of one graph are folded (×N)."}]}]
+
+
+def schedule_blocks(comp: Compilation) -> list[dict]:
+    """Inductor's collective schedule of each lowered graph: the order the collectives run in."""
+    out = []
+    for s in comp.collective_schedule:
+        ops = " → ".join(op.replace("torch.ops.", "") for op in s.ops)
+        out.append({"t": "p", "r": [{"b": f"Collectives as Inductor scheduled them ({s.graph_kind}): "},
+                                    {"code": ops or "none"}],
+                    "text": f"collective schedule ({s.graph_kind}): {ops or 'none'}"})
+    return out
 
 
 def note(cls: str, runs: Any) -> dict:
@@ -303,6 +340,8 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
         drawn["graph"] += usage_view.regions_blocks(comp)
     if "guards" in drawn:
         drawn["guards"][:0] = usage_view.guard_filter_blocks(comp)
+    if "output_code" in drawn:
+        drawn["output_code"][:0] = schedule_blocks(comp)
     ep = next((e for e in report.capture.exports if e.compile_id == comp.compile_id), None)
     if ep is not None and "export_graph" in drawn:
         drawn["export_graph"] += usage_view.export_blocks(ep)
@@ -536,9 +575,11 @@ def _lines(locs: Any) -> list:
             for i, loc in enumerate(locs)]
 
 
-def kernel_div(k: Kernel, ref: str, i: int) -> dict:
-    """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
+def kernel_div(k: Kernel, ref: str, i: int, compiled: Any = None) -> dict:
+    """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its compile, its source."""
     rows = []
+    if compiled is not None:  # torch's triton_kernel_info
+        rows.append({"th": True, "c": ["compile", compile_text(compiled)]})
     if k.source_nodes:
         rows.append({"th": True, "c": ["FX nodes", {"code": ", ".join(k.source_nodes)}]})
     if k.aten_ops:
@@ -557,17 +598,46 @@ def kernel_div(k: Kernel, ref: str, i: int) -> dict:
 
 
 def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    times = kernel_compiles(comp)
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(k.name)}, "code": ref},
                    k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
-                   ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]}  # each kernel's part links them
+                   ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]  # each kernel's part links them
+                  + ([_compile_time(times.get((k.graph_kind, k.name)))] if times else [])}
             for k, ref in zip(comp.kernels, refs)]
-    index = {"t": "table", "cls": "cx-kindex", "head": ["kernel", "language", "graph", "lines", "user lines"],
-             "rows": rows}
-    return [index] + [kernel_div(k, ref, i) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+    index = {"t": "table", "cls": "cx-kindex", "rows": rows,
+             "head": ["kernel", "language", "graph", "lines", "user lines"] + (["compile time"] if times else [])}
+    out = [index] + [kernel_div(k, ref, i, times.get((k.graph_kind, k.name)))
+                     for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+    shown = {(k.graph_kind, k.name) for k in comp.kernels}
+    others = [c for key, c in times.items() if key not in shown]
+    if others:  # compiled, but not in the output code the capture has (a cache served it, or it was not recorded)
+        out.insert(1, {"t": "p", "cls": "cx-muted", "r": ["torch also compiled: ", ", ".join(
+            f"{c.name} ({compile_text(c)})" for c in others)]})
+    return out
+
+
+def kernel_compiles(comp: Compilation) -> dict[tuple[str, str], Any]:
+    """torch's triton_kernel_info for the compilation's kernels, by (graph kind, kernel name)."""
+    return {(c.graph_kind, c.name): c for c in comp.kernel_compile}
+
+
+def _compile_time(c: Any) -> str:
+    return format_time(c.compile_time_s) if c is not None and c.compile_time_s is not None else ""
+
+
+def compile_text(c: Any) -> str:
+    """``0.289 s (autotune cache miss, 2 configs)``: one kernel's compile, as torch's triton_kernel_info says."""
+    bits = [f"autotune cache {c.autotune_cache}" if c.autotune_cache else "",
+            f"{c.num_configs} configs" if c.num_configs else "",
+            ", ".join(f"{k}={v}" for k, v in c.only_config.items())]
+    detail = ", ".join(b for b in bits if b)
+    return (format_time(c.compile_time_s) if c.compile_time_s is not None else "time not given") + (
+        f" ({detail})" if detail else "")
 
 
 _BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
-            "break": _graph_break, "ir": _ir, "kernels": _kernels}
+            "break": _graph_break, "ir": _ir, "kernels": _kernels,
+            "saved": lambda stage, comp, refs: saved_view.blocks(comp)}
 BY_STAGE = {s.id: s for s in STAGES}
 
 
