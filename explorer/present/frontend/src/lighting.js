@@ -11,7 +11,7 @@ export const Lighting = {
     if (origins === "glue") {
       el.classList.add("cx-glue");
       el.setAttribute("data-glue", "");
-      el.title = this.m.w("glue_title");
+      el.title = this._glueTitle || (this._glueTitle = this.m.w("glue_title")); // once: every glue line has it
       return;
     }
     if (!origins || !origins.length) return;

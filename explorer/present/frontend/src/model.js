@@ -27,9 +27,10 @@ export function codeBlocks(blocks, out = []) {
 
 // A template of the view model's words (present/words.py) with its blanks filled: "Loading rank {rank}…";
 // a [singular, plural] pair picks by vars.n.
-export function fill(t, vars = {}) {
-  const text = Array.isArray(t) ? t[vars.n === 1 ? 0 : 1] : t;
-  return String(text ?? "").replace(/\{(\w+)\}/g, (all, k) => (k in vars ? String(vars[k]) : all));
+export function fill(t, vars) {
+  const text = String((Array.isArray(t) ? t[vars && vars.n === 1 ? 0 : 1] : t) ?? "");
+  if (!vars) return text; // most words have no blanks: no pattern to run (a pane's lines ask for one each)
+  return text.replace(/\{(\w+)\}/g, (all, k) => (k in vars ? String(vars[k]) : all));
 }
 
 // One report's payload, read. A merged multi-rank report makes one per rank, all sharing `shared`: the user
