@@ -16,6 +16,7 @@ end sends ``{"type": "action", "id", "action", "args"}`` and gets
 ``rest`` (a big report's view is drawn from what its first panes need, and the
 rest follows), ``rank`` (another rank of a merged multi-rank report, sent when
 the view first shows it: the widget carries only the lowest rank's),
+``diff`` (a pane against any other the view does not carry: ``viewmodel.pane_diff``),
 ``pictures`` (Graphviz runs in the kernel after the view is up), ``why``
 ("would this call recompile?", ``%compile --why`` on an expression of the
 notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
@@ -233,6 +234,14 @@ def _rank(view: ExplorerView, args: dict) -> dict:
     return {"encoding": encoding, "_buffers": [data]}
 
 
+def _diff(view: ExplorerView, args: dict) -> dict:
+    """A pane against another that the view does not carry (it carries a recompile's against what it replaced,
+    and two ranks' where they compiled differently): sides ``{"cid", "key", ["rank"]}``."""
+    from .present.viewmodel import pane_diff
+
+    return {"diff": pane_diff(view.report, dict(args["a"]), dict(args["b"]))}
+
+
 def _pictures(view: ExplorerView, args: dict) -> dict:
     from .present.payload import draw_pictures
 
@@ -271,6 +280,7 @@ def _save_html(view: ExplorerView, args: dict) -> dict:
 ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
     "rest": _rest,
     "rank": _rank,
+    "diff": _diff,
     "pictures": _pictures,
     "why": _why,
     "save_html": _save_html,

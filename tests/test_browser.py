@@ -258,6 +258,31 @@ def test_page_recompile_diff_shows_what_changed(page, sin_page, sin_report):
     check_recompile_diff(open_page(page, sin_page), a, b)
 
 
+def test_page_offers_the_diffs_it_carries_and_says_the_kernel_makes_the_others(page, sin_page, sin_report):
+    """The page has no kernel: its diff picker lists the diffs Python made for it (a recompile against what it
+    replaced), then says where the others come from."""
+    from explorer.present.words import front
+
+    a, b = (c.compile_id for c in sin_report.compilations)
+    right = side(open_page(page, sin_page), "right")
+    show(right, "graph", cid=b)
+    options = right.locator(".cx-diff-pick option")
+    values = options.evaluate_all("os => os.map(o => [o.value, o.disabled, o.textContent])")
+    assert [v for v, disabled, _ in values if v and not disabled] == [f"{a}|graph"]
+    assert values[-1] == ["", True, front("diff_needs_kernel")]
+
+
+def check_kernel_diff(view, page, cid):
+    """A diff the view does not carry (this pane against the other pane's source): the kernel makes it."""
+    right = side(view, "right")
+    show(side(view, "left"), "source", cid=cid)
+    show(right, "graph", cid=cid, diff=f"{cid}|source")
+    page.wait_for_function("(p) => p.querySelector('.cx-diff .cx-ln.cx-add')", arg=right.element_handle(),
+                           timeout=30_000)
+    assert f"{cid}" in right.locator(".cx-diff-head").inner_text()
+    assert right.locator(".cx-diff .cx-ln.cx-del").count() >= 1  # the source's lines, against the graph's
+
+
 def test_page_keyboard_navigation(page, sin_page):
     view = open_page(page, sin_page)
     left = side(view, "left")
@@ -620,6 +645,7 @@ def test_lab_widget_recompile_diff_and_kernel_action(lab_page):
     cids = view.locator(".cx-comp-pick option").evaluate_all("os => os.map(o => o.value)")
     assert len(cids) == 2
     check_recompile_diff(view, cids[0], cids[1])
+    check_kernel_diff(view, lab_page, cids[1])
     show(side(view, "right"), "graph", cid=cids[0])
     side(view, "right").locator(".cx-seg button", has_text="Picture").click()
     if shutil.which("dot"):  # drawn by Graphviz in the kernel, on request

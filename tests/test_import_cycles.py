@@ -121,7 +121,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_walk_sees_lazy_and_relative_imports():
     graph = edges(modules())
     assert "explorer.report" in graph["explorer.present.viewmodel"]  # module level, relative
-    assert "explorer.clinic" in graph["explorer.present.html"]  # inside a function
+    assert "explorer.present.page" in graph["explorer.present.html"]  # inside a function
     assert "explorer.lineage.model" in graph["explorer.lineage.build"]
 
 

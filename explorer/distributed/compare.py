@@ -97,7 +97,8 @@ def _matched(present: Sequence[RankRun], keys: dict[int, list[str]],
 
 def _what_differs(comps: dict[int, Compilation], colls: dict[int, list[GraphCollectives]]) -> Iterable[str]:
     aspects = {"status": lambda c: c.status, "graph": _graph_fingerprint, "guards": _guards_fingerprint,
-               "graph break": lambda c: _break_key(c), "recompile reason": lambda c: _norm(c.recompile_reason or ""),
+               "graph break": lambda c: _break_key(c),
+               "recompile reason": lambda c: norm_rank(c.recompile_reason or ""),
                "kernels": lambda c: len(c.kernels)}
     for name, fn in aspects.items():
         if len({fn(c) for c in comps.values()}) > 1:
@@ -153,7 +154,7 @@ def _recompiles(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[
             p = e.primary
             what = p.describe() if p else (e.reason_text.splitlines()[0] if e.reason_text else "recompiled")
             frame = by_id.get(e.compile_id, e.frame_name).rsplit("#", 1)[0]
-            key = (frame, _norm(what))
+            key = (frame, norm_rank(what))
             found[key][r.rank] = what
             detail.setdefault(key, (e.frame_name, what, p))
     out = []
@@ -353,7 +354,7 @@ def _groups(present: Sequence[RankRun], keys: dict[int, list[str]], collectives:
         by_rank_colls[gc.rank].append(gc)
     for r in present:
         parts = [f"{k}|{c.status}|{_graph_fingerprint(c)}|{_guards_fingerprint(c)}|{_break_key(c)}|"
-                 f"{_norm(c.recompile_reason or '')}|{len(c.kernels)}"
+                 f"{norm_rank(c.recompile_reason or '')}|{len(c.kernels)}"
                  for c, k in zip(r.capture.compilations, keys[r.rank], strict=True)]
         parts.append(_colls_fingerprint(by_rank_colls[r.rank]))
         sig[hashlib.sha1("\n".join(parts).encode()).hexdigest()].append(r.rank)
@@ -372,7 +373,10 @@ def _counts_text(c: RankCounts) -> str:
 
 # ---- fingerprints and words ----
 
-def _norm(text: str) -> str:
+def norm_rank(text: str) -> str:
+    """Each rank's own device index and object ids written away (cuda:1 -> cuda, device=1 -> device=N, ids and
+    addresses -> <id>): what ranks compiled differently is what remains. Every rank comparison reads text
+    through this, the views' rank-to-rank diffs too (``present.diff_view``)."""
     return _ADDRESS_RE.sub("<id>", _DEVICE_INDEX_RE.sub(_device_kind, text))
 
 
@@ -381,11 +385,11 @@ def _device_kind(m: re.Match) -> str:
 
 
 def _graph_fingerprint(c: Compilation) -> str:
-    return hashlib.sha1(_norm(c.graph.code).encode()).hexdigest()[:12] if c.graph else "-"
+    return hashlib.sha1(norm_rank(c.graph.code).encode()).hexdigest()[:12] if c.graph else "-"
 
 
 def _guards_fingerprint(c: Compilation) -> str:
-    codes = sorted(_norm(g.code) for g in c.guards)
+    codes = sorted(norm_rank(g.code) for g in c.guards)
     return hashlib.sha1("\n".join(codes).encode()).hexdigest()[:12] if codes else "-"
 
 
@@ -424,7 +428,7 @@ def _aspect_text(comp: Compilation, ref: Compilation, aspect: str) -> str:
         first = next((a for a, b in zip(mine, theirs) if a != b), None)
         return f"{comp.graph.num_nodes} nodes" + (f", first unlike the others: `{first}`"
                                                     if first is not None and comp is not ref else "")
-    own = sorted({_norm(g.code) for g in comp.guards} - {_norm(g.code) for g in ref.guards})
+    own = sorted({norm_rank(g.code) for g in comp.guards} - {norm_rank(g.code) for g in ref.guards})
     if comp is ref or not own:
         return f"{len(comp.guards)} guards"
     more = f" (+{len(own) - 2} more)" if len(own) > 2 else ""
@@ -434,7 +438,7 @@ def _aspect_text(comp: Compilation, ref: Compilation, aspect: str) -> str:
 def _graph_lines(comp: Compilation) -> list[str]:
     if comp.graph is None:
         return []
-    return [line.strip() for line in _norm(comp.graph.code).splitlines()
+    return [line.strip() for line in norm_rank(comp.graph.code).splitlines()
             if line.strip() and not line.strip().startswith("#")]
 
 

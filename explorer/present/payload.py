@@ -12,7 +12,8 @@ Format (``"format": 1``)::
     {
       "format": 1,
       "stages":  [Stage.to_dict(), ...],     # explorer.stages.STAGES, in pipeline order: the only list of stages
-      "labels":  {...}, "header": {...}, "timing": {...} | null,   # the view model's (present.viewmodel)
+      "labels":  {...}, "header": {...}, "timing": {...} | null,   # the view model's (present.viewmodel);
+                                             # labels.ui: the views' own words (present.words)
       "report":  {...},                      # Report.to_dict(), less what "omitted" names
       "views":   [{                          # the view model's compilations, in capture order, with:
           "label":      "0/0 f (prog.py:3)",
@@ -22,6 +23,8 @@ Format (``"format": 1``)::
                                                      # compilation.kernels: the name, or graph_kind/name when
                                                      # a name repeats; a pane shows one as "kernel:KEY"
           "previous":   "0/0" | null,                # the compilation a recompile replaced (for its diff)
+          "diffs":      [{"t": "diff", ...}],        # its panes against that one's, computed in Python
+                                                     # (present/diff_view.py): the page carries no other
           "panes":      {"graph": [blocks...]},      # what each present stage shows (present.viewmodel)
           "pictures":   {"graph": "PICTURE-ID"},     # graph stages that have a picture
           "no_picture": {"post_grad_graph": "why"}}],
@@ -34,7 +37,8 @@ Format (``"format": 1``)::
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
-      "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks)
+      "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks), with
+                                             # "diffs": two ranks' panes where they compiled differently
       "rank_payloads": {"1": {...}},         # the page: every other rank's own payload (this format; its
                                              # lineage indexes the same "origins"); the widget sends one on
                                              # request (its "rank" action)

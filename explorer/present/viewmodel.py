@@ -27,21 +27,25 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
   graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
   chart    {title, rows: [[label, value, text, colour]]}   bars
   button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
+  diff     a pane against another, computed in Python (``present.diff_view`` has its format)
 A table row or a list item may carry ``go`` ({rank, [cid], [stage], [diff], [origins]}: where a click on it
 leads in the interactive views: that rank, its compilation and stage, a diff source, user lines to light;
 static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
-summary prints it instead): on p, h, note, a table row, a list item, details; on a section, its heading line.
+summary prints it instead; a list of strings is several lines): on p, h, note, a table row, a list item,
+details; on a section, its heading line. ``summary: False`` leaves a block (or a table row) out of the text.
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
 | {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
 | {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
 
-Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called),
+Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called, the
+interactive views' own words: ``present.words``),
 ``ranks`` (a merged multi-rank report's picker and "ranks compared" blocks, drawn above the rest:
 ``present.ranks``; None for any other report), ``header`` ({chips, body}), ``timing`` (a section or
 None) and ``compilations``, one per compilation
 in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``present`` and ``why``
 (the stages with content; why the others are empty; ``why_report`` for report-wide ones),
-``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side),
+``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side), ``diffs`` (its
+``diff`` blocks against it, made by ``build`` when it builds panes),
 ``break_line``, ``findings`` (notes for the pane of their stage), ``from_where`` (a warm capture's
 caches, kernels loaded or built, the stance: drawn over every pane of the compilation;
 ``present.usage_view`` builds it and the other parts of real programs' use) and ``panes`` (stage id ->
@@ -64,7 +68,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ranks, saved_view, usage_view
+from . import ddp_view, diff_view, ranks, saved_view, usage_view, words
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -125,8 +129,10 @@ def break_line(comp: Compilation) -> Optional[int]:
 # ---- the whole report ----
 
 def labels() -> dict:
-    """Words the views put around the registry's: each part's name, what an empty stage is called."""
-    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES}}
+    """Words the views put around the registry's: each part's name, what an empty stage is called, and the
+    interactive views' own (``ui``: their controls and pane states, ``present.words``)."""
+    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, words.front("not_captured"))
+                                             for s in STAGES}, "ui": words.FRONT}
 
 
 Panes = Union[bool, Collection[str]]  # which present stages' panes to build: all, none, or these ids
@@ -140,13 +146,20 @@ def build(report: Any, *, panes: Panes = True) -> dict:
     out is built later by ``ensure_panes``, and comes out the same."""
     report = as_report(report)
     data = report.capture
+    comps = [compilation(c, report, panes=panes) for c in data.compilations]
+    for c, view in zip(data.compilations, comps):  # what a view offers to diff at once (diff_view; the text none)
+        prev = previous_compilation(c, data) if panes and c.recompile_reason else None
+        view["diffs"] = recompile_diffs(c, prev, report) if prev is not None else []
+    job = ranks.build(report)
+    if job is not None:
+        job["diffs"] = [pane_diff(report, a, b) for a, b in ranks.diff_pairs(report.distributed)] if panes else []
     return {
         "stages": [s.to_dict() for s in STAGES],
         "labels": labels(),
-        "ranks": ranks.build(report),
+        "ranks": job,
         "header": header(report),
         "timing": timing_section(report),
-        "compilations": [compilation(c, report, panes=panes) for c in data.compilations],
+        "compilations": comps,
     }
 
 
@@ -173,6 +186,7 @@ def header(report: Report) -> dict:
                                                   f.message, {"muted": f" {f.hint}"} if f.hint else ""]))
     for n in data.notes:
         body.append(note("cx-missing", [{"b": "Note: "}, n]))
+    body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     body += graph_order(data)
     for p in report.all_problems:
@@ -321,6 +335,52 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     return drawn
 
 
+# ---- diffs: a pane against another (present.diff_view computes them) ----
+
+def pane_title(key: str) -> str:
+    """What a pane shows: its stage's title, or the kernel's."""
+    if key.startswith(KERNEL_PREFIX):
+        return words.front("kernel_title", ref=key[len(KERNEL_PREFIX):])
+    return BY_STAGE[key].title if key in BY_STAGE else key
+
+
+def pane_lines(report: Report, side: dict) -> diff_view.Pane:
+    """The lines of the pane a diff's side names (``{"cid", "key", ["rank"]}``: its rank's in a merged report),
+    built as the views build it."""
+    if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
+        report = report.rank(int(side["rank"]))
+    comp = report.compilation(side["cid"])
+    key = side["key"]
+    stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
+    if stage == "timing":
+        blocks = timing_pane(report, comp.compile_id) or []
+    elif stage in BY_STAGE and BY_STAGE[stage].scope == "compilation" and BY_STAGE[stage].present(comp):
+        blocks = pane_blocks({"panes": stage_panes(comp, report, [stage])}, key) or []
+    else:
+        blocks = []
+    return diff_view.pane_lines(blocks, lambda src: resolve(comp, src))
+
+
+def pane_diff(report: Report, a: dict, b: dict) -> dict:
+    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "key", ["rank"]}``."""
+    a, b = (diff_view.side(str(s["cid"]), str(s["key"]), s.get("rank")) for s in (a, b))
+    return diff_view.diff_block(a, pane_lines(report, a), b, pane_lines(report, b),
+                                (pane_title(a["key"]), pane_title(b["key"])))
+
+
+def recompile_diffs(comp: Compilation, prev: Compilation, report: Report) -> list[dict]:
+    """A recompile against the compilation it replaced: each of ``diff_view.DIFF_STAGES`` that both have."""
+    stages = [s for s in diff_view.DIFF_STAGES if BY_STAGE[s].present(comp) and BY_STAGE[s].present(prev)]
+    mine, theirs = stage_panes(comp, report, stages), stage_panes(prev, report, stages)
+    return [diff_view.diff_block(diff_view.side(prev.compile_id, s), diff_view.pane_lines(theirs[s], _text(prev)),
+                                 diff_view.side(comp.compile_id, s), diff_view.pane_lines(mine[s], _text(comp)),
+                                 (BY_STAGE[s].title,) * 2) for s in stages]
+
+
+def _text(comp: Compilation) -> Any:
+    return lambda src: resolve(comp, src)
+
+
 def ensure_panes(view: dict, comp: Compilation, report: Report, stages: Optional[Collection[str]] = None) -> dict:
     """``view``'s panes (one compilation of a model), first building those of ``stages`` (None: every present
     stage) that it was made without; they are kept in it."""
@@ -335,9 +395,10 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     """What real programs' use adds to the panes: where a cached stage came from, the frame's compiled regions,
     the guards a filter dropped, the exported program's tables, which record the chain's links were read from."""
     for sid, bs in drawn.items():
-        bs[:0] = usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
+        bs[:0] = (usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
+                  + ddp_view.piece_note(BY_STAGE[sid], comp))
     if "graph" in drawn:
-        drawn["graph"] += usage_view.regions_blocks(comp)
+        drawn["graph"] += usage_view.regions_blocks(comp) + ddp_view.split_blocks(comp)
     if "guards" in drawn:
         drawn["guards"][:0] = usage_view.guard_filter_blocks(comp)
     if "output_code" in drawn:
@@ -369,7 +430,16 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
 
 def why_not(view: dict, key: str) -> str:
     """Why a compilation's view has nothing for stage ``key``."""
-    return view["why"].get(key) or view["why_report"].get(key) or "it was not recorded"
+    return view["why"].get(key) or view["why_report"].get(key) or words.front("not_recorded")
+
+
+def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
+    """The blocks a pane shows for ``key`` (a kernel's key picks its own part of the kernels pane)."""
+    if key.startswith(KERNEL_PREFIX):
+        ref = key[len(KERNEL_PREFIX):]
+        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == ref]
+        return divs or None
+    return view["panes"].get(key)
 
 
 def finding_note(f: Any) -> dict:
@@ -396,6 +466,15 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     where = (report.clinic.where(comp.frame.filename, comp.frame.lineno) if report is not None
              else loc_text(comp.frame.filename, comp.frame.lineno))  # "cell [5], line 3" in a notebook
     return [{"code": comp.compile_id}, f" {comp.frame.name} ", {"muted": f"({where}) — {', '.join(bits)}"}]
+
+
+def resolve(obj: Any, path: str) -> Any:
+    """``"kernels.3.source"`` in a compilation (the path a code block names, read as the front end reads the JSON)."""
+    for name in path.split("."):
+        obj = obj[int(name)] if name.isdigit() else getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj
 
 
 def code(key: str, src: str, lang: Optional[str], **kw: Any) -> dict:
@@ -686,11 +765,12 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
             rows.append({"c": [t.label, measurement_text(t.eager), measurement_text(t.compiled),
                                ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
-                         "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else ""})
-            if t.train_eager is not None or t.train_compiled is not None:
+                         "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else "", "text": graph_text(t)})
+            if t.train_eager is not None or t.train_compiled is not None:  # the text's line above says it too
                 rows.append({"c": [f"{t.label} forward+backward", measurement_text(t.train_eager),
                                    measurement_text(t.train_compiled),
-                                   ratio_text(t.train_speedup, getattr(t, "train_ratio", None)), "", ""]})
+                                   ratio_text(t.train_speedup, getattr(t, "train_ratio", None)), "", ""],
+                             "summary": False})
         out.append({"t": "p", "r": f"Timing on {timing.device}: median per call, ± inter-quartile range of the "
                                    "repeats; the speedup is the median of the per-repeat ratios, eager and compiled "
                                    "timed in alternating repeats, ± their spread."})
@@ -698,6 +778,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
         warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
         out += [note("cx-missing", w) for w in warnings]
+        out += [note("cx-missing", [{"b": "Note: "}, n]) for n in timing.notes]
         if graphs:
             out.append(graphs_chart(graphs))
         for t in graphs:
@@ -713,19 +794,52 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
     if comparisons:
         rows = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
                                   [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
-                                   speedup_text(r.speedup)]) + ["; ".join(r.notes)]} for r in comparisons]
+                                   speedup_text(r.speedup)]) + ["; ".join(r.notes)], "text": mode_text(r)}
+                for r in comparisons]
         out.append({"t": "table", "caption": "modes compared", "rows": rows,
                     "head": ["mode", "compile (cold)", "eager", "compiled", "speedup", "notes"]})
     return out
 
 
+def graph_text(t: Any) -> str:
+    """A timed graph in one line (the text summary's form of its rows): times, speedup, compile, break-even."""
+    comp = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
+    train = ""
+    if t.train_eager is not None or t.train_compiled is not None:
+        train = (f"; forward+backward: eager {measurement_text(t.train_eager)}, compiled "
+                 f"{measurement_text(t.train_compiled)}, speedup {ratio_text(t.train_speedup, t.train_ratio)}")
+    return (f"{t.label}: eager {measurement_text(t.eager)}, compiled {measurement_text(t.compiled)}, "
+            f"speedup {ratio_text(t.speedup, t.ratio)}{train}; compile {comp} ({t.compile_time_source}), "
+            f"break-even {calls_text(t.break_even_calls)}")
+
+
+def mode_text(r: Any) -> str:
+    """A compared mode in one line."""
+    if r.error:
+        return f"{r.mode}: failed ({r.error})"
+    return (f"{r.mode}: compile {r.compile_time_s:.1f} s, {format_time(r.compiled_s)} per call, "
+            f"{speedup_text(r.speedup)}")
+
+
+def _kernel_text(k: Any) -> str:
+    bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
+    bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
+    bw += "" if not k.launched_by else f"; launched by {launched_by_text(k)}"
+    return f"{k.name}: {format_time(k.time_s)} ({k.share_pct:.0f}%){bw}"
+
+
+SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels only
+
+
 def _kernel_table(t: Any) -> dict:
+    top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
                    "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
-                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]} for k in t.kernels]
+                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)],
+             **({"text": _kernel_text(k)} if id(k) in top else {"summary": False})} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
             "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
 

@@ -26,7 +26,7 @@ export const Controls = {
       h(
         "div",
         { class: "cx-title" },
-        h("span", { class: "cx-brand" }, "compile-explorer"),
+        h("span", { class: "cx-brand" }, m.w("brand")),
         this.job ? null : h("span", { class: "cx-stat" }, chips),
       ),
       this.job ? this.ranksSection() : null,
@@ -40,10 +40,10 @@ export const Controls = {
   renderToolbar() {
     const m = this.m,
       tb = this.toolbar;
-    const cidSel = h("select", { class: "cx-comp-pick", "aria-label": "compilation (both panes)" });
+    const cidSel = h("select", { class: "cx-comp-pick", "aria-label": m.w("compilation_aria") });
     for (const [i, c] of m.comps.entries())
       cidSel.append(h("option", { value: c.compile_id }, (m.views[i] || {}).label || c.compile_id));
-    if (!m.comps.length) cidSel.append(h("option", { value: "" }, "this rank compiled nothing"));
+    if (!m.comps.length) cidSel.append(h("option", { value: "" }, m.w("compiled_nothing")));
     cidSel.value = this.panes[1].cid || "";
     cidSel.addEventListener("change", () => {
       for (const p of this.panes) p.set({ cid: cidSel.value, diff: null });
@@ -52,13 +52,13 @@ export const Controls = {
     this.stepLabel = h("span", { class: "cx-step-label", "aria-live": "polite" });
     const prev = h(
       "button",
-      { type: "button", class: "cx-btn cx-prev", title: "Previous stage (←)", onclick: () => this.step(-1) },
-      "◀ Previous",
+      { type: "button", class: "cx-btn cx-prev", title: m.w("previous_title"), onclick: () => this.step(-1) },
+      m.w("previous"),
     );
     const next = h(
       "button",
-      { type: "button", class: "cx-btn cx-next", title: "Next stage (→)", onclick: () => this.step(1) },
-      "Next ▶",
+      { type: "button", class: "cx-btn cx-next", title: m.w("next_title"), onclick: () => this.step(1) },
+      m.w("next"),
     );
     const presets = h("span", { class: "cx-presets" });
     // pairs worth seeing side by side (their names come from the registry)
@@ -88,36 +88,26 @@ export const Controls = {
         type: "button",
         class: "cx-btn",
         "aria-pressed": String(this.showExplain),
-        title: "Show or hide each stage's explanation",
+        title: m.w("explanations_title"),
       },
-      "Explanations",
+      m.w("explanations"),
     );
     explain.addEventListener("click", () => {
       this.showExplain = !this.showExplain;
       explain.setAttribute("aria-pressed", String(this.showExplain));
       for (const p of this.panes) p.explain.hidden = !this.showExplain;
     });
-    const help = h(
-      "span",
-      { class: "cx-muted cx-keys" },
-      "Keys: ← → step through the stages · ↑ ↓ move along a pane's lines · Enter follows a line · Esc clears",
-    );
+    const help = h("span", { class: "cx-muted cx-keys" }, m.w("keys"));
     tb.replaceChildren(
       h(
         "div",
         { class: "cx-row" },
         this.job ? this.rankPicker() : null,
-        h("label", { class: "cx-lbl" }, "Compilation ", cidSel),
-        h(
-          "span",
-          { class: "cx-stepper", role: "group", "aria-label": "step through the stages" },
-          prev,
-          this.stepLabel,
-          next,
-        ),
+        h("label", { class: "cx-lbl" }, m.w("compilation"), cidSel),
+        h("span", { class: "cx-stepper", role: "group", "aria-label": m.w("stepper") }, prev, this.stepLabel, next),
         explain,
       ),
-      h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, "Side by side: "), presets, help),
+      h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, m.w("side_by_side")), presets, help),
     );
     if (this.host.kernel) tb.append(this.kernelActions());
     this.updateStep();
@@ -125,12 +115,13 @@ export const Controls = {
 
   kernelActions() {
     // offered only where a kernel is connected (the widget); the page has none
+    const m = this.m;
     const box = h("div", { class: "cx-kernel-actions" });
     const input = h("input", {
       type: "text",
       class: "cx-why-input",
       placeholder: "f(torch.randn(16))",
-      "aria-label": "a call to check against the guards",
+      "aria-label": m.w("why_aria"),
       size: "22",
     });
     const out = h("pre", { class: "cx-action-out", hidden: true });
@@ -147,14 +138,14 @@ export const Controls = {
       );
     };
     box.append(
-      h("span", { class: "cx-muted" }, "With the kernel: "),
-      h("label", { class: "cx-lbl" }, "why would this call recompile? ", input),
+      h("span", { class: "cx-muted" }, m.w("with_kernel")),
+      h("label", { class: "cx-lbl" }, m.w("why_label"), input),
       h(
         "button",
         { type: "button", class: "cx-btn", onclick: () => run("why", { expr: input.value }) },
-        "Check guards",
+        m.w("check_guards"),
       ),
-      h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, "Save as HTML"),
+      h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, m.w("save_html")),
       out,
     );
     input.addEventListener("keydown", (e) => {

@@ -10,18 +10,14 @@ export const Pictures = {
       v = m.view(pane.cid),
       nopic = (text) => [h("p", { class: "cx-muted cx-nopic" }, text)];
     const pid = (v.pictures || {})[stageId];
-    if (!pid) return nopic((v.no_picture || {})[stageId] || "No picture for this graph.");
+    if (!pid) return nopic((v.no_picture || {})[stageId] || m.w("no_picture"));
     const svg = m.pictures[pid];
     if (svg === undefined) {
-      return nopic(
-        this.host.kernel
-          ? "Drawing the picture (Graphviz runs in the kernel)…"
-          : "The picture was not drawn (no kernel is connected).",
-      );
+      return nopic(m.w(this.host.kernel ? "drawing_picture" : "picture_not_drawn"));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
     const el = parseSvg(svg);
-    if (!el) return nopic("The picture could not be read.");
+    if (!el) return nopic(m.w("picture_unreadable"));
     // nodes carry their FX node's chain: <g class="node"><title>NAME</title>
     const byElement = new Map();
     const key = `${stageId}:0`,
@@ -53,7 +49,7 @@ export const Pictures = {
     const steps = [
       ["−", () => setScale(scale / 1.25 || 0.8)],
       ["+", () => setScale((scale || 1) * 1.25)],
-      ["fit", () => setScale(0)],
+      [m.w("zoom_fit"), () => setScale(0)],
     ];
     for (const [label, f] of steps) zoom.append(h("button", { type: "button", onclick: f }, label));
     return [zoom, h("div", { class: "cx-svg" }, el)];
