@@ -632,7 +632,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
             out.append(graphs_chart(graphs))
         for t in graphs:
             if t.kernels:
-                out += [kernels_chart(t), _kernel_table(t)]
+                out += [kernels_chart(t), _kernel_table(t)] + _indirect_lines(t)
             if flops_line(t):
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {flops_line(t)}"})
             if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
@@ -658,6 +658,20 @@ def _kernel_table(t: Any) -> dict:
                    "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
             "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
+
+
+def _indirect_lines(t: Any) -> list[dict]:
+    """What each kernel's byte count reaches through loaded indices: the rows an embedding gathers, not its table."""
+    out = []
+    for k in t.kernels:
+        for a in getattr(k, "indirect", ()):
+            did = " and ".join(f"{verb} {n:,}" for verb, n in (("gathers", a.gathered), ("scatters into", a.scattered))
+                               if n)
+            out.append({"t": "p", "cls": "cx-muted",
+                        "r": [f"{t.label}: ", {"code": k.name}, f" {did} of the {a.elements:,} elements of ",
+                              {"code": a.buffer}, f" ({a.param}) through indices it loads: its bytes count them as if "
+                              "no index repeated (an upper bound)."]})
+    return out
 
 
 def graphs_chart(timings: Any) -> dict:

@@ -27,8 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from .model import KernelTiming, OpLaunch
-from .traffic import kernel_bytes
+from .model import IndirectAccess, KernelTiming, OpLaunch
+from .traffic import kernel_traffic
 
 PROFILE_CALLS = 10
 _GRAPH_PREFIX = "graph_"
@@ -381,8 +381,9 @@ def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optiona
 
     t = row.time_s
     generated = kernel is not None or name.startswith(("cpp_", "triton_", "halide_"))
+    pointers: tuple = ()
     if generated:
-        nbytes, source = kernel_bytes(name, kernel, code)
+        nbytes, source, pointers = kernel_traffic(name, kernel, code)
     elif row.counted:
         nbytes, source = row.op_bytes or None, "the op's tensors (inputs read, outputs written once)"
     else:
@@ -407,7 +408,9 @@ def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optiona
                         tflops=achieved, peak_tflops=peak_tf,
                         peak_flops_pct=100.0 * achieved / peak_tf if achieved and peak_tf else None,
                         bound=_bound(name, generated, flops, nbytes, peak_tf, peak),
-                        grid=row.grid, block=row.block, launched_by=launched_by)
+                        grid=row.grid, block=row.block, launched_by=launched_by,
+                        indirect=tuple(IndirectAccess(p.param, p.arg, p.gathered_elements, p.scattered_elements,
+                                                      p.buffer_elements) for p in pointers if p.indirect))
 
 
 def _flops_source(name: str, row: Row, generated: bool) -> str:

@@ -90,6 +90,20 @@ class CeilingCheck(_Dict):
 
 
 @dataclass(frozen=True)
+class IndirectAccess(_Dict):
+    """A buffer a kernel reads through indices it loads (a gather) or writes through them (a scatter).
+
+    Each index value counts as its own element, so where indices repeat the kernel touches fewer.
+    """
+
+    param: str  # the kernel's pointer parameter: in_ptr1
+    buffer: str  # what the wrapper passes for it: primals_1, buf3
+    gathered: int  # elements read through loaded indices, per call
+    scattered: int  # elements written (or atomically added to) through them, per call
+    elements: int  # the buffer's own
+
+
+@dataclass(frozen=True)
 class KernelTiming(_Dict):
     """One generated kernel (or extern call) inside a compiled graph, from the profiler."""
 
@@ -114,6 +128,7 @@ class KernelTiming(_Dict):
     block: Optional[tuple[int, ...]] = None  # GPU: threads per block, from the profiler's trace
     launched_by: tuple[OpLaunch, ...] = ()  # the op calls that launched it (GPU: by correlation id)
     ceiling: Optional[CeilingCheck] = None  # above the copy ceiling: the evidence for why
+    indirect: tuple[IndirectAccess, ...] = ()  # the buffers its bytes reach through loaded indices
 
 
 @dataclass(frozen=True)
