@@ -614,7 +614,9 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
         timed = graphs + ((timing.timeit,) if timeit and timing.timeit else ())
         for t in timed:
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
-            rows.append({"c": [t.label, measurement_text(t.eager), measurement_text(t.compiled),
+            host = getattr(t, "host", None)
+            label = [t.label, " ", {"chip": _bound_word(t)}] if host is not None and host.bound else t.label
+            rows.append({"c": [label, measurement_text(t.eager), measurement_text(t.compiled),
                                ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
                          "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else ""})
             if t.train_eager is not None or t.train_compiled is not None:
@@ -628,6 +630,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
         warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
         out += [note("cx-missing", w) for w in warnings]
+        out += [b for t in timed if (b := _host_block(t)) is not None]
         if graphs:
             out.append(graphs_chart(graphs))
         for t in graphs:
@@ -658,6 +661,36 @@ def _kernel_table(t: Any) -> dict:
                    "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
             "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
+
+
+def _bound_word(t: Any) -> str:
+    return "host-bound" if t.device.startswith("cuda") else "overhead-bound"
+
+
+def _host_block(t: Any) -> Optional[dict]:
+    """The host's time per call beside the device's; when the host bounds the call, what would help."""
+    h = getattr(t, "host", None)
+    if h is None:
+        return None
+    gpu = t.device.startswith("cuda")
+    if gpu:
+        said = (f"the host takes {format_time(h.host_s)} to issue a call and the device runs its kernels in "
+                f"{format_time(h.device_s)}")
+    else:
+        said = (f"the Python around its kernels (Inductor's and AOTAutograd's wrappers) takes {format_time(h.host_s)} "
+                f"per call, its kernels {format_time(h.device_s)}")
+    if not h.bound:
+        return {"t": "p", "cls": "cx-muted", "r": f"{t.label}: {said}: the host keeps up."}
+    ratio = f" ({h.host_s / h.device_s:.2f}x)" if h.device_s > 0 else ""
+    if gpu:
+        why = ("so the device waits on the host and every figure here, eager or compiled, follows the host's "
+               "speed. What helps: CUDA graphs (torch.compile(mode=\"reduce-overhead\")) issue the whole call as "
+               "one launch; a bigger batch gives each call more device work for the same issue time.")
+    else:
+        why = ("so the call's time is mostly overhead, not work. What helps: more work per call (bigger inputs or "
+               "batches), torch._inductor.config.cpp_wrapper = True (the wrapper in C++, not Python), or leaving "
+               "so small a piece uncompiled.")
+    return note("cx-missing", f"{t.label} is {_bound_word(t)}: {said}{ratio}, {why}")
 
 
 def _indirect_lines(t: Any) -> list[dict]:

@@ -329,6 +329,7 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
     elif kernel_profile and compiled_fn is not None:
         kernels, kernels_note, kernels_build, flops = _kernel_profile(g, recorder, compiled_fn, comp, peak,
                                                                       compute_peak, notes)
+    host = _host_time(g, compiled_fn, compiled, kernels, steps, repeats, notes)
     compile_s, source = _compile_time(g, comp)
     speedup = ratio.value if ratio is not None else _ratio(eager, compiled)
     train_eager = train_compiled = train_ratio = None
@@ -351,7 +352,21 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
                        train_eager=train_eager, train_compiled=train_compiled,
                        train_speedup=train_ratio.value if train_ratio is not None else _ratio(train_eager,
                                                                                                train_compiled),
-                       kernels_build=kernels_build, flops=flops, ratio=ratio, train_ratio=train_ratio)
+                       kernels_build=kernels_build, flops=flops, ratio=ratio, train_ratio=train_ratio, host=host)
+
+
+def _host_time(g: RecordedGraph, compiled_fn: Any, compiled: Optional[Measurement], kernels: Any, steps: bool,
+               repeats: int, notes: list[str]) -> Any:
+    """The host's time per call beside the device's (``host``); None without a kernel profile."""
+    from .host import host_time
+
+    if compiled_fn is None:
+        return None
+    try:
+        return host_time(graph_call(g, compiled_fn, steps=steps), g.device, compiled, kernels, repeats)
+    except Exception as e:  # noqa: BLE001 - an extra figure: its failure is a note
+        notes.append(f"the host's time per call was not measured: {type(e).__name__}: {e}")
+        return None
 
 
 USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels are profiler rows without hooks)"

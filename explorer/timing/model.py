@@ -184,6 +184,24 @@ class EndToEnd(_Dict):
 
 
 @dataclass(frozen=True)
+class HostTime(_Dict):
+    """The host's time per call beside the device's work: whether the figures follow the host.
+
+    On a GPU, ``host_s`` is the host's time to issue one call (calls issued back to back without waiting for
+    the device, too few to fill its launch queue) and ``device_s`` the device's busy time per call (its
+    kernels); when the host issues a call in about the time the device runs it, the device waits on the host
+    and every figure of the graph follows the host's speed. On CPU, ``host_s`` is the Python around the
+    kernels per call (the compiled graph's time less its kernels' own) and ``device_s`` the kernels' own time.
+    """
+
+    host_s: float
+    device_s: float
+    bound: bool  # host_s >= HOST_BOUND_RATIO x device_s
+    method: str  # how each side was measured
+    host: Optional[Measurement] = None  # GPU: the issue-time measurement itself
+
+
+@dataclass(frozen=True)
 class GraphTiming(_Dict):
     """One Dynamo graph timed eager (its FX graph run as is) vs compiled."""
 
@@ -211,6 +229,7 @@ class GraphTiming(_Dict):
     flops: Optional[int] = None  # FLOPs of the graph's counted op calls per call (the kernels' FLOPs add up to it)
     ratio: Optional[Ratio] = None  # the speedup from interleaved repeats, with its own spread
     train_ratio: Optional[Ratio] = None
+    host: Optional[HostTime] = None  # the host's time per call beside the device's (needs the kernel profile)
 
 
 @dataclass(frozen=True)
