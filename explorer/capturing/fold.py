@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
+from .inductor_code import match_estimates
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
@@ -27,6 +28,7 @@ from .model import (
     FxGraph,
     IrDump,
     Kernel,
+    OpEstimate,
     OutputCode,
     Problem,
     Restart,
@@ -56,6 +58,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    RuntimeEstimates,
     SideEffects,
 )
 from .regions import regions_of
@@ -74,6 +77,7 @@ class Lowering:
     provenance: dict[str, dict] = field(default_factory=dict)  # kind -> the first table of that kind
     aoti_kernels: Optional[str] = None  # AOTInductor: its kernels' C++ (kept apart from the wrapper)
     kernel_trace: dict[str, dict] = field(default_factory=dict)  # "kernel:handle" -> torch's per-kernel record
+    estimates: Optional[RuntimeEstimates] = None  # Inductor's estimated runtime of each op it scheduled
 
 
 class Fold:
@@ -166,6 +170,10 @@ class Fold:
 
     def _kernel_trace(self, r: KernelTrace) -> None:
         self._lowering().kernel_trace.update(r.kernels)
+
+    def _estimates(self, r: RuntimeEstimates) -> None:
+        self._lowering().estimates = r
+
     def _ddp(self, r: Any) -> None:
         self.ddp.append(r)
 
@@ -246,6 +254,7 @@ class Fold:
         kernels: dict[tuple[str, str], Kernel] = {}
         kinds = self._fallback_kinds(len(self.lowerings))
         node_map: dict[str, tuple[str, ...]] = {}
+        estimates: list[OpEstimate] = []
         for low, fallback in zip(self.lowerings, kinds, strict=True):
             kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or fallback
             if low.post_grad is not None:
@@ -265,12 +274,16 @@ class Fold:
                     if k.graph_kind == kind:
                         kernels[key] = with_kernel_trace(k, low.kernel_trace)
             node_map.update(_pre_to_post(low.provenance.get("node_mappings")))
+            if low.estimates is not None:
+                estimates += _estimated(low, kind, {k.name for k in kernels.values() if k.graph_kind == kind})
         self.fields["ir_pre_fusion"] = tuple(pre) or None
         self.fields["ir_post_fusion"] = tuple(post) or None
         self.fields["output_code"] = tuple(outputs) or None
         self.fields["kernels"] = tuple(kernels.values())
         if node_map:
             self.fields["node_map"] = node_map
+        if estimates:
+            self.fields["op_estimates"] = tuple(estimates)
         self.fields["caches"] = tuple(self._cache_lookups(kinds))
 
     def _apply_regions(self) -> None:
@@ -334,6 +347,14 @@ class Fold:
         return "skipped"
 
 
+def _estimated(low: Lowering, kind: str, kernels: set[str]) -> list[OpEstimate]:
+    """The lowering's estimated ops, each with its graph kind and the wrapper call it became."""
+    ops = low.estimates.ops if low.estimates is not None else ()
+    code = next((o.code for o in low.outputs if o.language == "python"), None)
+    calls = match_estimates([op.name for op in ops], code, kernels) if code else [None] * len(ops)
+    return [dataclasses.replace(op, graph_kind=kind, kernel=call) for op, call in zip(ops, calls)]
+
+
 _HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
 
 
@@ -362,4 +383,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     SideEffects: Fold._side_effects,
     DdpLog: Fold._ddp, DdpSplitGraph: Fold._ddp, DdpSplitChild: Fold._ddp,
     CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
+    RuntimeEstimates: Fold._estimates,
 }

@@ -271,6 +271,29 @@ def wrapper_calls(code: str, kernels: set[str]) -> Iterator[tuple[int, WrapperCa
             yield r, WrapperCall(r, callee, False, tuple(positional(args)), out, lhs)
 
 
+def match_estimates(names: list[str], code: str, kernels: set[str]) -> list[Optional[str]]:
+    """The wrapper call each op Inductor estimated became, the ops in its scheduler's order
+    (``inductor_runtime_and_tensor_meta``): an extern op (``extern_kernels.mm``, ``torch.ops...``) is the next
+    call of that name; a scheduler node (``op3``, ``op2_op3`` fused) is the next generated kernel call, matched
+    only when the nodes and the kernel calls are as many (a node that launched nothing, or kernels combined,
+    leave them unmatched: None), since the wrapper calls them in the scheduler's order."""
+    calls = [c for _, c in wrapper_calls(code, kernels)]
+    generated = iter([c.callee for c in calls if c.kernel])
+    nodes = [n for n in names if "." not in n]
+    in_order = len(nodes) == len([c for c in calls if c.kernel])
+    used: dict[str, int] = {}
+    out: list[Optional[str]] = []
+    for name in names:
+        if "." not in name:
+            out.append(next(generated) if in_order else None)
+            continue
+        start = used.get(name, 0)
+        at = next((i for i, c in enumerate(calls) if i >= start and not c.kernel and c.callee == name), None)
+        used[name] = (at if at is not None else len(calls)) + 1
+        out.append(name if at is not None else None)
+    return out
+
+
 def call_buffers(call: WrapperCall, params: list[str]) -> tuple[set[str], set[str]]:
     """(names read, names written) by one call: a kernel by its parameters' roles, an extern by ``out=``."""
     reads: set[str] = set()

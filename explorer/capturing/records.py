@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation, OpEstimate
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,13 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class RuntimeEstimates:
+    """``artifact:inductor_runtime_and_tensor_meta``: each op of one lowering with Inductor's estimated runtime."""
+
+    ops: tuple[OpEstimate, ...]
+
+
+@dataclass(frozen=True)
 class BytecodeListing:
     """Dynamo's printed listing: the bytecode logger, or the trace's ``*_ORIGINAL_BYTECODE`` artifacts."""
 
@@ -186,6 +193,7 @@ class KernelTrace:
 
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
-               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
+               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace,
+               RuntimeEstimates]
 # belong to one Inductor lowering
-LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)
+LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace, RuntimeEstimates)

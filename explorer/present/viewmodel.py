@@ -563,7 +563,35 @@ def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
             for k, ref in zip(comp.kernels, refs)]
     index = {"t": "table", "cls": "cx-kindex", "head": ["kernel", "language", "graph", "lines", "user lines"],
              "rows": rows}
-    return [index] + [kernel_div(k, ref, i) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+    return [index] + op_estimates(comp, refs) + [kernel_div(k, ref, i)
+                                                 for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+
+
+def op_estimates(comp: Compilation, refs: list[str]) -> list[dict]:
+    """Inductor's estimated runtime of each op it scheduled, labelled as an estimate: in an opened trace
+    nothing was measured, and this is the only runtime figure there is."""
+    ops = getattr(comp, "op_estimates", ()) or ()
+    if not ops:
+        return []
+    if not any(e.estimate_s for e in ops):
+        return [{"t": "p", "cls": "cx-muted", "r": f"Inductor's cost model estimated 0 for each of its {len(ops)} "
+                                                   "ops: it estimates runtimes for GPUs only."}]
+    ref_of = {k.name: ref for k, ref in zip(comp.kernels, refs)}
+
+    def became(call: Optional[str]) -> Any:
+        if call is None:
+            return {"muted": "not matched"}
+        if call in ref_of:
+            return {"go": {"stage": KERNEL_PREFIX + ref_of[call], "anchor": kernel_anchor(call)}, "code": call}
+        return {"code": call}
+
+    rows = [{"c": [{"code": e.name}, became(e.kernel), e.graph_kind, ", ".join(e.outputs), format_time(e.estimate_s)]}
+            for e in ops]
+    total = sum(e.estimate_s for e in ops)
+    return [{"t": "table", "cls": "cx-estimates", "rows": rows,
+             "caption": f"Inductor's estimated runtime of each op it scheduled ({format_time(total)} in all): its cost "
+                        f"model's estimates, not measurements (read as {ops[0].unit})",
+             "head": ["op", "became", "graph", "outputs", "estimate"]}]
 
 
 _BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
@@ -640,6 +668,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {flops_line(t)}"})
             if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {t.kernels_note}"})
+        out += _estimate_blocks(graphs)
         if timing.peak is not None:
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
@@ -653,14 +682,65 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
 
 
 def _kernel_table(t: Any) -> dict:
+    estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
                    "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
-                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]} for k in t.kernels]
+                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]
+                  + (_estimate_cells(k.time_s, k.estimate_s) if estimated else [])} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
-            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
+            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]
+            + (["Inductor's estimate", "measured / estimate"] if estimated else [])}
+
+
+MISJUDGED = 2.0  # measured over estimated beyond this (or under its inverse): Inductor's cost model misjudged
+
+
+def _estimate_cells(measured: float, estimate: Optional[float]) -> list:
+    if not estimate:
+        return ["", ""]
+    return [format_time(estimate), f"{measured / estimate:.2f}x"]
+
+
+def _estimate_ratio(t: Any) -> Optional[tuple[float, float]]:
+    """(measured, estimated) over the graph's kernel rows that have an estimate; None when none has."""
+    rows = [k for k in t.kernels if getattr(k, "estimate_s", None)]
+    if not rows:
+        return None
+    return sum(k.time_s for k in rows), sum(k.estimate_s for k in rows)
+
+
+def _misjudged(ratio: Optional[tuple[float, float]]) -> bool:
+    return ratio is not None and not (1 / MISJUDGED <= ratio[0] / ratio[1] <= MISJUDGED)
+
+
+def _estimate_blocks(graphs: tuple) -> list[dict]:
+    """Inductor's own estimate beside the measurement, per graph; the graphs whose estimate is off by more than
+    2x listed as ones its cost model misjudged."""
+    out: list[dict] = []
+    wrong = []
+    for t in graphs:
+        total = getattr(t, "estimate_s", None)
+        if total is None:
+            continue
+        ratio = _estimate_ratio(t)
+        if not total:
+            out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: Inductor's cost model estimated no runtime for "
+                                                         "its ops (it estimates for GPUs; off the GPU every op is 0)."})
+        elif ratio is not None:
+            measured, estimated = ratio
+            out.append({"t": "p", "cls": "cx-muted",
+                        "r": f"{t.label}: Inductor's cost model estimated {format_time(estimated)} per call for the "
+                             f"kernels it could tie to a row ({format_time(total)} for all its ops); they measured "
+                             f"{format_time(measured)}, {measured / estimated:.2f}x its estimate."})
+            if _misjudged(ratio):
+                wrong.append(f"{t.label} (measured {measured / estimated:.2f}x its estimate)")
+    if wrong:
+        out.append(note("cx-missing", "Inductor's cost model misjudged (measured more than 2x off its estimate): "
+                                      + ", ".join(wrong) + ". It schedules and fuses by these estimates."))
+    return out
 
 
 def _bound_word(t: Any) -> str:

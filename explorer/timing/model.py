@@ -129,6 +129,7 @@ class KernelTiming(_Dict):
     launched_by: tuple[OpLaunch, ...] = ()  # the op calls that launched it (GPU: by correlation id)
     ceiling: Optional[CeilingCheck] = None  # above the copy ceiling: the evidence for why
     indirect: tuple[IndirectAccess, ...] = ()  # the buffers its bytes reach through loaded indices
+    estimate_s: Optional[float] = None  # Inductor's estimated runtime per call (summed over the ops it runs)
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ class GraphTiming(_Dict):
     ratio: Optional[Ratio] = None  # the speedup from interleaved repeats, with its own spread
     train_ratio: Optional[Ratio] = None
     host: Optional[HostTime] = None  # the host's time per call beside the device's (needs the kernel profile)
+    estimate_s: Optional[float] = None  # Inductor's estimated runtime of all its ops, per call (0: none estimated)
 
 
 @dataclass(frozen=True)
