@@ -118,6 +118,28 @@ def test_the_reader_follows_loops_and_tmp_values_by_where_they_are():
     assert traffic["in_ptr0"].read_elements == 32 and traffic["in_ptr1"].read_elements == 32
 
 
+def test_an_in_place_buffer_written_under_a_second_name_is_read_through_it():
+    # a layer norm's mean, stored through the alias Inductor declares, then read back in the second loop
+    src = """extern "C" void kernel(float* in_out_ptr0, const float* in_ptr0)
+    {
+        auto out_ptr0 = in_out_ptr0;
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(64L); x0+=static_cast<int64_t>(1L))
+        {
+            out_ptr0[static_cast<int64_t>(x0)] = in_ptr0[static_cast<int64_t>(x0)];
+        }
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(64L); x0+=static_cast<int64_t>(16L))
+        {
+            auto tmp0 = at::vec::Vectorized<float>::loadu(out_ptr0 + static_cast<int64_t>(x0), 16);
+            tmp0.store(in_out_ptr0 + static_cast<int64_t>(x0));
+        }
+    }"""
+    wrapper = "    buf0 = empty_strided_cpu((256, ), (1, ), torch.float32)\n" \
+              "    assert_size_stride(arg0_1, (64, ), (1, ))\n    cpp_fused_ln_0(buf0, arg0_1)\n"
+    traffic = {p.param: p for p in cpp_traffic("cpp_fused_ln_0", src, wrapper)}
+    assert traffic["in_out_ptr0"].counted and traffic["in_out_ptr0"].read_elements == 64
+    assert traffic["in_out_ptr0"].written_elements == 64  # the same 64 elements, under either name
+
+
 def test_a_template_kernels_own_pointer_names_are_charged_whole():
     src = 'extern "C" void kernel(const float* X, const float* W, float* Y)\n{\n  micro(&(X[0]), W, Y);\n}'
     wrapper = "    assert_size_stride(arg0_1, (8, 8), (8, 1))\n    assert_size_stride(arg1_1, (8, 8), (8, 1))\n" \

@@ -439,9 +439,10 @@ def cpp_int(text: str) -> Optional[int]:
 
 def cpp_loops(body: str) -> list[CppLoop]:
     """Every ``for(init; var < end; step)`` of the body, with the block (or statement) it runs."""
+    pairs = _bracket_pairs(body)
     out = []
     for m in _FOR.finditer(body):
-        close = _closing(body, m.end() - 1)
+        close = pairs.get(m.end() - 1, -1)
         if close < 0:
             continue
         parts = [p.strip() for p in body[m.end():close].split(";")]
@@ -461,12 +462,24 @@ def cpp_loops(body: str) -> list[CppLoop]:
         while begin < len(body) and body[begin] in " \t\r\n":
             begin += 1
         if begin < len(body) and body[begin] == "{":
-            stop = _closing(body, begin) + 1 or len(body)
+            stop = pairs.get(begin, len(body) - 1) + 1
         else:
             stop = _statement_end(body, begin) + 1
         out.append(CppLoop(var, cpp_int(init.group(2)), cpp_int(bound.group(1)) if bound else None, step,
                            begin, stop))
     return out
+
+
+def _bracket_pairs(text: str) -> dict[int, int]:
+    """{position of an opening bracket: position of its closing one}, in one pass (a kernel has many loops)."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in re.finditer(r"[()\[\]{}]", text):
+        if m.group(0) in "([{":
+            stack.append(m.start())
+        elif stack:
+            pairs[stack.pop()] = m.start()
+    return pairs
 
 
 def cpp_assignments(body: str) -> list[CppAssign]:
@@ -478,14 +491,30 @@ def cpp_assignments(body: str) -> list[CppAssign]:
     return out
 
 
+_CPP_ALIAS = re.compile(r"\bauto\s+(\w+)\s*=\s*(\w+)\s*;")
+
+
+def cpp_aliases(body: str, pointers: list[str]) -> dict[str, str]:
+    """{local name: the pointer parameter it stands for}: ``auto out_ptr0 = in_out_ptr0;`` (an in-place
+    buffer written under a second name)."""
+    return {m.group(1): m.group(2) for m in _CPP_ALIAS.finditer(body) if m.group(2) in pointers}
+
+
 def cpp_accesses(body: str, pointers: list[str]) -> list[Access]:
     """Every read and write of a pointer parameter: ``p[i]`` (``= v`` a store), ``loadu(p + i)``,
     ``v.store(p + i)``, ``transpose_mxn(src, .., dst, ..)``, ``atomic_add(&p[i], v)``,
-    ``atomic_add_vec(p, index_vector, v)``. One the reader cannot classify has ``op`` ``"?"``."""
+    ``atomic_add_vec(p, index_vector, v)``; through a local alias of it too (named as the parameter). One the
+    reader cannot classify has ``op`` ``"?"``."""
     if not pointers:
         return []
+    aliases = cpp_aliases(body, pointers)
+    declared = {m.start(i) for m in _CPP_ALIAS.finditer(body) if m.group(1) in aliases for i in (1, 2)}
+    names = list(pointers) + list(aliases)
     out = []
-    for m in re.finditer(r"\b(" + "|".join(re.escape(p) for p in pointers) + r")\b", body):
+    for m in re.finditer(r"\b(" + "|".join(re.escape(p) for p in names) + r")\b", body):
+        if m.start() in declared:
+            continue
+        pointer = aliases.get(m.group(1), m.group(1))
         p = m.end()
         while p < len(body) and body[p] in " \t":
             p += 1
@@ -494,7 +523,7 @@ def cpp_accesses(body: str, pointers: list[str]) -> list[Access]:
         if p < len(body) and body[p] == "[":
             close = _closing(body, p)
             if close < 0:
-                out.append(Access("?", m.group(1), "", body.count("\n", 0, m.start()), m.start()))
+                out.append(Access("?", pointer, "", body.count("\n", 0, m.start()), m.start()))
                 continue
             index = body[p + 1:close]
             after = body[close + 1:close + 4].lstrip()
@@ -509,7 +538,7 @@ def cpp_accesses(body: str, pointers: list[str]) -> list[Access]:
                 if name == "atomic_add_vec":  # (pointer, index vector, value)
                     index = (_first_argument(body, p + 1) if body[p] == "," else None) or "?"
             else:
-                out.append(Access("?", m.group(1), "", body.count("\n", 0, m.start()), m.start()))
+                out.append(Access("?", pointer, "", body.count("\n", 0, m.start()), m.start()))
                 continue
             if name == "store" or (name == "transpose_mxn" and argpos == 2):
                 op = "store"
@@ -520,7 +549,7 @@ def cpp_accesses(body: str, pointers: list[str]) -> list[Access]:
             else:
                 op = "?"
         index = _uncast(index.strip())
-        out.append(Access(op, m.group(1), index, body.count("\n", 0, m.start()), m.start()))
+        out.append(Access(op, pointer, index, body.count("\n", 0, m.start()), m.start()))
     return out
 
 

@@ -417,6 +417,7 @@ class _CppSpace:
             self.assigns.setdefault(a.name, []).append(a)
         self.accesses = accesses
         self._deps: dict[tuple[str, int], Optional[tuple[dict[tuple[str, int], int], bool]]] = {}
+        self._canon: dict[tuple[str, int], str] = {}
 
     def loop(self, var: str, at: int) -> Optional[CppLoop]:
         """The innermost loop of ``var`` around position ``at``."""
@@ -513,8 +514,12 @@ class _CppSpace:
             assign = self.assignment(word, at) if word.startswith(("tmp", "_tmp")) else None
             if assign is None or word.startswith("tmp_acc"):
                 return word
-            rhs = re.sub(r",\s*static_cast<int64_t>\(\w+\)\)$", ")", assign.rhs)  # a load's lane count
-            return "(" + self.canonical(rhs, assign.at, depth + 1) + ")"
+            key = (word, assign.at)
+            if key not in self._canon:
+                self._canon[key] = word  # defined from itself: named, not expanded again
+                rhs = re.sub(r",\s*static_cast<int64_t>\(\w+\)\)$", ")", assign.rhs)  # a load's lane count
+                self._canon[key] = "(" + self.canonical(rhs, assign.at, depth + 1) + ")"
+            return self._canon[key]
 
         return _WORD.sub(sub, expr.replace(" ", ""))
 
