@@ -43,8 +43,8 @@ def test_a_graph_of_tiny_ops_is_marked_overhead_bound_and_a_matmul_is_not():
     tiny = _timed(_tiny_steps, torch.randn(4, 4))
     h = tiny.host
     assert h is not None and h.bound, h
-    kernels = sum(k.time_s for k in tiny.kernels)
-    assert h.device_s == pytest.approx(kernels) and h.host_s == pytest.approx(tiny.compiled.median_s - kernels)
+    # both sides from the one profiled run: its calls' host-clock time less their kernels' own, and the kernels
+    assert h.device_s == pytest.approx(sum(k.time_s for k in tiny.kernels)) and h.host_s > 0
     assert h.host_s >= HOST_BOUND_RATIO * h.device_s
     # the capture turned Inductor's runtime estimates on and back off; off the GPU it estimates 0 for every op
     assert torch._inductor.config.log_tlparse is False and tiny.estimate_s == 0.0
@@ -79,6 +79,5 @@ def test_the_timing_view_marks_the_bound_row_and_says_what_would_help():
 
 
 def test_no_host_time_without_a_kernel_profile():
-    m = bench.summarize([1e-3] * 3, 10, "hand-made")
-    assert host_time(lambda: None, "cpu", m, ()) is None
+    assert host_time(lambda: None, "cpu", 1e-3, ()) is None
     assert host_time(lambda: None, "cpu", None, (KernelTiming("k", "generated", 1e-3, 100.0, 1),)) is None

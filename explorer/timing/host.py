@@ -8,7 +8,8 @@ transformer block's calls moved between 258 and 348 us from round to round of on
 waiting, and set beside the device's busy time from the kernel profile.
 
 On CPU the host is the device: the equivalent is the Python the compiled graph runs around its kernels per
-call (its measured time less its kernels' own, from the profile), beside the kernels' own time.
+call, beside the kernels' own time, both from the one profiled run (the calls' host-clock time less their
+kernels' own): two measurements taken apart would differ by whatever else the machine did meanwhile.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ HOST_BOUND_RATIO = 0.8  # the host takes at least this share of the device's tim
 _QUEUED_LAUNCHES = 512  # launches issued per repeat at most: well inside a GPU's launch queue (about 1,024)
 
 
-def host_time(call: Callable[[], Any], device: str, compiled: Optional[Measurement],
+def host_time(call: Callable[[], Any], device: str, profiled_s: Optional[float],
               kernels: Sequence[KernelTiming], repeats: int = bench.DEFAULT_REPEATS) -> Optional[HostTime]:
-    """The host's time per call beside the device's; None without a measured compiled call or a kernel profile."""
-    if compiled is None or not kernels:
+    """The host's time per call beside the device's; None without a kernel profile. ``profiled_s``: the
+    profiled calls' host-clock time per call (the run the kernels' times come from)."""
+    if profiled_s is None or not kernels:
         return None
     own = sum(k.time_s for k in kernels)
     if device.startswith("cuda"):
@@ -34,8 +36,9 @@ def host_time(call: Callable[[], Any], device: str, compiled: Optional[Measureme
         issued = bench.issue_times(call, device, calls, repeats)
         return _judged(issued.median_s, own, issued,
                        f"host: {issued.method}; device: its kernels' time per call in the profile")
-    return _judged(max(0.0, compiled.median_s - own), own, None,
-                   "host: the compiled graph's median less its kernels' own time; kernels: the profile's")
+    return _judged(max(0.0, profiled_s - own), own, None,
+                   "host: the profiled calls' time less their kernels' own (the profiler's own cost included); "
+                   "kernels: the profile's")
 
 
 def _judged(host_s: float, device_s: float, issued: Optional[Measurement], method: str) -> HostTime:

@@ -45,6 +45,7 @@ class KernelProfile:
     note: Optional[str]
     flops: Optional[int] = None  # per graph call, of every counted op call (None: nothing counted)
     estimate_s: Optional[float] = None  # Inductor's estimate of all the graph's ops (None: none captured)
+    wall_s: Optional[float] = None  # per graph call, host clock, while profiled (the rows' own run)
 
 
 def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
@@ -59,7 +60,7 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
     FLOPs are counted on one run of ``count_on`` (default ``compiled_fn``).
     """
     try:
-        prof = _run_profiler(compiled_fn, g.inputs, g.device, autograd_mode)
+        prof, wall = _run_profiler(compiled_fn, g.inputs, g.device, autograd_mode)
         rows, calls, total = _device_rows(prof) if g.device.startswith("cuda") else _cpu_rows(prof)
     except Exception as e:  # noqa: BLE001 - a profile is extra; its failure is a note
         return KernelProfile((), f"profiling failed: {type(e).__name__}: {e}")
@@ -85,15 +86,15 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
             return KernelProfile(tuple(out), "no per-kernel profile for Halide kernels: Inductor's kernel profiling "
                                  "covers its C++ kernels and the profiler names Triton kernels, while Halide's "
                                  "code runs inside one call; the graph's time is the Halide code's", flops,
-                                 estimated.total)
+                                 estimated.total, wall)
         note = ("no generated kernel in the profile: on CPU, compile with "
                 "GraphRecorder(kernel_profile=True) so C++ kernels appear as profiler rows"
                 if g.device == "cpu" else "no generated kernel in the profile")
-        return KernelProfile(tuple(out), "; ".join([note, *count_notes]), flops, estimated.total)
+        return KernelProfile(tuple(out), "; ".join([note, *count_notes]), flops, estimated.total, wall)
     from .ceiling import check_ceiling
 
     out, ceiling_notes = check_ceiling(out, code, known, peak)
-    return KernelProfile(tuple(out), "; ".join(count_notes + ceiling_notes) or None, flops, estimated.total)
+    return KernelProfile(tuple(out), "; ".join(count_notes + ceiling_notes) or None, flops, estimated.total, wall)
 
 
 # ---- the profile ----
@@ -148,7 +149,11 @@ class OpCall:
     launches: list[tuple[float, Row]] = field(default_factory=list)  # (device or CPU microseconds, row)
 
 
-def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autograd_mode: Callable[[], Any]) -> Any:
+def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autograd_mode: Callable[[], Any]
+                  ) -> tuple[Any, float]:
+    """The profile of ``PROFILE_CALLS`` calls, and their host-clock time per call (profiler's own cost included)."""
+    import time
+
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -159,11 +164,13 @@ def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autogr
             torch.cuda.synchronize()
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
         with _native_profiler_lines_dropped(), profile(activities=acts) as prof:
+            t0 = time.perf_counter()
             for _ in range(PROFILE_CALLS):
                 fn(*inputs)
             if cuda:
                 torch.cuda.synchronize()
-    return prof
+            wall = (time.perf_counter() - t0) / PROFILE_CALLS
+    return prof, wall
 
 
 def _device_rows(prof: Any) -> tuple[dict[str, Row], list[OpCall], float]:
