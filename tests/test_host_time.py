@@ -7,6 +7,7 @@ time against the device's kernels): tests/test_host_time_gpu.py.
 
 import pytest
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 import explorer
 from explorer.present.viewmodel import timing_blocks
@@ -48,9 +49,14 @@ def test_a_graph_of_tiny_ops_is_marked_overhead_bound_and_a_matmul_is_not():
     assert h.host_s >= HOST_BOUND_RATIO * h.device_s
     # the capture turned Inductor's runtime estimates on and back off; off the GPU it estimates 0 for every op
     assert torch._inductor.config.log_tlparse is False and tiny.estimate_s == 0.0
-    big = _timed(_one_big_matmul, torch.randn(384, 384), torch.randn(384, 384))
+    a, b = torch.randn(384, 384), torch.randn(384, 384)
+    big = _timed(_one_big_matmul, a, b)
     assert big.host is not None and not big.host.bound, big.host
     assert big.host.host_s < HOST_BOUND_RATIO * big.host.device_s
+    # the kernels' FLOPs still add up to torch's own count of the same call
+    with FlopCounterMode(display=False) as fc:
+        _one_big_matmul(a, b)
+    assert big.flops == sum(k.flops or 0 for k in big.kernels) == fc.get_total_flops() == 2 * 384 ** 3
 
 
 def test_the_timing_view_marks_the_bound_row_and_says_what_would_help():
