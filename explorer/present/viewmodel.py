@@ -64,7 +64,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ranks, usage_view
+from . import numbers_view, ranks, usage_view
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -563,35 +563,15 @@ def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
             for k, ref in zip(comp.kernels, refs)]
     index = {"t": "table", "cls": "cx-kindex", "head": ["kernel", "language", "graph", "lines", "user lines"],
              "rows": rows}
-    return [index] + op_estimates(comp, refs) + [kernel_div(k, ref, i)
-                                                 for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
-
-
-def op_estimates(comp: Compilation, refs: list[str]) -> list[dict]:
-    """Inductor's estimated runtime of each op it scheduled, labelled as an estimate: in an opened trace
-    nothing was measured, and this is the only runtime figure there is."""
-    ops = getattr(comp, "op_estimates", ()) or ()
-    if not ops:
-        return []
-    if not any(e.estimate_s for e in ops):
-        return [{"t": "p", "cls": "cx-muted", "r": f"Inductor's cost model estimated 0 for each of its {len(ops)} "
-                                                   "ops: it estimates runtimes for GPUs only."}]
     ref_of = {k.name: ref for k, ref in zip(comp.kernels, refs)}
 
-    def became(call: Optional[str]) -> Any:
-        if call is None:
-            return {"muted": "not matched"}
-        if call in ref_of:
-            return {"go": {"stage": KERNEL_PREFIX + ref_of[call], "anchor": kernel_anchor(call)}, "code": call}
-        return {"code": call}
+    def link(name: str) -> dict:
+        ref = ref_of.get(name)
+        return {"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
+            else {"code": name}
 
-    rows = [{"c": [{"code": e.name}, became(e.kernel), e.graph_kind, ", ".join(e.outputs), format_time(e.estimate_s)]}
-            for e in ops]
-    total = sum(e.estimate_s for e in ops)
-    return [{"t": "table", "cls": "cx-estimates", "rows": rows,
-             "caption": f"Inductor's estimated runtime of each op it scheduled ({format_time(total)} in all): its cost "
-                        f"model's estimates, not measurements (read as {ops[0].unit})",
-             "head": ["op", "became", "graph", "outputs", "estimate"]}]
+    return [index] + numbers_view.op_estimates(comp, link) + [
+        kernel_div(k, ref, i) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
 
 
 _BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
@@ -643,7 +623,8 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
         for t in timed:
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
             host = getattr(t, "host", None)
-            label = [t.label, " ", {"chip": _bound_word(t)}] if host is not None and host.bound else t.label
+            label = [t.label, " ", {"chip": numbers_view.bound_word(t)}] if host is not None and host.bound \
+                else t.label
             rows.append({"c": [label, measurement_text(t.eager), measurement_text(t.compiled),
                                ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
                          "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else ""})
@@ -658,17 +639,17 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
         warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
         out += [note("cx-missing", w) for w in warnings]
-        out += [b for t in timed if (b := _host_block(t)) is not None]
+        out += [b for t in timed if (b := numbers_view.host_block(t)) is not None]
         if graphs:
             out.append(graphs_chart(graphs))
         for t in graphs:
             if t.kernels:
-                out += [kernels_chart(t), _kernel_table(t)] + _indirect_lines(t)
+                out += [kernels_chart(t), _kernel_table(t)] + numbers_view.indirect_lines(t)
             if flops_line(t):
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {flops_line(t)}"})
             if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {t.kernels_note}"})
-        out += _estimate_blocks(graphs)
+        out += numbers_view.estimate_blocks(graphs)
         if timing.peak is not None:
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
@@ -689,102 +670,10 @@ def _kernel_table(t: Any) -> dict:
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
                    "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
                    "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]
-                  + (_estimate_cells(k.time_s, k.estimate_s) if estimated else [])} for k in t.kernels]
+                  + (numbers_view.estimate_cells(k) if estimated else [])} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
             "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]
-            + (["Inductor's estimate", "measured / estimate"] if estimated else [])}
-
-
-MISJUDGED = 2.0  # measured over estimated beyond this (or under its inverse): Inductor's cost model misjudged
-
-
-def _estimate_cells(measured: float, estimate: Optional[float]) -> list:
-    if not estimate:
-        return ["", ""]
-    return [format_time(estimate), f"{measured / estimate:.2f}x"]
-
-
-def _estimate_ratio(t: Any) -> Optional[tuple[float, float]]:
-    """(measured, estimated) over the graph's kernel rows that have an estimate; None when none has."""
-    rows = [k for k in t.kernels if getattr(k, "estimate_s", None)]
-    if not rows:
-        return None
-    return sum(k.time_s for k in rows), sum(k.estimate_s for k in rows)
-
-
-def _misjudged(ratio: Optional[tuple[float, float]]) -> bool:
-    return ratio is not None and not (1 / MISJUDGED <= ratio[0] / ratio[1] <= MISJUDGED)
-
-
-def _estimate_blocks(graphs: tuple) -> list[dict]:
-    """Inductor's own estimate beside the measurement, per graph; the graphs whose estimate is off by more than
-    2x listed as ones its cost model misjudged."""
-    out: list[dict] = []
-    wrong = []
-    for t in graphs:
-        total = getattr(t, "estimate_s", None)
-        if total is None:
-            continue
-        ratio = _estimate_ratio(t)
-        if not total:
-            out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: Inductor's cost model estimated no runtime for "
-                                                         "its ops (it estimates for GPUs; off the GPU every op is 0)."})
-        elif ratio is not None:
-            measured, estimated = ratio
-            out.append({"t": "p", "cls": "cx-muted",
-                        "r": f"{t.label}: Inductor's cost model estimated {format_time(estimated)} per call for the "
-                             f"kernels it could tie to a row ({format_time(total)} for all its ops); they measured "
-                             f"{format_time(measured)}, {measured / estimated:.2f}x its estimate."})
-            if _misjudged(ratio):
-                wrong.append(f"{t.label} (measured {measured / estimated:.2f}x its estimate)")
-    if wrong:
-        out.append(note("cx-missing", "Inductor's cost model misjudged (measured more than 2x off its estimate): "
-                                      + ", ".join(wrong) + ". It schedules and fuses by these estimates."))
-    return out
-
-
-def _bound_word(t: Any) -> str:
-    return "host-bound" if t.device.startswith("cuda") else "overhead-bound"
-
-
-def _host_block(t: Any) -> Optional[dict]:
-    """The host's time per call beside the device's; when the host bounds the call, what would help."""
-    h = getattr(t, "host", None)
-    if h is None:
-        return None
-    gpu = t.device.startswith("cuda")
-    if gpu:
-        said = (f"the host takes {format_time(h.host_s)} to issue a call and the device runs its kernels in "
-                f"{format_time(h.device_s)}")
-    else:
-        said = (f"the Python around its kernels (Inductor's and AOTAutograd's wrappers) takes {format_time(h.host_s)} "
-                f"per call, its kernels {format_time(h.device_s)}")
-    if not h.bound:
-        return {"t": "p", "cls": "cx-muted", "r": f"{t.label}: {said}: the host keeps up."}
-    ratio = f" ({h.host_s / h.device_s:.2f}x)" if h.device_s > 0 else ""
-    if gpu:
-        why = ("so the device waits on the host and every figure here, eager or compiled, follows the host's "
-               "speed. What helps: CUDA graphs (torch.compile(mode=\"reduce-overhead\")) issue the whole call as "
-               "one launch; a bigger batch gives each call more device work for the same issue time.")
-    else:
-        why = ("so the call's time is mostly overhead, not work. What helps: more work per call (bigger inputs or "
-               "batches), torch._inductor.config.cpp_wrapper = True (the wrapper in C++, not Python), or leaving "
-               "so small a piece uncompiled.")
-    return note("cx-missing", f"{t.label} is {_bound_word(t)}: {said}{ratio}, {why}")
-
-
-def _indirect_lines(t: Any) -> list[dict]:
-    """What each kernel's byte count reaches through loaded indices: the rows an embedding gathers, not its table."""
-    out = []
-    for k in t.kernels:
-        for a in getattr(k, "indirect", ()):
-            did = " and ".join(f"{verb} {n:,}" for verb, n in (("gathers", a.gathered), ("scatters into", a.scattered))
-                               if n)
-            out.append({"t": "p", "cls": "cx-muted",
-                        "r": [f"{t.label}: ", {"code": k.name}, f" {did} of the {a.elements:,} elements of ",
-                              {"code": a.buffer}, f" ({a.param}) through indices it loads: its bytes count them as if "
-                              "no index repeated (an upper bound)."]})
-    return out
+            + (numbers_view.ESTIMATE_HEAD if estimated else [])}
 
 
 def graphs_chart(timings: Any) -> dict:
