@@ -657,4 +657,33 @@ FIELDS = {
     "CallSite.op": "The collective: `all_reduce`, `all_gather_into_tensor`, ...",
     "CallSite.node": "The node's name when Dynamo made it (renamed nodes are matched by order).",
     "CallSite.stack": "The frames Dynamo was tracing, outermost first, the node's own last.",
+    # ---- numbers to act on: bytes touched, the host's share, Inductor's estimate ----
+    "Compilation.op_estimates": "Each op Inductor scheduled with its cost model's runtime "
+                                "(`inductor_runtime_and_tensor_meta`, written when `log_tlparse` is on; the capture "
+                                "turns it on). Inductor estimates 0 for every op off the GPU.",
+    "OpEstimate.name": "The scheduler node: `op3`, `op2_op3_op4` (fused), `extern_kernels.mm`, a collective.",
+    "OpEstimate.kind": "`compute` or `collective`.",
+    "OpEstimate.estimate_s": "The estimated runtime, in seconds.",
+    "OpEstimate.written": "The number torch wrote (under `estimated_runtime_ns`).",
+    "OpEstimate.unit": "How that number was read: `ms` (torch 2.10 on) or `ns` (before), and why.",
+    "OpEstimate.outputs": "Its outputs: `float32[8, 64]`.",
+    "OpEstimate.graph_kind": "The lowering it belongs to: forward, backward or inference.",
+    "OpEstimate.kernel": "The wrapper call it became (a kernel or an extern call), matched in call order; null when "
+                         "the counts did not line up.",
+    "GraphTiming.host": "The host's time per call beside the device's: on a GPU the time to issue a call, on CPU "
+                        "the Python around the kernels; `bound` when the figures follow the host.",
+    "GraphTiming.estimate_s": "Inductor's estimate of all the graph's ops per call (0 off the GPU).",
+    "HostTime.host_s": "On a GPU, the host's time to issue one call; on CPU, the Python around the kernels per call.",
+    "HostTime.device_s": "The device's busy time per call (its kernels); on CPU the kernels' own time.",
+    "HostTime.bound": "The host issues a call in about the time the device runs it (host_s >= 0.8 x device_s): the "
+                      "figures follow the host's speed.",
+    "HostTime.method": "How each side was measured.",
+    "HostTime.host": "On a GPU, the issue-time measurement itself.",
+    "KernelTiming.indirect": "The buffers its bytes reach through indices it loads, counted as if no index repeated.",
+    "KernelTiming.estimate_s": "Inductor's estimated runtime per call of the ops that became it.",
+    "IndirectAccess.param": "The kernel's pointer parameter: `in_ptr1`.",
+    "IndirectAccess.buffer": "What the wrapper passes for it: `primals_1`, `buf3`.",
+    "IndirectAccess.gathered": "Elements read through loaded indices, per call.",
+    "IndirectAccess.scattered": "Elements written (or atomically added to) through them, per call.",
+    "IndirectAccess.elements": "The buffer's own number of elements.",
 }

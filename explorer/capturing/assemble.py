@@ -33,8 +33,9 @@ DeviceNamer = Callable[[list[str]], str]
 class Assembly:
     """Builds the CaptureData of one RawCapture; ``run`` fills it step by step, ``data`` reads it."""
 
-    def __init__(self, raw: RawCapture) -> None:
+    def __init__(self, raw: RawCapture, torch_version: Optional[str] = None) -> None:
         self.raw = raw
+        self.torch_version = torch_version  # of the torch that wrote the records: a few read differently
         self.compilations: list[Compilation] = []
         self.problems: list[Problem] = list(raw.problems)
         self.others = Tally()
@@ -56,7 +57,7 @@ class Assembly:
                                  if c.compile_id in graphs else c for c in self.compilations]
 
     def _decode_all(self) -> dict[CompileId, Fold]:
-        ctx = DecodeContext(self.raw.strings)
+        ctx = DecodeContext(self.raw.strings, self.torch_version)
         folds: dict[CompileId, Fold] = {}
         last = _last_of_superseded(self.raw.events)
         for ev in self.raw.events:
@@ -136,7 +137,7 @@ class Assembly:
 def assemble(raw: RawCapture, *, torch_version: str, device: Union[str, DeviceNamer], python_version: str,
              wall_time_s: Optional[float], notes: list[str], error: Optional[str]) -> CaptureData:
     """Decodes and folds ``raw``; a failing record or step is a Problem in the result, never an exception."""
-    assembly = Assembly(raw)
+    assembly = Assembly(raw, torch_version)
     assembly.run()
     return assembly.data(torch_version=torch_version, device=device, python_version=python_version,
                          wall_time_s=wall_time_s, notes=notes, error=error)

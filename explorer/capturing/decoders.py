@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import bytecode as bc
+from . import torch_compat
 from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
-from .model import Frame, Problem, SourceLoc
+from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
@@ -45,6 +46,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    RuntimeEstimates,
     SideEffects,
 )
 
@@ -58,9 +60,11 @@ _EXCERPT = 120  # characters of a bad payload quoted in its Problem
 
 @dataclass(frozen=True)
 class DecodeContext:
-    """What decoders may need beyond the record: the trace's interned file names."""
+    """What decoders may need beyond the record: the trace's interned file names, and the version of the
+    torch that wrote it (None: not known) where a record's meaning changed between versions."""
 
     strings: Mapping[int, str] = field(default_factory=dict)
+    torch_version: Optional[str] = None
 
 
 Decoder = Callable[[RawEvent, DecodeContext], Optional[Record]]
@@ -214,6 +218,32 @@ def decode_output_code(ev: RawEvent, ctx: DecodeContext) -> OutputCodeText:
     return OutputCodeText(code, str(filename) if filename is not None else None, graph_kind(code))
 
 
+def decode_runtime_estimates(ev: RawEvent, ctx: DecodeContext) -> RuntimeEstimates:
+    """``{"ops": [{"name", "type", "estimated_runtime_ns", "outputs": [{"shape", "stride", "dtype"}]}]}``: one
+    lowering's ops in the scheduler's order, each with Inductor's estimate; the number's unit depends on the torch
+    that wrote it (``torch_compat.runtime_estimate_unit``)."""
+    value = _json(ev)
+    ops = value.get("ops") if isinstance(value, dict) else None
+    if not isinstance(ops, list):
+        raise DecodeError(f"no 'ops' list in the runtime estimates ({_excerpt(ev.payload)})")
+    scale, unit = torch_compat.runtime_estimate_unit(ctx.torch_version)
+    out = []
+    for op in ops:
+        written = op.get("estimated_runtime_ns") if isinstance(op, dict) else None
+        if not isinstance(written, (int, float)) or isinstance(written, bool) or not isinstance(op.get("name"), str):
+            raise DecodeError(f"an op without a name or a number for its estimate: {str(op)[:_EXCERPT]}")
+        out.append(OpEstimate(op["name"], str(op.get("type") or "compute"), float(written) * scale, float(written),
+                              unit, tuple(_tensor_text(o) for o in op.get("outputs") or () if isinstance(o, dict))))
+    return RuntimeEstimates(tuple(out))
+
+
+def _tensor_text(meta: dict) -> str:
+    """``float32[8, 64]`` (a shape with no dtype: ``?[8, 64]``)."""
+    shape = meta.get("shape")
+    dims = ", ".join(str(d) for d in shape) if isinstance(shape, list) else "?"
+    return f"{meta.get('dtype') or '?'}[{dims}]"
+
+
 def _provenance(kind: str) -> Decoder:
     def decode(ev: RawEvent, ctx: DecodeContext) -> Provenance:
         value = _json(ev)
@@ -265,6 +295,7 @@ DECODERS: dict[str, Decoder] = {
     "inductor_output_code": decode_output_code,
     "artifact:inductor_provenance_tracking_node_mappings": _provenance("node_mappings"),
     "artifact:inductor_provenance_tracking_kernel_stack_traces": _provenance("stack_traces"),
+    "artifact:inductor_runtime_and_tensor_meta": decode_runtime_estimates,
     "ddp_optimizer_log": decode_ddp_log,
     "optimize_ddp_split_graph": decode_ddp_split_graph,
     "optimize_ddp_split_child": decode_ddp_split_child,

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
+from .inductor_code import match_estimates
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
@@ -29,6 +30,7 @@ from .model import (
     FxGraph,
     IrDump,
     Kernel,
+    OpEstimate,
     OutputCode,
     Problem,
     Restart,
@@ -61,6 +63,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    RuntimeEstimates,
     SideEffects,
     TraceCall,
 )
@@ -82,6 +85,7 @@ class Lowering:
     kernel_trace: dict[str, dict] = field(default_factory=dict)  # "kernel:handle" -> torch's per-kernel record
     kernel_compile: list[Any] = field(default_factory=list)  # triton_kernel_info's rows
     collective_schedule: Optional[tuple[str, ...]] = None
+    estimates: Optional[RuntimeEstimates] = None  # Inductor's estimated runtime of each op it scheduled
 
 
 class Fold:
@@ -175,6 +179,10 @@ class Fold:
 
     def _kernel_trace(self, r: KernelTrace) -> None:
         self._lowering().kernel_trace.update(r.kernels)
+
+    def _estimates(self, r: RuntimeEstimates) -> None:
+        self._lowering().estimates = r
+
     def _ddp(self, r: Any) -> None:
         self.ddp.append(r)
 
@@ -270,6 +278,7 @@ class Fold:
         node_map: dict[str, tuple[str, ...]] = {}
         compiled: list[Any] = []
         schedules: list[CollectiveSchedule] = []
+        estimates: list[OpEstimate] = []
         for low, fallback in zip(self.lowerings, kinds, strict=True):
             kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or fallback
             if low.post_grad is not None:
@@ -292,6 +301,8 @@ class Fold:
             compiled += [dataclasses.replace(k, graph_kind=kind) for k in low.kernel_compile]
             if low.collective_schedule is not None:
                 schedules.append(CollectiveSchedule(kind, low.collective_schedule))
+            if low.estimates is not None:
+                estimates += _estimated(low, kind, {k.name for k in kernels.values() if k.graph_kind == kind})
         self.fields["ir_pre_fusion"] = tuple(pre) or None
         self.fields["ir_post_fusion"] = tuple(post) or None
         self.fields["output_code"] = tuple(outputs) or None
@@ -300,6 +311,8 @@ class Fold:
             self.fields["node_map"] = node_map
         self.fields["kernel_compile"] = tuple(compiled)
         self.fields["collective_schedule"] = tuple(schedules)
+        if estimates:
+            self.fields["op_estimates"] = tuple(estimates)
         self.fields["caches"] = tuple(self._cache_lookups(kinds))
 
     def _apply_regions(self) -> None:
@@ -392,6 +405,14 @@ class _CallStacks:
             self.sites.append(CallSite(r.op, r.name, outer + (r.loc,)))
 
 
+def _estimated(low: Lowering, kind: str, kernels: set[str]) -> list[OpEstimate]:
+    """The lowering's estimated ops, each with its graph kind and the wrapper call it became."""
+    ops = low.estimates.ops if low.estimates is not None else ()
+    code = next((o.code for o in low.outputs if o.language == "python"), None)
+    calls = match_estimates([op.name for op in ops], code, kernels) if code else [None] * len(ops)
+    return [dataclasses.replace(op, graph_kind=kind, kernel=call) for op, call in zip(ops, calls)]
+
+
 _HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
 
 
@@ -422,4 +443,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
     MinCutRecord: Fold._min_cut, KernelCompileTimes: Fold._kernel_compile,
     CollectiveScheduleRecord: Fold._collective_schedule, TraceCall: Fold._trace_call,
+    RuntimeEstimates: Fold._estimates,
 }

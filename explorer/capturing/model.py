@@ -241,6 +241,24 @@ class DdpOptimizer:
 
 
 @dataclass(frozen=True)
+class OpEstimate:
+    """One op Inductor scheduled, with the runtime its cost model estimated for it.
+
+    From ``inductor_runtime_and_tensor_meta`` (written when ``torch._inductor.config.log_tlparse`` is on; the
+    capture turns it on). Inductor's cost model covers GPUs: it estimates 0 for every op off the GPU.
+    """
+
+    name: str  # the scheduler node: op3, op2_op3_op4 (fused), extern_kernels.mm, a collective
+    kind: str  # "compute" | "collective"
+    estimate_s: float  # seconds
+    written: float  # the number torch wrote (under "estimated_runtime_ns")
+    unit: str  # what that number was read as: "ms" (torch 2.10 on) or "ns" (before), and why
+    outputs: tuple[str, ...] = ()  # its outputs: "float32[8, 64]"
+    graph_kind: str = ""  # forward | backward | inference: the lowering it belongs to
+    kernel: Optional[str] = None  # the wrapper call it became (a kernel, an extern), matched in call order
+
+
+@dataclass(frozen=True)
 class Compilation:
     compile_id: str
     frame: Frame
@@ -285,6 +303,8 @@ class Compilation:
     kernel_compile: tuple[KernelCompileInfo, ...] = ()  # each Triton kernel's compile time (triton_kernel_info)
     collective_schedule: tuple[CollectiveSchedule, ...] = ()  # per lowering: its collectives in Inductor's order
     call_sites: tuple[CallSite, ...] = ()  # where user code called what made each collective (Dynamo's trace_call)
+    # ---- Inductor's cost model ----
+    op_estimates: tuple[OpEstimate, ...] = ()  # Inductor's estimated runtime of each op it scheduled
 
     @property
     def is_resume(self) -> bool:

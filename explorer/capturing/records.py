@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from .artifacts import KernelCompileInfo, MinCut
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation, SourceLoc
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation, OpEstimate, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,13 @@ class Provenance:
 
     kind: str  # "node_mappings" | "stack_traces"
     value: dict
+
+
+@dataclass(frozen=True)
+class RuntimeEstimates:
+    """``artifact:inductor_runtime_and_tensor_meta``: each op of one lowering with Inductor's estimated runtime."""
+
+    ops: tuple[OpEstimate, ...]
 
 
 @dataclass(frozen=True)
@@ -230,4 +237,4 @@ class TraceCall:
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
-               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall]
+               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates]

@@ -53,7 +53,29 @@ CAPTURE_CONFIG = (
     # compile, alternating 3 rounds with plain torch.compile, level 1 alone cost 1.05x, level 2 alone 1.02x
     ("torch._inductor.config", "trace.provenance_tracking_level", 2,
      "links kernels to FX nodes and user lines"),
+    # Inductor then logs its cost model's runtime of each op it scheduled (inductor_runtime_and_tensor_meta):
+    # logging only, the code it writes is the same. It is part of the FX graph cache's key (a warm capture
+    # keeps it as the user has it, so that their cache entries still hit)
+    ("torch._inductor.config", "log_tlparse", True,
+     "Inductor's estimated runtime of each op, shown beside the measured one"),
 )
+
+
+def runtime_estimate_unit(version: Optional[str]) -> tuple[float, str]:
+    """(seconds per unit, what to call it) of the number Inductor writes as ``estimated_runtime_ns`` in
+    ``inductor_runtime_and_tensor_meta``, for the torch that wrote it (``2.13.0+cpu``; None: unknown).
+
+    The scheduler's estimate (``BaseSchedulerNode.get_estimated_runtime``) was in nanoseconds until
+    torch's runtime-estimation rework of September 2025 (pytorch#161405, with the NCCL estimator), which
+    made it milliseconds; the logged field kept its name. Torch 2.10 on writes milliseconds; 2.9, cut
+    about then, is read as nanoseconds.
+    """
+    m = re.match(r"(\d+)\.(\d+)", version or "")
+    if m is None:
+        return 1e-9, "ns (as the field is named: the torch that wrote it is not known; torch 2.10 on writes ms)"
+    if (int(m.group(1)), int(m.group(2))) >= (2, 10):
+        return 1e-3, f"ms (torch {m.group(0)} writes milliseconds under estimated_runtime_ns)"
+    return 1e-9, f"ns (torch {m.group(0)})"
 
 
 def torch_version() -> str:
@@ -163,8 +185,9 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
 
 # A warm capture leaves these as the user has them: caches on, and the backward lowered when torch
 # lowers it (functorch's config is part of AOTAutograd's cache key: forcing the backward's lowering
-# would miss every entry the user's own runs wrote). Provenance tracking is not part of any cache key.
-WARM_KEEPS = ("force_disable_caches", "force_non_lazy_backward_lowering")
+# would miss every entry the user's own runs wrote; log_tlparse is part of the FX graph cache's key).
+# Provenance tracking is not part of any cache key.
+WARM_KEEPS = ("force_disable_caches", "force_non_lazy_backward_lowering", "log_tlparse")
 
 
 @contextlib.contextmanager

@@ -68,7 +68,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ddp_view, diff_view, ranks, saved_view, usage_view, words
+from . import ddp_view, diff_view, numbers_view, ranks, saved_view, usage_view, words
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -685,8 +685,15 @@ def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
             for k, ref in zip(comp.kernels, refs)]
     index = {"t": "table", "cls": "cx-kindex", "rows": rows,
              "head": ["kernel", "language", "graph", "lines", "user lines"] + (["compile time"] if times else [])}
-    out = [index] + [kernel_div(k, ref, i, times.get((k.graph_kind, k.name)))
-                     for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+    ref_of = {k.name: ref for k, ref in zip(comp.kernels, refs)}
+
+    def link(name: str) -> dict:
+        ref = ref_of.get(name)
+        return {"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
+            else {"code": name}
+
+    out = [index] + numbers_view.op_estimates(comp, link) + [
+        kernel_div(k, ref, i, times.get((k.graph_kind, k.name))) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
     shown = {(k.graph_kind, k.name) for k in comp.kernels}
     others = [c for key, c in times.items() if key not in shown]
     if others:  # compiled, but not in the output code the capture has (a cache served it, or it was not recorded)
@@ -763,7 +770,10 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
         timed = graphs + ((timing.timeit,) if timeit and timing.timeit else ())
         for t in timed:
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
-            rows.append({"c": [t.label, measurement_text(t.eager), measurement_text(t.compiled),
+            host = getattr(t, "host", None)
+            label = [t.label, " ", {"chip": numbers_view.bound_word(t)}] if host is not None and host.bound \
+                else t.label
+            rows.append({"c": [label, measurement_text(t.eager), measurement_text(t.compiled),
                                ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
                          "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else "", "text": graph_text(t)})
             if t.train_eager is not None or t.train_compiled is not None:  # the text's line above says it too
@@ -779,15 +789,17 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
         warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
         out += [note("cx-missing", w) for w in warnings]
         out += [note("cx-missing", [{"b": "Note: "}, n]) for n in timing.notes]
+        out += [b for t in timed if (b := numbers_view.host_block(t)) is not None]
         if graphs:
             out.append(graphs_chart(graphs))
         for t in graphs:
             if t.kernels:
-                out += [kernels_chart(t), _kernel_table(t)]
+                out += [kernels_chart(t), _kernel_table(t)] + numbers_view.indirect_lines(t)
             if flops_line(t):
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {flops_line(t)}"})
             if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {t.kernels_note}"})
+        out += numbers_view.estimate_blocks(graphs)
         if timing.peak is not None:
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
@@ -833,15 +845,18 @@ SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels 
 
 def _kernel_table(t: Any) -> dict:
     top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
+    estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
                    "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
-                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)],
+                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]
+                  + (numbers_view.estimate_cells(k) if estimated else []),
              **({"text": _kernel_text(k)} if id(k) in top else {"summary": False})} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
-            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
+            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]
+            + (numbers_view.ESTIMATE_HEAD if estimated else [])}
 
 
 def graphs_chart(timings: Any) -> dict:
