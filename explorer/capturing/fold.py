@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
+from .inlined import entry_of, inlined_of
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
@@ -25,11 +26,13 @@ from .model import (
     DdpSubgraph,
     Frame,
     FxGraph,
+    InlinedFunction,
     IrDump,
     Kernel,
     OutputCode,
     Problem,
     Restart,
+    SourceLoc,
 )
 from .parse_ddp import buckets_of
 from .parse_guards import parse_guards
@@ -57,6 +60,7 @@ from .records import (
     RecompileReasons,
     Record,
     SideEffects,
+    TracedCode,
 )
 from .regions import regions_of
 
@@ -93,6 +97,8 @@ class Fold:
         self.caches: list[tuple[int, CacheLookup]] = []  # (the lowering it served, or -1), in arrival order
         self.key: Optional[str] = None  # the compilation's key when it is not a Dynamo compile id (aoti/0)
         self.ddp: list[Any] = []  # DDPOptimizer's records, in order
+        self.stack: tuple[SourceLoc, ...] = ()  # dynamo_start's stack: where the user's code called into it
+        self.traced: tuple[InlinedFunction, ...] = ()  # the code objects Dynamo traced into its graph
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -124,7 +130,10 @@ class Fold:
         self.metrics = r
 
     def _start(self, r: FrameStart) -> None:
-        self.start = r.frame
+        self.start, self.stack = r.frame, r.stack
+
+    def _traced(self, r: TracedCode) -> None:
+        self.traced = r.functions  # the last graph's (a restart's earlier ones were thrown away)
 
     def _listing(self, r: BytecodeListing) -> None:
         self.listings[r.which] = r.listing
@@ -179,6 +188,7 @@ class Fold:
         self._step("lowerings", self._apply_lowerings)
         self._step("regions", self._apply_regions)
         self._step("ddp_optimizer", self._apply_ddp)
+        self._step("inlined", self._apply_inlined)
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
@@ -298,6 +308,10 @@ class Fold:
             self._problem("kernels", e, "graph_dump")
             return ()
 
+    def _apply_inlined(self) -> None:
+        if self.traced:
+            self.fields.update(inlined=inlined_of(self.traced), entry=entry_of(self.traced, self.stack))
+
     def _apply_ddp(self) -> None:
         """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""
         if not self.ddp:
@@ -361,5 +375,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     IrText: Fold._ir, OutputCodeText: Fold._output, Provenance: Fold._provenance,
     SideEffects: Fold._side_effects,
     DdpLog: Fold._ddp, DdpSplitGraph: Fold._ddp, DdpSplitChild: Fold._ddp,
-    CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
+    CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace, TracedCode: Fold._traced,
 }

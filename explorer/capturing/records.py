@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, InlinedFunction, Mutation, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,17 @@ class RecompileReasons:
 
 @dataclass(frozen=True)
 class FrameStart:
-    """``dynamo_start``: the innermost frame of the stack Dynamo started on."""
+    """``dynamo_start``: the innermost frame of the stack Dynamo started on, and that stack (outermost first)."""
 
     frame: Frame
+    stack: tuple[SourceLoc, ...] = ()
+
+
+@dataclass(frozen=True)
+class TracedCode:
+    """``traced_code``: the functions Dynamo traced into a graph: the frame's, then each inlining as it finished."""
+
+    functions: tuple[InlinedFunction, ...]
 
 
 @dataclass(frozen=True)
@@ -186,6 +194,6 @@ class KernelTrace:
 
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
-               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
+               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, TracedCode]
 # belong to one Inductor lowering
 LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)

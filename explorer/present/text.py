@@ -188,7 +188,7 @@ def ranks_lines(report: Any, model: dict) -> list[str]:
 def stage_text(report: Any, stage: Any, comp: Any) -> str:
     """A stage of one compilation as plain text: title, explanation, then its content or why there is none."""
     view = vm.compilation(comp, vm.as_report(report), panes=(stage.id,))
-    head = f"{stage.title} [{comp.compile_id}] {comp.frame.name}\n{stage.explanation}\n"
+    head = f"{stage.title} [{comp.compile_id}] {comp.name}\n{stage.explanation}\n"
     if stage.id == "timing" and "timing" in view["panes"]:
         mine = [g for g in report.timing.graphs if g.compile_id == comp.compile_id]
         return head + "\n".join(graph_line(g) for g in mine)
