@@ -148,7 +148,9 @@ FIELDS = {
     "InlinedFunction.filename": "Its file.",
     "InlinedFunction.firstlineno": "Its first line.",
     "InlinedFunction.source": "Its source text, read when captured; `null` when it could not be read.",
-    "InlinedFunction.calls": "How many times Dynamo inlined it into this graph (once per layer of a stack of blocks).",
+    "InlinedFunction.calls": "How many times Dynamo inlined it into this graph (once per layer of a stack of blocks); "
+                             "in a trace read from a file, where it is found from the graph's stack traces, at least "
+                             "this many.",
     "Entry.name": "The qualified name: `Decoder.forward`, or `Sequential.forward` for a torch.nn module.",
     "Entry.filename": "Its file.",
     "Entry.lineno": "Its first line.",

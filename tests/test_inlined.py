@@ -150,6 +150,29 @@ def test_the_static_copy_shows_the_inlined_functions():
     assert "Block.forward" in html and "return self.act(y)" in html
 
 
+def test_a_trace_without_dynamos_list_finds_the_functions_from_the_graphs_stack_traces():
+    """A trace read from a file has no tracing context to read: the graph's ``# File:`` comments name the lines."""
+    from explorer.capturing.compile_id import CompileId
+    from explorer.capturing.fold import Fold
+    from explorer.capturing.parse_fx import parse_graph
+    from explorer.capturing.records import DynamoGraph
+
+    attention, split = model_line("scaled_dot_product_attention"), model_line("return z.view(")
+    layer = (f"        # File: {MODEL}:{split} in split_heads, code: return z.view(b, t, heads, c)\n"
+             '        q: "f32[2]" = l_x_.view(2)\n'
+             f"        # File: {MODEL}:{attention} in forward, code: y = F.scaled_dot_product_attention(q, k, v)\n"
+             '        y: "f32[2]" = torch.sin(q)\n\n')
+    text = ('class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "f32[2]"):\n        l_x_ = L_x_\n\n'
+            + layer + layer.replace(" y:", " y_1:").replace(" q:", " q_1:") + "        return (y_1,)\n")
+    fold = Fold(CompileId(0, 0))
+    fold.add(DynamoGraph(parse_graph(text)))
+    comp = fold.build()
+    assert [(f.name, f.firstlineno, f.calls) for f in comp.inlined] == [
+        ("split_heads", model_line("def split_heads"), 2),
+        ("Block.forward", model_line("def forward(self, x)", after=model_line("class Block")), 2)]
+    assert "scaled_dot_product_attention" in comp.inlined[1].source and comp.entry is None
+
+
 # ---- a real model: N identical blocks and one that differs ----
 
 def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(stacked_report):

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
-from .inlined import entry_of, inlined_of
+from .inlined import entry_of, inlined_from_graph, inlined_of
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
@@ -188,7 +188,7 @@ class Fold:
         self._step("lowerings", self._apply_lowerings)
         self._step("regions", self._apply_regions)
         self._step("ddp_optimizer", self._apply_ddp)
-        self._step("inlined", self._apply_inlined)
+        self._step("inlined", lambda: self._apply_inlined(frame))
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
@@ -308,9 +308,12 @@ class Fold:
             self._problem("kernels", e, "graph_dump")
             return ()
 
-    def _apply_inlined(self) -> None:
+    def _apply_inlined(self, frame: Frame) -> None:
         if self.traced:
             self.fields.update(inlined=inlined_of(self.traced), entry=entry_of(self.traced, self.stack))
+        elif self.fields.get("graph") is not None:  # no tracing context was read (a trace from a file)
+            code = self.fields.get("original_bytecode")
+            self.fields["inlined"] = inlined_from_graph(self.fields["graph"], frame, code.source if code else None)
 
     def _apply_ddp(self) -> None:
         """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""

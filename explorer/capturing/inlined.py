@@ -6,7 +6,8 @@ top-level ``forward`` is ``x = block(x)`` per layer, every operation comes from 
 a graph, its tracing context lists the code objects it traced: the frame's first, then one entry per inlining as
 each finished (a 32-layer model lists ``Block.forward`` 32 times). The recorder keeps that list (``traced_code``);
 this module turns it into data: each function once, with its source read now (the file may change later), and
-how many times it was inlined (``InlinedFunction``).
+how many times it was inlined (``InlinedFunction``). A trace read from a file has no such list: the functions
+are then found from the graph's stack traces (``inlined_from_graph``).
 
 It also names the compilation as the user knows it (``Entry``): the frame's qualified name (``Decoder.forward``),
 or, when the frame is torch's wrapper around a torch.nn module (``inner``, ``torch_compat.WRAPPER_FRAMES``), the
@@ -16,13 +17,15 @@ line that ran it (the innermost frame of ``dynamo_start``'s stack outside torch 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import linecache
 from types import CodeType
 from typing import Any, Optional
 
 from . import torch_compat
 from .bytecode import source_lines
-from .model import Entry, InlinedFunction, SourceLoc
+from .model import Entry, Frame, FxGraph, InlinedFunction, SourceLoc
 from .parse_breaks import is_instrumentation
 from .raw import DecodeError, RawEvent
 from .records import TracedCode
@@ -65,6 +68,60 @@ def inlined_of(functions: tuple[InlinedFunction, ...]) -> tuple[InlinedFunction,
         else:
             counts[key] = [f, 1]
     return tuple(dataclasses.replace(f, calls=n) for f, n in counts.values())
+
+
+def inlined_from_graph(graph: FxGraph, frame: Frame, frame_source: Optional[str]) -> tuple[InlinedFunction, ...]:
+    """Without Dynamo's list (a trace read from a file, where no tracing context was open to read): the functions
+    the graph's stack traces name outside the frame's own lines, found in their files by name and line. ``calls``
+    is then the most times one of its lines begins a run of the graph's nodes: at least that many inlinings."""
+    last = frame.lineno + max(len((frame_source or "").splitlines()), 1) - 1
+    runs: dict[tuple[str, str], dict[int, int]] = {}  # (file, function) -> line -> runs of nodes from it
+    previous = None
+    for node in graph.nodes:
+        loc = node.loc
+        if loc is None or not loc.lineno or not loc.function or loc == previous:
+            previous = loc
+            continue
+        previous = loc
+        if loc.filename == frame.filename and frame.lineno <= loc.lineno <= last:
+            continue  # the frame's own line (or a generator expression's within it)
+        lines = runs.setdefault((loc.filename, loc.function), {})
+        lines[loc.lineno] = lines.get(loc.lineno, 0) + 1
+    found: dict[tuple[str, int, str], InlinedFunction] = {}
+    for (filename, function), lines in runs.items():
+        span = _enclosing(filename, function, min(lines))
+        if span is None:
+            continue
+        name, first, end = span
+        source = source_lines(filename, first, end)
+        key = (filename, first, name)
+        calls = max(max(lines.values()), found[key].calls if key in found else 0)
+        found[key] = InlinedFunction(name, filename, first, source, calls)
+    return tuple(found.values())
+
+
+def _enclosing(filename: str, function: str, line: int) -> Optional[tuple[str, int, int]]:
+    """The innermost function named ``function`` around ``line`` of a file: (qualified name, first line, last)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return None
+    best: Optional[tuple[str, int, int]] = None
+    todo: list[tuple[ast.AST, str]] = [(tree, "")]
+    while todo:
+        node, prefix = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                todo.append((child, f"{prefix}{child.name}."))
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                end = child.end_lineno or child.lineno
+                if child.name == function and first <= line <= end and (best is None or first >= best[1]):
+                    best = (prefix + child.name, first, end)
+                todo.append((child, f"{prefix}{child.name}.<locals>."))
+            else:
+                todo.append((child, prefix))
+    return best
 
 
 def entry_of(functions: tuple[InlinedFunction, ...], stack: tuple[SourceLoc, ...]) -> Optional[Entry]:
