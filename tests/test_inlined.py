@@ -25,6 +25,7 @@ from explorer.capturing.model import (
     Frame,
     GraphBreak,
     InlinedFunction,
+    Instruction,
     SourceLoc,
 )
 from explorer.lineage import lineage_of
@@ -110,7 +111,8 @@ BLOCK = "    def forward(self, x):\n        y = x.sin()\n        return self.act
 def _comp(**kw):
     from explorer.capturing.parse_fx import parse_graph
 
-    top = Bytecode("forward", "/u/net.py", 20, "", source="def forward(self, x):\n    for b in self.blocks:\n"
+    top = Bytecode("forward", "/u/net.py", 20, "  20           0 RESUME                   0\n",
+                   (Instruction(0, "RESUME", "", 20),), source="def forward(self, x):\n    for b in self.blocks:\n"
                    "        x = b(x)\n    return x\n")
     inlined = (fn("ReLU.forward", "/venv/lib/python3.11/site-packages/torch/nn/modules/activation.py", 8, "x", 2),
                fn("Block.forward", "/u/blocks.py", 3, BLOCK, 2),
@@ -132,6 +134,8 @@ def test_the_source_pane_shows_each_inlined_function_of_the_users_once_linked_by
     assert "1 more function was inlined within the lines above: Block.forward.<locals>.<genexpr> ×2" in text
     # the chain: the inlined function's line 4 is a user line, and it reaches both layers' graph nodes
     (lin,) = lineage_of(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
+    assert [(t.stage, t.part) for t in lin.texts if "source" in t.stage or "bytecode" in t.stage] == [
+        ("source", 0), ("source", 1), ("source", 2), ("source", 3), ("original_bytecode", 0)]  # one part per function
     assert lin.origins_at("source", 2, part=2) == ("/u/blocks.py:4",)
     graph_nodes = [link.element for link in lin.reached_from("/u/blocks.py:4") if link.stage == "graph"]
     assert [n for n in graph_nodes if n] == ["y", "y_1"]
