@@ -61,7 +61,7 @@ from collections import Counter
 from typing import Any, Collection, Optional, Union
 
 from ..capturing.model import CaptureData, Compilation, Kernel
-from ..clinic.locate import GuardLine, guard_line, is_torch_or_python_file
+from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
 from . import ranks, usage_view
@@ -79,6 +79,7 @@ from .fmt import (
     speedup_text,
 )
 from .graphviz_svg import MAX_NODES
+from .inlined_view import inlined_blocks
 
 KERNEL_PREFIX = "kernel:"
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
@@ -398,58 +399,6 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     out.append(code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
                     marks=[line - first + 1] if line else None, file=bc.filename))
     return out + inlined_blocks(comp)
-
-
-def inlined_blocks(comp: Compilation) -> list[dict]:
-    """The functions Dynamo inlined into the frame (each module's forward, helpers), where the graph's operations
-    were written: each once, its lines linked through the chain (block ``source:K+1`` is ``inlined[K]``). torch's
-    and the standard library's own are counted in one line, not shown; so is one whose lines are shown already (a
-    generator expression inside a shown function)."""
-    ours = [(k, f) for k, f in enumerate(comp.inlined) if not is_torch_or_python_file(f.filename)]
-    spans = [_span(f.filename, f.firstlineno, f.source) for _, f in ours if f.source]
-    if comp.original_bytecode is not None and comp.original_bytecode.source:
-        bc = comp.original_bytecode
-        spans.append(_span(bc.filename, bc.firstlineno, bc.source))
-    shown = [(k, f) for k, f in ours if f.source and not _inside(_span(f.filename, f.firstlineno, f.source), spans)]
-    files = list(dict.fromkeys(f.filename for _, f in shown))
-    shown.sort(key=lambda kf: (files.index(kf[1].filename), kf[1].firstlineno))
-    out: list[dict] = []
-    if shown:
-        out.append({"t": "h", "r": f"Inlined into this frame ({len(shown)} function{'s' if len(shown) > 1 else ''})"})
-        out.append({"t": "p", "cls": "cx-muted", "r": "Dynamo traced these calls instead of making them, so the "
-                    "graph's operations come from their lines: a line lights what it became in every call."})
-    gb = comp.graph_break
-    for k, f in shown:
-        file, first, last = _span(f.filename, f.firstlineno, f.source)
-        mark = gb.lineno - first + 1 if gb is not None and gb.filename == file and first <= (gb.lineno or 0) <= last \
-            else None
-        out.append({"t": "p", "cls": "cx-muted", "r": [{"b": f.name}, f" — {loc_text(f.filename, f.firstlineno)}",
-                                                      f", inlined {f.calls}×" if f.calls > 1 else ""]})
-        out.append(code(f"source:{k + 1}", f"inlined.{k}.source", "python", first=first, linenos=True,
-                        marks=[mark] if mark else None, file=file))
-    listed = {k for k, _ in shown}
-    for words, fns in (("of torch and Python {was} inlined, not shown",
-                        [f for f in comp.inlined if is_torch_or_python_file(f.filename)]),
-                       ("{was} inlined whose source could not be read", [f for _, f in ours if not f.source]),
-                       ("{was} inlined within the lines above", [f for k, f in ours if f.source and k not in listed])):
-        if fns:
-            names = ", ".join(f.name + (f" ×{f.calls}" if f.calls > 1 else "") for f in fns)
-            many = len(fns) > 1
-            out.append({"t": "p", "cls": "cx-muted", "r": f"{len(fns)} more function{'s' if many else ''} "
-                        + words.format(was="were" if many else "was") + f": {names}"})
-    return out
-
-
-def _span(filename: str, first: int, source: Optional[str]) -> tuple[str, int, int]:
-    """A function's file and its first and last line as shown."""
-    n = len((source or "").splitlines())
-    return filename, first, first + max(n, 1) - 1
-
-
-def _inside(span: tuple[str, int, int], spans: list[tuple[str, int, int]]) -> bool:
-    """Whether ``span`` lies within another of ``spans`` (a nested function or a generator expression)."""
-    file, first, last = span
-    return any(f == file and a <= first and last <= b and (a, b) != (first, last) for f, a, b in spans)
 
 
 _DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13
