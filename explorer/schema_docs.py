@@ -139,6 +139,24 @@ FIELDS = {
     "Compilation.filtered_guards": "Every guard the filter was asked about, kept or dropped.",
     "Compilation.stance": "The stance in force when Dynamo started this compilation.",
     "Compilation.node_map": "torch's pre-grad node -> post-grad nodes (`preToPost` of its provenance).",
+    "Compilation.inlined": "Every function Dynamo inlined into the frame's graph (each module's `forward`, helpers), "
+                           "once each, in the order it first finished tracing them; the chain links their lines "
+                           "(`source` part K+1 is `inlined[K]`).",
+    "Compilation.entry": "What it compiled, named as the user knows it: the frame's qualified name, or, for torch's "
+                         "wrapper frame around a torch.nn module, that module's `forward`; `null` when not known.",
+    "InlinedFunction.name": "Its qualified name (`Block.forward`; on Python 3.10 the code object's name).",
+    "InlinedFunction.filename": "Its file.",
+    "InlinedFunction.firstlineno": "Its first line.",
+    "InlinedFunction.source": "Its source text, read when captured; `null` when it could not be read.",
+    "InlinedFunction.calls": "How many times Dynamo inlined it into this graph (once per layer of a stack of blocks); "
+                             "in a trace read from a file, where it is found from the graph's stack traces, at least "
+                             "this many.",
+    "Entry.name": "The qualified name: `Decoder.forward`, or `Sequential.forward` for a torch.nn module.",
+    "Entry.filename": "Its file.",
+    "Entry.lineno": "Its first line.",
+    "Entry.wrapper": "Whether the compiled frame is torch's wrapper (`inner` in `torch/_dynamo/external_utils.py`) "
+                     "around it, rather than it.",
+    "Entry.called_at": "For a wrapper: the user's line that ran the compiled module; else `null`.",
     "Frame.name": "The function's name.",
     "Frame.filename": "Its file.",
     "Frame.lineno": "Its first line.",

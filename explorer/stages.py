@@ -64,8 +64,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("source", "Source", "source", "original_bytecode.source", "python", "dynamo",
           "The Python code of the frame Dynamo was handed. torch.compile does not read your source: it "
           "installs a frame evaluation hook (PEP 523) and sees each function's bytecode just before CPython "
-          "would run it. Look at which lines hold PyTorch operations; click a line to follow it through "
-          "every later stage."),
+          "would run it. Below it, the functions Dynamo inlined into the frame (each module's forward, "
+          "helpers), where most of a model's operations are written. Look at which lines hold PyTorch "
+          "operations; click a line to follow it through every later stage."),
     Stage("original_bytecode", "Original bytecode", "bytecode", "original_bytecode", "dis", "dynamo",
           "The bytecode CPython compiled this frame to, as Dynamo received it. Dynamo interprets these "
           "instructions symbolically, one by one, recording tensor operations into a graph instead of "

@@ -105,3 +105,19 @@ def diverge_job(tmp_path_factory):
     yield job
     if job.proc.poll() is None:
         job.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def stacked_report():
+    """A training step of a tiny GPT-style decoder (tests/programs/stacked): 4 identical blocks and one whose MLP
+    uses another activation, its code in a module of its own; the model compiled whole, as users do."""
+    import torch
+    from programs import stacked_blocks
+
+    import explorer
+
+    model = stacked_blocks.make(layers=4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with explorer.capture() as report:
+        stacked_blocks.train_step(torch.compile(model), opt, *stacked_blocks.batch())
+    return report

@@ -234,6 +234,22 @@ def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin
         assert re.fullmatch(r".+:\d+", value), value
 
 
+def test_page_a_models_block_line_lights_its_nodes_in_every_layer(page, tmp_path_factory, stacked_report):
+    """The model's own code is in the Source pane (tests/programs/stacked: Block.forward, inlined into the compiled
+    forward once per layer): its attention line lights the attention node of each of the five layers."""
+    view = open_page(page, _page_file(tmp_path_factory, "stacked.html", stacked_report))
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "source")
+    show(right, "graph")
+    block = left.locator(".cx-code", has_text="scaled_dot_product_attention")
+    assert block.count() == 1 and block.get_attribute("data-block") not in (None, "source:0")  # not the frame's
+    block.locator(".cx-ln", has_text="scaled_dot_product_attention").click()
+    lit = right.locator(".cx-ln.cx-lit").all_inner_texts()
+    layers = {m for t in lit for m in re.findall(r"^\s*(y(?:_\d+)?):", t)}
+    assert layers == {"y", "y_1", "y_2", "y_3", "y_4"}, lit
+    assert "scaled_dot_product_attention" in view.locator(".cx-chainbar").inner_text()  # the line's own text
+
+
 def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_page, sin_report):
     """Guards are in the chain: a source line lights the guards torch attributes to it, and back."""
     comp = sin_report.compilations[0]

@@ -24,7 +24,8 @@ from .records import CacheRecord, ExportedProgramText, GraphExecution
 
 NO_DECODER = "no decoder for this event in this explorer version"
 NO_COMPILATION = "decoded, but the record names no compile id, so it belongs to no compilation"
-SUPERSEDED = {"bytecode_hook"}  # only a compile id's last record of these is decoded (the rest were replaced)
+# only a compile id's last record of these is decoded (the rest were replaced)
+SUPERSEDED = {"bytecode_hook", "traced_code"}
 UNKNOWN_DEVICE = "unknown"
 
 DeviceNamer = Callable[[list[str]], str]

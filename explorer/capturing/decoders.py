@@ -3,7 +3,7 @@
 ``DECODERS`` is keyed by the event's name as the recorder names it: the trace
 event (``dynamo_output_graph``), ``artifact:<name>`` for torch's named
 artifacts (``*`` stands for a frame's name), or the kind of a non-trace source
-(``ir_pre_fusion``, ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``).
+(``ir_pre_fusion``, ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``, ``traced_code``).
 A decoder reads one record only; it raises (``DecodeError`` when the content
 is not what torch writes) rather than guess, and ``decode`` turns that into a
 ``Problem`` naming the record. Supporting a new trace event is one function and
@@ -20,6 +20,7 @@ from . import bytecode as bc
 from . import torch_compat
 from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
+from .inlined import decode_traced_code
 from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
@@ -153,9 +154,14 @@ def decode_start(ev: RawEvent, ctx: DecodeContext) -> Optional[FrameStart]:
     top = stack[-1]
     if not isinstance(top, dict):
         raise DecodeError(f"the stack's last frame is {type(top).__name__}, expected a dict")
-    filename = top.get("filename")
+    locs = tuple(_stack_loc(f, ctx) for f in stack if isinstance(f, dict))
+    return FrameStart(Frame(locs[-1].function or "?", locs[-1].filename, locs[-1].lineno or 0), locs)
+
+
+def _stack_loc(frame: dict, ctx: DecodeContext) -> SourceLoc:
+    filename = frame.get("filename")
     name = ctx.strings.get(filename, str(filename)) if isinstance(filename, int) else str(filename)
-    return FrameStart(Frame(str(top.get("name", "?")), name, int(top.get("line") or 0)))
+    return SourceLoc(name, int(frame.get("line") or 0), str(frame.get("name", "?")), frame.get("loc") or None)
 
 
 def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
@@ -284,6 +290,7 @@ DECODERS: dict[str, Decoder] = {
     "artifact:dynamo_side_effects": decode_side_effects,
     "compilation_metrics": decode_metrics,
     "bytecode_hook": decode_bytecode_hook,
+    "traced_code": decode_traced_code,
     "bytecode_log": decode_bytecode_log,
     "artifact:*_ORIGINAL_BYTECODE": _resume_listing("ORIGINAL"),
     "artifact:*_MODIFIED_BYTECODE": _resume_listing("MODIFIED"),

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 from . import bytecode as bc
 from .compile_id import CompileId
 from .inductor_code import match_estimates
+from .inlined import entry_of, inlined_from_graph, inlined_of
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
@@ -28,12 +29,14 @@ from .model import (
     DdpSubgraph,
     Frame,
     FxGraph,
+    InlinedFunction,
     IrDump,
     Kernel,
     OpEstimate,
     OutputCode,
     Problem,
     Restart,
+    SourceLoc,
 )
 from .parse_ddp import buckets_of
 from .parse_guards import parse_guards
@@ -66,6 +69,7 @@ from .records import (
     RuntimeEstimates,
     SideEffects,
     TraceCall,
+    TracedCode,
 )
 from .regions import regions_of
 
@@ -106,6 +110,8 @@ class Fold:
         self.key: Optional[str] = None  # the compilation's key when it is not a Dynamo compile id (aoti/0)
         self.ddp: list[Any] = []  # DDPOptimizer's records, in order
         self.calls = _CallStacks()  # Dynamo's trace_call lines -> each collective's call stack
+        self.stack: tuple[SourceLoc, ...] = ()  # dynamo_start's stack: where the user's code called into it
+        self.traced: tuple[InlinedFunction, ...] = ()  # the code objects Dynamo traced into its graph
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -137,7 +143,10 @@ class Fold:
         self.metrics = r
 
     def _start(self, r: FrameStart) -> None:
-        self.start = r.frame
+        self.start, self.stack = r.frame, r.stack
+
+    def _traced(self, r: TracedCode) -> None:
+        self.traced = r.functions  # the last graph's (a restart's earlier ones were thrown away)
 
     def _listing(self, r: BytecodeListing) -> None:
         self.listings[r.which] = r.listing
@@ -209,6 +218,7 @@ class Fold:
         self._step("regions", self._apply_regions)
         self._step("ddp_optimizer", self._apply_ddp)
         self._step("call_sites", self._apply_call_sites)
+        self._step("inlined", lambda: self._apply_inlined(frame))
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
@@ -340,6 +350,13 @@ class Fold:
             self._problem("kernels", e, "graph_dump")
             return ()
 
+    def _apply_inlined(self, frame: Frame) -> None:
+        if self.traced:
+            self.fields.update(inlined=inlined_of(self.traced), entry=entry_of(self.traced, self.stack))
+        elif self.fields.get("graph") is not None:  # no tracing context was read (a trace from a file)
+            code = self.fields.get("original_bytecode")
+            self.fields["inlined"] = inlined_from_graph(self.fields["graph"], frame, code.source if code else None)
+
     def _apply_ddp(self) -> None:
         """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""
         if not self.ddp:
@@ -444,4 +461,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     MinCutRecord: Fold._min_cut, KernelCompileTimes: Fold._kernel_compile,
     CollectiveScheduleRecord: Fold._collective_schedule, TraceCall: Fold._trace_call,
     RuntimeEstimates: Fold._estimates,
+    TracedCode: Fold._traced,
 }

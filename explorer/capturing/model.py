@@ -63,6 +63,38 @@ class Bytecode:
 
 
 @dataclass(frozen=True)
+class InlinedFunction:
+    """A function Dynamo traced into a compiled frame's graph instead of calling it: a module's ``forward``, a helper.
+
+    Once per code object however many times it was inlined (``calls``: once per layer of a stack of blocks). Its
+    lines are what the graph's stack traces name, so the views show them with the frame's own and link them
+    through the chain."""
+
+    name: str  # qualified where Python says (Block.forward; 3.10: the code object's name)
+    filename: str
+    firstlineno: int
+    source: Optional[str] = None  # its source text, read when captured
+    calls: int = 1  # how many times Dynamo inlined it into this graph
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a compilation compiled, named as the user knows it (``Compilation.label``).
+
+    ``name`` is the frame's qualified name (``Decoder.forward``). When torch.compile was given a torch.nn module
+    (``Sequential``, ``Linear``) Dynamo compiles torch's own wrapper frame (``inner`` in
+    ``torch/_dynamo/external_utils.py``) that calls it: then ``wrapper`` is True, ``name`` and its place are the
+    module's ``forward`` the wrapper called, and ``called_at`` is the user's line that ran the compiled module;
+    the frame stays ``Compilation.frame``."""
+
+    name: str
+    filename: str
+    lineno: int
+    wrapper: bool = False
+    called_at: Optional[SourceLoc] = None
+
+
+@dataclass(frozen=True)
 class Guard:
     kind: str  # TENSOR_MATCH, ID_MATCH, ...
     code: str  # the check itself
@@ -305,14 +337,32 @@ class Compilation:
     call_sites: tuple[CallSite, ...] = ()  # where user code called what made each collective (Dynamo's trace_call)
     # ---- Inductor's cost model ----
     op_estimates: tuple[OpEstimate, ...] = ()  # Inductor's estimated runtime of each op it scheduled
+    # ---- the code Dynamo traced (capturing/inlined.py) ----
+    inlined: tuple[InlinedFunction, ...] = ()  # every function inlined into the graph, once each, in tracing order
+    entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
 
     @property
     def is_resume(self) -> bool:
         return self.frame.name.startswith("torch_dynamo_resume_in_")
 
     @property
+    def name(self) -> str:
+        """What it compiled, by name: the module's forward for torch's wrapper frame, else the frame's (qualified)."""
+        return self.entry.name if self.entry is not None else self.frame.name
+
+    @property
     def label(self) -> str:
-        return f"{self.compile_id} {self.frame.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+        e = self.entry
+        if e is not None and e.wrapper:
+            where = (f"called at {_basename(e.called_at.filename)}:{e.called_at.lineno}" if e.called_at
+                     else f"{_basename(e.filename)}:{e.lineno}")
+            return f"{self.compile_id} {e.name} ({where})"
+        return f"{self.compile_id} {self.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+
+    @property
+    def frame_text(self) -> str:
+        """torch's frame as a detail: ``inner (external_utils.py:67)``."""
+        return f"{self.frame.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from .artifacts import KernelCompileInfo, MinCut
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation, OpEstimate, SourceLoc
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, InlinedFunction, Mutation, OpEstimate, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,17 @@ class RecompileReasons:
 
 @dataclass(frozen=True)
 class FrameStart:
-    """``dynamo_start``: the innermost frame of the stack Dynamo started on."""
+    """``dynamo_start``: the innermost frame of the stack Dynamo started on, and that stack (outermost first)."""
 
     frame: Frame
+    stack: tuple[SourceLoc, ...] = ()
+
+
+@dataclass(frozen=True)
+class TracedCode:
+    """``traced_code``: the functions Dynamo traced into a graph: the frame's, then each inlining as it finished."""
+
+    functions: tuple[InlinedFunction, ...]
 
 
 @dataclass(frozen=True)
@@ -237,4 +245,4 @@ class TraceCall:
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
-               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates]
+               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode]

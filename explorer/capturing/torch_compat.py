@@ -118,6 +118,52 @@ def current_compile_id() -> Optional[CompileId]:
     return CompileId(cid.frame_id, cid.frame_compile_id or 0, getattr(trace_id, "attempt", 0) or 0)
 
 
+def interned_strings() -> dict[int, str]:
+    """The file names the trace has interned so far in this process, by number. torch writes each one's ``str``
+    record once per process, so a capture after another sees only the numbers (2.11-2.14: structured.INTERN_TABLE)."""
+    from torch._logging import structured
+
+    return {index: path for path, index in getattr(structured, "INTERN_TABLE", {}).items()}
+
+
+def traced_code() -> Optional[tuple[Any, ...]]:
+    """The code objects Dynamo traced into the graph it is outputting now: the frame's first, then each function
+    it inlined, once per inlining, as each finished (``TracingContext.traced_code``, 2.11-2.14); None outside one.
+    Read while Dynamo writes its output graph: the frame's tracing context is gone by the bytecode hook."""
+    from torch._guards import TracingContext
+
+    ctx = TracingContext.try_get()
+    codes = getattr(ctx, "traced_code", None) if ctx is not None else None
+    return tuple(codes) if codes else None
+
+
+# torch's own frame around what torch.compile was given when it cannot hook that directly (a torch.nn module such
+# as Sequential or Linear, a torch function): torch/_dynamo/external_utils.py's wrap_inline makes `inner`, which
+# calls it (2.11-2.14). Dynamo compiles `inner` and inlines the module's forward into it.
+WRAPPER_FRAMES = ((("_dynamo", "external_utils.py"), ("inner", "wrap_inline.<locals>.inner")),)
+
+
+@functools.lru_cache(maxsize=1)
+def torch_dir() -> str:
+    """The folder of the torch package this process imports, ending in a separator."""
+    import os
+
+    import torch
+
+    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+# how torch.nn.Module's own call machinery is named when Dynamo inlines it between a wrapper and a module's forward
+MODULE_CALL_FUNCTIONS = frozenset({"Module._call_impl", "Module._wrapped_call_impl", "_call_impl",
+                                   "_wrapped_call_impl"})
+
+
+def is_wrapper_frame(filename: str, name: str) -> bool:
+    """Whether a compiled frame is torch's wrapper around what the user compiled (``WRAPPER_FRAMES``)."""
+    parts = tuple(filename.replace("\\", "/").split("/")[-2:])
+    return any(parts == tail and name in names for tail, names in WRAPPER_FRAMES)
+
+
 def register_bytecode_hook(hook: Callable[[Any, Any], None]) -> Any:
     """Returns a handle with .remove(); the hook sees (original, rewritten) code objects."""
     from torch._dynamo.convert_frame import register_bytecode_hook as register

@@ -301,7 +301,7 @@ def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
     """One stage as a self-contained block: title, the learner's explanation, the pane."""
     return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
             f'<div class="cx-h3">{esc(stage.title)} <span class="cx-muted">[{esc(comp.compile_id)}] '
-            f'{esc(comp.frame.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
+            f'{esc(comp.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
             f'{stage_html(comp, stage.id, report=report)}</div>')
 
 

@@ -95,7 +95,8 @@ _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
 FIRST_FIELDS = frozenset({"compile_id", "frame", "status", "original_bytecode", "rewritten_bytecode", "graph",
                           "guards", "recompile_reason", "graph_break", "restarts", "compile_time_s", "metrics",
                           "failure", "missing", "kernels",  # kernels: their facts; their sources come later
-                          "regions"})  # the Dynamo graph's pane draws each compiled region's graph
+                          "regions",  # the Dynamo graph's pane draws each compiled region's graph
+                          "inlined", "entry"})  # the source pane shows the functions inlined into the frame
 FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.kind != "kernels"
                          and s.field.split(".")[0] in FIRST_FIELDS)
 # The panes a deferred payload carries (the view model's own: ``viewmodel.build(report, panes=FIRST_PANES)``

@@ -83,6 +83,7 @@ from .fmt import (
     speedup_text,
 )
 from .graphviz_svg import MAX_NODES
+from .inlined_view import inlined_blocks
 
 KERNEL_PREFIX = "kernel:"
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
@@ -463,9 +464,14 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
     bits += usage_view.region_bits(comp)
-    where = (report.clinic.where(comp.frame.filename, comp.frame.lineno) if report is not None
-             else loc_text(comp.frame.filename, comp.frame.lineno))  # "cell [5], line 3" in a notebook
-    return [{"code": comp.compile_id}, f" {comp.frame.name} ", {"muted": f"({where}) — {', '.join(bits)}"}]
+    entry = comp.entry if comp.entry is not None and comp.entry.wrapper else None
+    at = entry.called_at if entry is not None and entry.called_at else None
+    file, line = (at.filename, at.lineno) if at else (comp.frame.filename, comp.frame.lineno)
+    where = (report.clinic.where(file, line) if report is not None
+             else loc_text(file, line))  # "cell [5], line 3" in a notebook
+    frame = f"; torch's frame: {comp.frame_text}" if entry is not None else ""
+    return [{"code": comp.compile_id}, f" {comp.name} ",
+            {"muted": f"({'called at ' if at else ''}{where}) — {', '.join(bits)}{frame}"}]
 
 
 def resolve(obj: Any, path: str) -> Any:
@@ -494,6 +500,11 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     if comp.is_resume:
         out.append({"t": "p", "cls": "cx-muted", "r": "A resume function: Dynamo made it to run the rest of the "
                     "function after an earlier graph break; its code starts at the line of that break."})
+    if comp.entry is not None and comp.entry.wrapper:
+        out.append({"t": "p", "cls": "cx-muted", "r": [
+            "torch.compile was given ", {"code": comp.entry.name.partition(".")[0]}, ", whose code is torch's: "
+            "Dynamo compiled this wrapper frame of torch's, which calls it, and inlined its ",
+            {"code": comp.entry.name}, "."]})
     gb = comp.graph_break
     if line is not None:
         out.append({"t": "p", "r": ["Line ", {"b": str(line)}, " (highlighted) is where the graph break happened: ",
@@ -505,7 +516,7 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                 "r": "Hover or click a line: every pane lights what came from it."})
     out.append(code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
                     marks=[line - first + 1] if line else None, file=bc.filename))
-    return out
+    return out + inlined_blocks(comp)
 
 
 _DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13

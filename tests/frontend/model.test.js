@@ -11,6 +11,13 @@ test("a wrapper's kernel sources are spliced back into its text", () => {
   assert.equal(m.text("0/0", "original_bytecode.source"), "def f(x):\n    y = x.sin()\n    return y * 2");
 });
 
+test("the chain bar reads a user line's text from the frame's source or a function inlined into it", () => {
+  const m = new Model(payload());
+  assert.equal(m.originText(m.origin("/u/p.py:4")), "y = x.sin()");
+  assert.equal(m.originText(m.origin("/u/m.py:11")), "return x.cos()");
+  assert.equal(m.originText(m.origin("/u/m.py:12")), null); // past its last line (the source ends in a newline)
+});
+
 test("a kernel's key shows its own part of the kernels pane", () => {
   const m = new Model(payload());
   const [div] = m.blocks("0/0", "kernel:cpp_fused_sin_0");

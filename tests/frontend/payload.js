@@ -55,6 +55,7 @@ export function payload({ deferred = false } = {}) {
       filename: "/u/p.py",
       firstlineno: 3,
     },
+    inlined: [{ name: "helper", filename: "/u/m.py", firstlineno: 10, source: "def helper(x):\n    return x.cos()\n" }],
     graph: { code: graphCode, num_nodes: 3 },
     guards: [{ kind: "TENSOR_MATCH", code: "check(x)", filename: "/u/p.py", lineno: 4 }],
     output_code: [

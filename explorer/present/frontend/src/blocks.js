@@ -167,7 +167,7 @@ export class CodeBlock {
     this.marks = new Set(spec.marks || []);
     this.cursor = 0;
     this.chunks = [];
-    this.linked = m.hasLineage(this.cid, spec.key) || spec.key === "source:0";
+    this.linked = m.hasLineage(this.cid, spec.key) || !!spec.file; // source lines link to themselves
     this.el = h("div", {
       class: "cx-code",
       tabindex: "0",
@@ -196,8 +196,9 @@ export class CodeBlock {
 
   originsAt(line) {
     const m = this.pane.view.m;
-    if (this.spec.key === "source:0") {
-      const l = m.linkOf(this.cid, "source:0", line);
+    if (this.spec.file) {
+      // the frame's source, or a function inlined into it: each line is its own user line
+      const l = m.linkOf(this.cid, this.spec.key, line);
       return l || [m.origin(`${this.spec.file}:${(this.spec.first || 1) + line - 1}`)];
     }
     return m.linkOf(this.cid, this.spec.key, line);

@@ -217,15 +217,16 @@ export class Model {
     return this._chain.get(cid);
   }
 
-  // the user line's text for an origin, from any captured source
+  // the user line's text for an origin, from any captured source (a frame's, or a function inlined into one)
   originText(o) {
     const [file, line] = splitOrigin(this.origins[o] || "");
     for (const c of this.comps) {
-      const bc = c.original_bytecode;
-      if (!bc || !bc.source || bc.filename !== file) continue;
-      const lines = bc.source.split("\n"),
-        i = line - (bc.firstlineno || 1);
-      if (i >= 0 && i < lines.length) return lines[i].trim();
+      for (const fn of [c.original_bytecode, ...(c.inlined || [])]) {
+        if (!fn || !fn.source || fn.filename !== file) continue;
+        const lines = trimNl(fn.source).split("\n"),
+          i = line - (fn.firstlineno || 1);
+        if (i >= 0 && i < lines.length) return lines[i].trim();
+      }
     }
     return null;
   }
