@@ -156,6 +156,7 @@ def summary(report: Any, *, max_rows: int = 12, model: Optional[dict] = None) ->
     by_id = {c.compile_id: c for c in data.compilations}
     for c in comps[:max_rows]:
         out.append("  " + flat(c["summary"]))
+        out += ["         " + line for line in c.get("repeats", ())]
         out += ["         " + line for line in usage_text.compilation_lines(by_id[c["cid"]])]
     if len(comps) > max_rows:
         out.append(f"  ... {len(comps) - max_rows} more")
