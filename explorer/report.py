@@ -28,6 +28,7 @@ from .distributed.model import Distributed
 from .lineage import Lineage
 from .options import Options
 from .serial import from_jsonable, to_jsonable
+from .structure import Structure
 from .timing.model import ModeResult, TimingReport
 
 SCHEMA_VERSION = 2
@@ -87,6 +88,7 @@ class Report:
     timing: Optional[TimingReport] = None
     comparisons: tuple[ModeResult, ...] = ()  # --compare: the graphs compiled in each mode
     lineage: tuple[Lineage, ...] = ()  # per compilation: the user line of each line of every stage
+    structure: tuple[Structure, ...] = ()  # per compilation: each node's, guard's, launch's module; what repeats
     findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one

@@ -47,6 +47,9 @@ FIELDS = {
     "Report.comparisons": "The `--compare` table, one row per mode.",
     "Report.lineage": "The line-level chain, one object per compilation: every line of every stage's text linked to "
                       "the user lines it came from.",
+    "Report.structure": "The model's modules, one object per compilation with a graph: which module each graph "
+                        "node, guard and kernel launch came from, and the repeated modules (`layers.0` … `layers.79`) "
+                        "the views fold to one entry, with the members that differ and how.",
     "Report.preview": "`null` unless `--target cuda`: the Triton kernels a CUDA GPU would get, lowered in a child "
                       "process without a GPU and never run.",
     "Report.findings": "Where torch.compile behaved differently from a plain run.",
@@ -176,7 +179,8 @@ FIELDS = {
     "FxGraph.code": "The graph's code as torch printed it.",
     "FxGraph.num_nodes": "How many nodes.",
     "FxGraph.nodes": "The node table parsed from the code.",
-    "FxGraph.dot": "The graph in Graphviz's language, for the picture.",
+    "FxGraph.dot": "The graph in Graphviz's language, for the picture; `null` for a graph of more than 400 nodes, "
+                   "whose picture is drawn folded by module from `nodes`.",
     "FxNode.name": "The node's name.",
     "FxNode.op": "`placeholder`, `call_function`, `call_method`, `call_module`, `get_attr` or `output`.",
     "FxNode.target": "What it calls.",
@@ -536,6 +540,34 @@ FIELDS = {
     "TextLines.elements": "Line number -> what the line defines: an FX node, a scheduler node `op3`, a buffer "
                           "`buf2`, the kernel a wrapper line calls, or the post-grad node a kernel line computes.",
     "TextLines.source": "Which record the links came from, in words (`explorer.lineage.SOURCES`).",
+    # ---- the model's structure ----
+    "Structure.compile_id": "The compilation.",
+    "Structure.classes": "Module path -> its class's qualified name, as Dynamo's type guards name it.",
+    "Structure.stages": "Per graph stage (and `guards`), which module each item came from.",
+    "Structure.launches": "Every kernel and library call of the generated wrappers, in call order.",
+    "Structure.repeats": "Per stage (a graph stage, `guards`, `kernels`), the numbered siblings of one container "
+                         "compared: the members alike in groups, the biggest first.",
+    "Structure.notes": "What could not be read, in words.",
+    "StageModules.stage": _ENUM_STAGE + ", or `guards`.",
+    "StageModules.paths": "The module paths its items belong to, each once, as the user names them "
+                          "(`model.layers.3.attn`); `\"\"` is the compiled function itself, outside any module.",
+    "StageModules.of": "Per item (the graph's nodes in order, or the guards in order): an index into `paths`. Read "
+                       "from torch's printed records (parameter names, user lines, guard sources); inferred where a "
+                       "node reads no parameter (`explorer.structure.assign` says how).",
+    "Launch.kernel": "The kernel (or library call) as the wrapper calls it.",
+    "Launch.graph_kind": "`forward`, `backward` or `inference`.",
+    "Launch.modules": "The modules of the post-grad nodes torch's provenance says this call computes, most nodes "
+                      "first.",
+    "Repeat.stage": _ENUM_STAGE + ", `guards` or `kernels`.",
+    "Repeat.parent": "The container: `model.layers`.",
+    "Repeat.kind": "The members' class (`Block`), when Dynamo's type guards name it.",
+    "Repeat.groups": "Members alike, the group with the most members first (its first member is the one the views "
+                     "show); every other group differs from it.",
+    "MemberGroup.members": "The members' names under the container (`\"0\"`, `\"1\"`, ...), in model order.",
+    "MemberGroup.size": "Nodes (guards, kernel launches) of one member.",
+    "MemberGroup.diff": "How these members differ from the first group: unified-diff lines of the two listings, "
+                        "each member's own names written away (empty for the first group).",
+    "MemberGroup.kind": "Their class, when it is not the family's.",
     # ---- the CUDA preview ----
     "Preview.target": "E.g. `cuda sm_90 (NVIDIA H200, mocked)`.",
     "Preview.label": "Its label: a preview that was not run.",

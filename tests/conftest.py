@@ -121,3 +121,20 @@ def stacked_report():
     with explorer.capture() as report:
         stacked_blocks.train_step(torch.compile(model), opt, *stacked_blocks.batch())
     return report
+
+
+@pytest.fixture(scope="session")
+def llama_report():
+    """tests/programs/llama_blocks.py: a training step of four decoder blocks in `model.layers`, the third with
+    another activation (GELU for SiLU): three alike, one odd, in every stage."""
+    import torch
+    from programs import llama_blocks
+
+    import explorer
+
+    torch.manual_seed(0)
+    model = llama_blocks.Llama(layers=4, odd_layer=2)
+    tokens, targets = llama_blocks.batch()
+    with explorer.capture() as report:
+        torch.compile(llama_blocks.train_step)(model, tokens, targets)
+    return report

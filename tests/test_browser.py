@@ -171,7 +171,7 @@ def check_stepping(view, page):
 
 def check_chain(view, page):
     left, right = side(view, "left"), side(view, "right")
-    show(left, "source")
+    show(left, "graph")  # its code: a node of the opened block lights its user line's nodes in every layer
     show(right, "graph")
     line = left.locator(".cx-ln", has_text="torch.sin").first
     line.click()
@@ -419,6 +419,45 @@ def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
     assert view.locator(".cx-kernel-actions").count() == 1  # a kernel: its actions are offered
     side(view, "left").locator(".cx-ln", has_text="torch.sin").first.click()
     assert any("sin" in t for t in right.locator(".cx-code .cx-ln.cx-lit").all_inner_texts())
+
+
+@pytest.fixture(scope="module")
+def llama_page(tmp_path_factory, llama_report):
+    return _page_file(tmp_path_factory, "llama.html", llama_report)
+
+
+def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(page, llama_page):
+    """Four decoder blocks, the third with another activation: the FX graph's picture is one box per run of
+    alike blocks, and the odd block's box opens in place to its own nodes, linked to the chain; the guards
+    pane holds each family in one group whose rows are drawn when it is opened."""
+    from explorer.present import graphviz_svg
+
+    if graphviz_svg.dot_program() is None:
+        pytest.skip("Graphviz's dot is not installed")
+    view = open_page(page, llama_page)
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "graph")  # its code: a node of the opened block lights its user line's nodes in every layer
+    show(right, "graph")
+    right.get_by_role("button", name="Picture").click()
+    assert right.locator("g.node.cx-box").count() >= 3
+    box = right.locator('g.node.cx-box[data-box="box:model.layers.2"]')
+    box.click()
+    opened = right.locator('.cx-box-open[data-box="box:model.layers.2"]')
+    assert "differs from model.layers.0 (silu → gelu)" in opened.locator(".cx-h4").first.inner_text()
+    assert opened.locator("svg g.node").count() >= 20 and "gelu" in opened.locator("svg").inner_html()
+    opened.locator("svg g.node.cx-l", has_text="gelu").first.click()  # the odd block's own activation
+    lit = left.locator(".cx-ln.cx-lit")
+    assert lit.count() >= 1 and any("silu" in t or "gelu" in t for t in lit.all_inner_texts())
+    box.click()
+    assert opened.count() == 0  # opened again, it closes
+    show(left, "guards")
+    group = left.locator("details.cx-rep-same").first
+    assert group.locator("summary").inner_text().startswith("3× Block (model.layers.0–1, 3) alike")
+    assert group.locator("tr").count() == 0  # not drawn until opened
+    group.locator("summary").click()
+    rows = group.locator("tr")
+    assert rows.count() > 20 and "_modules['layers']._modules['0']" in rows.nth(1).inner_text()
+    assert left.locator("details.cx-rep-odd summary").first.inner_text().startswith("model.layers.2 differs")
 
 
 def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):

@@ -24,7 +24,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plain helpers", ("serial", "ipython_compat")),
     ("capture", ("capturing",)),
     ("stages", ("stages",)),
-    ("analyses", ("clinic", "timing", "lineage", "distributed", "preview")),
+    ("analyses", ("clinic", "timing", "lineage", "structure", "distributed", "preview")),
     ("report", ("report", "options", "schema", "schema_docs")),
     ("pipeline", ("pipeline", "targets", "cell", "roomy_stack", "jobs")),
     ("presentation", ("present",)),

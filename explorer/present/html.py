@@ -23,16 +23,17 @@ from typing import Any, Iterable, Optional
 
 from ..capturing.model import Compilation, FxGraph, FxNode, Kernel
 from ..stages import BY_ID, STAGES
-from . import diff_view, graphviz_svg
+from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
 from .escape import esc
 from .fmt import loc_text
 from .plots import bar_chart
+from .structure_view import structure_for
 from .style import ROOT, stylesheet
 from .words import NODE_HEAD, front, static, static_note
 
 KERNEL_PREFIX = vm.KERNEL_PREFIX
-kernel_refs, drawable = vm.kernel_refs, vm.drawable  # re-exported: other views key kernels by these
+kernel_refs = vm.kernel_refs  # re-exported: other views key kernels by it
 resolve, pane_blocks = vm.resolve, vm.pane_blocks
 _OPEN_STAGES = ("graph_break", "graph")
 
@@ -55,11 +56,13 @@ class Ctx:
             self.svgs[dot] = graphviz_svg.render_svg(dot)
         return self.svgs[dot]
 
-    def prefetch_pictures(self, graphs: Iterable[Optional[FxGraph]]) -> None:
-        """Run ``dot`` for every drawable graph at once: it is a subprocess, so threads overlap the waits."""
+    def prefetch_pictures(self, graphs: Iterable[tuple[Compilation, str]]) -> None:
+        """Run ``dot`` for every graph stage's picture at once (``(compilation, stage id)``): it is a subprocess, so
+        threads overlap the waits."""
         if not self.pictures:
             return
-        dots = list({fx.dot for fx in graphs if fx is not None and fx.dot and drawable(fx)} - set(self.svgs))
+        found = (picture_dot(comp, sid) for comp, sid in graphs if getattr(comp, BY_ID[sid].field, None) is not None)
+        dots = list({dot for dot in found if dot} - set(self.svgs))
         if len(dots) < 2 or graphviz_svg.dot_program() is None:
             return
         from concurrent.futures import ThreadPoolExecutor
@@ -134,9 +137,10 @@ def block(b: dict, ctx: Ctx) -> str:
         return f'<div class="{esc(b["cls"])}"{_attr("id", b.get("id"))}{data}>{blocks(b["body"], ctx)}</div>'
     if t == "graph":
         fx = BY_ID[b["stage"]].content(ctx.comp)
+        picture = graph_picture(fx, ctx, b["stage"], b.get("folded"))
         return (f'<details class="cx-sub" open><summary>{esc(static("code"))}</summary>{block(b["code"], ctx)}'
                 f'</details><details class="cx-sub" open><summary>{esc(static("picture"))}</summary>'
-                f'{graph_picture(fx, ctx)}</details>')
+                f'{picture}</details>')
     if t == "chart":
         return bar_chart([tuple(r) for r in b["rows"]], title=b["title"])
     if t == "diff":
@@ -229,17 +233,22 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
     return f'<table class="cx-table cx-nodes"><tr>{head}</tr>{"".join(rows)}</table>{tail}'
 
 
-def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
-    """The SVG, or the node table with a one-line reason when there is no picture."""
+def picture_dot(comp: Compilation, stage: str) -> Optional[str]:
+    """The DOT of a graph stage's picture: folded by module when the graph is big or its modules repeat."""
+    fx = getattr(comp, BY_ID[stage].field, None)
+    return fold_picture.overview_dot(fx, structure_for(None, comp), stage) if fx is not None else None
+
+
+def graph_picture(fx: FxGraph, ctx: Ctx, stage: str = "graph", folded: Optional[str] = None) -> str:
+    """The SVG (a folded one: its overview, whose boxes open in the interactive view; ``folded`` is the view
+    model's note saying so), or the node table with a one-line reason when there is no picture."""
     if not ctx.pictures:
         return f'<p class="cx-muted cx-nopic">{esc(static("picture_in_view"))}</p>'
-    if not drawable(fx):
-        note = vm.picture_skipped(fx) + static("node_table_below")
-        return (f'<p class="cx-muted">{esc(note)}</p><details class="cx-sub"><summary>{esc(static("node_table"))}'
-                f'</summary>{node_table(fx.nodes)}</details>')
-    svg, why = ctx.svg(fx.dot) if fx.dot else (None, static("no_dot"))
+    dot = picture_dot(ctx.comp, stage) if ctx.comp is not None else fx.dot
+    svg, why = ctx.svg(dot) if dot else (None, static("no_dot"))
     if svg:
-        return f'<div class="cx-svg">{svg}</div>'
+        note = f'<p class="cx-muted">{esc(folded)}</p>' if folded else ""
+        return f'{note}<div class="cx-svg">{svg}</div>'
     return f'<p class="cx-muted cx-nopic">{esc(why)}.</p>{node_table(fx.nodes)}'
 
 
@@ -448,7 +457,7 @@ def render_fragment(report: Any, *, max_chars: int = 200_000, pictures: bool = T
     data = report.capture
     model = model or vm.build(report)
     ctx = Ctx(report=report, max_chars=max_chars, pictures=pictures, budget=budget)
-    ctx.prefetch_pictures(getattr(c, s.field, None) for c in data.compilations for s in STAGES if s.kind == "graph")
+    ctx.prefetch_pictures((c, s.id) for c in data.compilations for s in STAGES if s.kind == "graph")
     few = len(data.compilations) <= 3
     parts = []
     for i, (c, view) in enumerate(zip(data.compilations, model["compilations"])):

@@ -23,7 +23,8 @@ def summary_blocks(report: Any, model: dict, *, max_rows: int = 12) -> list[dict
     data = report.capture
     by_id = {c.compile_id: c for c in data.compilations}
     comps = model["compilations"]
-    rows = [{"r": view["summary"], "body": view["from_where"] + usage_view.kernel_builds(by_id[view["cid"]])
+    rows = [{"r": view["summary"], "body": [{"t": "p", "r": line} for line in view.get("repeats", ())]
+             + view["from_where"] + usage_view.kernel_builds(by_id[view["cid"]])
              + usage_view.regions_summary(by_id[view["cid"]])} for view in comps[:max_rows]]
     body = [{"t": "list", "items": rows}] if rows else []
     if len(comps) > max_rows:

@@ -68,7 +68,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ddp_view, diff_view, numbers_view, ranks, saved_view, usage_view, words
+from . import ddp_view, diff_view, numbers_view, ranks, saved_view, structure_view, usage_view, words
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -82,7 +82,6 @@ from .fmt import (
     ratio_text,
     speedup_text,
 )
-from .graphviz_svg import MAX_NODES
 from .inlined_view import inlined_blocks
 
 KERNEL_PREFIX = "kernel:"
@@ -318,6 +317,7 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> di
             "previous": prev.compile_id if prev is not None else None,
             "break_line": break_line(comp), "findings": [finding_note(f) for f in report.findings
                                                          if f.compile_id == comp.compile_id and f.stage],
+            "repeats": structure_view.summary(report, comp),  # "repeated: 80× Block (layers.0–79), ..."
             "panes": drawn}
 
 
@@ -328,6 +328,7 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     refs = kernel_refs(comp) if refs is None else refs
     drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in stages}
     usage_panes(drawn, comp, report, refs)
+    structure_view.fold_panes(drawn, comp, report, guard_row)  # a model's repeated blocks, folded
     prev = previous_compilation(comp, report.capture) if comp.recompile_reason and "graph_break" in drawn else None
     if prev is not None:  # after the recompile's reason: its diff, one click away
         at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
@@ -576,6 +577,12 @@ def _guard_line_cell(w: GuardLine) -> Any:
     return cell
 
 
+def guard_row(g: Any, w: GuardLine) -> dict:
+    """One guard's row of the guards pane: kind, check, guarded value, the user line it came from."""
+    return {"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
+            "origin": origin_of(w.filename, w.lineno)}
+
+
 def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     out: list[dict] = []
     if comp.guards:
@@ -586,9 +593,7 @@ def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                     f"this compilation; {from_user} point at a line of user code"
                     + (f" ({moved} checked inside a library, shown at the line that hands the value there)."
                        if moved else ".")})
-        rows = [{"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
-                 "origin": origin_of(w.filename, w.lineno)}
-                for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
+        rows = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
         out.append({"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows,
                     "head": ["kind", "check", "guarded value", "user line"]})
         if len(comp.guards) > MAX_TABLE_ROWS:
@@ -736,16 +741,6 @@ _BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _g
             "break": _graph_break, "ir": _ir, "kernels": _kernels,
             "saved": lambda stage, comp, refs: saved_view.blocks(comp)}
 BY_STAGE = {s.id: s for s in STAGES}
-
-
-def drawable(fx: Any) -> bool:
-    """Small enough for a picture (bigger ones are unreadable and slow to lay out)."""
-    return max(fx.num_nodes, len(fx.nodes)) <= MAX_NODES
-
-
-def picture_skipped(fx: Any) -> str:
-    n = max(fx.num_nodes, len(fx.nodes))
-    return f"Picture skipped: {n:,} nodes is over the {MAX_NODES}-node limit (too big to read, and slow to lay out)."
 
 
 # ---- timing ----

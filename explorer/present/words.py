@@ -103,6 +103,7 @@ FRONT: dict[str, Template] = {
     "drawing_picture": "Drawing the picture (Graphviz runs in the kernel)…",
     "picture_not_drawn": "The picture was not drawn (no kernel is connected).",
     "picture_unreadable": "The picture could not be read.",
+    "close_box": "close",
 }
 
 # the static copy's own (present.html)

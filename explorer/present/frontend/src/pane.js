@@ -186,7 +186,7 @@ export class Pane {
       pane: this,
       decorate: (el, o) => view.decorate(el, o, this),
       code: (spec) => this.codeEl(spec),
-      picture: (stageId) => view.picture(this, stageId),
+      picture: (stageId, note) => view.picture(this, stageId, note),
     };
   }
 
@@ -270,6 +270,16 @@ export class Pane {
     if (center) body.scrollTop = Math.max(0, top - body.clientHeight / 2 + LH);
     else if (top < body.scrollTop) body.scrollTop = top - LH;
     else if (top + LH > body.scrollTop + body.clientHeight) body.scrollTop = top - body.clientHeight + 2 * LH;
+  }
+
+  // a line of one of this pane's code blocks, shown (a picture gives way to the code) and scrolled to
+  showLine(key, line) {
+    if (this.mode === "picture") this.set({ mode: "code" });
+    const b = this.blocks.find((x) => x.key === key);
+    const el = b && b.lineEl(line);
+    if (!el) return;
+    b.moveCursor(line - (b.cursor || 0));
+    this.scrollTo(el);
   }
 
   // scroll to the first line of the chain in this pane (data first: the line may not be rendered yet)
