@@ -469,8 +469,12 @@ def test_page_loop_ir_is_outlined_by_module_and_a_folded_row_leads_to_its_schedu
                                                                                         llama_report):
     """The loop-level IR after fusion of the four-block model: each dump (forward, backward) has a module outline
     over its text, the alike blocks in one row and the odd block called out with its diff; a row's lines put the
-    cursor on its first scheduler node in the dump."""
+    cursor on its first scheduler node in the dump, drawn whole (a text this long travels packed, unpacked when
+    the pane shows it)."""
+    from explorer.present.packed_text import PACK_OVER
+
     (dump,) = [d for d in llama_report.compilations[0].ir_post_fusion if d.graph_kind == "backward"]
+    assert len(dump.text) > PACK_OVER  # so the page carries it packed
     view = open_page(page, llama_page)
     right = side(view, "right")
     show(right, "ir_post_fusion")
