@@ -136,6 +136,31 @@ def test_the_chain_survives_compaction(breaks_report):
     assert all(key.split(":")[0] in PICTURED for c in packed["compilations"].values() for key in c["elements"])
 
 
+def test_a_models_loop_ir_travels_outlined_by_module(llama_report):
+    """The page's loop-IR panes (tests/programs/llama_blocks.py: four blocks, the third with GELU): over each dump,
+    forward and backward, its module outline, the alike blocks in one row and the odd one called out; each row's
+    line is a scheduler node of the text the payload carries for that dump (the backward's packed, read back)."""
+    from explorer.present.text import flat
+
+    comp = llama_report.compilations[0]
+    payload, _ = build(llama_report, pictures="none")
+    doc = payload["report"]["capture"]["compilations"][0]
+    assert any(isinstance(d["text"], dict) for d in doc["ir_post_fusion"])  # travels packed
+    unpack_texts(doc)
+    for stage in ("ir_pre_fusion", "ir_post_fusion"):
+        pane = payload["views"][0]["panes"][stage]
+        src = {b["key"]: b["src"] for b in pane if b["t"] == "code"}
+        outlines = [b for b in pane if b["t"] == "details" and b.get("cls") == "cx-rep"]
+        assert [flat(b["s"]).split(":")[0] for b in outlines] == [d.graph_kind for d in getattr(comp, stage)]
+        for outline in outlines:
+            rows = {flat(r["c"][0]): r["c"][3] for r in outline["body"][0]["rows"]}
+            assert {"2× Block (layers.1, 3) alike", "layers.2 differs"} <= set(rows), (stage, set(rows))
+            for where in rows.values():
+                field, part, name = src[where[0]["key"]].split(".")  # "ir_post_fusion.1.text"
+                lines = doc[field][int(part)][name].split("\n")
+                assert lines[where[0]["line"] - 1].startswith("op"), (stage, where)
+
+
 def test_the_chain_read_per_line_or_per_text_is_the_same(breaks_report):
     """Lineage's run-length coded texts and the same chain as one LineLink per line compact alike."""
     from explorer.lineage import lineage_of

@@ -206,10 +206,11 @@ def build_rest(report: Any, model: Optional[dict] = None) -> dict:
         rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
         later = [sid for sid in view["present"] if sid not in FIRST_PANES]
         panes = viewmodel.ensure_panes(view, comp, report, later)
+        pack_texts(rest)  # the report's texts; the panes are the view model's blocks, read as they are
         rest["panes"] = {sid: panes[sid] for sid in later}
         comps[comp.compile_id] = rest
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
-    return {"compilations": pack_texts(comps),
+    return {"compilations": comps,
             "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
 
 
