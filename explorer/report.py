@@ -44,7 +44,7 @@ def _views() -> Any:
     if _VIEWS is None:
         raise RuntimeError("no views are loaded: `import explorer.present` (`import explorer` does it)")
     return _VIEWS
-ENTRIES = ("capture", "explore", "magic", "cli")  # which entry point made the report
+ENTRIES = ("capture", "explore", "magic", "cli", "open")  # which entry point made the report
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from .decoders import UNKNOWN, DecodeContext, decode
 from .fold import Fold
 from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
 from .outside import OutsideDynamo
-from .raw import RawCapture, RawEvent, Tally, describe_error
+from .raw import WHERE, RawCapture, RawEvent, Tally, describe_error
 from .records import CacheRecord, ExportedProgramText
 
 NO_DECODER = "no decoder for this event in this explorer version"
@@ -89,7 +89,9 @@ class Assembly:
 
     def _place(self, ev: RawEvent, result: Any, fold: Optional[Fold]) -> None:
         if result is UNKNOWN:
-            self.others.add(ev.name, ev.compile_id, ev.size, NO_DECODER)
+            # read from a log file: where the first of them is (``trace_file``)
+            at = ev.metadata.get(WHERE)
+            self.others.add(ev.name, ev.compile_id, ev.size, f"{NO_DECODER}; the first at {at}" if at else NO_DECODER)
         elif isinstance(result, Problem):
             self.problems.append(result)
             if fold is not None:

@@ -25,7 +25,7 @@ from .parse_fx import parse_graph
 from .parse_guards import parse_guards
 from .parse_output_code import graph_kind
 from .parse_side_effects import parse_side_effects
-from .raw import DecodeError, RawEvent, describe_error
+from .raw import WHERE, DecodeError, RawEvent, describe_error
 from .records import (
     AotGraph,
     BytecodeListing,
@@ -297,5 +297,7 @@ def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Problem, None, Unk
         return decoder(ev, ctx)
     except Exception as e:  # noqa: BLE001 - one odd record must cost only itself: it is named in the report
         message = describe_error(e, where=not isinstance(e, DecodeError))
+        if WHERE in ev.metadata:  # read from a log file: the record's file and line
+            message = f"{ev.metadata[WHERE]}: {message}"
         return Problem("decoder", message, ev.name, ev.compile_id.trace_key if ev.compile_id else None)
 
