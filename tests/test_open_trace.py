@@ -169,6 +169,19 @@ def test_blank_lines_are_no_records_even_inside_a_payload(write):
     assert not _problems(report)
 
 
+def test_a_log_that_went_through_windows_reads_the_same(write):
+    report = open_trace(write("crlf.log", tape_log("breaks").replace("\n", "\r\n")))
+    assert [c.graph for c in report.compilations] == [c.graph for c in direct("breaks").compilations]
+    assert not _problems(report)  # every MD5 matches: the payloads are torch's, line ends aside
+
+
+def test_a_gzip_cut_short_keeps_what_was_read_and_says_where_it_stopped(tmp_path):
+    packed = gzip.compress(tape_log("breaks").encode("utf-8"))
+    (tmp_path / "cut.log.gz").write_bytes(packed[: len(packed) * 2 // 3])
+    report = open_trace(str(tmp_path / "cut.log.gz"))
+    assert report.compilations and any("reading stopped after" in p.message for p in _problems(report))
+
+
 def test_an_empty_or_missing_path_is_a_clear_error_and_exit_code_2(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes.txt").write_text("hello\n")

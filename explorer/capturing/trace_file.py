@@ -32,6 +32,7 @@ from .raw import WHERE, describe_error
 from .recorder import Recorder
 
 BLOCK = 1 << 22  # characters read at a time
+GZ_BLOCK = 1 << 16  # from a .gz: a file cut short loses only the block it ends in
 READ = "read the trace"  # a Problem's ``where``: what the explorer could not do
 MAX_PROBLEMS = 20  # per kind and file; the rest are counted in one more problem
 # torch's glog prefix: level, date, time, process id, the logging call's file:line, then the envelope
@@ -76,10 +77,10 @@ class FileFacts:
                                              f"problem ({kind}) are not listed one by one"))
 
 
-def records(stream: IO[str], facts: FileFacts) -> Iterator[Record]:
+def records(stream: IO[str], facts: FileFacts, block: int = BLOCK) -> Iterator[Record]:
     """The records of a log file's text, in order; what cannot be read goes to ``facts.problems``."""
     ended, last_ok = True, True
-    for line, text in _record_texts(stream):
+    for line, text in _record_texts(stream, block):
         ended = text.endswith("\n")
         if text.startswith("\n"):  # blank lines before the record (log shippers add them): not records
             stripped = text.lstrip("\n")
@@ -99,12 +100,12 @@ def records(stream: IO[str], facts: FileFacts) -> Iterator[Record]:
                       "file was cut while being written (a job killed mid-write, a copy that stopped)")
 
 
-def _record_texts(stream: IO[str]) -> Iterator[tuple[int, str]]:
+def _record_texts(stream: IO[str], size: int) -> Iterator[tuple[int, str]]:
     """(first line number, text) of each record: its envelope line and its payload lines (and the blank lines
     among them, which are no lines of the payload: torch writes a payload's empty line as a lone tab)."""
     line, rest, scanned = 1, "", 0
     while True:
-        block = stream.read(BLOCK)
+        block = stream.read(size)
         if not block:
             break
         text = rest + block if rest else block
@@ -180,11 +181,11 @@ def _excerpt(text: str, n: int = 80) -> str:
 
 
 def replay(stream: IO[str], facts: FileFacts, recorder: Recorder,
-           before: Optional[Callable[[Record], None]] = None) -> None:
+           before: Optional[Callable[[Record], None]] = None, block: int = BLOCK) -> None:
     """Every record of ``stream`` handed to ``recorder`` as its trace handler would have; torch's own version
     record is kept in ``facts``. A record the recorder cannot take is a problem, and the next one is read.
     ``before(record)`` runs first for each record (to put in what another source adds at that point)."""
-    for record in records(stream, facts):
+    for record in records(stream, facts, block):
         if before is not None:
             before(record)
         artifact = record.metadata.get("artifact")
@@ -210,12 +211,19 @@ def torch_version_of(payload: Optional[str]) -> Optional[str]:
 
 
 def open_text(path: str) -> IO[str]:
-    """A log file as text, ``.gz`` unpacked as it is read; bytes that are not UTF-8 are kept escaped."""
-    if path.endswith(".gz"):
-        import gzip
+    """A log file as text, ``.gz`` unpacked as it is read; bytes that are not UTF-8 are kept escaped.
 
-        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape", newline="")
-    return open(path, encoding="utf-8", errors="surrogateescape", newline="")
+    Lines end as torch wrote them (a payload's lone ``\r`` stays), unless the file's first line ends in
+    ``\r\n`` (it went through Windows): then every ``\r\n`` is read as ``\n``, as tlparse reads it."""
+    import gzip
+
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    crlf = head.split(b"\n", 1)[0].endswith(b"\r")
+    if opener is gzip.open:
+        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape", newline=None if crlf else "")
+    return open(path, encoding="utf-8", errors="surrogateescape", newline=None if crlf else "")
 
 
 def display_name(path: str) -> str:

@@ -35,8 +35,9 @@ Format (``"format": 1``)::
                           # a list for several origins
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
       "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks)
-      "rank_payloads": {"1": {...}},         # the page: every other rank's own payload (this format; its
-                                             # lineage indexes the same "origins"); the widget sends one on
+      "rank_payloads": {"1": {...}},         # every other rank's own payload (this format; its
+                                             # lineage indexes the same "origins"); the page puts each in its
+                                             # own element (page.rank_scripts), the widget sends one on
                                              # request (its "rank" action)
       "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
       "deferred": false,                     # true: only FIRST_FIELDS and the views' FIRST_PANES are here;

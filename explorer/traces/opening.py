@@ -24,7 +24,7 @@ from ..capturing.phases import EVENT, PhaseClock
 from ..capturing.raw import RawCapture, describe_error
 from ..capturing.recorder import Recorder
 from ..capturing.session import read
-from ..capturing.trace_file import READ, FileFacts, Record, open_text, replay
+from ..capturing.trace_file import BLOCK, GZ_BLOCK, READ, FileFacts, Record, open_text, replay
 from ..distributed.model import Distributed, RankInfo
 from ..options import Options
 from ..pipeline import RunContext, finish, write_outputs
@@ -91,7 +91,8 @@ def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None) -> Opene
     ir = _IrFiles(debug_runs or {}, recorder)
     try:
         with open_text(log.path) as stream:
-            replay(stream, facts, recorder, before=ir.before if debug_runs else None)
+            replay(stream, facts, recorder, before=ir.before if debug_runs else None,
+                   block=GZ_BLOCK if log.path.endswith(".gz") else BLOCK)
     except (OSError, EOFError, UnicodeError) as e:  # a gzip cut short, a disk error: what was read stays
         facts.problem("unreadable", None, f"reading stopped after {facts.records} records: {describe_error(e, False)}")
         facts.close()

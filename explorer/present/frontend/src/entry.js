@@ -58,8 +58,13 @@ export function mount(el, payload, host = {}) {
 // The standalone page: the payload is in the script element #cx-payload, as JSON or, for a big
 // report, as gzip + base64 (data-encoding="gzip+base64"), unpacked by the browser itself.
 export async function mountPage(root, script) {
+  // every other rank of a job is in its own element (#cx-rank-N), read only when that rank is picked
+  const rankPayload = (r) => {
+    const el = script.ownerDocument.getElementById(`cx-rank-${r}`);
+    return el ? readPayload(el.textContent, el.dataset.encoding) : null;
+  };
   try {
-    return mount(root, await readPayload(script.textContent, script.dataset.encoding));
+    return mount(root, await readPayload(script.textContent, script.dataset.encoding), { rankPayload });
   } catch (err) {
     root.replaceChildren(
       h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`),
