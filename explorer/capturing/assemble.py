@@ -26,6 +26,7 @@ NO_DECODER = "no decoder for this event in this explorer version"
 NO_COMPILATION = "decoded, but the record names no compile id, so it belongs to no compilation"
 SUPERSEDED = {"bytecode_hook"}  # only a compile id's last record of these is decoded (the rest were replaced)
 UNKNOWN_DEVICE = "unknown"
+MEMO_MIN = 1024  # payloads shorter than this are decoded again rather than looked up
 
 DeviceNamer = Callable[[list[str]], str]
 
@@ -33,8 +34,11 @@ DeviceNamer = Callable[[list[str]], str]
 class Assembly:
     """Builds the CaptureData of one RawCapture; ``run`` fills it step by step, ``data`` reads it."""
 
-    def __init__(self, raw: RawCapture) -> None:
+    def __init__(self, raw: RawCapture, memo: Optional[dict] = None) -> None:
+        """``memo``: decoded records by content, shared across captures (``Decoded``): a job's ranks
+        and a trace's repeats decode each distinct record once, and share what it decodes to."""
         self.raw = raw
+        self.memo = memo
         self.compilations: list[Compilation] = []
         self.problems: list[Problem] = list(raw.problems)
         self.others = Tally()
@@ -62,7 +66,7 @@ class Assembly:
             key = _compilation_key(ev.compile_id)
             if ev.name in SUPERSEDED and last.get((ev.name, key)) != ev.seq:
                 continue
-            result = decode(ev, ctx)
+            result = self._decode(ev, ctx)
             fold = folds.get(key) if key is not None else None
             if fold is None and key is not None:
                 fold = folds[key] = Fold(key)
@@ -70,6 +74,20 @@ class Assembly:
                 continue
             self._place(ev, result, fold)
         return folds
+
+    def _decode(self, ev: RawEvent, ctx: DecodeContext) -> Any:
+        """``decode``, or the record an equal one decoded to (decoders read only the payload and the event's own
+        metadata; records are frozen, so one object can serve every capture that holds the record)."""
+        if self.memo is None or not isinstance(ev.payload, str) or len(ev.payload) < MEMO_MIN:
+            return decode(ev, ctx)
+        fields = ev.metadata.get(ev.name.split(":", 1)[0])
+        key = (ev.name, repr(fields), ev.payload)
+        found = self.memo.get(key)
+        if found is None:
+            found = decode(ev, ctx)
+            if not isinstance(found, Problem):  # a problem names its record: each is said where it is
+                self.memo[key] = found
+        return found
 
     def _outside(self, ev: RawEvent, result: Any, folds: dict[CompileId, Fold]) -> bool:
         """Records no compile id names: an export program, a capture-wide cache record, or part of

@@ -22,7 +22,7 @@ from .model import Frame, Problem
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
-from .parse_guards import parse_guards
+from .parse_guards import has_guard
 from .parse_output_code import graph_kind
 from .parse_side_effects import parse_side_effects
 from .raw import WHERE, DecodeError, RawEvent, describe_error
@@ -110,7 +110,7 @@ def decode_dynamo_graph(ev: RawEvent, ctx: DecodeContext) -> DynamoGraph:
 
 def decode_guards(ev: RawEvent, ctx: DecodeContext) -> GuardTree:
     text = _text(ev).strip("\n")
-    if "GuardManager" not in text or not parse_guards(text):
+    if "GuardManager" not in text or not has_guard(text):
         raise DecodeError(f"no guard manager or guard line in the guard tree ({_excerpt(text)})")
     return GuardTree(text)
 

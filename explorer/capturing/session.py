@@ -100,15 +100,15 @@ def _output_code_files(raw: RawCapture) -> list[str]:
 
 def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], error: Optional[str],
          torch_version: Optional[str] = None, device: Optional[DeviceNamer] = None,
-         python_version: Optional[str] = None) -> CaptureData:
+         python_version: Optional[str] = None, memo: Optional[dict] = None) -> CaptureData:
     """The CaptureData of a finished capture; never raises for what torch emitted.
 
     Only a bug in the assembly's own loop gets here as an exception: then
     the compilations built before it are kept, and the report says what happened.
     ``torch_version``, ``device``, ``python_version``: this process's unless given (a trace read from a file
-    says its own).
+    says its own); ``memo``: records already decoded, shared with other captures (``Assembly``).
     """
-    assembly = Assembly(raw)
+    assembly = Assembly(raw, memo)
     try:
         assembly.run()
     except Exception as e:  # noqa: BLE001 - a bug in the assembly's loop: keep what it built, say what happened

@@ -29,6 +29,7 @@ def _library_roots() -> tuple[str, ...]:
     return tuple(sorted(os.path.normpath(r) + os.sep for r in roots if r))
 
 
+@lru_cache(maxsize=4096)  # asked for every guard and frame, of a few files
 def is_library_file(filename: Optional[str]) -> bool:
     """True for the standard library, installed packages, and frozen/builtin pseudo-files."""
     if not filename:

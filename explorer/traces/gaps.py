@@ -10,6 +10,7 @@ here, so ``stages.why_missing`` says it instead of the in-process capture's usua
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional
 
 from ..capturing.model import Compilation
@@ -66,8 +67,9 @@ def _release(version: str) -> str:
     return version.split("+", 1)[0]
 
 
+@functools.lru_cache(maxsize=1)
 def installed_torch() -> Optional[str]:
-    """The installed torch's version, without importing torch."""
+    """The installed torch's version, without importing torch (asked once: it reads the installed packages)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -83,8 +83,9 @@ def open_trace(path: str | os.PathLike, *, rank: Optional[int] = None, html: Opt
     return report.freeze()
 
 
-def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None) -> Opened:
-    """One log file into a capture, with the phases of its compile time and the debug folder's IR if any."""
+def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None, memo: Optional[dict] = None) -> Opened:
+    """One log file into a capture, with the phases of its compile time and the debug folder's IR if any.
+    ``memo``: the records other logs of the job decoded (a rank's graphs are most often every rank's)."""
     facts = FileFacts(log.name)
     clock = PhaseClock()
     recorder = Recorder([clock], keep=(EVENT,))
@@ -96,26 +97,28 @@ def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None) -> Opene
     except (OSError, EOFError, UnicodeError) as e:  # a gzip cut short, a disk error: what was read stays
         facts.problem("unreadable", None, f"reading stopped after {facts.records} records: {describe_error(e, False)}")
         facts.close()
-    data = _assemble(recorder.raw, facts, clock, ir_folder=bool(ir.used))
+    data = _assemble(recorder.raw, facts, clock, ir_folder=bool(ir.used), memo=memo)
     return Opened(log, facts, data)
 
 
 def _read_all(found: Found, rank: Optional[int], say: Optional[Callable[[str], None]]) -> list[Opened]:
     out = []
+    memo: dict = {}  # records decoded once for every log of the job
     for i, log in enumerate(found.logs):
         if rank is not None and log.rank is not None and log.rank != rank:
             out.append(Opened(log, FileFacts(log.name), None))  # named beside the rank asked for, not read
             continue
         if say is not None and len(found.logs) > 1:
             say(f"reading {log.name} ({i + 1} of {len(found.logs)})")
-        out.append(read_log(log, found.debug_runs))
+        out.append(read_log(log, found.debug_runs, memo))
     return out
 
 
-def _assemble(raw: RawCapture, facts: FileFacts, clock: PhaseClock, ir_folder: bool) -> CaptureData:
+def _assemble(raw: RawCapture, facts: FileFacts, clock: PhaseClock, ir_folder: bool,
+              memo: Optional[dict]) -> CaptureData:
     version = facts.torch_version or UNKNOWN_VERSION
     data = read(raw, notes=[], wall_time_s=None, error=None, torch_version=version, device=_devices,
-                python_version="unknown (not in the trace)")
+                python_version="unknown (not in the trace)", memo=memo)
     comps = tuple(with_source(gaps.with_gaps(dataclasses.replace(c, phases=clock.phases(c.compile_id)), ir_folder))
                   for c in data.compilations)
     notes = [gaps.NOT_IN_A_TRACE]

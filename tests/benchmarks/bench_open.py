@@ -3,7 +3,7 @@
 Inputs:
 - tlparse's own test inputs (``--tlparse-inputs``: the ``tests/inputs`` folder of a pytorch/tlparse checkout):
   every log file and multi-rank folder in it, each opened by both tools;
-- an 80-layer training step's trace (``TRAIN80``: 80 residual MLP blocks, forward and backward compiled by
+- an 80-layer training step's trace (``TRAIN80``: 80 transformer layers, forward and backward compiled by
   Inductor), written once by torch with TORCH_TRACE and cached (``--cache``; a few minutes on 2 cores);
 - a 100 MB trace: that log repeated to 100 MB in one file (compile ids start again at each copy, as after a
   ``torch._dynamo.reset()``);
@@ -40,24 +40,33 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TRAIN80 = '''
 import torch
+import torch.nn.functional as F
 
 
 class Block(torch.nn.Module):
-    def __init__(self, d):
+    """A transformer layer: attention and an MLP, each behind a LayerNorm, with residuals."""
+
+    def __init__(self, d, heads=4):
         super().__init__()
-        self.ln = torch.nn.LayerNorm(d)
-        self.fc1 = torch.nn.Linear(d, 2 * d)
-        self.fc2 = torch.nn.Linear(2 * d, d)
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc1, self.fc2 = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
 
     def forward(self, x):
-        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln(x))))
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(a)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
 
 
 torch.manual_seed(0)
 model = torch.nn.Sequential(*[Block(64) for _ in range(80)])
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
-x, y = torch.randn(16, 64), torch.randn(16, 64)
-loss = torch.nn.functional.mse_loss(torch.compile(model)(x), y)
+x, y = torch.randn(2, 16, 64), torch.randn(2, 16, 64)
+loss = F.mse_loss(torch.compile(model)(x), y)
 loss.backward()
 opt.step()
 print(f"loss {loss.item():.4f}")
