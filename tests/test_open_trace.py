@@ -284,6 +284,43 @@ def test_a_folder_of_rank_logs_is_one_report_comparing_the_ranks(tmp_path, write
         open_trace(str(tmp_path / "job"), rank=5)
 
 
+def test_a_jobs_page_writes_ranks_that_compiled_alike_as_patches_that_read_back_as_their_payloads(tmp_path, write):
+    import base64
+    import re
+
+    from explorer.present.payload import rank_payload, to_json
+
+    for k in range(4):
+        write(f"job/dedicated_log_torch_trace_rank_{k}_x.log", tape_log("breaks", {"rank": k}))
+    report = open_trace(str(tmp_path / "job"))
+    page = report.to_html()
+    element = r'<script type="[^"]+" id="cx-rank-(\d+)"( data-base="\d+"| data-encoding="gzip\+base64")>(.*?)</script>'
+    scripts = {int(m[1]): (m[2], m[3]) for m in re.finditer(element, page)}
+    assert sorted(scripts) == [1, 2, 3] and "gzip" in scripts[1][0]  # rank 0 is the page's own payload
+    base = json.loads(gzip.decompress(base64.b64decode(scripts[1][1])))
+    for k in (2, 3):
+        assert scripts[k][0] == ' data-base="1"' and len(scripts[k][1]) < len(scripts[1][1]) / 4
+        got = _apply(json.loads(gzip.decompress(base64.b64decode(scripts[1][1]))),
+                     json.loads(scripts[k][1]))
+        want = json.loads(to_json(rank_payload(report, k, pictures="lazy")[0]))
+        assert {**got, "made_at": 0, "pictures_lazy": 0} == {**want, "made_at": 0, "pictures_lazy": 0}
+        assert got["header"]["chips"][0] == ["rank", f"{k} of 4"] != base["header"]["chips"][0]
+
+
+def _apply(base, ops):
+    """What the page's applyPatch (frontend/src/model.js) does."""
+    for op in ops:
+        *head, key = op[0]
+        obj = base
+        for p in head:
+            obj = obj[p]
+        if len(op) == 1:
+            del obj[key]
+        else:
+            obj[key] = op[1]
+    return base
+
+
 def test_a_log_started_before_the_process_group_takes_its_rank_from_its_records(tmp_path, write):
     write("job/dedicated_log_torch_trace_a.log", tape_log("breaks", {"rank": 1}))
     write("job/dedicated_log_torch_trace_rank_0_b.log", tape_log("breaks", {"rank": 0}))

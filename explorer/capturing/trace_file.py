@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Optional
 
 from .model import Problem
-from .raw import WHERE, describe_error
+from .raw import WHERE, describe_error, event_name
 from .recorder import Recorder
 
 BLOCK = 1 << 22  # characters read at a time
@@ -171,8 +171,6 @@ def _payload(metadata: dict, body: str, line: int, facts: FileFacts) -> Optional
 
 
 def _name(metadata: dict) -> Optional[str]:
-    from .raw import event_name
-
     return event_name(metadata)
 
 

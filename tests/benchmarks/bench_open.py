@@ -8,7 +8,8 @@ Inputs:
 - a 100 MB trace: that log repeated to 100 MB in one file (compile ids start again at each copy, as after a
   ``torch._dynamo.reset()``);
 - with ``--ranks``: a 1 GB folder of 64 rank logs (``dedicated_log_torch_trace_rank_K_*.log``, each the 80-layer
-  log and half of it again, ``"rank": K`` in every record), for resident memory and the 64-rank page.
+  log with ``"rank": K`` in every record, as every rank of an SPMD job compiles the same), for resident memory
+  and the 64-rank page.
 
 Each tool runs as a user runs it, a fresh process: ``tlparse PATH -o OUT --overwrite --no-browser`` (and
 ``--all-ranks-html`` for a folder of ranks), ``python -m explorer open PATH --html OUT --quiet``; the two
@@ -110,16 +111,16 @@ def big(cache: str, log: str, mb: int = 100) -> str:
 
 
 def ranks(cache: str, log: str, n: int = 64) -> str:
-    """A folder of ``n`` rank logs, each ``log`` and its first half again, with the rank in every envelope."""
+    """A folder of ``n`` rank logs, each ``log`` with the rank in every envelope (as torch writes it once the
+    process group is up)."""
     folder = os.path.join(cache, f"ranks{n}")
     if os.path.isdir(folder) and len(os.listdir(folder)) == n:
         return folder
     os.makedirs(folder, exist_ok=True)
     with open(log, encoding="utf-8", newline="") as fh:
         text = fh.read()
-    half = text[:_ENVELOPE.search(text, len(text) // 2).start()]
     for k in range(n):
-        body = _ENVELOPE.sub(lambda m, k=k: m.group(1) + '{"rank": ' + str(k) + ", ", text + half)
+        body = _ENVELOPE.sub(lambda m, k=k: m.group(1) + '{"rank": ' + str(k) + ", ", text)
         with open(os.path.join(folder, f"dedicated_log_torch_trace_rank_{k}_bench.log"), "w", encoding="utf-8",
                   newline="") as out:
             out.write(body)
