@@ -71,7 +71,7 @@ export async function mountPage(root, script) {
     doc.readyState !== "loading"
       ? find(r)
       : new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(
-          () => find(r) || Promise.reject(new Error("it is not in this page")),
+          () => find(r) || Promise.reject(new Error(`#cx-rank-${r}`)),
         );
   try {
     return mount(root, await readPayload(script.textContent, script.dataset.encoding), { rankPayload });
