@@ -29,10 +29,11 @@ from typing import IO, Callable, Iterator, Optional
 
 from .model import Problem
 from .raw import WHERE, describe_error, event_name
-from .recorder import Recorder
+from .recorder import NOISE, Recorder
 
 BLOCK = 1 << 22  # characters read at a time
 GZ_BLOCK = 1 << 16  # from a .gz: a file cut short loses only the block it ends in
+SHARED_TEXT = 1024  # payloads at least this long that the recorder keeps are shared between equal records
 READ = "read the trace"  # a Problem's ``where``: what the explorer could not do
 MAX_PROBLEMS = 20  # per kind and file; the rest are counted in one more problem
 # torch's glog prefix: level, date, time, process id, the logging call's file:line, then the envelope
@@ -179,10 +180,13 @@ def _excerpt(text: str, n: int = 80) -> str:
 
 
 def replay(stream: IO[str], facts: FileFacts, recorder: Recorder,
-           before: Optional[Callable[[Record], None]] = None, block: int = BLOCK) -> None:
+           before: Optional[Callable[[Record], None]] = None, block: int = BLOCK,
+           texts: Optional[dict[str, str]] = None) -> None:
     """Every record of ``stream`` handed to ``recorder`` as its trace handler would have; torch's own version
     record is kept in ``facts``. A record the recorder cannot take is a problem, and the next one is read.
-    ``before(record)`` runs first for each record (to put in what another source adds at that point)."""
+    ``before(record)`` runs first for each record (to put in what another source adds at that point).
+    ``texts``: payloads already read (other ranks' logs, earlier repeats): an equal payload the recorder keeps
+    is that one string, so a job's ranks hold one copy of what they logged alike."""
     for record in records(stream, facts, block):
         if before is not None:
             before(record)
@@ -190,8 +194,12 @@ def replay(stream: IO[str], facts: FileFacts, recorder: Recorder,
         if isinstance(artifact, dict) and artifact.get("name") == VERSION_ARTIFACT:
             facts.torch_version = torch_version_of(record.payload) or facts.torch_version
             continue
+        payload = record.payload
+        if texts is not None and payload is not None and len(payload) >= SHARED_TEXT and _name(record.metadata) \
+                not in NOISE:
+            payload = texts.setdefault(payload, payload)
         try:
-            recorder.take_trace(record.metadata, record.payload)
+            recorder.take_trace(record.metadata, payload)
         except Exception as e:  # noqa: BLE001 - one odd record costs only itself: it is listed with its line
             facts.problem("unreadable", record.line, f"the record could not be taken in ({describe_error(e)})",
                           _name(record.metadata))

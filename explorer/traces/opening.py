@@ -83,9 +83,11 @@ def open_trace(path: str | os.PathLike, *, rank: Optional[int] = None, html: Opt
     return report.freeze()
 
 
-def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None, memo: Optional[dict] = None) -> Opened:
+def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None, memo: Optional[dict] = None,
+             texts: Optional[dict[str, str]] = None) -> Opened:
     """One log file into a capture, with the phases of its compile time and the debug folder's IR if any.
-    ``memo``: the records other logs of the job decoded (a rank's graphs are most often every rank's)."""
+    ``memo``: the records other logs of the job decoded (a rank's graphs are most often every rank's);
+    ``texts``: the payloads they read (``trace_file.replay``)."""
     facts = FileFacts(log.name)
     clock = PhaseClock()
     recorder = Recorder([clock], keep=(EVENT,))
@@ -93,7 +95,7 @@ def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None, memo: Op
     try:
         with open_text(log.path) as stream:
             replay(stream, facts, recorder, before=ir.before if debug_runs else None,
-                   block=GZ_BLOCK if log.path.endswith(".gz") else BLOCK)
+                   block=GZ_BLOCK if log.path.endswith(".gz") else BLOCK, texts=texts)
     except (OSError, EOFError, UnicodeError) as e:  # a gzip cut short, a disk error: what was read stays
         facts.problem("unreadable", None, f"reading stopped after {facts.records} records: {describe_error(e, False)}")
         facts.close()
@@ -104,13 +106,14 @@ def read_log(log: LogFile, debug_runs: Optional[dict[int, str]] = None, memo: Op
 def _read_all(found: Found, rank: Optional[int], say: Optional[Callable[[str], None]]) -> list[Opened]:
     out = []
     memo: dict = {}  # records decoded once for every log of the job
+    texts: dict[str, str] = {}  # and their payloads held once
     for i, log in enumerate(found.logs):
         if rank is not None and log.rank is not None and log.rank != rank:
             out.append(Opened(log, FileFacts(log.name), None))  # named beside the rank asked for, not read
             continue
         if say is not None and len(found.logs) > 1:
             say(f"reading {log.name} ({i + 1} of {len(found.logs)})")
-        out.append(read_log(log, found.debug_runs, memo))
+        out.append(read_log(log, found.debug_runs, memo, texts))
     return out
 
 
