@@ -22,6 +22,22 @@ or a script pays), since a Python process's start and imports (~0.5-1 s) are mos
 
     PYTHONPATH=. python tests/benchmarks/bench_open.py --tlparse-inputs ../tlparse/tests/inputs \\
         [--tlparse tlparse] [--rounds 3] [--ranks] [--page] [--cache /tmp/cx_bench_open]
+
+Figures (2026-12-05; tlparse 0.4.3, Python 3.11, torch 2.13 CPU; 2 cores shared with other work, load average
+6-25 during the run, so absolute times are several times a quiet machine's: only the ratios, taken in the same
+run, mean much). ``--rounds 2 --page --ranks``:
+
+    input                              size       tlparse   explorer  ratio  explorer peak RSS
+    tlparse's tests/inputs (24)        22.5 MB     6.30 s    47.73 s  7.58x    39 MB (one process per input)
+      the same in one Python process                          4.89 s  0.78x
+    80-layer training step             16.3 MB     6.59 s     7.65 s  1.16x   157 MB; page first paint 450 ms
+    the same repeated to 100 MB       114.0 MB    41.64 s    24.50 s  0.59x   549 MB
+    64 rank logs                     1044.9 MB   648.31 s    95.05 s  0.15x   201 MB; page 3.9 MB, first paint 572 ms
+
+Each small log costs a Python process's start and the explorer's imports (about 1.5-2 s a process under this
+load): in one process the explorer reads tlparse's inputs faster than tlparse's CLI does. Before ranks shared
+their decoded records and the page wrote alike ranks as patches, the 64 rank logs took 122 s with 852 MB
+resident and a 143.5 MB page whose first paint took 2.4 s.
 """
 
 from __future__ import annotations
