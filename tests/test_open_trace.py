@@ -263,6 +263,18 @@ def test_the_source_is_read_from_disk_or_made_of_the_lines_the_trace_quotes(writ
     assert any(b["t"] == "note" and "is not on this machine" in str(b["r"]) for b in pane)
 
 
+def test_a_guard_checked_in_another_machines_library_is_put_on_the_users_line():
+    """A trace from elsewhere names that machine's packages, and its frames have no bytecode to search."""
+    from explorer.capturing.model import Bytecode
+    from explorer.clinic.locate import first_read, is_library_file
+
+    assert is_library_file("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/linear.py")
+    assert is_library_file("/usr/lib/python3.12/copy.py") and not is_library_file("/home/me/train.py")
+    code = Bytecode("forward", "/home/me/m.py", 14, "",
+                    source="    def forward(self, x):\n        # x is read below\n        return self.fc1(x)\n")
+    assert first_read("x", code) == 16 and first_read("self.fc1", code) == 16
+
+
 # ---- a folder of logs: ranks, unranked logs, other files ----
 
 def test_a_folder_of_rank_logs_is_one_report_comparing_the_ranks(tmp_path, write):
