@@ -3,6 +3,7 @@
     import explorer
     report = explorer.explore(fn, x)        # or: with explorer.capture() as report: ...
     report.save_html("report.html")
+    report = explorer.open_trace("trace_dir")   # a job's TORCH_TRACE, every rank
 
 In Jupyter: ``%load_ext explorer`` then ``%%compile`` on a cell.
 """
@@ -11,8 +12,10 @@ from . import present  # noqa: F401  (hands every Report its views: save_html, s
 from .api import capture, explore, explore_export, show
 from .clinic import why_recompile
 from .report import Report
+from .traces import open_trace
 
-__all__ = ["Report", "capture", "explore", "explore_export", "load_ipython_extension", "show", "why_recompile"]
+__all__ = ["Report", "capture", "explore", "explore_export", "load_ipython_extension", "open_trace", "show",
+           "why_recompile"]
 __version__ = "0.1.0"
 
 

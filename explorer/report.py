@@ -92,7 +92,7 @@ class Report:
     findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
-    entry: str = "capture"  # which entry point made the report: capture, explore, magic or cli
+    entry: str = "capture"  # which entry point made the report: capture, explore, magic, cli or open
     options: Optional[Options] = None
     distributed: Optional[Distributed] = None  # a rank's part, or every rank of a job (explorer.distributed)
     schema_version: int = SCHEMA_VERSION

@@ -574,6 +574,16 @@ def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_other
     assert side(view, "right").locator(".cx-pane-body .cx-code").count() >= 1
 
 
+def test_page_of_an_opened_two_rank_trace_compares_the_ranks(page, diverge, tmp_path_factory):
+    """``explorer open`` of torch's own trace of the same two ranks: the same page, ranks compared."""
+    from explorer.traces import open_trace
+
+    report = open_trace(diverge[1].parent / "trace")
+    view = open_page(page, _page_file(tmp_path_factory, "opened.html", report))
+    assert view.locator(".cx-ranks-view table.cx-rank-counts").count() == 1
+    check_ranks(view, page, report)
+
+
 # ---- the widget in a live JupyterLab ----
 
 NOTEBOOK_CELLS = [

@@ -26,7 +26,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("stages", ("stages",)),
     ("analyses", ("clinic", "timing", "lineage", "structure", "distributed", "preview")),
     ("report", ("report", "options", "schema", "schema_docs")),
-    ("pipeline", ("pipeline", "targets", "cell", "roomy_stack", "jobs")),
+    ("pipeline", ("pipeline", "targets", "cell", "roomy_stack", "jobs", "traces")),
     ("presentation", ("present",)),
     ("entry points", ("api", "magic", "cli", "widget", "why", "progress", "tracebacks", "__init__", "__main__")),
 )

@@ -60,6 +60,9 @@ class Bytecode:
     source: Optional[str] = None  # the function's source text, when it is known
     decompiled: Optional[str] = None  # readable Python for rewritten code
     decompile_error: Optional[str] = None  # why `decompiled` is missing
+    # where `source` came from: "code" (the code object's file, as it ran), or for a trace read from a file (no
+    # code objects): "file" (the recorded path, as it is on this machine now), "quoted" (only the lines it quotes)
+    source_origin: str = "code"
 
 
 @dataclass(frozen=True)
@@ -291,6 +294,16 @@ class OpEstimate:
 
 
 @dataclass(frozen=True)
+class Phase:
+    """One phase of a compilation's compile time, from torch's chromium events (``capturing.phases``)."""
+
+    name: str  # torch's span: entire_frame_compile, backend_compile, inductor_compile, GraphLowering.codegen, ...
+    depth: int  # 0: outermost; a phase's children follow it, one deeper
+    seconds: float  # summed over the times it ran (``count``)
+    count: int = 1
+
+
+@dataclass(frozen=True)
 class Compilation:
     compile_id: str
     frame: Frame
@@ -340,6 +353,8 @@ class Compilation:
     # ---- the code Dynamo traced (capturing/inlined.py) ----
     inlined: tuple[InlinedFunction, ...] = ()  # every function inlined into the graph, once each, in tracing order
     entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
+    # ---- a TORCH_TRACE's chromium events (explorer open) ----
+    phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
 
     @property
     def is_resume(self) -> bool:

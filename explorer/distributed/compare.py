@@ -384,13 +384,31 @@ def _device_kind(m: re.Match) -> str:
     return m.group(1) or f"{m.group(2) or m.group(3)}N"
 
 
+_PRINTS: dict[int, tuple[object, str]] = {}  # id -> (the graph or guards, its fingerprint): ranks share them
+
+
+def _by_identity(obj: object, make) -> str:
+    """A fingerprint made once per object: the ranks of a trace share one object for what they hold alike."""
+    hit = _PRINTS.get(id(obj))
+    if hit is None or hit[0] is not obj:
+        if len(_PRINTS) > 4096:
+            _PRINTS.clear()
+        hit = _PRINTS[id(obj)] = (obj, make(obj))
+    return hit[1]
+
+
 def _graph_fingerprint(c: Compilation) -> str:
-    return hashlib.sha1(norm_rank(c.graph.code).encode()).hexdigest()[:12] if c.graph else "-"
+    if c.graph is None:
+        return "-"
+    return _by_identity(c.graph, lambda g: hashlib.sha1(norm_rank(g.code).encode()).hexdigest()[:12])
 
 
 def _guards_fingerprint(c: Compilation) -> str:
-    codes = sorted(norm_rank(g.code) for g in c.guards)
-    return hashlib.sha1("\n".join(codes).encode()).hexdigest()[:12] if codes else "-"
+    def make(guards) -> str:
+        codes = sorted(norm_rank(g.code) for g in guards)
+        return hashlib.sha1("\n".join(codes).encode()).hexdigest()[:12] if codes else "-"
+
+    return _by_identity(c.guards, make)
 
 
 def _break_key(c: Compilation) -> str:

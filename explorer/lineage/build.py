@@ -25,9 +25,30 @@ _GRAPHS = ("graph", "export_graph", "aot_joint", "aot_forward", "aot_backward", 
            "post_grad_graph_backward")
 
 
+# every field of a Compilation the builder reads: a compilation equal to a recent one in these has its chain
+_READS = ("compile_id", *_GRAPHS, "original_bytecode", "rewritten_bytecode", "graph_break", "output_code",
+          "kernels", "ir_pre_fusion", "ir_post_fusion")
+_RECENT: list[tuple[tuple, Lineage]] = []  # (those fields, the chain) of the last compilations built
+_KEEP = 16
+
+
 def lineage_of(data: CaptureData) -> tuple[Lineage, ...]:
     """Every compilation's chain: each line of each stage with the user lines it came from."""
-    return tuple(_Builder(c).build() for c in data.compilations)
+    return tuple(_lineage(c) for c in data.compilations)
+
+
+def _lineage(c: Compilation) -> Lineage:
+    """A compilation's chain, or that of a recent one equal in what the chain reads: a job's ranks (each read
+    from its own log, sharing the records they hold alike) compile the same graphs, and the chain is the
+    costliest step after decoding. Compared field by field, shared objects compare by identity at once."""
+    key = tuple(getattr(c, f) for f in _READS)
+    for seen, lineage in _RECENT:
+        if seen == key:
+            return lineage
+    lineage = _Builder(c).build()
+    _RECENT.append((key, lineage))
+    del _RECENT[:-_KEEP]
+    return lineage
 
 
 class _Builder:

@@ -42,8 +42,9 @@ Format (``"format": 1``)::
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
       "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks), with
                                              # "diffs": two ranks' panes where they compiled differently
-      "rank_payloads": {"1": {...}},         # the page: every other rank's own payload (this format; its
-                                             # lineage indexes the same "origins"); the widget sends one on
+      "rank_payloads": {"1": {...}},         # every other rank's own payload (this format; its
+                                             # lineage indexes the same "origins"); the page puts each in its
+                                             # own element (page.rank_scripts), the widget sends one on
                                              # request (its "rank" action)
       "omitted": ["..."],                    # what was left out of "report", and how the view gets it back
       "deferred": false,                     # true: only FIRST_FIELDS and the views' FIRST_PANES are here;
@@ -71,7 +72,7 @@ import hashlib
 import json
 import os
 import time
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..distributed.model import RankRun
@@ -110,7 +111,8 @@ FIRST_PANES = FIRST_STAGES | {"timing"}
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
           defer: bool = False, model: Optional[dict] = None, other_ranks: bool = False,
-          origins: Optional[list[str]] = None) -> tuple[dict, dict[str, str]]:
+          origins: Optional[list[str]] = None,
+          on_rank: Optional[Callable[[str, dict], None]] = None) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -121,7 +123,9 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     ``model``: the report's view model, when the caller has it (a view builds it once).
     ``other_ranks``: a merged multi-rank report's page embeds every other rank's own payload
     (``rank_payloads``; their pictures are drawn once, with this one's); ``origins``: the user lines
-    the chain's indexes refer to (a job's, so every rank's payload indexes the same list).
+    the chain's indexes refer to (a job's, so every rank's payload indexes the same list). ``on_rank(rank,
+    payload)``: each other rank's payload is handed there as it is made, not kept in this one (a page of many
+    ranks packs each at once: one rank's payload in memory at a time).
     """
     report = as_report(report)
     data: CaptureData = report.capture
@@ -140,8 +144,11 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
                 sub, sub_dots = rank_payload(report, r["rank"], pictures="none" if pictures == "none" else "lazy",
                                              origins=origins, made_at=made_at)
                 sub["pictures_lazy"] = pictures == "lazy"
-                others[str(r["rank"])] = sub
                 dots.update(sub_dots)
+                if on_rank is not None:
+                    on_rank(str(r["rank"]), sub)
+                else:
+                    others[str(r["rank"])] = sub
     drawn = draw_pictures(dots) if pictures == "inline" else {}
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     payload = {

@@ -88,6 +88,12 @@ KERNEL_PREFIX = "kernel:"
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
                   "timing": "Not timed"}  # any other empty stage: "Not captured here"
 MAX_TABLE_ROWS = 2_000
+SOURCE_ORIGINS = {  # a trace's source (``Bytecode.source_origin``): where it was read, since no code object was
+    "file": "The trace holds no source: this is {file} as it is on this machine now, at the path the job "
+            "recorded (if it changed since the job ran, lines may not match).",
+    "quoted": "{file} is not on this machine: only the lines the trace quotes (the graphs' and guards' comments, "
+              "the graph break) are shown, the others are blank. Open the trace where the job's code is, at the "
+              "same path, to see it all."}
 PART_NAMES = {"dynamo": "Dynamo", "aot": "AOTAutograd", "inductor": "Inductor", "runtime": "Runtime"}
 EAGER_COLOUR = "#9aa5b1"
 COMPILED_COLOUR = "#3b7dd8"
@@ -302,6 +308,8 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> di
     prev = previous_compilation(comp, data) if comp.recompile_reason else None
     drawn = stage_panes(comp, report, [sid for sid in present if panes is True or (panes and sid in panes)], refs)
     timed = timing_pane(report, comp.compile_id) if panes else None
+    if panes and comp.phases:  # compile time per phase (a trace's chromium events), over the timing if any
+        timed = phases_blocks(comp) + (timed or [note("cx-missing", why_missing("timing", comp))])
     why_report = {}  # report-wide stages (timing): why this compilation has none
     if timed is not None:
         drawn["timing"] = timed
@@ -498,6 +506,8 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     first = bc.firstlineno or comp.frame.lineno
     line = break_line(comp)
     out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}]
+    if bc.source_origin in SOURCE_ORIGINS:  # read from a trace: the file as it is now, or the lines quoted
+        out.append(note("cx-missing", SOURCE_ORIGINS[bc.source_origin].format(file=bc.filename)))
     if comp.is_resume:
         out.append({"t": "p", "cls": "cx-muted", "r": "A resume function: Dynamo made it to run the rest of the "
                     "function after an earlier graph break; its code starts at the line of that break."})
@@ -751,6 +761,19 @@ def timing_pane(report: Report, cid: str) -> Optional[list[dict]]:
         return None
     mine = tuple(g for g in report.timing.graphs if g.compile_id == cid)
     return timing_blocks(report.timing, mine, (), timeit=False) if mine else None
+
+
+def phases_blocks(comp: Compilation) -> list[dict]:
+    """Where the compile time went: torch's timed spans, each with those it contains indented under it."""
+    total = sum(p.seconds for p in comp.phases if p.depth == 0) or None
+    rows = [{"c": ["\u00a0\u00a0" * p.depth + p.name, format_time(p.seconds),
+                   [{"bar": 100 * p.seconds / total}, f"{100 * p.seconds / total:.0f}%"] if total else "",
+                   str(p.count) if p.count > 1 else ""],
+             "text": f"{'  ' * p.depth}{p.name}: {format_time(p.seconds)}"} for p in comp.phases]
+    return [{"t": "p", "r": "Compile time per phase, from torch's own timed spans (its chromium events): each "
+                            "phase includes the phases indented under it; a phase that ran more than once is "
+                            "summed."},
+            {"t": "table", "cls": "cx-phases", "head": ["phase", "time", "share", "runs"], "rows": rows}]
 
 
 def timing_section(report: Report) -> Optional[dict]:

@@ -18,7 +18,7 @@
 // chain) have the class cx-lit; the root has data-ready once the first render is done.
 
 import { h } from "./dom.js";
-import { readPayload } from "./model.js";
+import { applyPatch, readPayload } from "./model.js";
 import { View } from "./view.js";
 
 // ---------------------------------------------------------------- entry points
@@ -62,8 +62,23 @@ export function mount(el, payload, host = {}) {
 // The standalone page: the payload is in the script element #cx-payload, as JSON or, for a big
 // report, as gzip + base64 (data-encoding="gzip+base64"), unpacked by the browser itself.
 export async function mountPage(root, script) {
+  // every other rank of a job is in its own element (#cx-rank-N), after this script: read only when that rank
+  // is picked (once the browser has read it, if the page is still loading)
+  const doc = script.ownerDocument;
+  const find = (r) => {
+    const el = doc.getElementById(`cx-rank-${r}`);
+    if (!el) return null;
+    if (el.dataset.base === undefined) return readPayload(el.textContent, el.dataset.encoding);
+    return find(Number(el.dataset.base)).then((base) => applyPatch(base, JSON.parse(el.textContent)));
+  };
+  const rankPayload = (r) =>
+    doc.readyState !== "loading"
+      ? find(r)
+      : new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(
+          () => find(r) || Promise.reject(new Error(`#cx-rank-${r}`)),
+        );
   try {
-    return mount(root, await readPayload(script.textContent, script.dataset.encoding));
+    return mount(root, await readPayload(script.textContent, script.dataset.encoding), { rankPayload });
   } catch (err) {
     failed(root, "read", err && err.message);
     return null;

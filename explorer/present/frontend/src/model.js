@@ -339,3 +339,17 @@ export async function readPayload(data, encoding) {
   }
   return JSON.parse(new TextDecoder().decode(bytes));
 }
+
+// Another rank's payload on a job's page, written as the difference from a rank written in full (present/page.py
+// RankScripts): [[path, value], ...] sets, [[path]] deletes, applied in place to that rank's payload (read afresh).
+export function applyPatch(base, ops) {
+  for (const op of ops) {
+    const path = op[0];
+    let o = base;
+    for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
+    const key = path[path.length - 1];
+    if (op.length === 1) delete o[key];
+    else o[key] = op[1];
+  }
+  return base;
+}

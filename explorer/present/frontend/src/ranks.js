@@ -1,9 +1,10 @@
 // A distributed job, rank by rank: the rank picker, "ranks compared" above the rank's own view, and any
 // pane diffed against the same compilation on another rank. A merged report's payload carries `ranks`
 // (present/ranks.py: the ranks, each matched compilation's compile id per rank, the section's blocks, the
-// rank-to-rank diffs its differences lead to, computed in Python: present/diff_view.py) and,
-// on the page, every other rank's own payload (`rank_payloads`); the widget asks the kernel for a rank's
-// payload when it is first needed. Picking a rank swaps its Model in; every pane draws it unchanged.
+// rank-to-rank diffs its differences lead to, computed in Python: present/diff_view.py) and, on the page, every
+// other rank's own payload, each in its own element (`host.rankPayload`), unpacked only when that rank is first
+// picked; the widget asks the kernel for a rank's payload when it is first needed. Picking a rank swaps its Model
+// in; every pane draws it unchanged.
 // A single-rank report has no `ranks`: none of this runs for it.
 
 import { renderBlocks } from "./blocks.js";
@@ -80,9 +81,16 @@ export const Ranks = {
       job.models.set(r, m);
       return m;
     }
-    if (this.host.kernel && !job.waiting.has(r)) {
-      const asked = Promise.resolve(this.host.kernel.call("rank", { rank: r }))
-        .then((res) => readPayload(res.buffers && res.buffers[0], res.encoding))
+    if (job.waiting.has(r)) return null;
+    // the page: the rank's own element, unpacked only now; the widget: asked of the kernel
+    const source = this.host.rankPayload
+      ? this.host.rankPayload(r)
+      : this.host.kernel &&
+        Promise.resolve(this.host.kernel.call("rank", { rank: r })).then((res) =>
+          readPayload(res.buffers && res.buffers[0], res.encoding),
+        );
+    if (source) {
+      const asked = source
         .then((p) => {
           const m = new Model(p, this.m0.shared, r);
           job.models.set(r, m);
