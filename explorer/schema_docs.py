@@ -736,4 +736,14 @@ FIELDS = {
     "IndirectAccess.gathered": "Elements read through loaded indices, per call.",
     "IndirectAccess.scattered": "Elements written (or atomically added to) through them, per call.",
     "IndirectAccess.elements": "The buffer's own number of elements.",
+    # ---- an opened TORCH_TRACE (explorer open) ----
+    "Bytecode.source_origin": "Where `source` came from: `code` (the code object's file, as it ran), `file` (a "
+                              "trace: the recorded path as it is on this machine now) or `quoted` (a trace: only "
+                              "the lines it quotes).",
+    "Compilation.phases": "Compile time per phase, from torch's chromium events (an opened TORCH_TRACE).",
+    "Phase.name": "torch's span: `entire_frame_compile`, `backend_compile`, `inductor_compile`, "
+                  "`GraphLowering.codegen`, ...",
+    "Phase.depth": "0 for the outermost; a phase's children follow it, one deeper.",
+    "Phase.seconds": "Its time, summed over the times it ran.",
+    "Phase.count": "How many times it ran.",
 }
