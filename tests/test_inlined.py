@@ -177,6 +177,23 @@ def test_a_trace_without_dynamos_list_finds_the_functions_from_the_graphs_stack_
     assert "scaled_dot_product_attention" in comp.inlined[1].source and comp.entry is None
 
 
+
+def test_a_resume_functions_trace_does_not_list_the_function_it_resumes_as_inlined():
+    """A resume function's frame is the rest of the function that broke: its graph's lines lie in that function,
+    past what the trace quotes of the frame, and are the frame's own code, not an inlined function's."""
+    from explorer.capturing.inlined import inlined_from_graph
+    from explorer.capturing.model import Frame
+    from explorer.capturing.parse_fx import parse_graph
+
+    first = model_line("def forward(self, x)", after=model_line("class Block"))
+    attention = model_line("scaled_dot_product_attention")
+    text = ('class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "f32[2]"):\n        l_x_ = L_x_\n'
+            f"        # File: {MODEL}:{attention} in forward, code: y = F.scaled_dot_product_attention(q, k, v)\n"
+            '        y: "f32[2]" = torch.sin(l_x_)\n        return (y,)\n')
+    resume = Frame(name="torch_dynamo_resume_in_forward_at_1", filename=MODEL, lineno=first)
+    assert inlined_from_graph(parse_graph(text), resume, "    pass\n") == ()
+
+
 # ---- a real model: N identical blocks and one that differs ----
 
 def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(stacked_report):
