@@ -42,11 +42,22 @@ def mode_lines(data: CaptureData) -> list[str]:
             lines.append(f"  compile {now:.2f} s here against {then:.2f} s when the caches were filled "
                          f"(cold, as torch measured it then): {then - now:.2f} s saved")
     else:
-        lines.append("caches: cold (off while capturing: every stage lowered afresh; --warm for a second run's view)")
+        lines.append("caches: cold (the graph caches off while capturing: every stage lowered afresh; "
+                     f"{_code_cache_words(data)}; --warm for a second run's view)")
     if data.stance != "default" or data.stance_at_end:
         end = f" (at the end: {data.stance_at_end})" if data.stance_at_end else ""
         lines.append(f"stance: {data.stance}{end} (torch.compiler.set_stance)")
     return lines
+
+
+def _code_cache_words(data: CaptureData) -> str:
+    """What torch's code cache did in a cold capture: the kernels it loaded (their source compiled before)."""
+    kernels = [k for comp in data.compilations for k in comp.kernels if k.build]
+    if not kernels:
+        return "torch's code cache serves kernels compiled before from the same source"
+    built = sum(1 for k in kernels if k.build == "built")
+    return f"kernels: {len(kernels) - built} loaded from torch's code cache (compiled before from the same source), " \
+           f"{built} built"
 
 
 def _saved(comp: Compilation) -> Optional[tuple[float, float]]:
