@@ -403,6 +403,47 @@ def _code_objects(fn: Any) -> list[Any]:
     return out
 
 
+# ---- torch.compiler.is_compiling(): the code Dynamo traced, and the user's own compiled functions ----
+
+# the functions Dynamo folds to True while it traces (torch/_dynamo/variables/torch.py, tracing_state_functions):
+# torch.compiler.is_compiling, torch.compiler.is_dynamo_compiling, torch._dynamo.is_compiling, torch._utils.is_compiling
+IS_COMPILING_NAMES = ("is_compiling", "is_dynamo_compiling")
+
+
+def traced_code() -> list[Any]:
+    """The code objects Dynamo has traced in the compile under way (its frame, then each function it inlined,
+    as each finishes); [] outside a compile. Read while a structured-trace record of that compile arrives."""
+    try:
+        from torch._guards import TracingContext
+    except ImportError:
+        return []
+    context = TracingContext.try_get()
+    return list(getattr(context, "traced_code", None) or ()) if context is not None else []
+
+
+def compiled_codes(namespace: dict) -> set[Any]:
+    """The code objects of the functions (and module forwards) in ``namespace`` that torch.compile wraps: where
+    one is called, a plain run compiles it too. Only plain functions and OptimizedModules are looked into (an
+    attribute of any other object could run its code)."""
+    import types
+
+    from torch._dynamo import eval_frame
+
+    optimized = getattr(eval_frame, "OptimizedModule", None)
+    out = set()
+    for value in list(namespace.values()):
+        if isinstance(value, types.FunctionType) and "_torchdynamo_orig_callable" in vars(value):
+            inner = compiled_original(value)
+        elif optimized is not None and isinstance(value, optimized):
+            inner = getattr(compiled_original(value), "forward", None)
+        else:
+            continue
+        code = getattr(inner, "__code__", None)
+        if code is not None:
+            out.add(code)
+    return out
+
+
 # ---- cached guards, evaluated against new arguments (explorer.clinic.why) ----
 
 def compiled_original(fn: Any) -> Any:
