@@ -72,18 +72,19 @@ def test_a_second_capture_loads_its_kernels_from_torchs_code_cache_and_still_sho
 def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_the_capture_and_says_so(monkeypatch):
     """TORCHINDUCTOR_FX_GRAPH_CACHE=1 wins over any value set in torch's config: a hit would hide the stages."""
     import torch
+    from torch_state import config_snapshot
 
     from explorer.capturing import torch_compat
 
     entry = torch._inductor.config._config["fx_graph_cache"]  # what torch reads the variable into at import
     monkeypatch.setattr(entry, "env_value_force", True)
-    before = torch_compat.config_snapshot()
+    before = config_snapshot()
     notes: list[str] = []
     with torch_compat.capture_config(notes):
         assert torch._inductor.config.fx_graph_cache is True  # forced: the capture could not turn it off
         assert torch.compiler.config.force_disable_caches is True
         assert torch._functorch.config.enable_autograd_cache is False
-    assert torch_compat.config_snapshot() == before
+    assert config_snapshot() == before
     assert any("torch._inductor.config.fx_graph_cache stays on (forced by the environment" in n and
                "every cache is off for this capture" in n for n in notes), notes
 

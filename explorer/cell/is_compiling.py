@@ -29,7 +29,6 @@ from ..capturing.raw import RawEvent
 from ..ipython_compat import cell_name
 
 _ASKS = re.compile(r"\b(?:" + "|".join(torch_compat.IS_COMPILING_NAMES) + r")\b")
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_\d+$")
 _LIBRARIES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
@@ -127,5 +126,5 @@ def _user_file(path: str) -> bool:
 
 def _function(code: Any) -> str:
     """The function's name; a resume function Dynamo made after a graph break is named for the one it resumes."""
-    resume = _RESUME.match(code.co_name)
-    return resume["fn"] if resume else getattr(code, "co_qualname", code.co_name)
+    resumed = torch_compat.resumed(code.co_name)
+    return resumed[0] if resumed else getattr(code, "co_qualname", code.co_name)
