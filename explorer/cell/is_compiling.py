@@ -59,7 +59,7 @@ class IsCompilingSites:
     def __init__(self, namespace: dict, skip: Optional[str] = None) -> None:
         self._namespace = namespace  # where the user's own torch.compile wrappers are looked for
         self._skip = skip
-        self._traced: dict[str, list[Any]] = {}  # compile id -> the traced-code list of its latest attempt (live)
+        self._traced: dict[str, list[Any]] = {}  # compile id -> the code its latest record saw traced
         self.sites: dict[tuple[str, int], Site] = {}
 
     def on_event(self, event: RawEvent) -> None:
