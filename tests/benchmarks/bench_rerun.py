@@ -16,11 +16,15 @@ Programs (tiny, so that the C++ builds dominate as they do on a 2-core machine):
 * ``train``: one training step of notebooks/04's MLP, forward and backward compiled (``explorer.capture()``);
 * ``mlp``: notebooks/06's model (Linear-GELU-Linear-LayerNorm) in inference (``explore``).
 
+A third kind, "lowered", is plain with the graph caches off (``TORCHINDUCTOR_FX_GRAPH_CACHE=0
+TORCHINDUCTOR_AUTOGRAD_CACHE=0``), as the capture has them: what lowering every graph costs by itself, so
+explore / lowered is the explorer's own share. ``--before DIR`` adds a fourth kind, "before": the explorer
+of another checkout (e.g. ``git worktree add DIR main``), run the same way, for the change's effect.
+
 Goals: the explorer's re-run within 1.10x of plain's re-run, its first run within 1.00x of plain's first;
-every stage its first run shows is shown by its re-run too (checked: the exit status is 1 when a stage
-is missing; the ratios are printed against the goals). Each explorer run also says how many of its C++
-kernels were built and how many loaded from torch's code cache. ``--before DIR`` adds a third kind, "before":
-the explorer of another checkout (e.g. ``git worktree add DIR main``), run the same way, for the change's effect.
+every stage its first run shows is shown by its re-run too (checked: the exit status is 1 when a stage is
+missing). Each explorer run also says how many of its C++ kernels were built and how many loaded from
+torch's code cache.
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ sys.path.insert(0, {root!r})
 import torch
 from torch import nn
 program, kind = {program!r}, {kind!r}
-if kind != "plain":
+if kind in ("explore", "before"):
     import explorer
 t_imported = time.perf_counter()
+PLAIN = ("plain", "lowered")
 torch.manual_seed(0)
 report = None
 if program == "break":
@@ -59,7 +64,7 @@ if program == "break":
         return torch.cos(y) + 1
     x = torch.randn(64)
     t0 = time.perf_counter()
-    if kind == "plain":
+    if kind in PLAIN:
         torch.compile(fn)(x)
     else:
         report = explorer.explore(fn, x)
@@ -74,7 +79,7 @@ elif program == "train":
         loss.backward()
         opt.step()
     t0 = time.perf_counter()
-    if kind == "plain":
+    if kind in PLAIN:
         step()
     else:
         with explorer.capture() as report:
@@ -84,7 +89,7 @@ elif program == "mlp":
     x = torch.randn(32, 64)
     t0 = time.perf_counter()
     with torch.no_grad():
-        if kind == "plain":
+        if kind in PLAIN:
             torch.compile(model)(x)
         else:
             report = explorer.explore(model, x)
@@ -107,6 +112,8 @@ GOALS = {"first": 1.00, "rerun": 1.10}
 def run_child(program: str, kind: str, cache_dir: str, tmp_dir: str, timeout: float, roots: dict[str, str]) -> dict:
     code = CHILD.format(root=roots.get(kind, ROOT), program=program, kind=kind)
     env = dict(os.environ, PYTHONUNBUFFERED="1", TORCHINDUCTOR_CACHE_DIR=cache_dir, TMPDIR=tmp_dir)
+    if kind == "lowered":  # plain with the graph caches off: what showing every stage costs at the least
+        env.update(TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
     t0, cpu0 = time.perf_counter(), _children_cpu()
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
@@ -166,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="a folder for the JSON of every run")
     ap.add_argument("--before", default=None, help="another checkout's root: its explorer runs as the kind 'before'")
     args = ap.parse_args(argv)
-    kinds = ("plain", "explore") + (("before",) if args.before else ())
+    kinds = ("plain", "explore", "lowered") + (("before",) if args.before else ())
     roots = {"before": os.path.abspath(args.before)} if args.before else {}
     root = own_tmp("cx-bench-rerun-")
     programs = [p.strip() for p in args.programs.split(",") if p.strip()]
@@ -194,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nload average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f}; "
           f"{time.perf_counter() - t_start:.0f} s in all; python {sys.version.split()[0]}")
     print(f"{'program':8s} {'run':6s} {'plain s':>8s} {'explore s':>10s} {'ratio':>6s} {'per round':>22s} "
-          f"{'goal':>5s}   {'CPU plain s':>11s} {'explore s':>10s} {'ratio':>6s}"
-          + (f" {'before s':>9s} {'ratio':>6s} {'CPU ratio':>9s}" if args.before else ""))
+          f"{'goal':>5s}   {'CPU plain s':>11s} {'explore s':>10s} {'ratio':>6s}   {'lowered s':>9s} {'ratio':>6s} "
+          f"{'CPU ratio':>9s}" + (f" {'before s':>9s} {'ratio':>6s} {'CPU ratio':>9s}" if args.before else ""))
     summary = {}
     med = statistics.median
     for p in programs:
@@ -204,14 +211,14 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [a / b for a, b in zip(fig["explore"]["s"], fig["plain"]["s"])]
             cpu_ratio = med(a / b for a, b in zip(fig["explore"]["cpu_s"], fig["plain"]["cpu_s"]))
             summary[f"{p}/{run}"] = dict(fig, ratios=ratios, median=med(ratios), cpu_median=cpu_ratio)
-            before = ""
-            if args.before:
-                old = med(a / b for a, b in zip(fig["before"]["s"], fig["plain"]["s"]))
-                old_cpu = med(a / b for a, b in zip(fig["before"]["cpu_s"], fig["plain"]["cpu_s"]))
-                before = f" {med(fig['before']['s']):9.2f} {old:6.2f} {old_cpu:9.2f}"
+            others = ""
+            for k in kinds[2:]:  # against plain, both ways measured
+                wall = med(a / b for a, b in zip(fig[k]["s"], fig["plain"]["s"]))
+                cpu = med(a / b for a, b in zip(fig[k]["cpu_s"], fig["plain"]["cpu_s"]))
+                others += f"   {med(fig[k]['s']):9.2f} {wall:6.2f} {cpu:9.2f}"
             print(f"{p:8s} {run:6s} {med(fig['plain']['s']):8.2f} {med(fig['explore']['s']):10.2f} "
                   f"{med(ratios):6.2f} {' '.join(f'{x:.2f}' for x in ratios):>22s} {GOALS[run]:5.2f}   "
-                  f"{med(fig['plain']['cpu_s']):11.2f} {med(fig['explore']['cpu_s']):10.2f} {cpu_ratio:6.2f}{before}")
+                  f"{med(fig['plain']['cpu_s']):11.2f} {med(fig['explore']['cpu_s']):10.2f} {cpu_ratio:6.2f}{others}")
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "bench_rerun.json"), "w") as fh:
