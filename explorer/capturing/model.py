@@ -140,7 +140,8 @@ class Kernel:
     aten_ops: tuple[str, ...] = ()
     user_lines: tuple[SourceLoc, ...] = ()
     wrapper_lineno: Optional[int] = None  # where it is defined in the output code
-    # warm captures: "built" (compiled during this capture) or "loaded" (its binary came from a cache); None: not known
+    # "built" (compiled during this capture) or "loaded" (its binary came from torch's code cache, or in a warm
+    # capture from a graph cache's bundle); None: not known
     build: Optional[str] = None
     # torch's own ordered ops of the kernel, where it writes them (the per-kernel trace, kernel_information.json)
     op_trace: tuple[str, ...] = ()
@@ -395,7 +396,8 @@ class CaptureData:
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
     cudagraphs: Optional[CudaGraphs] = None  # reduce-overhead: used or not, and why
-    # cold: caches off while capturing (every stage lowered afresh); warm: the user's caches as they are
+    # cold: the graph caches off while capturing (every stage lowered afresh; torch's code caches serve as in a
+    # plain run); warm: the user's caches as they are
     cache_mode: str = "cold"
     stance: str = "default"  # torch.compiler.set_stance in force when the capture began
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
