@@ -30,7 +30,6 @@ summary.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import os
 import time
@@ -63,6 +62,9 @@ def _widget_class() -> type:
         payload_encoding = traitlets.Unicode("utf-8").tag(sync=True)  # "utf-8" JSON, or "gzip" of it
         made_at = traitlets.Float(0.0).tag(sync=True)
         selection = traitlets.Dict().tag(sync=True)
+        # the graph pictures the kernel has drawn ({id: svg}): a trait, so a notebook saved with its widgets' state
+        # (and a page made from it) keeps them, where no kernel is there to draw them again
+        pictures = traitlets.Dict().tag(sync=True)
         # no Layout widget: the module styles itself, and a view must stay one widget
         layout = traitlets.Any(None, allow_none=True).tag(sync=True)
 
@@ -250,29 +252,42 @@ def _rank(view: ExplorerView, args: dict) -> dict:
     return {"encoding": encoding, "_buffers": [data]}
 
 
+def _ping(view: ExplorerView, args: dict) -> dict:
+    """The view asks when it is drawn: an answer means a kernel runs this view's Python side. Without one (a saved
+    notebook, ``marimo export html``, an nbconvert page, a kernel restarted since) the view offers no kernel action
+    and says what needs one. ``actions``: those this host can do ("why" needs the notebook's variables)."""
+    from . import hosts
+
+    offered = [a for a in ("why", "save_html") if a != "why" or hosts.namespace() is not None]
+    return {"host": hosts.name(), "actions": offered}
+
+
 def _pictures(view: ExplorerView, args: dict) -> dict:
+    """Draws the pictures asked for into the widget's ``pictures`` trait (the view redraws from it)."""
     from .present.payload import draw_pictures
 
     ids = [i for i in args.get("ids", ()) if i in view._dots]
-    return {"pictures": draw_pictures({i: view._dots[i] for i in ids})}
+    drawn = draw_pictures({i: view._dots[i] for i in ids})
+    widget = view.widget()
+    widget.pictures = {**widget.pictures, **drawn}
+    return {"count": len(drawn)}
 
 
 def _why(view: ExplorerView, args: dict) -> dict:
     """``%compile --why EXPR``: which cached compilation the call would reuse, or which guard fails."""
-    from IPython import get_ipython
-
+    from . import hosts
     from .why import why_recompile_line
 
-    shell = get_ipython()
+    namespace = hosts.namespace()
     expr = str(args.get("expr") or "").strip()
-    if shell is None:
-        raise RuntimeError("no IPython kernel here")
+    if namespace is None:
+        raise RuntimeError("no notebook's variables here to evaluate the call in")
     if not expr:
         return {"text": "Type a call, e.g. f(torch.randn(16)): its guards are checked, nothing is compiled or run."}
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
-            why_recompile_line(shell, expr)
+            why_recompile_line(namespace, expr)
     except Exception as e:  # noqa: BLE001 - UsageError and the call's own errors: said, not raised
         out.write(f"{type(e).__name__}: {e}")
     return {"text": out.getvalue().strip()}
@@ -286,6 +301,7 @@ def _save_html(view: ExplorerView, args: dict) -> dict:
 
 
 ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
+    "ping": _ping,
     "rest": _rest,
     "rank": _rank,
     "pictures": _pictures,
@@ -294,19 +310,4 @@ ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
 }
 
 
-class NotebookReport(Report):
-    """The Report ``%%compile -o`` returns: it displays as the explorer view."""
-
-    @classmethod
-    def of(cls, report: Report) -> NotebookReport:
-        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report) if f.init}
-        made = cls(**fields)
-        return made.freeze() if report.frozen else made
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        if self.capture is None:
-            return super()._repr_mimebundle_(include, exclude)
-        return ExplorerView(self)._repr_mimebundle_(include, exclude)
-
-
-__all__ = ["ACTIONS", "ExplorerView", "NotebookReport", "WIDGET_MIME", "KERNEL_PREFIX", "esc", "widget_class"]
+__all__ = ["ACTIONS", "ExplorerView", "WIDGET_MIME", "KERNEL_PREFIX", "esc", "widget_class"]
