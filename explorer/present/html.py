@@ -236,7 +236,8 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
 def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
     """The SVG, or the node table with a one-line reason when there is no picture."""
     if not ctx.pictures:
-        return '<p class="cx-muted cx-nopic">The picture is drawn in the interactive view.</p>'
+        return ('<p class="cx-muted cx-nopic">The picture is drawn in the interactive view (a notebook with its kernel '
+                'running, or the report saved as HTML: report.save_html).</p>')
     if not drawable(fx):
         note = vm.picture_skipped(fx) + " The node table is below."
         return (f'<p class="cx-muted">{esc(note)}</p><details class="cx-sub"><summary>node table</summary>'

@@ -124,9 +124,29 @@ def break_line(comp: Compilation) -> Optional[int]:
 
 # ---- the whole report ----
 
+# What the widget says about the kernel behind it (frontend/src/kernel.js): "asking" while it waits for the kernel's
+# answer to its ping, "up" once it answered, "none" where none did (a saved notebook, an exported or converted page,
+# a restarted kernel) or there is no kernel at all (the standalone page, whose pictures and rest are all in it)
+_SAVED = "this is a saved notebook or page, or its kernel has restarted since: run the cell again"
+KERNEL_WORDS = {
+    "actions_asking": "Asking the kernel…",
+    "actions_none": f"Checking guards and saving as HTML need the kernel that made this view, and none answered: "
+                    f"{_SAVED} to use them.",
+    "picture_asking": "Asking the kernel to draw the picture…",
+    "picture_up": "Drawing the picture (Graphviz runs in the kernel)…",
+    "picture_none": f"The picture is drawn by the kernel that made this view, and none answered: {_SAVED}, "
+                    "or save the report as HTML (report.save_html), which draws every picture.",
+    "rest_waiting": "Loading this stage: the kernel is sending the rest of this big report…",
+    "rest_none": f"This stage is sent by the kernel after the view's first part (the report is big), and none "
+                 f"answered: {_SAVED}, or save the report as HTML (report.save_html), which has all of it.",
+}
+
+
 def labels() -> dict:
-    """Words the views put around the registry's: each part's name, what an empty stage is called."""
-    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES}}
+    """Words the views put around the registry's: each part's name, what an empty stage is called, what the widget
+    says about its kernel."""
+    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES},
+            "kernel": KERNEL_WORDS}
 
 
 Panes = Union[bool, Collection[str]]  # which present stages' panes to build: all, none, or these ids

@@ -205,10 +205,7 @@ export class Pane {
         h(
           "p",
           { class: "cx-muted cx-pending" },
-          this.view.host.kernel
-            ? "Loading this stage: the kernel is sending the rest of this big report…"
-            : "This stage is not in the view's first part, and no kernel is connected to send it: " +
-                "run the cell again, or open report.save_html().",
+          this.view.kernelWords(this.view.kernelState() === "none" ? "rest_none" : "rest_waiting"),
         ),
       );
       return out;
@@ -238,7 +235,8 @@ export class Pane {
     const ocid = t.cid,
       okey = t.key;
     if (om.pending(ocid, okey) || m.pending(this.cid, this.stage)) {
-      return [h("p", { class: "cx-muted cx-pending" }, "Loading: the kernel is sending the rest of this big report…")];
+      const state = view.kernelState() === "none" ? "rest_none" : "rest_waiting";
+      return [h("p", { class: "cx-muted cx-pending" }, view.kernelWords(state))];
     }
     const [a, b] = rankDiffLines(om, t, m, this.cid, this.stage);
     const who = (mm) => (t.rank == null ? "" : `rank ${mm.rank} `);

@@ -13,11 +13,7 @@ export const Pictures = {
     if (!pid) return nopic((v.no_picture || {})[stageId] || "No picture for this graph.");
     const svg = m.pictures[pid];
     if (svg === undefined) {
-      return nopic(
-        this.host.kernel
-          ? "Drawing the picture (Graphviz runs in the kernel)…"
-          : "The picture was not drawn (no kernel is connected).",
-      );
+      return nopic(this.kernelWords(`picture_${this.kernelState()}`));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
     const el = parseSvg(svg);
@@ -64,11 +60,9 @@ export const Pictures = {
     for (const v of this.m.views)
       for (const pid of Object.values(v.pictures || {})) if (!(pid in this.m.pictures)) want.push(pid);
     if (!want.length) return;
+    // drawn into the widget's "pictures" state, which the view watches (entry.js): gotPictures
     Promise.resolve(this.host.kernel.call("pictures", { ids: [...new Set(want)] })).then(
-      (r) => {
-        Object.assign(this.m.pictures, (r && r.pictures) || {});
-        for (const p of this.panes) if (p.mode === "picture") p.render();
-      },
+      (r) => this.gotPictures(r && r.pictures),
       () => {},
     );
   },

@@ -82,7 +82,7 @@ export const Ranks = {
       job.models.set(r, m);
       return m;
     }
-    if (this.host.kernel && !job.waiting.has(r)) {
+    if (this.kernelUp() && !job.waiting.has(r)) {
       const asked = Promise.resolve(this.host.kernel.call("rank", { rank: r }))
         .then((res) => readPayload(res.buffers && res.buffers[0], res.encoding))
         .then((p) => {
@@ -145,7 +145,7 @@ export const Ranks = {
       this.renderChain();
       this.changed();
     }
-    if (this.host.kernel && m.p.pictures_lazy) this.fetchPictures();
+    if (this.kernelUp() && m.p.pictures_lazy) this.fetchPictures();
   },
 
   rankNote(text) {

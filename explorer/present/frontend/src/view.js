@@ -3,6 +3,7 @@
 
 import { Controls } from "./controls.js";
 import { Input } from "./input.js";
+import { Kernel } from "./kernel.js";
 import { Lighting } from "./lighting.js";
 import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
@@ -65,8 +66,7 @@ export class View {
     this.renderChain();
     this.setActive(this.panes[1]);
     this.wire();
-    if (this.host.kernel && this.m.p.pictures_lazy) this.fetchPictures();
-    if (this.host.kernel && this.m.deferred) this.fetchRest();
+    this.watchKernel();
   }
 
   // the panes where the report has compilations, else what it says instead; true: there are some
@@ -80,6 +80,8 @@ export class View {
 
   fetchRest() {
     const m = this.m; // the payload's own rank (another rank's payload comes whole)
+    if (m._restAsked) return;
+    m._restAsked = true;
     Promise.resolve(this.host.kernel.call("rest", {}))
       .then((r) => readPayload(r.buffers && r.buffers[0], r.encoding))
       .then(
@@ -124,6 +126,7 @@ export class View {
 
   destroy() {
     if (this._mo) this._mo.disconnect();
+    if (this._unwatchKernel) this._unwatchKernel();
     if (this._mq && this._mq.removeEventListener) this._mq.removeEventListener("change", this._mqf);
     for (const p of this.panes) if (p.io) p.io.disconnect();
   }
@@ -142,6 +145,7 @@ export class View {
     const i = list.findIndex((s) => s.id === cur);
     const st = this.m.byId.get(cur);
     this.stepLabel.textContent = `${pane.side} pane · step ${i + 1 || "–"} of ${list.length}: ${st ? st.title : cur}`;
+    this.stepLabel.title = this.stepLabel.textContent; // the label has one width (explorer.css): a long one is cut
   }
 
   setActive(pane) {
@@ -179,4 +183,4 @@ export class View {
   }
 }
 
-Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks);
+Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks, Kernel);
