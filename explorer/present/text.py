@@ -84,7 +84,7 @@ def clinic_text(report: Any) -> str:
     """The clinic alone (what CI logs want): break sites, then recompiles."""
     report = vm.as_report(report)
     blocks = vm.fix_list(report.clinic.fix_list, len(report.capture.graph_breaks))
-    blocks += vm.recompiles(report.clinic.recompiles)
+    blocks += vm.recompiles(report.clinic.recompiles, cells=report.clinic.cells)
     head = [] if report.clinic.fix_list else ["graph breaks: none"]
     tail = [] if report.clinic.recompiles else ["recompiles: none"]
     return "\n".join(head + lines(blocks) + tail)
