@@ -1,8 +1,8 @@
 """Which notebook host runs this process, told in one place: what a report's display, ``show`` and the
 view's kernel actions ask.
 
-- ``jupyter``: an IPython kernel (JupyterLab, Notebook 7, VS Code, Colab, nbclient/nbconvert ``--execute``).
-  ipykernel puts its own ``comm.create_comm`` in place when it starts, so a widget's comm reaches a front end.
+- ``jupyter``: an IPython kernel (JupyterLab, Notebook 7, VS Code, Colab, nbclient/nbconvert ``--execute``), whose
+  comm manager takes a widget's comm to the front end (nbclient keeps the widget's state in the notebook).
 - ``marimo``: a cell running in a marimo kernel (``marimo edit``, ``marimo run``, ``marimo export``); marimo puts
   its own ``comm.create_comm`` in place for anywidget widgets, and draws them as ``mo.ui.anywidget`` does.
 - ``None``: a script, a terminal, IPython without a kernel: a widget would reach nothing, so a report shows as text.
@@ -36,13 +36,13 @@ def widgets_live() -> bool:
     """Whether a widget made now has a front end to talk to (the host put its comm in place), so a report can
     display as the interactive view; else the static HTML copy and the text are all there is to show."""
     host = name()
-    if host is None:
+    if host == JUPYTER:  # an IPython kernel opens widgets' comms itself (ipykernel 6 and 7, old and new comms)
+        return True
+    if host != MARIMO:
         return False
-    comm = sys.modules.get("comm")
-    if comm is None:  # no one has imported the comm package: ipykernel and marimo both do, before user code
-        return False
+    comm = sys.modules.get("comm")  # marimo opens anywidget's comms by putting its own comm.create_comm in place
     default = getattr(comm, "_create_comm", None)
-    return getattr(comm, "create_comm", default) is not default
+    return comm is not None and getattr(comm, "create_comm", default) is not default
 
 
 def display(obj: Any) -> bool:

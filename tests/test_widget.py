@@ -207,7 +207,7 @@ def test_a_report_displays_as_the_view_where_widgets_reach_a_front_end(module_re
     assert isinstance(report.widget(), widget_class())
 
 
-def test_widgets_are_live_only_where_a_host_put_its_comm_in_place(monkeypatch):
+def test_widgets_are_live_in_a_kernel_and_where_marimo_put_its_comm_in_place(monkeypatch):
     import comm
 
     from explorer import hosts
@@ -215,7 +215,9 @@ def test_widgets_are_live_only_where_a_host_put_its_comm_in_place(monkeypatch):
     monkeypatch.setattr(hosts, "name", lambda: None)
     assert not hosts.widgets_live()
     monkeypatch.setattr(hosts, "name", lambda: "jupyter")
-    monkeypatch.setattr(comm, "create_comm", comm._create_comm)  # the comm package's no-op: no kernel put its own
+    assert hosts.widgets_live()
+    monkeypatch.setattr(hosts, "name", lambda: "marimo")
+    monkeypatch.setattr(comm, "create_comm", comm._create_comm)  # the comm package's no-op: marimo's is not in place
     assert not hosts.widgets_live()
     monkeypatch.setattr(comm, "create_comm", lambda **kw: None)
     assert hosts.widgets_live()

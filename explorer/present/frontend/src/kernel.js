@@ -66,9 +66,11 @@ export function kernelLink(send, { timeoutMs = PING_MS, setTimer = setTimeout } 
 
 // The View's side (a mixin): what it does when the kernel's state changes.
 export const Kernel = {
-  // "up": a kernel answered; "asking": not yet; "none": none answered, or there is no kernel at all (the page)
+  // "up": a kernel answered; "asking": not yet; "none": none answered, or there is no kernel at all (the page).
+  // A host whose kernel has no state of its own (a stand-in) says by handing it over that it is connected.
   kernelState() {
-    return this.host.kernel ? this.host.kernel.state : "none";
+    const k = this.host.kernel;
+    return k ? k.state || "up" : "none";
   },
 
   kernelUp() {
@@ -81,8 +83,8 @@ export const Kernel = {
   },
 
   watchKernel() {
-    if (!this.host.kernel || !this.host.kernel.watch) return;
-    this._unwatchKernel = this.host.kernel.watch(() => this.kernelChanged());
+    if (!this.host.kernel) return;
+    if (this.host.kernel.watch) this._unwatchKernel = this.host.kernel.watch(() => this.kernelChanged());
     if (this.kernelUp()) this.kernelChanged();
   },
 
