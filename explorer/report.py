@@ -243,6 +243,10 @@ class Report:
         One widget per report: asking again gives the same one."""
         return self._notebook_view().widget()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled (or deep-copied) report leaves its view behind: a widget belongs to this kernel's front end
+        return {k: v for k, v in self.__dict__.items() if k != "_view"}
+
     def _notebook_view(self) -> Any:
         view = self.__dict__.get("_view")
         if view is None:

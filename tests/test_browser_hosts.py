@@ -138,6 +138,7 @@ def test_marimo_offers_only_actions_that_work(marimo_page):
     marimo_page.wait_for_function("(v) => v.querySelector('.cx-pane[data-side=right] .cx-svg svg')"
                                   " || /not found/.test(v.querySelector('.cx-pane[data-side=right]').textContent)",
                                   arg=view.element_handle(), timeout=30_000)
+    _shot(marimo_page, "marimo-run-actions")
 
 
 def test_marimo_run_names_lines_by_the_notebooks_file(marimo_page):

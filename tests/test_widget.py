@@ -205,6 +205,10 @@ def test_a_report_displays_as_the_view_where_widgets_reach_a_front_end(module_re
     assert bundle["text/html"].startswith('<div class="cx-report">') and bundle["text/plain"] == plain["text/plain"]
     assert report._repr_mimebundle_()[WIDGET_MIME]["model_id"] == bundle[WIDGET_MIME]["model_id"]
     assert isinstance(report.widget(), widget_class())
+    import copy
+    import pickle
+
+    assert pickle.loads(pickle.dumps(report)) == report == copy.deepcopy(report)  # the view stays behind
 
 
 def test_widgets_are_live_in_a_kernel_and_where_marimo_put_its_comm_in_place(monkeypatch):
