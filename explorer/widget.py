@@ -6,22 +6,26 @@ JupyterLab, Notebook 7, VS Code, Colab, marimo and a browser. The widget is one
 ipywidgets model (no Layout child either): a view made by each ``%%compile``
 run costs one widget, however big the report. Its state: ``payload`` (the
 report, one JSON string), ``made_at`` (when the view was made: the front end
-records its own latency against it) and ``selection`` (the panes' stages and
+records its own latency against it), ``selection`` (the panes' stages and
 the pinned chain, written by the front end, settable from Python by
-``ExplorerView.select``).
+``ExplorerView.select``) and ``pictures`` (those the kernel has drawn, kept so
+a notebook saved with its widgets' state shows them without a kernel).
 
 What needs the kernel is offered only here (the page has no kernel): the front
 end sends ``{"type": "action", "id", "action", "args"}`` and gets
 ``{"type": "result", "id", "ok", ...}`` back. ``ACTIONS`` is the hook; it holds
-``rest`` (a big report's view is drawn from what its first panes need, and the
-rest follows), ``rank`` (another rank of a merged multi-rank report, sent when
-the view first shows it: the widget carries only the lowest rank's),
+``ping`` (asked when the view is drawn: kernel actions are offered only once a
+kernel answers, as a saved notebook or an exported page has none), ``rest``
+(a big report's view is drawn from what its first panes need, and the rest
+follows), ``rank`` (another rank of a merged multi-rank report, sent when the
+view first shows it: the widget carries only the lowest rank's),
 ``pictures`` (Graphviz runs in the kernel after the view is up), ``why``
 ("would this call recompile?", ``%compile --why`` on an expression of the
 notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
 within a fraction of a second of the capture, however big the report.
 
-``ExplorerView`` is what a cell displays: its mime bundle carries the widget,
+``ExplorerView`` is what a cell displays (a Report displayed where widgets reach a
+front end shows its own, ``report.widget()``: ``explorer.hosts``): its mime bundle carries the widget,
 a static HTML copy of the report (for GitHub and nbviewer, which run no
 JavaScript; no pictures and a size budget, so it is quick to make) and the text
 summary.
