@@ -148,7 +148,7 @@ def run_script(path: str, args: Sequence[str] = (), options: Optional[Options] =
 
     The script's exceptions are printed as Python prints them and turned into
     its exit code; the report holds whatever was captured up to that point.
-    ``target``: the script as a rank of a distributed job runs it (``explorer.distributed.rank``).
+    ``target``: the script as a rank of a distributed job runs it (``explorer.jobs.rank``).
     """
     options = options or Options(capture_only=True)
     outcome = pipeline.run(target or pipeline.ScriptTarget(path, tuple(args)), options)
@@ -231,20 +231,20 @@ def cmd_run(words: Sequence[str]) -> int:
 
 def _distributed_run(run: RunArgs, options: Options) -> Optional[Callable[[], int]]:
     """``--nproc-per-node N``: launch N ranks; a rank of a job (torchrun's environment): run as that rank."""
-    from .distributed import env
+    from .jobs import env
 
     rank = env.rank_env()
     if options.nproc_per_node is not None and rank is not None:
         return lambda: _usage_error(f"--nproc-per-node: this process is already rank {rank.rank} of "
                                     f"{rank.world_size} of a job (RANK, WORLD_SIZE are set); drop the option")
     if options.nproc_per_node is not None:
-        from .distributed.launch import launch
+        from .jobs.launch import launch
 
         return lambda: launch(run, options, quiet=run.options.quiet, fail_on_break=run.options.fail_on_break,
                               say=_say)
     if rank is None:
         return None
-    from .distributed.rank import run_rank
+    from .jobs.rank import run_rank
 
     return lambda: run_rank(run, options, rank, quiet=run.options.quiet, fail_on_break=run.options.fail_on_break,
                             run_script=run_script, say=_say)
@@ -313,8 +313,8 @@ def cmd_merge(words: Sequence[str]) -> int:
                              "named as missing")
     parser.add_argument("--quiet", action="store_true", help="do not print the summary")
     args = parser.parse_args(list(words))
-    from .distributed.merge import merge_parts_of
-    from .distributed.rank import write_merged
+    from .jobs.merge import merge_parts_of
+    from .jobs.rank import write_merged
 
     try:
         merged = merge_parts_of(args.report, args.world_size)

@@ -96,7 +96,7 @@ class Options:
                                 cli=("--html",), metavar="FILE")
     json: Optional[str] = _flag(None, "also save the report as JSON to FILE (schema: README)", magic=("--json",),
                                 cli=("--json",), metavar="FILE")
-    # a distributed job: N ranks started by torch.distributed.run (explorer.distributed)
+    # a distributed job: N ranks started by torch.distributed.run (explorer.jobs)
     nproc_per_node: Optional[int] = _flag(None, "run the script as N ranks on this machine under torch.distributed.run "
                                           "(torchrun's environment: RANK, WORLD_SIZE, ...); every rank is captured "
                                           "and the reports hold every rank, compared", cli=("--nproc-per-node",),

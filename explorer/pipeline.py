@@ -37,6 +37,7 @@ from .options import Options
 from .report import Clinic, Report
 from .roomy_stack import call_on_roomy_stack
 from .stages import with_missing
+from .structure import structure_of
 from .targets import CallTarget, CellTarget, ExportTarget, RunResult, ScriptTarget
 
 __all__ = ["STEPS", "CallTarget", "CellTarget", "ExportTarget", "Outcome", "RunContext", "ScriptTarget", "Step",
@@ -137,6 +138,8 @@ STEPS: tuple[Step, ...] = (
     Step("clinic", "clinic", lambda ctx: Clinic.of(ctx.data, cell_name), reads=(COMPILATIONS, ERROR),
          fallback=lambda ctx: Clinic()),
     Step("lineage", "lineage", lambda ctx: lineage_of(ctx.data), reads=(COMPILATIONS,), fallback=lambda ctx: ()),
+    Step("modules and repeats", "structure", lambda ctx: structure_of(ctx.data), reads=(COMPILATIONS,),
+         fallback=lambda ctx: ()),
     # timing
     Step("timing", "timing", lambda ctx: _time(ctx), reads=(COMPILATIONS, PROBLEMS), when=_timed,
          fallback=lambda ctx: None, progress=lambda ctx: "timing eager vs compiled"),

@@ -28,6 +28,7 @@ from .distributed.model import Distributed
 from .lineage import Lineage
 from .options import Options
 from .serial import from_jsonable, to_jsonable
+from .structure import Structure
 from .timing.model import ModeResult, TimingReport
 
 SCHEMA_VERSION = 2
@@ -52,7 +53,6 @@ def _views() -> Any:
     if _VIEWS is None:
         raise RuntimeError("no views are loaded: `import explorer.present` (`import explorer` does it)")
     return _VIEWS
-ENTRIES = ("capture", "explore", "magic", "cli")  # which entry point made the report
 
 
 @dataclass(frozen=True)
@@ -96,10 +96,11 @@ class Report:
     timing: Optional[TimingReport] = None
     comparisons: tuple[ModeResult, ...] = ()  # --compare: the graphs compiled in each mode
     lineage: tuple[Lineage, ...] = ()  # per compilation: the user line of each line of every stage
+    structure: tuple[Structure, ...] = ()  # per compilation: each node's, guard's, launch's module; what repeats
     findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
-    entry: str = "capture"
+    entry: str = "capture"  # which entry point made the report: capture, explore, magic or cli
     options: Optional[Options] = None
     distributed: Optional[Distributed] = None  # a rank's part, or every rank of a job (explorer.distributed)
     schema_version: int = SCHEMA_VERSION

@@ -47,6 +47,9 @@ FIELDS = {
     "Report.comparisons": "The `--compare` table, one row per mode.",
     "Report.lineage": "The line-level chain, one object per compilation: every line of every stage's text linked to "
                       "the user lines it came from.",
+    "Report.structure": "The model's modules, one object per compilation with a graph: which module each graph "
+                        "node, guard and kernel launch came from, and the repeated modules (`layers.0` … `layers.79`) "
+                        "the views fold to one entry, with the members that differ and how.",
     "Report.preview": "`null` unless `--target cuda`: the Triton kernels a CUDA GPU would get, lowered in a child "
                       "process without a GPU and never run.",
     "Report.findings": "Where torch.compile behaved differently from a plain run.",
@@ -139,6 +142,24 @@ FIELDS = {
     "Compilation.filtered_guards": "Every guard the filter was asked about, kept or dropped.",
     "Compilation.stance": "The stance in force when Dynamo started this compilation.",
     "Compilation.node_map": "torch's pre-grad node -> post-grad nodes (`preToPost` of its provenance).",
+    "Compilation.inlined": "Every function Dynamo inlined into the frame's graph (each module's `forward`, helpers), "
+                           "once each, in the order it first finished tracing them; the chain links their lines "
+                           "(`source` part K+1 is `inlined[K]`).",
+    "Compilation.entry": "What it compiled, named as the user knows it: the frame's qualified name, or, for torch's "
+                         "wrapper frame around a torch.nn module, that module's `forward`; `null` when not known.",
+    "InlinedFunction.name": "Its qualified name (`Block.forward`; on Python 3.10 the code object's name).",
+    "InlinedFunction.filename": "Its file.",
+    "InlinedFunction.firstlineno": "Its first line.",
+    "InlinedFunction.source": "Its source text, read when captured; `null` when it could not be read.",
+    "InlinedFunction.calls": "How many times Dynamo inlined it into this graph (once per layer of a stack of blocks); "
+                             "in a trace read from a file, where it is found from the graph's stack traces, at least "
+                             "this many.",
+    "Entry.name": "The qualified name: `Decoder.forward`, or `Sequential.forward` for a torch.nn module.",
+    "Entry.filename": "Its file.",
+    "Entry.lineno": "Its first line.",
+    "Entry.wrapper": "Whether the compiled frame is torch's wrapper (`inner` in `torch/_dynamo/external_utils.py`) "
+                     "around it, rather than it.",
+    "Entry.called_at": "For a wrapper: the user's line that ran the compiled module; else `null`.",
     "Frame.name": "The function's name.",
     "Frame.filename": "Its file.",
     "Frame.lineno": "Its first line.",
@@ -158,7 +179,8 @@ FIELDS = {
     "FxGraph.code": "The graph's code as torch printed it.",
     "FxGraph.num_nodes": "How many nodes.",
     "FxGraph.nodes": "The node table parsed from the code.",
-    "FxGraph.dot": "The graph in Graphviz's language, for the picture.",
+    "FxGraph.dot": "The graph in Graphviz's language, for the picture; `null` for a graph of more than 400 nodes, "
+                   "whose picture is drawn folded by module from `nodes`.",
     "FxNode.name": "The node's name.",
     "FxNode.op": "`placeholder`, `call_function`, `call_method`, `call_module`, `get_attr` or `output`.",
     "FxNode.target": "What it calls.",
@@ -518,6 +540,34 @@ FIELDS = {
     "TextLines.elements": "Line number -> what the line defines: an FX node, a scheduler node `op3`, a buffer "
                           "`buf2`, the kernel a wrapper line calls, or the post-grad node a kernel line computes.",
     "TextLines.source": "Which record the links came from, in words (`explorer.lineage.SOURCES`).",
+    # ---- the model's structure ----
+    "Structure.compile_id": "The compilation.",
+    "Structure.classes": "Module path -> its class's qualified name, as Dynamo's type guards name it.",
+    "Structure.stages": "Per graph stage (and `guards`), which module each item came from.",
+    "Structure.launches": "Every kernel and library call of the generated wrappers, in call order.",
+    "Structure.repeats": "Per stage (a graph stage, `guards`, `kernels`), the numbered siblings of one container "
+                         "compared: the members alike in groups, the biggest first.",
+    "Structure.notes": "What could not be read, in words.",
+    "StageModules.stage": _ENUM_STAGE + ", or `guards`.",
+    "StageModules.paths": "The module paths its items belong to, each once, as the user names them "
+                          "(`model.layers.3.attn`); `\"\"` is the compiled function itself, outside any module.",
+    "StageModules.of": "Per item (the graph's nodes in order, or the guards in order): an index into `paths`. Read "
+                       "from torch's printed records (parameter names, user lines, guard sources); inferred where a "
+                       "node reads no parameter (`explorer.structure.assign` says how).",
+    "Launch.kernel": "The kernel (or library call) as the wrapper calls it.",
+    "Launch.graph_kind": "`forward`, `backward` or `inference`.",
+    "Launch.modules": "The modules of the post-grad nodes torch's provenance says this call computes, most nodes "
+                      "first.",
+    "Repeat.stage": _ENUM_STAGE + ", `guards` or `kernels`.",
+    "Repeat.parent": "The container: `model.layers`.",
+    "Repeat.kind": "The members' class (`Block`), when Dynamo's type guards name it.",
+    "Repeat.groups": "Members alike, the group with the most members first (its first member is the one the views "
+                     "show); every other group differs from it.",
+    "MemberGroup.members": "The members' names under the container (`\"0\"`, `\"1\"`, ...), in model order.",
+    "MemberGroup.size": "Nodes (guards, kernel launches) of one member.",
+    "MemberGroup.diff": "How these members differ from the first group: unified-diff lines of the two listings, "
+                        "each member's own names written away (empty for the first group).",
+    "MemberGroup.kind": "Their class, when it is not the family's.",
     # ---- the CUDA preview ----
     "Preview.target": "E.g. `cuda sm_90 (NVIDIA H200, mocked)`.",
     "Preview.label": "Its label: a preview that was not run.",
@@ -612,4 +662,78 @@ FIELDS = {
     "Collective.filename": "The user line's file (inferred from the graph's own lines).",
     "Collective.lineno": "The user line.",
     "Collective.code": "Its text.",
+    "Collective.operand": "The graph input it combines, by the user's name (`a`, `self.weight`): two ranks "
+                          "issuing the same collectives on other values in another order are flagged as mixed values.",
+    "Collective.line_from": "How its user line was found: `graph` (the node's stack), `call` (Dynamo's call stack, "
+                            "`call_sites`) or `inferred`.",
+    # ---- torch's other artifacts ----
+    "CaptureData.graph_execution": "The compile ids of the graphs that ran, in order (torch's `graph_execution`, "
+                                   "written when code runs under "
+                                   "`torch._inductor.debug.record_and_log_graph_execution_order()`).",
+    "Compilation.min_cut": "The partitioner's knapsack over the joint graph, or null unless torch logged it "
+                           "(`AOT_PARTITIONER_DEBUG=1` and `activation_memory_budget` below 1).",
+    "Compilation.kernel_compile": "Each Triton kernel's compile, from torch's `triton_kernel_info`.",
+    "Compilation.collective_schedule": "Per lowered graph, its collective kernels in Inductor's final order "
+                                       "(`inductor_collective_schedule`).",
+    "Compilation.call_sites": "Each collective Dynamo made, with the frames it was tracing (Dynamo's `trace_call` "
+                              "log): where a `dist.*` call's user line comes from.",
+    "MinCut.memory_budget": "`torch._functorch.config.activation_memory_budget` (1.0 saves whatever is fastest, 0 "
+                            "recomputes all it can).",
+    "MinCut.candidates": "The knapsack's items, largest first as torch ordered them.",
+    "MinCut.saved_values": "The min-cut solution: the joint graph's nodes the forward saves.",
+    "MinCut.min_activation_gb": "torch's estimate (GB) of the activations when saving the inputs only.",
+    "MinCut.max_activation_gb": "torch's estimate (GB) of the activations the plain min-cut saves.",
+    "MinCut.saved_activation_gb": "torch's estimate (GB) of the activations chosen.",
+    "MinCut.more_aggressive_ratio": "The memory ratio of the next more aggressive policy torch tried.",
+    "MinCut.aggressive_ratio": "The memory ratio of the aggressive policy torch tried.",
+    "MinCut.expected_runtime": "The knapsack's estimate of what recomputation costs (torch's unit).",
+    "MinCut.joint_nodes": "How many nodes the joint graph has.",
+    "MinCutCandidate.name": "The joint graph's node.",
+    "MinCutCandidate.target": "Its op: `aten.addmm.default`.",
+    "MinCutCandidate.shape": "Its shape as torch printed it: `torch.Size([256, 32])`.",
+    "MinCutCandidate.memory_bytes": "What saving it costs, in bytes.",
+    "MinCutCandidate.runtime": "What recomputing it costs (torch's estimate, in its own unit: FLOPs by default).",
+    "MinCutCandidate.saved": "The knapsack saves it.",
+    "MinCutCandidate.recomputed": "The backward recomputes it.",
+    "MinCutCandidate.stack_trace": "The node's whole Python stack, innermost frame last.",
+    "KernelCompileInfo.name": "The Triton kernel: `triton_poi_fused_relu_1`.",
+    "KernelCompileInfo.graph_kind": "The lowering it belongs to: forward, backward or inference.",
+    "KernelCompileInfo.compile_time_s": "How long Triton took to compile it.",
+    "KernelCompileInfo.autotune_cache": "torch's autotune cache state: hit, miss, only 1 config, ...",
+    "KernelCompileInfo.num_configs": "How many configs were tried.",
+    "KernelCompileInfo.only_config": "The one config, when there was no choice.",
+    "CollectiveSchedule.graph_kind": "forward, backward or inference.",
+    "CollectiveSchedule.ops": "Its collective kernels and waits, in Inductor's order.",
+    "CallSite.op": "The collective: `all_reduce`, `all_gather_into_tensor`, ...",
+    "CallSite.node": "The node's name when Dynamo made it (renamed nodes are matched by order).",
+    "CallSite.stack": "The frames Dynamo was tracing, outermost first, the node's own last.",
+    # ---- numbers to act on: bytes touched, the host's share, Inductor's estimate ----
+    "Compilation.op_estimates": "Each op Inductor scheduled with its cost model's runtime "
+                                "(`inductor_runtime_and_tensor_meta`, written when `log_tlparse` is on; the capture "
+                                "turns it on). Inductor estimates 0 for every op off the GPU.",
+    "OpEstimate.name": "The scheduler node: `op3`, `op2_op3_op4` (fused), `extern_kernels.mm`, a collective.",
+    "OpEstimate.kind": "`compute` or `collective`.",
+    "OpEstimate.estimate_s": "The estimated runtime, in seconds.",
+    "OpEstimate.written": "The number torch wrote (under `estimated_runtime_ns`).",
+    "OpEstimate.unit": "How that number was read: `ms` (torch 2.10 on) or `ns` (before), and why.",
+    "OpEstimate.outputs": "Its outputs: `float32[8, 64]`.",
+    "OpEstimate.graph_kind": "The lowering it belongs to: forward, backward or inference.",
+    "OpEstimate.kernel": "The wrapper call it became (a kernel or an extern call), matched in call order; null when "
+                         "the counts did not line up.",
+    "GraphTiming.host": "The host's time per call beside the device's: on a GPU the time to issue a call, on CPU "
+                        "the Python around the kernels; `bound` when the figures follow the host.",
+    "GraphTiming.estimate_s": "Inductor's estimate of all the graph's ops per call (0 off the GPU).",
+    "HostTime.host_s": "On a GPU, the host's time to issue one call; on CPU, the Python around the kernels per call.",
+    "HostTime.device_s": "The device's busy time per call (its kernels); on CPU the kernels' own time.",
+    "HostTime.bound": "The host issues a call in about the time the device runs it (host_s >= 0.8 x device_s): the "
+                      "figures follow the host's speed.",
+    "HostTime.method": "How each side was measured.",
+    "HostTime.host": "On a GPU, the issue-time measurement itself.",
+    "KernelTiming.indirect": "The buffers its bytes reach through indices it loads, counted as if no index repeated.",
+    "KernelTiming.estimate_s": "Inductor's estimated runtime per call of the ops that became it.",
+    "IndirectAccess.param": "The kernel's pointer parameter: `in_ptr1`.",
+    "IndirectAccess.buffer": "What the wrapper passes for it: `primals_1`, `buf3`.",
+    "IndirectAccess.gathered": "Elements read through loaded indices, per call.",
+    "IndirectAccess.scattered": "Elements written (or atomically added to) through them, per call.",
+    "IndirectAccess.elements": "The buffer's own number of elements.",
 }

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from .capturing.model import Compilation
 
 # how an output draws a stage's content
-KINDS = ("source", "code", "bytecode", "graph", "guards", "break", "ir", "kernels", "timing")
+KINDS = ("source", "code", "bytecode", "graph", "guards", "break", "saved", "ir", "kernels", "timing")
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class Stage:
             return bool(comp.graph_break or comp.recompile_reason or comp.restarts or comp.failure)
         if self.id == "guards":
             return bool(comp.guards or comp.guard_tree)
+        if self.id == "saved_tensors":  # read from both halves of the partition
+            return comp.aot_forward is not None and comp.aot_backward is not None
         value = self.content(comp)
         return bool(value) if isinstance(value, (tuple, str)) else value is not None
 
@@ -62,8 +64,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("source", "Source", "source", "original_bytecode.source", "python", "dynamo",
           "The Python code of the frame Dynamo was handed. torch.compile does not read your source: it "
           "installs a frame evaluation hook (PEP 523) and sees each function's bytecode just before CPython "
-          "would run it. Look at which lines hold PyTorch operations; click a line to follow it through "
-          "every later stage."),
+          "would run it. Below it, the functions Dynamo inlined into the frame (each module's forward, "
+          "helpers), where most of a model's operations are written. Look at which lines hold PyTorch "
+          "operations; click a line to follow it through every later stage."),
     Stage("original_bytecode", "Original bytecode", "bytecode", "original_bytecode", "dis", "dynamo",
           "The bytecode CPython compiled this frame to, as Dynamo received it. Dynamo interprets these "
           "instructions symbolically, one by one, recording tensor operations into a graph instead of "
@@ -109,6 +112,14 @@ STAGES: tuple[Stage, ...] = (
           "The backward half of the partition: it takes the saved tensors and the incoming gradients "
           "(tangents) and computes the gradients of the inputs. Compiled ahead of time, before "
           ".backward() is ever called."),
+    Stage("saved_tensors", "Saved for backward", "saved", "aot_backward", None, "aot",
+          "What crosses from the forward to the backward. The partitioner cut the joint graph so that the "
+          "forward returns, besides your outputs, the values the backward needs (its extra outputs are the "
+          "backward's inputs); they stay alive in memory from forward to backward. Anything else the backward "
+          "needs it computes again: cheap pointwise ops (an activation function, a transpose) are recomputed "
+          "rather than saved, trading a little compute for memory. Each row links to its node in the joint "
+          "graph and its line of your code; torch.utils.checkpoint and the activation memory budget move this "
+          "line further towards recomputation."),
     Stage("aot_inference", "AOT inference graph", "graph", "aot_inference", "python", "aot",
           "When nothing requires grad AOTAutograd builds one inference graph of ATen operations, "
           "functionalized and decomposed into the smaller op set Inductor lowers."),
@@ -230,6 +241,9 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
     recorded = comp.missing.get(stage_id)
     if recorded:
         return recorded
+    if stage_id == "saved_tensors":  # read from the forward and backward graphs: empty for their reason
+        lacking = "aot_forward" if comp.aot_forward is None else "aot_backward"
+        return f"no partition to read ({BY_ID[lacking].title} not captured): {why_missing(lacking, comp)}"
     skipped = skipped_by_cache(stage_id, comp)
     if skipped:
         return skipped

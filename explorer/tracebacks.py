@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import linecache
 import os
-import re
 import sys
 import types
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .capturing.torch_compat import resumed
+
 _EXPLORER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # torch's compiler machinery: frames a plain run of the cell would not show
 _TORCH_INTERNAL = ("_dynamo", "_inductor", "_functorch", "fx", "_subclasses", "_higher_order_ops",
                    "_logging", "_guards.py", "_compile.py", "_utils_internal.py", "_strobelight")
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
 CELL_FRAMES = ("compiled_cell",)  # the cell's own function: shown as the cell, like module code
 _CONTEXT = 2  # lines before and after the current one, as IPython shows them
 
@@ -100,8 +100,8 @@ def user_entries(tb: Optional[types.TracebackType]) -> list[Entry]:
 def _entry(frame: types.FrameType, lineno: int, caller: Optional[types.FrameType]) -> Entry:
     code = frame.f_code
     named = caller.f_code if caller is not None else code
-    m = _RESUME.match(named.co_name)
-    name = m["fn"] if m else named.co_name
+    resume = resumed(named.co_name)
+    name = resume[0] if resume else named.co_name
     last = max((line for _, _, line in code.co_lines() if line), default=lineno)
     if caller is not None:
         last = max([last] + [line for _, _, line in caller.f_code.co_lines() if line])
@@ -128,7 +128,7 @@ def format_exception(exc: BaseException, shell: Any = None, at: Optional[tuple[s
     if not entries and at is not None:
         filename, lineno, name = at
         scope_end = len(linecache.getlines(filename))
-        entries = [Entry(filename, lineno, None if name in CELL_FRAMES or _RESUME.match(name) else name,
+        entries = [Entry(filename, lineno, None if name in CELL_FRAMES or resumed(name) else name,
                          (), 1, scope_end)]
     red, green, reset = _colors(shell)
     lines.append("-" * 75)
@@ -191,7 +191,7 @@ def _native_ok(tb: types.TracebackType) -> bool:
     walk: Optional[types.TracebackType] = tb
     while walk is not None:
         code = walk.tb_frame.f_code
-        if _RESUME.match(code.co_name) or code.co_name in CELL_FRAMES:
+        if resumed(code.co_name) or code.co_name in CELL_FRAMES:
             return False
         try:
             hash(code)

@@ -1,4 +1,4 @@
-"""The notebook view: one anywidget widget per view, drawn by ``present/frontend/explorer.js``.
+"""The notebook view: one anywidget widget per view, drawn by the front end (``present/frontend/src/``).
 
 The same ES module draws the standalone page (``present.page``), from the same
 JSON payload (``present.payload``), so a report looks and behaves the same in
@@ -19,6 +19,7 @@ kernel answers, as a saved notebook or an exported page has none), ``rest``
 (a big report's view is drawn from what its first panes need, and the rest
 follows), ``rank`` (another rank of a merged multi-rank report, sent when the
 view first shows it: the widget carries only the lowest rank's),
+``diff`` (a pane against any other the view does not carry: ``viewmodel.pane_diff``),
 ``pictures`` (Graphviz runs in the kernel after the view is up), ``why``
 ("would this call recompile?", ``%compile --why`` on an expression of the
 notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
@@ -40,13 +41,11 @@ import time
 from typing import Any, Callable, Optional
 
 from .present.escape import esc
-from .present.html import KERNEL_PREFIX, render_fragment, stage_html, stage_keys
-from .present.style import ROOT
+from .present.html import KERNEL_PREFIX, render_fragment
 from .report import Report
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 FALLBACK_BUDGET = 200_000  # characters of stage HTML in the static copy: past it, stages are named only
-PANE_STYLE = "max-height:36em;overflow:auto;"
 
 
 def _widget_class() -> type:
@@ -123,7 +122,6 @@ class ExplorerView:
         self._defer: Optional[bool] = None
         self._dots: dict[str, str] = {}
         self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
-        self._cache: dict[tuple[int, str], str] = {}
         self._selects = 0
 
     # ---- mime bundle ----
@@ -219,20 +217,6 @@ class ExplorerView:
         buffers = reply.pop("_buffers", None)
         self.widget().send(reply, buffers)
 
-    # ---- static HTML of one pane (other outputs, tests) ----
-    def pane_html(self, comp_index: int, key: str) -> str:
-        """The static HTML of one stage of one compilation (what the page's fallback shows)."""
-        cache_key = (comp_index, key)
-        if cache_key not in self._cache:
-            comp = self.data.compilations[comp_index]
-            self._cache[cache_key] = (f"<div class='{ROOT}' style='{PANE_STYLE}'>"
-                                      f"{stage_html(comp, key, report=self.report)}</div>")
-        return self._cache[cache_key]
-
-    def stage_options(self, comp_index: int) -> list[tuple[str, str]]:
-        """(label, key) a pane's picker offers: every stage in pipeline order, then each kernel."""
-        return [(label, key) for key, label in stage_keys(self.data.compilations[comp_index])]
-
 
 # ---- kernel-only actions: name -> fn(view, args) -> reply fields ----
 
@@ -264,6 +248,14 @@ def _ping(view: ExplorerView, args: dict) -> dict:
 
     offered = [a for a in ("why", "save_html") if a != "why" or hosts.namespace() is not None]
     return {"host": hosts.name(), "actions": offered}
+
+
+def _diff(view: ExplorerView, args: dict) -> dict:
+    """A pane against another that the view does not carry (it carries a recompile's against what it replaced,
+    and two ranks' where they compiled differently): sides ``{"cid", "key", ["rank"]}``."""
+    from .present.viewmodel import pane_diff
+
+    return {"diff": pane_diff(view.report, dict(args["a"]), dict(args["b"]))}
 
 
 def _pictures(view: ExplorerView, args: dict) -> dict:
@@ -308,6 +300,7 @@ ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
     "ping": _ping,
     "rest": _rest,
     "rank": _rank,
+    "diff": _diff,
     "pictures": _pictures,
     "why": _why,
     "save_html": _save_html,

@@ -105,3 +105,36 @@ def diverge_job(tmp_path_factory):
     yield job
     if job.proc.poll() is None:
         job.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def stacked_report():
+    """A training step of a tiny GPT-style decoder (tests/programs/stacked): 4 identical blocks and one whose MLP
+    uses another activation, its code in a module of its own; the model compiled whole, as users do."""
+    import torch
+    from programs import stacked_blocks
+
+    import explorer
+
+    model = stacked_blocks.make(layers=4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with explorer.capture() as report:
+        stacked_blocks.train_step(torch.compile(model), opt, *stacked_blocks.batch())
+    return report
+
+
+@pytest.fixture(scope="session")
+def llama_report():
+    """tests/programs/llama_blocks.py: a training step of four decoder blocks in `model.layers`, the third with
+    another activation (GELU for SiLU): three alike, one odd, in every stage."""
+    import torch
+    from programs import llama_blocks
+
+    import explorer
+
+    torch.manual_seed(0)
+    model = llama_blocks.Llama(layers=4, odd_layer=2)
+    tokens, targets = llama_blocks.batch()
+    with explorer.capture() as report:
+        torch.compile(llama_blocks.train_step)(model, tokens, targets)
+    return report

@@ -171,7 +171,7 @@ def check_stepping(view, page):
 
 def check_chain(view, page):
     left, right = side(view, "left"), side(view, "right")
-    show(left, "source")
+    show(left, "graph")  # its code: a node of the opened block lights its user line's nodes in every layer
     show(right, "graph")
     line = left.locator(".cx-ln", has_text="torch.sin").first
     line.click()
@@ -234,6 +234,22 @@ def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin
         assert re.fullmatch(r".+:\d+", value), value
 
 
+def test_page_a_models_block_line_lights_its_nodes_in_every_layer(page, tmp_path_factory, stacked_report):
+    """The model's own code is in the Source pane (tests/programs/stacked: Block.forward, inlined into the compiled
+    forward once per layer): its attention line lights the attention node of each of the five layers."""
+    view = open_page(page, _page_file(tmp_path_factory, "stacked.html", stacked_report))
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "source")
+    show(right, "graph")
+    block = left.locator(".cx-code", has_text="scaled_dot_product_attention")
+    assert block.count() == 1 and block.get_attribute("data-block") not in (None, "source:0")  # not the frame's
+    block.locator(".cx-ln", has_text="scaled_dot_product_attention").click()
+    lit = right.locator(".cx-ln.cx-lit").all_inner_texts()
+    layers = {m for t in lit for m in re.findall(r"^\s*(y(?:_\d+)?):", t)}
+    assert layers == {"y", "y_1", "y_2", "y_3", "y_4"}, lit
+    assert "scaled_dot_product_attention" in view.locator(".cx-chainbar").inner_text()  # the line's own text
+
+
 def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_page, sin_report):
     """Guards are in the chain: a source line lights the guards torch attributes to it, and back."""
     comp = sin_report.compilations[0]
@@ -256,6 +272,31 @@ def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_pa
 def test_page_recompile_diff_shows_what_changed(page, sin_page, sin_report):
     a, b = (c.compile_id for c in sin_report.compilations)
     check_recompile_diff(open_page(page, sin_page), a, b)
+
+
+def test_page_offers_the_diffs_it_carries_and_says_the_kernel_makes_the_others(page, sin_page, sin_report):
+    """The page has no kernel: its diff picker lists the diffs Python made for it (a recompile against what it
+    replaced), then says where the others come from."""
+    from explorer.present.words import front
+
+    a, b = (c.compile_id for c in sin_report.compilations)
+    right = side(open_page(page, sin_page), "right")
+    show(right, "graph", cid=b)
+    options = right.locator(".cx-diff-pick option")
+    values = options.evaluate_all("os => os.map(o => [o.value, o.disabled, o.textContent])")
+    assert [v for v, disabled, _ in values if v and not disabled] == [f"{a}|graph"]
+    assert values[-1] == ["", True, front("diff_needs_kernel")]
+
+
+def check_kernel_diff(view, page, cid):
+    """A diff the view does not carry (this pane against the other pane's source): the kernel makes it."""
+    right = side(view, "right")
+    show(side(view, "left"), "source", cid=cid)
+    show(right, "graph", cid=cid, diff=f"{cid}|source")
+    page.wait_for_function("(p) => p.querySelector('.cx-diff .cx-ln.cx-add')", arg=right.element_handle(),
+                           timeout=30_000)
+    assert f"{cid}" in right.locator(".cx-diff-head").inner_text()
+    assert right.locator(".cx-diff .cx-ln.cx-del").count() >= 1  # the source's lines, against the graph's
 
 
 def test_page_keyboard_navigation(page, sin_page):
@@ -380,6 +421,45 @@ def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
     assert any("sin" in t for t in right.locator(".cx-code .cx-ln.cx-lit").all_inner_texts())
 
 
+@pytest.fixture(scope="module")
+def llama_page(tmp_path_factory, llama_report):
+    return _page_file(tmp_path_factory, "llama.html", llama_report)
+
+
+def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(page, llama_page):
+    """Four decoder blocks, the third with another activation: the FX graph's picture is one box per run of
+    alike blocks, and the odd block's box opens in place to its own nodes, linked to the chain; the guards
+    pane holds each family in one group whose rows are drawn when it is opened."""
+    from explorer.present import graphviz_svg
+
+    if graphviz_svg.dot_program() is None:
+        pytest.skip("Graphviz's dot is not installed")
+    view = open_page(page, llama_page)
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "graph")  # its code: a node of the opened block lights its user line's nodes in every layer
+    show(right, "graph")
+    right.get_by_role("button", name="Picture").click()
+    assert right.locator("g.node.cx-box").count() >= 3
+    box = right.locator('g.node.cx-box[data-box="box:model.layers.2"]')
+    box.click()
+    opened = right.locator('.cx-box-open[data-box="box:model.layers.2"]')
+    assert "differs from model.layers.0 (silu → gelu)" in opened.locator(".cx-h4").first.inner_text()
+    assert opened.locator("svg g.node").count() >= 20 and "gelu" in opened.locator("svg").inner_html()
+    opened.locator("svg g.node.cx-l", has_text="gelu").first.click()  # the odd block's own activation
+    lit = left.locator(".cx-ln.cx-lit")
+    assert lit.count() >= 1 and any("silu" in t or "gelu" in t for t in lit.all_inner_texts())
+    box.click()
+    assert opened.count() == 0  # opened again, it closes
+    show(left, "guards")
+    group = left.locator("details.cx-rep-same").first
+    assert group.locator("summary").inner_text().startswith("3× Block (model.layers.0–1, 3) alike")
+    assert group.locator("tr").count() == 0  # not drawn until opened
+    group.locator("summary").click()
+    rows = group.locator("tr")
+    assert rows.count() > 20 and "_modules['layers']._modules['0']" in rows.nth(1).inner_text()
+    assert left.locator("details.cx-rep-odd summary").first.inner_text().startswith("model.layers.2 differs")
+
+
 def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):
     """Warm caches, regions, a guard filter, a refused recompile and an export (tests/usage_reports.py, built
     from records): the header's chips and rows, the strip over a compilation's panes, and the panes' parts."""
@@ -481,7 +561,7 @@ def test_page_of_a_distributed_job_picks_ranks_and_diffs_them(page, diverge):
 def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_others(page, diverge, tmp_path_factory):
     import dataclasses
 
-    from explorer.distributed.merge import merge
+    from explorer.jobs.merge import merge
 
     report = diverge[0]
     idle = report.rank(0)
@@ -677,6 +757,7 @@ def test_lab_widget_recompile_diff_and_kernel_action(lab_page):
     cids = view.locator(".cx-comp-pick option").evaluate_all("os => os.map(o => o.value)")
     assert len(cids) == 2
     check_recompile_diff(view, cids[0], cids[1])
+    check_kernel_diff(view, lab_page, cids[1])
     show(side(view, "right"), "graph", cid=cids[0])
     side(view, "right").locator(".cx-seg button", has_text="Picture").click()
     if shutil.which("dot"):  # drawn by Graphviz in the kernel, on request

@@ -4,6 +4,7 @@ import logging
 
 import pytest
 import torch
+import torch_state
 from programs import basics
 
 import explorer
@@ -151,7 +152,7 @@ def _listener_state():
     from torch._dynamo import convert_frame
 
     return (list(trace.handlers), [(lg.level, lg.propagate, list(lg.handlers)) for lg in ir],
-            len(convert_frame._bytecode_hooks), torch_compat.config_snapshot())
+            len(convert_frame._bytecode_hooks), torch_state.config_snapshot())
 
 
 def test_nothing_leaks_after_success_or_failure():

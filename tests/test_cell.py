@@ -118,3 +118,37 @@ def test_a_fullgraph_refusal_raises_as_torch_compile_does():
     fn, _ = _build("a = torch.ones(2)\nprint(a)\nb = a + 1")
     run = cellmod.run_cell(fn, torch.compile(fn.fn, backend="eager", fullgraph=True), fullgraph=True)
     assert type(run.error).__name__ == "Unsupported"
+
+
+def test_the_watch_reads_a_graph_break_as_the_capture_does():
+    """A graph break whose text names its place only in the user traceback (no "Graph break in user code at"
+    line, as older torch writes it) is the capture's break at that line, and the watch says the same of it."""
+    from explorer.capturing.compile_id import CompileId
+    from explorer.capturing.decoders import DecodeContext, decode
+    from explorer.capturing.raw import RawEvent
+    from explorer.cell.watch import Watch
+
+    fn, _ = _build("a = torch.ones(2)\nb = a * 2\ndel a\nc = b + 1")
+    text = ("Graph Break Reason: Skip calling `torch.compiler.disable()`d function\n"
+            "  Explanation: Skip calling function `delete` since it was wrapped with `torch.compiler.disable`\n\n"
+            f'User code traceback:\n  File "{fn.filename}", line 3, in compiled_cell\n    del a\n')
+    event = RawEvent(0, "artifact:dynamo_graph_break_reason", CompileId.parse("0/0"),
+                     {"artifact": {"name": "dynamo_graph_break_reason"}}, text)
+    findings = []
+    Watch(fn, findings).on_event(event)
+    assert decode(event, DecodeContext()).graph_break.lineno == 3
+    assert [(f.stage, f.compile_id, f.lineno) for f in findings] == [("graph_break", "0/0", 3)]
+    assert "line 3 `del a`: a graph break here" in findings[0].message
+
+
+@pytest.mark.parametrize("source, words, lineno", [
+    ("a = 1\nt = torch.ones(3)\nb = t[5]", "Dynamo could not compile the cell (it failed at line 3): IndexError", 3),
+    ("a = torch.ones(2)\nprint(a)\nb = a[9]",
+     "Dynamo could not compile the cell from line 2 on (after a graph break) (it failed at line 3): IndexError", 3),
+])
+def test_a_frame_dynamo_could_not_compile_is_named_with_the_line_it_failed_at(source, words, lineno):
+    """The frame from Dynamo's warning, the line from the failed compile's metrics (both read while the cell ran)."""
+    fn, _ = _build(source)
+    run = cellmod.run_cell(fn, _compiled(fn))
+    (finding,) = [f for f in run.findings if f.message.startswith("Dynamo could not compile")]
+    assert finding.message.startswith(words) and finding.lineno == lineno and finding.compile_id

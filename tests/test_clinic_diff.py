@@ -71,11 +71,14 @@ def test_a_compilation_against_itself_is_identical(pair):
     assert "== guards: identical" in same.to_text()
 
 
-def test_html_escapes_and_marks_changed_rows(pair):
-    from explorer.clinic import diff_compilations
-    from explorer.present.html import diff_html
+def test_the_static_copy_draws_the_recompiles_diff_escaped_and_marked(pair):
+    """The static copy draws the view model's diff (present/diff_view.py), the one the page and the widget draw."""
+    from explorer.capturing.model import CaptureData
+    from explorer.present.html import render_fragment
 
-    html = diff_html(diff_compilations(*pair))
-    assert 'class="cx-chg"' in html
-    assert "f32[8][1]cpu&quot;" in html and 'f32[8][1]cpu"' not in html
-    assert "&lt;= L[&#x27;x&#x27;].size()[0]" in html
+    data = CaptureData(torch_version="", device="", python_version="", compilations=pair)
+    html = render_fragment(data, pictures=False)
+    section = html[html.index('data-stage="diff"'):]
+    assert 'class="cx-chg"' in section  # what changed inside a replaced line
+    assert "][1]cpu&quot;" in section and '][1]cpu"' not in section  # the graphs' annotations, escaped
+    assert "&lt;= L[&#x27;x&#x27;].size()[0]" in section

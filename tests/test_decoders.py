@@ -16,33 +16,41 @@ from fixtures import tape
 from explorer.capturing import fold as fold_mod
 from explorer.capturing.assemble import NO_DECODER, assemble
 from explorer.capturing.decoders import DECODERS, UNKNOWN, DecodeContext, decode, decoder_for
-from explorer.capturing.model import Problem
+from explorer.capturing.model import Problem, SourceLoc
+from explorer.capturing.raw import RawEvent
 from explorer.capturing.recorder import NOISE, Recorder, _ListHandler
 from explorer.capturing.records import (
     AotGraph,
     BytecodeListing,
+    CollectiveScheduleRecord,
     DynamoGraph,
     FrameStart,
     GraphBreakReason,
+    GraphExecution,
     GuardTree,
     IrText,
     Metrics,
+    MinCutRecord,
     OutputCodeText,
     PostGradGraph,
     Provenance,
     RecompileReasons,
+    TraceCall,
 )
 from explorer.capturing.session import read
 
 PROGRAM = os.path.join(os.path.dirname(__file__), "fixtures", "trace_programs.py")
 TRACES = ["breaks", "train", "recompile"]
+ALL_TRACES = TRACES + ["budget", "collectives"]  # and torch's other artifacts (tests/test_artifacts.py)
 EXPECTED = {"dynamo_start": FrameStart, "dynamo_output_graph": DynamoGraph, "dynamo_cpp_guards_str": GuardTree,
             "artifact:dynamo_graph_break_reason": GraphBreakReason, "artifact:recompile_reasons": RecompileReasons,
             "compilation_metrics": Metrics, "bytecode_log": BytecodeListing, "aot_joint_graph": AotGraph,
             "aot_forward_graph": AotGraph, "aot_backward_graph": AotGraph, "aot_inference_graph": AotGraph,
             "artifact:inductor_post_grad_graph": PostGradGraph, "ir_pre_fusion": IrText, "ir_post_fusion": IrText,
             "inductor_output_code": OutputCodeText, "artifact:inductor_provenance_tracking_node_mappings": Provenance,
-            "artifact:inductor_provenance_tracking_kernel_stack_traces": Provenance}
+            "artifact:inductor_provenance_tracking_kernel_stack_traces": Provenance,
+            "artifact:min_cut_information": MinCutRecord, "artifact:graph_execution": GraphExecution,
+            "artifact:inductor_collective_schedule": CollectiveScheduleRecord, "trace_call": TraceCall}
 
 
 def _line(text):
@@ -82,7 +90,7 @@ def _is(line, event, frame=None):
 
 # ---- every decoder on torch's real records ----
 
-@pytest.mark.parametrize("name", TRACES)
+@pytest.mark.parametrize("name", ALL_TRACES)
 def test_every_recorded_event_has_a_decoder_and_decodes_cleanly(name):
     """A new torch that adds an event or changes a format fails here first (after re-recording)."""
     results = _decoded(name)
@@ -145,6 +153,14 @@ def test_metrics_carry_the_frame_times_and_restarts():
     assert m.frame.name == "breaks" and m.compile_time_s > 0 and m.failure is None
     assert len(m.restart_reasons) == 1 and "print" in m.restart_reasons[0]
     assert m.values["graph_node_count"] > 0 and "co_name" not in m.values
+    assert m.failed_at is None
+
+
+def test_a_failed_compiles_metrics_name_the_user_line_it_failed_at():
+    metrics = {"co_name": "f", "co_filename": "/u/t.py", "co_firstlineno": 3, "fail_type": "Unsupported",
+               "fail_reason": "no", "fail_user_frame_filename": "/u/t.py", "fail_user_frame_lineno": 5}
+    m = decode(RawEvent(0, "compilation_metrics", None, {"compilation_metrics": metrics}), DecodeContext())
+    assert m.failure == "Unsupported: no" and m.failed_at == SourceLoc("/u/t.py", 5)
 
 
 def test_recompile_reason_names_the_failed_guard():

@@ -23,12 +23,12 @@ from distributed_jobs import ROOT, Job, launcher, line_of, program
 
 from explorer import cli
 from explorer.capturing.parse_ddp import param_name, type_bytes
-from explorer.distributed import env as rank_env
 from explorer.distributed.collectives import graph_collectives
-from explorer.distributed.launch import ended_text, exit_code, rank_words
-from explorer.distributed.merge import merge
 from explorer.distributed.model import RankFailure, RankRun
-from explorer.distributed.rank import RankTerminated, TermGuard
+from explorer.jobs import env as rank_env
+from explorer.jobs.launch import ended_text, exit_code, rank_words
+from explorer.jobs.merge import merge
+from explorer.jobs.rank import RankTerminated, TermGuard
 from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
 
@@ -169,6 +169,22 @@ def test_the_same_order_on_every_rank_is_not_flagged_and_a_swapped_one_is(jobs):
     assert "! possible hang: the collectives of swapped" in jobs["collectives"].result()[2]
 
 
+def test_the_same_collectives_on_values_in_another_order_are_mixed_values_naming_both_lines(jobs):
+    dist = jobs["collectives"].report().distributed
+    (d,) = [d for d in dist.differences if d.key and d.key.startswith("mixed@") and d.kind == "collectives"]
+    path = program("collectives.py")
+    theirs, mine = line_of(path, "# the other ranks' first"), line_of(path, "# the swapped rank's first")
+    assert not d.hang and d.ranks == (1,) and (d.filename, d.lineno) == (path, mine)
+    assert d.text.startswith("mixed values: the collectives of mixed")
+    assert (f"combines `a` (`dist.all_reduce(a)` at collectives.py:{theirs}) on rank 0 with `b` "
+            f"(`dist.all_reduce(b)` at collectives.py:{mine}) on rank 1") in d.text
+    (rank0, rank1) = [gc for gc in dist.collectives if gc.key.startswith("mixed@") and gc.stage == "graph"]
+    assert [(c.operand, c.lineno, c.line_from) for c in rank1.collectives] == [("b", mine, "call"),
+                                                                              ("a", mine + 1, "call")]
+    assert [(c.operand, c.lineno) for c in rank0.collectives] == [("a", theirs), ("b", theirs + 1)]
+    assert "! mixed values: the collectives of mixed" in jobs["collectives"].result()[2]
+
+
 def test_merge_remakes_the_report_from_the_parts_and_names_a_missing_rank(jobs, tmp_path, capsys):
     folder = jobs["collectives"].folder
     jobs["collectives"].result()
@@ -247,7 +263,7 @@ def test_the_collectives_are_those_in_torchs_own_trace_of_each_rank(jobs):
                   for op in re.findall(r"_c10d_functional\.(\w+?)_?[.(]", line) if op != "wait_tensor"]
         ours = [(gc.compile_id, c.op) for gc in report.distributed.collectives if gc.rank == rank
                 and gc.stage == "graph" for c in gc.collectives]
-        assert ours == theirs and len(ours) == 4
+        assert ours == theirs and len(ours) == 6  # same, swapped, mixed: two each
 
 
 # ---- 5. a rank that fails; three ranks ----
@@ -387,6 +403,80 @@ def test_collectives_are_read_from_a_graphs_text():
     assert (c.op, c.reduce_op, c.group_size, c.group, c.input_type, c.type, c.lineno) == (
         "reduce_scatter_tensor", "avg", 2, "3", "f32[4, 4]", "f32[2, 4]", 9)
     assert c.signature() == "reduce_scatter_tensor(avg, group 3, f32[4, 4])"
+
+
+def _rank_of(rank, code, lines):
+    """One rank that compiled ``code`` (a Dynamo graph) whose collectives Dynamo made at ``lines`` of t.py."""
+    from explorer.capturing.model import CallSite, CaptureData, Compilation, Frame, SourceLoc
+    from explorer.capturing.parse_fx import parse_graph
+    from explorer.distributed.model import RankInfo
+
+    lib = SourceLoc("/x/site-packages/torch/distributed/_functional_collectives.py", 179, "all_reduce")
+    sites = tuple(CallSite("all_reduce", f"all_reduce_{i}", (SourceLoc("/home/u/t.py", n, "f", text), lib))
+                  for i, (n, text) in enumerate(lines))
+    comp = Compilation("0/0", Frame("f", "/home/u/t.py", 3), "compiled", graph=parse_graph(code), call_sites=sites)
+    return RankRun(rank, RankInfo(rank, 2), CaptureData("t", "cpu", "3", compilations=(comp,)))
+
+
+_TWO_REDUCES = """class GraphModule(torch.nn.Module):
+    def forward(self, L_{0}_: "f32[64][1]cpu", L_{1}_: "f32[64][1]cpu"):
+        l_{0}_ = L_{0}_
+        l_{1}_ = L_{1}_
+        # File: /x/site-packages/torch/distributed/_functional_collectives.py:179 in all_reduce, code: tensor = ...
+        tensor: "f32[64][1]cpu" = torch.ops._c10d_functional.all_reduce(l_{0}_, 'sum', '0')
+        tensor_1: "f32[64][1]cpu" = torch.ops._c10d_functional.all_reduce(l_{1}_, 'sum', '0')
+        return (tensor, tensor_1)
+"""
+
+
+def test_two_ranks_reducing_their_inputs_in_another_order_are_mixed_values_not_a_hang():
+    from explorer.distributed.compare import compare
+
+    ranks = [_rank_of(0, _TWO_REDUCES.format("a", "b"), [(6, "dist.all_reduce(a)"), (7, "dist.all_reduce(b)")]),
+             _rank_of(1, _TWO_REDUCES.format("b", "a"), [(4, "dist.all_reduce(b)"), (5, "dist.all_reduce(a)")])]
+    (d,) = [d for d in compare(ranks)[2] if d.kind == "collectives"]
+    assert not d.hang and d.ranks == (1,) and d.lineno == 4
+    assert "combines `a` (`dist.all_reduce(a)` at t.py:6) on rank 0 with `b` (`dist.all_reduce(b)` at t.py:4)" in d.text
+    same = [_rank_of(k, _TWO_REDUCES.format("a", "b"), [(6, "dist.all_reduce(a)"), (7, "dist.all_reduce(b)")])
+            for k in (0, 1)]
+    assert not [d for d in compare(same)[2] if d.kind == "collectives"]
+
+
+def test_ranks_whose_graphs_ran_in_another_order_differ_by_frame_not_compile_id():
+    from dataclasses import replace
+
+    from explorer.capturing.model import CaptureData, Compilation, Frame
+    from explorer.distributed.compare import compare
+    from explorer.distributed.model import RankInfo
+
+    def rank(k, order):
+        comps = (Compilation("0/0", Frame("f", "/home/u/t.py", 3), "compiled"),
+                 Compilation("1/0", Frame("g", "/home/u/t.py", 9), "compiled"))
+        return RankRun(k, RankInfo(k, 2), replace(CaptureData("t", "cpu", "3", compilations=comps),
+                                                  graph_execution=order))
+
+    (d,) = [d for d in compare([rank(0, ("0/0", "1/0", "0/0")), rank(1, ("0/0", "0/0", "1/0"))])[2]
+            if d.kind == "graph_order"]
+    assert d.ranks == (1,) and "call 2 runs g@t.py:9 on rank 0 and f@t.py:3 on rank 1" in d.text
+    assert not [d for d in compare([rank(0, ("0/0", "1/0")), rank(1, ("0/0", "1/0"))])[2] if d.kind == "graph_order"]
+
+
+def test_inductor_scheduling_the_same_collectives_in_another_order_is_a_possible_hang():
+    from dataclasses import replace
+
+    from explorer.capturing.model import CollectiveSchedule
+    from explorer.distributed.compare import compare
+
+    lines = [(6, "dist.all_reduce(a)"), (7, "dist.all_reduce(b)")]
+    ops = ("torch.ops._c10d_functional.all_reduce_.default",
+           "torch.ops._c10d_functional.all_gather_into_tensor.default")
+    ranks = []
+    for k, order in ((0, ops), (1, ops[::-1])):
+        r = _rank_of(k, _TWO_REDUCES.format("a", "b"), lines)
+        comp = replace(r.capture.compilations[0], collective_schedule=(CollectiveSchedule("forward", order),))
+        ranks.append(replace(r, capture=replace(r.capture, compilations=(comp,))))
+    (d,) = [d for d in compare(ranks)[2] if d.kind == "collectives"]
+    assert d.hang and d.ranks == (1,) and "Inductor scheduled the collectives of f (t.py:3) in another order" in d.text
 
 
 def test_ddp_parameter_names_and_sizes_from_dynamos_placeholders():

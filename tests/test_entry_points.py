@@ -108,6 +108,7 @@ def test_the_same_program_gives_the_same_report_through_every_entry_point(tmp_pa
     capture = docs["explore"]["capture"]
     assert len(capture["compilations"]) == 2 and capture["compilations"][0]["graph_break"]
     assert docs["explore"]["clinic"]["fix_list"]
+    assert [s["compile_id"] for s in docs["explore"]["structure"]] == ["0/0", "1/0"]  # every graph's modules
     for name in ("cli", "magic"):
         for key in docs["explore"]:
             assert docs[name][key] == docs["explore"][key], (name, key, _differences(docs["explore"][key],

@@ -1,4 +1,4 @@
-"""The front end's data boundary: the payload explorer.js reads (present/payload.py) and the page around it.
+"""The front end's data boundary: the payload the front end reads (present/payload.py) and the page around it.
 
 The stage list comes from the registry alone; kernels have stable keys; what the
 view derives is left out and comes back exactly; the line-level chain survives
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
 
 
 def decode_entry(origins, entry):
-    """The JS reading of one line's entry (explorer.js Model.linkOf)."""
+    """The JS reading of one line's entry (frontend/src/model.js, Model.linkOf)."""
     if entry == 0:
         return None
     if entry == -1:

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("IPython")
 
+import torch_state  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from explorer.capturing import torch_compat  # noqa: E402
@@ -309,8 +310,8 @@ def _torch_state():
     return {
         "loggers": {name: (logging.getLogger(name).level, list(logging.getLogger(name).handlers),
                            logging.getLogger(name).propagate) for name in loggers},
-        "hooks": torch_compat.bytecode_hook_count(),
-        "config": torch_compat.config_snapshot(),
+        "hooks": torch_state.bytecode_hook_count(),
+        "config": torch_state.config_snapshot(),
     }
 
 
@@ -335,14 +336,12 @@ def test_user_strings_are_escaped_in_widget_and_static_html(ip):
     bundle = _view_bundle(cap.outputs)
     assert XSS not in bundle["text/html"]
     report = ip.run_cell_magic("compile", "--backend eager -q -o", cell)
-    from explorer.widget import ExplorerView
+    from explorer.present.html import stage_html, stage_keys
 
-    view = ExplorerView(report.data)
-    view.widget()
-    for i, _ in enumerate(report.data.compilations):
-        for _, key in view.stage_options(i):
-            assert XSS not in view.pane_html(i, key), key
-    assert "onerror" in view.pane_html(0, "source")  # it is shown, escaped
+    for comp in report.data.compilations:
+        for key, _ in stage_keys(comp):
+            assert XSS not in stage_html(comp, key, report=report), key
+    assert "onerror" in stage_html(report.data.compilations[0], "source", report=report)  # shown, escaped
 
 
 # ---- Inductor, once ----

@@ -12,9 +12,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("IPython")
 
+import torch_state  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
-from explorer.capturing import torch_compat  # noqa: E402
 from explorer.capturing.compile_id import CompileId, Generations, sort_key  # noqa: E402
 
 HELPERS = ("__compiled_fn", "__resume_at", "__builtins_dict", "__import_", "__compile_explorer")
@@ -85,7 +85,7 @@ def test_a_reset_between_two_compiles_keeps_both_and_ends_as_plainly(ip, flags):
     from torch._dynamo.callback import callback_handler
 
     assert not callback_handler.start_callbacks and not callback_handler.end_callbacks
-    assert torch_compat.bytecode_hook_count() == 0
+    assert torch_state.bytecode_hook_count() == 0
     if "--capture-only" not in flags:  # the cell's own compiled code is forgotten, with its helper globals
         assert not [h for h in _helpers_of_the_cell(ip, before) if not h.startswith("__compiled_fn")]
 

@@ -206,7 +206,7 @@ def test_an_embedding_gather_kernel_is_charged_the_rows_it_reads():
     assert traffic["in_ptr1"].bytes == rows_read * row
     nbytes, how = kernel_bytes(k["name"], Kernel(k["name"], "triton", k["source"]), g["wrapper"])
     assert nbytes == rows_read * row + 2048 * 8 + 512 * 2 + 2048 * 512 * 2
-    assert "gathered: in_ptr1 1,048,576 of 16,384,000 elements" in how
+    assert "in_ptr1 (arg1_1) gathered 1,048,576 of 16,384,000 elements" in how
     assert k["bytes_before"] == nbytes - rows_read * row + 32000 * 512 * 2  # the whole table, before
 
 

@@ -381,8 +381,15 @@ _TRITON_VIEW_WRAPPER = """
 """  # noqa: E501
 
 
+def triton_bytes_estimate(name, kernel_source, wrapper_code):
+    """Bytes a Triton kernel moves per launch, as the kernels' timing table counts them."""
+    from explorer.capturing.model import Kernel
+    from explorer.timing.traffic import kernel_bytes
+
+    return kernel_bytes(name, Kernel(name, "triton", kernel_source), wrapper_code)[0]
+
+
 def test_triton_bytes_of_buffers_reused_as_views_of_another_size():
-    from explorer.timing.traffic import triton_bytes_estimate
 
     # three bf16 tensors of 16x256x512 (4096x512) elements: two read, one written
     assert triton_bytes_estimate("triton_per_fused_add_native_layer_norm_4", _TRITON_VIEW,
@@ -416,7 +423,6 @@ _TRITON_PART_WRAPPER = """
 
 
 def test_triton_bytes_count_no_more_of_a_buffer_than_the_kernel_touches():
-    from explorer.timing.traffic import triton_bytes_estimate
 
     # one load per element of 2,097,152 from a 4096x1536 buffer: a third of it, not all (which read 138 % of
     # the H200's copy bandwidth); of the 1536-element bias, the 512 its offset x0 = xindex % 512 reaches (q's
@@ -426,7 +432,6 @@ def test_triton_bytes_count_no_more_of_a_buffer_than_the_kernel_touches():
 
 
 def test_triton_bytes_estimate_reads_pointer_arguments_from_signature_and_wrapper():
-    from explorer.timing.traffic import triton_bytes_estimate
 
     # reads 64x32 fp32 and 32 bf16, writes 64x32 fp32; the size argument is no buffer
     assert triton_bytes_estimate("triton_poi_fused_add_0", _TRITON, _TRITON_WRAPPER) == 2048 * 4 * 2 + 32 * 2

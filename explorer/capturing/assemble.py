@@ -20,11 +20,12 @@ from .fold import Fold
 from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
 from .outside import OutsideDynamo
 from .raw import RawCapture, RawEvent, Tally, describe_error
-from .records import CacheRecord, ExportedProgramText
+from .records import CacheRecord, ExportedProgramText, GraphExecution
 
 NO_DECODER = "no decoder for this event in this explorer version"
 NO_COMPILATION = "decoded, but the record names no compile id, so it belongs to no compilation"
-SUPERSEDED = {"bytecode_hook"}  # only a compile id's last record of these is decoded (the rest were replaced)
+# only a compile id's last record of these is decoded (the rest were replaced)
+SUPERSEDED = {"bytecode_hook", "traced_code"}
 UNKNOWN_DEVICE = "unknown"
 
 DeviceNamer = Callable[[list[str]], str]
@@ -33,14 +34,16 @@ DeviceNamer = Callable[[list[str]], str]
 class Assembly:
     """Builds the CaptureData of one RawCapture; ``run`` fills it step by step, ``data`` reads it."""
 
-    def __init__(self, raw: RawCapture) -> None:
+    def __init__(self, raw: RawCapture, torch_version: Optional[str] = None) -> None:
         self.raw = raw
+        self.torch_version = torch_version  # of the torch that wrote the records: a few read differently
         self.compilations: list[Compilation] = []
         self.problems: list[Problem] = list(raw.problems)
         self.others = Tally()
         self.outside = OutsideDynamo()  # lowerings no Dynamo compile id names (AOTInductor), export programs
         self.cache_events: list[CacheLookup] = []  # cache records outside any compilation
         self.exports: list[ExportedProgram] = []
+        self.graph_execution: tuple[str, ...] = ()  # the last order torch logged (each covers one recording)
 
     def run(self) -> None:
         folds = self._decode_all()
@@ -55,7 +58,7 @@ class Assembly:
                                  if c.compile_id in graphs else c for c in self.compilations]
 
     def _decode_all(self) -> dict[CompileId, Fold]:
-        ctx = DecodeContext(self.raw.strings)
+        ctx = DecodeContext(self.raw.strings, self.torch_version)
         folds: dict[CompileId, Fold] = {}
         last = _last_of_superseded(self.raw.events)
         for ev in self.raw.events:
@@ -76,6 +79,9 @@ class Assembly:
         a lowering outside Dynamo (``outside.OutsideDynamo``). False: place it as any other record."""
         if isinstance(result, ExportedProgramText):
             self.outside.add_export(ev.seq, result)
+            return True
+        if isinstance(result, GraphExecution):
+            self.graph_execution = result.order
             return True
         if isinstance(result, CacheRecord) and result.lookup.cache == "dynamo":
             self.cache_events.append(result.lookup)
@@ -116,7 +122,8 @@ class Assembly:
             device=self._device(device, compilations), compilations=compilations, wall_time_s=wall_time_s,
             notes=tuple(notes), error=error,
             other_artifacts=tuple(self.others.artifacts() + self.raw.dropped.artifacts()),
-            problems=tuple(self.problems), exports=tuple(self.exports), cache_events=tuple(self.cache_events))
+            problems=tuple(self.problems), exports=tuple(self.exports), cache_events=tuple(self.cache_events),
+            graph_execution=self.graph_execution)
 
     def _device(self, device: Union[str, DeviceNamer], compilations: tuple[Compilation, ...]) -> str:
         if not callable(device):
@@ -131,7 +138,7 @@ class Assembly:
 def assemble(raw: RawCapture, *, torch_version: str, device: Union[str, DeviceNamer], python_version: str,
              wall_time_s: Optional[float], notes: list[str], error: Optional[str]) -> CaptureData:
     """Decodes and folds ``raw``; a failing record or step is a Problem in the result, never an exception."""
-    assembly = Assembly(raw)
+    assembly = Assembly(raw, torch_version)
     assembly.run()
     return assembly.data(torch_version=torch_version, device=device, python_version=python_version,
                          wall_time_s=wall_time_s, notes=notes, error=error)

@@ -24,7 +24,7 @@ def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
         firstlineno=code.co_firstlineno,
         listing=torch_compat.listing(code),
         instructions=instructions,
-        source=_source_lines(code.co_filename, code.co_firstlineno, max(lines) if lines else None),
+        source=source_lines(code.co_filename, code.co_firstlineno, max(lines) if lines else None),
         decompiled=decompiled,
         decompile_error=error,
     )
@@ -33,7 +33,7 @@ def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
 def from_listing(name: str, filename: str, firstlineno: int, listing: str) -> Bytecode:
     """When only torch's printed listing exists (frames the hook never saw: a frame Dynamo gave up on)."""
     return Bytecode(name=name, filename=filename, firstlineno=firstlineno, listing=listing,
-                    instructions=instructions_of_listing(listing), source=_source_lines(filename, firstlineno, None))
+                    instructions=instructions_of_listing(listing), source=source_lines(filename, firstlineno, None))
 
 
 # a row of a `dis` listing: [line] [>> | L1:] offset OPNAME [arg] [(argrepr)]
@@ -67,7 +67,8 @@ def instructions_of_listing(listing: str) -> tuple[Instruction, ...]:
     return tuple(out)
 
 
-def _source_lines(filename: str, first: int, last: Optional[int]) -> Optional[str]:
+def source_lines(filename: str, first: int, last: Optional[int]) -> Optional[str]:
+    """Lines ``first`` to ``last`` of a file as Python's line cache has them (``last`` unknown: up to 200)."""
     all_lines = linecache.getlines(filename)
     if not all_lines or first < 1:
         return None

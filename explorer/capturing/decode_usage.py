@@ -20,7 +20,8 @@ from .records import AotiCode, CacheRecord, ExportedProgramText, KernelTrace
 _BUNDLED_RE = re.compile(r"cached_kernel_names=\[(?P<names>[^\]]*)\]")
 
 
-def _json_payload(ev: RawEvent) -> Any:
+def json_payload(ev: RawEvent) -> Any:
+    """The record's payload parsed as JSON (``DecodeError`` when it is none)."""
     if not isinstance(ev.payload, str) or not ev.payload.strip():
         raise UsageDecodeError(f"the record has no payload (got {type(ev.payload).__name__})")
     try:
@@ -47,7 +48,7 @@ def cache_decoder(cache: str, outcome: str):
     """The decoder of one cache's one outcome (``fx_graph`` ``hit``, ...)."""
 
     def decode(ev: RawEvent, ctx: Any) -> CacheRecord:
-        info = _json_payload(ev)
+        info = json_payload(ev)
         if not isinstance(info, dict):
             raise UsageDecodeError(f"a cache record is {type(info).__name__}, expected a JSON object")
         saved = _seconds(info.get("time_saved_ns"), 1e-9)
@@ -71,7 +72,7 @@ def decode_dynamo_cache(outcome: str):
     """``dynamo_cache_entries`` (the precompile cache's entries), ``_bypass``, ``_exception``."""
 
     def decode(ev: RawEvent, ctx: Any) -> CacheRecord:
-        info = _json_payload(ev)
+        info = json_payload(ev)
         if not isinstance(info, dict):
             raise UsageDecodeError(f"a Dynamo cache record is {type(info).__name__}, expected a JSON object")
         if outcome == "entries":
@@ -113,7 +114,7 @@ def decode_exported_program(ev: RawEvent, ctx: Any) -> ExportedProgramText:
 
 def decode_kernel_trace(ev: RawEvent, ctx: Any) -> KernelTrace:
     """A JSON object keyed by ``kernel:handle`` (``kernel_information.json``'s shape; the per-kernel op trace)."""
-    value = _json_payload(ev)
+    value = json_payload(ev)
     if isinstance(value, dict) and isinstance(value.get("kernels"), dict):
         value = value["kernels"]  # a versioned envelope around the per-kernel table
     if not isinstance(value, dict):

@@ -3,7 +3,7 @@
 ``DECODERS`` is keyed by the event's name as the recorder names it: the trace
 event (``dynamo_output_graph``), ``artifact:<name>`` for torch's named
 artifacts (``*`` stands for a frame's name), or the kind of a non-trace source
-(``ir_pre_fusion``, ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``).
+(``ir_pre_fusion``, ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``, ``traced_code``).
 A decoder reads one record only; it raises (``DecodeError`` when the content
 is not what torch writes) rather than guess, and ``decode`` turns that into a
 ``Problem`` naming the record. Supporting a new trace event is one function and
@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import bytecode as bc
+from . import torch_compat
+from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
-from .model import Frame, Problem
+from .inlined import decode_traced_code
+from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
@@ -44,6 +47,7 @@ from .records import (
     Provenance,
     RecompileReasons,
     Record,
+    RuntimeEstimates,
     SideEffects,
 )
 
@@ -57,9 +61,11 @@ _EXCERPT = 120  # characters of a bad payload quoted in its Problem
 
 @dataclass(frozen=True)
 class DecodeContext:
-    """What decoders may need beyond the record: the trace's interned file names."""
+    """What decoders may need beyond the record: the trace's interned file names, and the version of the
+    torch that wrote it (None: not known) where a record's meaning changed between versions."""
 
     strings: Mapping[int, str] = field(default_factory=dict)
+    torch_version: Optional[str] = None
 
 
 Decoder = Callable[[RawEvent, DecodeContext], Optional[Record]]
@@ -148,9 +154,14 @@ def decode_start(ev: RawEvent, ctx: DecodeContext) -> Optional[FrameStart]:
     top = stack[-1]
     if not isinstance(top, dict):
         raise DecodeError(f"the stack's last frame is {type(top).__name__}, expected a dict")
-    filename = top.get("filename")
+    locs = tuple(_stack_loc(f, ctx) for f in stack if isinstance(f, dict))
+    return FrameStart(Frame(locs[-1].function or "?", locs[-1].filename, locs[-1].lineno or 0), locs)
+
+
+def _stack_loc(frame: dict, ctx: DecodeContext) -> SourceLoc:
+    filename = frame.get("filename")
     name = ctx.strings.get(filename, str(filename)) if isinstance(filename, int) else str(filename)
-    return FrameStart(Frame(str(top.get("name", "?")), name, int(top.get("line") or 0)))
+    return SourceLoc(name, int(frame.get("line") or 0), str(frame.get("name", "?")), frame.get("loc") or None)
 
 
 def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
@@ -162,9 +173,13 @@ def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
     if seconds is None:  # an Inductor compile outside Dynamo (AOTInductor) has no frame of its own
         seconds = m.get("inductor_compile_time_s")
     failure = f"{m['fail_type']}: {m.get('fail_reason') or ''}".strip() if m.get("fail_type") else None
+    failed_at = None
+    if m.get("fail_user_frame_filename") and m.get("fail_user_frame_lineno"):
+        failed_at = SourceLoc(str(m["fail_user_frame_filename"]), int(m["fail_user_frame_lineno"]))
     return Metrics(values={k: m[k] for k in METRIC_KEYS if m.get(k) is not None}, frame=frame,
                    restart_reasons=tuple(str(r) for r in m.get("restart_reasons") or ()),
-                   compile_time_s=float(seconds) if seconds is not None else None, failure=failure)
+                   compile_time_s=float(seconds) if seconds is not None else None, failure=failure,
+                   failed_at=failed_at)
 
 
 def decode_bytecode_log(ev: RawEvent, ctx: DecodeContext) -> BytecodeListing:
@@ -209,6 +224,32 @@ def decode_output_code(ev: RawEvent, ctx: DecodeContext) -> OutputCodeText:
     return OutputCodeText(code, str(filename) if filename is not None else None, graph_kind(code))
 
 
+def decode_runtime_estimates(ev: RawEvent, ctx: DecodeContext) -> RuntimeEstimates:
+    """``{"ops": [{"name", "type", "estimated_runtime_ns", "outputs": [{"shape", "stride", "dtype"}]}]}``: one
+    lowering's ops in the scheduler's order, each with Inductor's estimate; the number's unit depends on the torch
+    that wrote it (``torch_compat.runtime_estimate_unit``)."""
+    value = _json(ev)
+    ops = value.get("ops") if isinstance(value, dict) else None
+    if not isinstance(ops, list):
+        raise DecodeError(f"no 'ops' list in the runtime estimates ({_excerpt(ev.payload)})")
+    scale, unit = torch_compat.runtime_estimate_unit(ctx.torch_version)
+    out = []
+    for op in ops:
+        written = op.get("estimated_runtime_ns") if isinstance(op, dict) else None
+        if not isinstance(written, (int, float)) or isinstance(written, bool) or not isinstance(op.get("name"), str):
+            raise DecodeError(f"an op without a name or a number for its estimate: {str(op)[:_EXCERPT]}")
+        out.append(OpEstimate(op["name"], str(op.get("type") or "compute"), float(written) * scale, float(written),
+                              unit, tuple(_tensor_text(o) for o in op.get("outputs") or () if isinstance(o, dict))))
+    return RuntimeEstimates(tuple(out))
+
+
+def _tensor_text(meta: dict) -> str:
+    """``float32[8, 64]`` (a shape with no dtype: ``?[8, 64]``)."""
+    shape = meta.get("shape")
+    dims = ", ".join(str(d) for d in shape) if isinstance(shape, list) else "?"
+    return f"{meta.get('dtype') or '?'}[{dims}]"
+
+
 def _provenance(kind: str) -> Decoder:
     def decode(ev: RawEvent, ctx: DecodeContext) -> Provenance:
         value = _json(ev)
@@ -249,6 +290,7 @@ DECODERS: dict[str, Decoder] = {
     "artifact:dynamo_side_effects": decode_side_effects,
     "compilation_metrics": decode_metrics,
     "bytecode_hook": decode_bytecode_hook,
+    "traced_code": decode_traced_code,
     "bytecode_log": decode_bytecode_log,
     "artifact:*_ORIGINAL_BYTECODE": _resume_listing("ORIGINAL"),
     "artifact:*_MODIFIED_BYTECODE": _resume_listing("MODIFIED"),
@@ -260,6 +302,7 @@ DECODERS: dict[str, Decoder] = {
     "inductor_output_code": decode_output_code,
     "artifact:inductor_provenance_tracking_node_mappings": _provenance("node_mappings"),
     "artifact:inductor_provenance_tracking_kernel_stack_traces": _provenance("stack_traces"),
+    "artifact:inductor_runtime_and_tensor_meta": decode_runtime_estimates,
     "ddp_optimizer_log": decode_ddp_log,
     "optimize_ddp_split_graph": decode_ddp_split_graph,
     "optimize_ddp_split_child": decode_ddp_split_child,
@@ -268,6 +311,8 @@ DECODERS: dict[str, Decoder] = {
 
 # caches, AOTInductor's C++, export and newer provenance (``decode_usage``), in the same table
 DECODERS.update(USAGE_DECODERS)
+# torch's other artifacts: the partitioner's min-cut, kernels' compile times, the collective schedule, ...
+DECODERS.update(ARTIFACT_DECODERS)
 _WILDCARDS = tuple(key for key in DECODERS if "*" in key)
 
 

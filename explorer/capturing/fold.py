@@ -17,19 +17,26 @@ from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
+from .inductor_code import match_estimates
+from .inlined import entry_of, inlined_from_graph, inlined_of
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
+    CallSite,
+    CollectiveSchedule,
     Compilation,
     DdpOptimizer,
     DdpSubgraph,
     Frame,
     FxGraph,
+    InlinedFunction,
     IrDump,
     Kernel,
+    OpEstimate,
     OutputCode,
     Problem,
     Restart,
+    SourceLoc,
 )
 from .parse_ddp import buckets_of
 from .parse_guards import parse_guards
@@ -41,6 +48,7 @@ from .records import (
     BytecodeListing,
     BytecodePair,
     CacheRecord,
+    CollectiveScheduleRecord,
     DdpLog,
     DdpSplitChild,
     DdpSplitGraph,
@@ -49,14 +57,19 @@ from .records import (
     GraphBreakReason,
     GuardTree,
     IrText,
+    KernelCompileTimes,
     KernelTrace,
     Metrics,
+    MinCutRecord,
     OutputCodeText,
     PostGradGraph,
     Provenance,
     RecompileReasons,
     Record,
+    RuntimeEstimates,
     SideEffects,
+    TraceCall,
+    TracedCode,
 )
 from .regions import regions_of
 
@@ -74,6 +87,9 @@ class Lowering:
     provenance: dict[str, dict] = field(default_factory=dict)  # kind -> the first table of that kind
     aoti_kernels: Optional[str] = None  # AOTInductor: its kernels' C++ (kept apart from the wrapper)
     kernel_trace: dict[str, dict] = field(default_factory=dict)  # "kernel:handle" -> torch's per-kernel record
+    kernel_compile: list[Any] = field(default_factory=list)  # triton_kernel_info's rows
+    collective_schedule: Optional[tuple[str, ...]] = None
+    estimates: Optional[RuntimeEstimates] = None  # Inductor's estimated runtime of each op it scheduled
 
 
 class Fold:
@@ -93,6 +109,9 @@ class Fold:
         self.caches: list[tuple[int, CacheLookup]] = []  # (the lowering it served, or -1), in arrival order
         self.key: Optional[str] = None  # the compilation's key when it is not a Dynamo compile id (aoti/0)
         self.ddp: list[Any] = []  # DDPOptimizer's records, in order
+        self.calls = _CallStacks()  # Dynamo's trace_call lines -> each collective's call stack
+        self.stack: tuple[SourceLoc, ...] = ()  # dynamo_start's stack: where the user's code called into it
+        self.traced: tuple[InlinedFunction, ...] = ()  # the code objects Dynamo traced into its graph
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -124,7 +143,10 @@ class Fold:
         self.metrics = r
 
     def _start(self, r: FrameStart) -> None:
-        self.start = r.frame
+        self.start, self.stack = r.frame, r.stack
+
+    def _traced(self, r: TracedCode) -> None:
+        self.traced = r.functions  # the last graph's (a restart's earlier ones were thrown away)
 
     def _listing(self, r: BytecodeListing) -> None:
         self.listings[r.which] = r.listing
@@ -166,8 +188,24 @@ class Fold:
 
     def _kernel_trace(self, r: KernelTrace) -> None:
         self._lowering().kernel_trace.update(r.kernels)
+
+    def _estimates(self, r: RuntimeEstimates) -> None:
+        self._lowering().estimates = r
+
     def _ddp(self, r: Any) -> None:
         self.ddp.append(r)
+
+    def _min_cut(self, r: MinCutRecord) -> None:
+        self.fields["min_cut"] = r.min_cut  # the last knapsack is the one whose choice stands
+
+    def _kernel_compile(self, r: KernelCompileTimes) -> None:
+        self._lowering().kernel_compile.extend(r.kernels)
+
+    def _collective_schedule(self, r: CollectiveScheduleRecord) -> None:
+        self._lowering().collective_schedule = r.ops
+
+    def _trace_call(self, r: TraceCall) -> None:
+        self.calls.add(r)
 
     # ---- the compilation ----
     def build(self) -> Compilation:
@@ -179,6 +217,8 @@ class Fold:
         self._step("lowerings", self._apply_lowerings)
         self._step("regions", self._apply_regions)
         self._step("ddp_optimizer", self._apply_ddp)
+        self._step("call_sites", self._apply_call_sites)
+        self._step("inlined", lambda: self._apply_inlined(frame))
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
@@ -246,6 +286,9 @@ class Fold:
         kernels: dict[tuple[str, str], Kernel] = {}
         kinds = self._fallback_kinds(len(self.lowerings))
         node_map: dict[str, tuple[str, ...]] = {}
+        compiled: list[Any] = []
+        schedules: list[CollectiveSchedule] = []
+        estimates: list[OpEstimate] = []
         for low, fallback in zip(self.lowerings, kinds, strict=True):
             kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or fallback
             if low.post_grad is not None:
@@ -265,12 +308,21 @@ class Fold:
                     if k.graph_kind == kind:
                         kernels[key] = with_kernel_trace(k, low.kernel_trace)
             node_map.update(_pre_to_post(low.provenance.get("node_mappings")))
+            compiled += [dataclasses.replace(k, graph_kind=kind) for k in low.kernel_compile]
+            if low.collective_schedule is not None:
+                schedules.append(CollectiveSchedule(kind, low.collective_schedule))
+            if low.estimates is not None:
+                estimates += _estimated(low, kind, {k.name for k in kernels.values() if k.graph_kind == kind})
         self.fields["ir_pre_fusion"] = tuple(pre) or None
         self.fields["ir_post_fusion"] = tuple(post) or None
         self.fields["output_code"] = tuple(outputs) or None
         self.fields["kernels"] = tuple(kernels.values())
         if node_map:
             self.fields["node_map"] = node_map
+        self.fields["kernel_compile"] = tuple(compiled)
+        self.fields["collective_schedule"] = tuple(schedules)
+        if estimates:
+            self.fields["op_estimates"] = tuple(estimates)
         self.fields["caches"] = tuple(self._cache_lookups(kinds))
 
     def _apply_regions(self) -> None:
@@ -298,6 +350,13 @@ class Fold:
             self._problem("kernels", e, "graph_dump")
             return ()
 
+    def _apply_inlined(self, frame: Frame) -> None:
+        if self.traced:
+            self.fields.update(inlined=inlined_of(self.traced), entry=entry_of(self.traced, self.stack))
+        elif self.fields.get("graph") is not None:  # no tracing context was read (a trace from a file)
+            code = self.fields.get("original_bytecode")
+            self.fields["inlined"] = inlined_from_graph(self.fields["graph"], frame, code.source if code else None)
+
     def _apply_ddp(self) -> None:
         """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""
         if not self.ddp:
@@ -310,6 +369,10 @@ class Fold:
             bucket_cap_bytes=counted.bucket_cap_bytes if counted else None,
             bucket_count=counted.bucket_count if counted else None, split_graph=parent, subgraphs=subs,
             buckets=buckets_of(subs), notes=tuple(r.note for r in logs if r.note))
+
+    def _apply_call_sites(self) -> None:
+        if self.calls.sites:
+            self.fields["call_sites"] = tuple(self.calls.sites)
 
     def _kernels(self, out: OutputCodeText, kind: str, provenance: dict[str, dict]) -> tuple[Kernel, ...]:
         try:
@@ -332,6 +395,39 @@ class Fold:
         if self.fields.get("rewritten_bytecode") is not None:
             return "no_graph"
         return "skipped"
+
+
+class _CallStacks:
+    """Dynamo's ``trace_call`` lines of one compilation -> the call stack of each collective node it made.
+
+    An inlined call made from a frame at inline depth d opens depth d + 1; an FX call at depth D was made
+    inside the calls last made from depths 0 .. D - 1 (a later call from a shallower depth has replaced the
+    deeper ones). A restarted trace (a higher attempt) starts over.
+    """
+
+    def __init__(self) -> None:
+        self.attempt = -1
+        self.frames: list[Any] = []  # frames[d]: where the frame at depth d made its current call
+        self.sites: list[CallSite] = []
+
+    def add(self, r: TraceCall) -> None:
+        if r.attempt != self.attempt:
+            self.attempt, self.frames, self.sites = r.attempt, [], []
+        if r.kind == "inlined":
+            del self.frames[r.depth:]
+            self.frames += [None] * (r.depth - len(self.frames))
+            self.frames.append(r.loc)
+        elif r.op is not None:
+            outer = tuple(f for f in self.frames[:r.depth] if f is not None)
+            self.sites.append(CallSite(r.op, r.name, outer + (r.loc,)))
+
+
+def _estimated(low: Lowering, kind: str, kernels: set[str]) -> list[OpEstimate]:
+    """The lowering's estimated ops, each with its graph kind and the wrapper call it became."""
+    ops = low.estimates.ops if low.estimates is not None else ()
+    code = next((o.code for o in low.outputs if o.language == "python"), None)
+    calls = match_estimates([op.name for op in ops], code, kernels) if code else [None] * len(ops)
+    return [dataclasses.replace(op, graph_kind=kind, kernel=call) for op, call in zip(ops, calls)]
 
 
 _HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
@@ -362,4 +458,8 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     SideEffects: Fold._side_effects,
     DdpLog: Fold._ddp, DdpSplitGraph: Fold._ddp, DdpSplitChild: Fold._ddp,
     CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
+    MinCutRecord: Fold._min_cut, KernelCompileTimes: Fold._kernel_compile,
+    CollectiveScheduleRecord: Fold._collective_schedule, TraceCall: Fold._trace_call,
+    RuntimeEstimates: Fold._estimates,
+    TracedCode: Fold._traced,
 }

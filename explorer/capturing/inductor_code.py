@@ -271,6 +271,29 @@ def wrapper_calls(code: str, kernels: set[str]) -> Iterator[tuple[int, WrapperCa
             yield r, WrapperCall(r, callee, False, tuple(positional(args)), out, lhs)
 
 
+def match_estimates(names: list[str], code: str, kernels: set[str]) -> list[Optional[str]]:
+    """The wrapper call each op Inductor estimated became, the ops in its scheduler's order
+    (``inductor_runtime_and_tensor_meta``): an extern op (``extern_kernels.mm``, ``torch.ops...``) is the next
+    call of that name; a scheduler node (``op3``, ``op2_op3`` fused) is the next generated kernel call, matched
+    only when the nodes and the kernel calls are as many (a node that launched nothing, or kernels combined,
+    leave them unmatched: None), since the wrapper calls them in the scheduler's order."""
+    calls = [c for _, c in wrapper_calls(code, kernels)]
+    generated = iter([c.callee for c in calls if c.kernel])
+    nodes = [n for n in names if "." not in n]
+    in_order = len(nodes) == len([c for c in calls if c.kernel])
+    used: dict[str, int] = {}
+    out: list[Optional[str]] = []
+    for name in names:
+        if "." not in name:
+            out.append(next(generated) if in_order else None)
+            continue
+        start = used.get(name, 0)
+        at = next((i for i, c in enumerate(calls) if i >= start and not c.kernel and c.callee == name), None)
+        used[name] = (at if at is not None else len(calls)) + 1
+        out.append(name if at is not None else None)
+    return out
+
+
 def call_buffers(call: WrapperCall, params: list[str]) -> tuple[set[str], set[str]]:
     """(names read, names written) by one call: a kernel by its parameters' roles, an extern by ``out=``."""
     reads: set[str] = set()
@@ -299,6 +322,7 @@ class Access:
     pointer: str  # the parameter: in_ptr0, out_ptr1, in_out_ptr0
     index: str  # the offset expression added to it ("0" for the pointer itself)
     line: int  # 0-based line in the kernel source
+    at: int = -1  # C++: where in the body it is (loops and assignments are scoped by position)
 
 
 _ASSIGN = re.compile(r"^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*(.+?)[ \t]*$", re.M)
@@ -338,18 +362,8 @@ def triton_accesses(body: str) -> list[Access]:
 
 
 def _first_argument(text: str, start: int) -> Optional[str]:
-    depth = 0
-    for i in range(start, min(len(text), start + 4000)):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                return text[start:i].strip()
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return text[start:i].strip()
-    return None
+    end = _argument_end(text, start)
+    return text[start:end].strip() if end >= 0 else None
 
 
 def _closing(text: str, open_at: int) -> int:
@@ -362,3 +376,261 @@ def _closing(text: str, open_at: int) -> int:
             if depth == 0:
                 return i
     return -1
+
+
+# ---- a C++ kernel's body: loops, assignments, loads and stores ----
+
+@dataclass(frozen=True)
+class CppLoop:
+    """One ``for`` of a C++ kernel: its variable, its bounds (None when symbolic) and the body it covers."""
+
+    var: str
+    start: Optional[int]
+    end: Optional[int]
+    step: Optional[int]
+    begin: int  # the body's first character, in the kernel body's text
+    stop: int  # one past its last
+
+    @property
+    def elements(self) -> Optional[int]:
+        """The index values the loop covers: a vectorized loop (step 16) covers every one in its range, its
+        vector loads and stores reaching ``x .. x + 15``."""
+        return max(0, self.end - self.start) if self.start is not None and self.end is not None else None
+
+
+@dataclass(frozen=True)
+class CppAssign:
+    """``auto tmp3 = <rhs>;`` (or a plain ``tmp_acc0 = <rhs>;``): ``rhs`` may be a whole lambda."""
+
+    name: str
+    rhs: str
+    at: int  # where ``rhs`` starts in the body
+
+
+_CPP_KERNEL = re.compile(r"\bvoid\s+kernel\s*\(")
+_FOR = re.compile(r"\bfor\s*\(")
+_CPP_ASSIGN = re.compile(r"(?:^|(?<=[;{}\n]))[ \t]*(?:[\w:<>, ]*?[\w>]\s+)?(_?tmp\w*)\s*=(?!=)\s*")
+_CAST = re.compile(r"^static_cast<[\w:]+>\((.*)\)$", re.S)
+
+
+def cpp_body(source: str) -> str:
+    """The text of a C++ kernel's ``kernel(...)`` function after its parameters, or ''."""
+    m = _CPP_KERNEL.search(source)
+    if not m:
+        return ""
+    close = _closing(source, m.end() - 1)
+    return source[close + 1:] if close >= 0 else ""
+
+
+def cpp_int(text: str) -> Optional[int]:
+    """``static_cast<int64_t>(16L)``, ``16L``, ``(-1L)`` -> the integer; None for a symbol (``ks0``)."""
+    text = text.strip()
+    while True:
+        m = _CAST.match(text)
+        if m and _closing(text, text.index("(")) == len(text) - 1:
+            text = m.group(1).strip()
+        elif text.startswith("(") and _closing(text, 0) == len(text) - 1:
+            text = text[1:-1].strip()
+        else:
+            break
+    m = re.fullmatch(r"(-?\d+)[LlUu]*", text)
+    return int(m.group(1)) if m else None
+
+
+def cpp_loops(body: str) -> list[CppLoop]:
+    """Every ``for(init; var < end; step)`` of the body, with the block (or statement) it runs."""
+    pairs = _bracket_pairs(body)
+    out = []
+    for m in _FOR.finditer(body):
+        close = pairs.get(m.end() - 1, -1)
+        if close < 0:
+            continue
+        parts = [p.strip() for p in body[m.end():close].split(";")]
+        if len(parts) != 3:
+            continue
+        init = re.match(r"^(?:[\w:]+\s+)?(\w+)\s*=\s*(.+)$", parts[0], re.S)
+        if init is None:
+            continue
+        var = init.group(1)
+        bound = re.match(rf"^{re.escape(var)}\s*<\s*(.+)$", parts[1], re.S)
+        if parts[2] in (f"{var}++", f"++{var}"):
+            step: Optional[int] = 1
+        else:
+            inc = re.match(rf"^{re.escape(var)}\s*\+=\s*(.+)$", parts[2], re.S)
+            step = cpp_int(inc.group(1)) if inc else None
+        begin = close + 1
+        while begin < len(body) and body[begin] in " \t\r\n":
+            begin += 1
+        if begin < len(body) and body[begin] == "{":
+            stop = pairs.get(begin, len(body) - 1) + 1
+        else:
+            stop = _statement_end(body, begin) + 1
+        out.append(CppLoop(var, cpp_int(init.group(2)), cpp_int(bound.group(1)) if bound else None, step,
+                           begin, stop))
+    return out
+
+
+def _bracket_pairs(text: str) -> dict[int, int]:
+    """{position of an opening bracket: position of its closing one}, in one pass (a kernel has many loops)."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in re.finditer(r"[()\[\]{}]", text):
+        if m.group(0) in "([{":
+            stack.append(m.start())
+        elif stack:
+            pairs[stack.pop()] = m.start()
+    return pairs
+
+
+def cpp_assignments(body: str) -> list[CppAssign]:
+    """Every assignment to a ``tmp`` name, in order, its right-hand side up to its ``;`` (lambdas whole)."""
+    out = []
+    for m in _CPP_ASSIGN.finditer(body):
+        end = _statement_end(body, m.end())
+        out.append(CppAssign(m.group(1), body[m.end():end].strip(), m.end()))
+    return out
+
+
+_CPP_ALIAS = re.compile(r"\bauto\s+(\w+)\s*=\s*(\w+)\s*;")
+
+
+def cpp_aliases(body: str, pointers: list[str]) -> dict[str, str]:
+    """{local name: the pointer parameter it stands for}: ``auto out_ptr0 = in_out_ptr0;`` (an in-place
+    buffer written under a second name)."""
+    return {m.group(1): m.group(2) for m in _CPP_ALIAS.finditer(body) if m.group(2) in pointers}
+
+
+def cpp_accesses(body: str, pointers: list[str]) -> list[Access]:
+    """Every read and write of a pointer parameter: ``p[i]`` (``= v`` a store), ``loadu(p + i)``,
+    ``v.store(p + i)``, ``transpose_mxn(src, .., dst, ..)``, ``atomic_add(&p[i], v)``,
+    ``atomic_add_vec(p, index_vector, v)``; through a local alias of it too (named as the parameter). One the
+    reader cannot classify has ``op`` ``"?"``."""
+    if not pointers:
+        return []
+    aliases = cpp_aliases(body, pointers)
+    declared = {m.start(i) for m in _CPP_ALIAS.finditer(body) if m.group(1) in aliases for i in (1, 2)}
+    names = list(pointers) + list(aliases)
+    out = []
+    for m in re.finditer(r"\b(" + "|".join(re.escape(p) for p in names) + r")\b", body):
+        if m.start() in declared:
+            continue
+        pointer = aliases.get(m.group(1), m.group(1))
+        p = m.end()
+        while p < len(body) and body[p] in " \t":
+            p += 1
+        call = _enclosing_call(body, m.start())
+        name, argpos = call if call else ("", -1)
+        if p < len(body) and body[p] == "[":
+            close = _closing(body, p)
+            if close < 0:
+                out.append(Access("?", pointer, "", body.count("\n", 0, m.start()), m.start()))
+                continue
+            index = body[p + 1:close]
+            after = body[close + 1:close + 4].lstrip()
+            op = "store" if re.match(r"=(?!=)", after) else "atomic" if re.match(r"[-+*/]=", after) else "load"
+            if name.startswith("atomic_"):
+                op = "atomic"
+        else:
+            if p < len(body) and body[p] == "+":
+                index = _first_argument(body, p + 1) or "?"
+            elif p < len(body) and body[p] in ",)":
+                index = "0"
+                if name == "atomic_add_vec":  # (pointer, index vector, value)
+                    index = (_first_argument(body, p + 1) if body[p] == "," else None) or "?"
+            else:
+                out.append(Access("?", pointer, "", body.count("\n", 0, m.start()), m.start()))
+                continue
+            if name == "store" or (name == "transpose_mxn" and argpos == 2):
+                op = "store"
+            elif name.startswith("atomic_"):
+                op = "atomic"
+            elif name:
+                op = "load"
+            else:
+                op = "?"
+        index = _uncast(index.strip())
+        out.append(Access(op, pointer, index, body.count("\n", 0, m.start()), m.start()))
+    return out
+
+
+def _uncast(text: str) -> str:
+    m = _CAST.match(text)
+    while m and _closing(text, text.index("(")) == len(text) - 1:
+        text = m.group(1).strip()
+        m = _CAST.match(text)
+    return text
+
+
+def _statement_end(text: str, start: int) -> int:
+    """The ``;`` that ends the statement starting at ``start`` (brackets and braces skipped), or the text's end."""
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return i
+        elif ch == ";" and depth == 0:
+            return i
+    return len(text)
+
+
+def _argument_end(text: str, start: int) -> int:
+    """Where the call argument starting at ``start`` ends: the ``,`` or ``)`` at its own level; -1 if not found."""
+    depth = 0
+    for i in range(start, min(len(text), start + 4000)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return i
+    return -1
+
+
+def _enclosing_call(text: str, at: int) -> Optional[tuple[str, int]]:
+    """(the called name, which argument ``at`` is in) of the call around ``at``: ``v.store(`` -> ``store``,
+    ``transpose_mxn<float,16,16,false>(`` -> ``transpose_mxn``; None when ``at`` is in no call's parentheses."""
+    depth, argpos = 0, 0
+    i = at - 1
+    floor = max(0, at - 4000)
+    while i >= floor:
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                if ch != "(":
+                    return None
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            argpos += 1
+        elif ch == ";" and depth == 0:
+            return None
+        i -= 1
+    else:
+        return None
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j >= 0 and text[j] == ">":  # template arguments (which may hold casts and their parentheses)
+        angle = 0
+        while j >= 0:
+            if text[j] == ">":
+                angle += 1
+            elif text[j] == "<":
+                angle -= 1
+                if angle == 0:
+                    j -= 1
+                    break
+            j -= 1
+    end = j + 1
+    while j >= 0 and (text[j].isalnum() or text[j] == "_"):
+        j -= 1
+    return text[j + 1:end], argpos

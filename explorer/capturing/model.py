@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
+from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
 from .compile_id import CompileId
 from .graph_model import FxGraph, FxNode, SourceLoc
 from .usage import (
@@ -26,8 +27,9 @@ from .usage import (
     Region,
 )
 
-__all__ = ["CacheLookup", "Decomposition", "ExportSpec", "ExportedProgram", "FilteredGuard", "FxGraph", "FxNode",
-           "PackageFile", "RangeConstraint", "Region", "SourceLoc"]  # re-exported: the report model is one import
+__all__ = ["CacheLookup", "CallSite", "CollectiveSchedule", "Decomposition", "ExportSpec", "ExportedProgram",
+           "FilteredGuard", "FxGraph", "FxNode", "KernelCompileInfo", "MinCut", "MinCutCandidate", "PackageFile",
+           "RangeConstraint", "Region", "SourceLoc"]  # re-exported: the report model is one import
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,38 @@ class Bytecode:
     source: Optional[str] = None  # the function's source text, when it is known
     decompiled: Optional[str] = None  # readable Python for rewritten code
     decompile_error: Optional[str] = None  # why `decompiled` is missing
+
+
+@dataclass(frozen=True)
+class InlinedFunction:
+    """A function Dynamo traced into a compiled frame's graph instead of calling it: a module's ``forward``, a helper.
+
+    Once per code object however many times it was inlined (``calls``: once per layer of a stack of blocks). Its
+    lines are what the graph's stack traces name, so the views show them with the frame's own and link them
+    through the chain."""
+
+    name: str  # qualified where Python says (Block.forward; 3.10: the code object's name)
+    filename: str
+    firstlineno: int
+    source: Optional[str] = None  # its source text, read when captured
+    calls: int = 1  # how many times Dynamo inlined it into this graph
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a compilation compiled, named as the user knows it (``Compilation.label``).
+
+    ``name`` is the frame's qualified name (``Decoder.forward``). When torch.compile was given a torch.nn module
+    (``Sequential``, ``Linear``) Dynamo compiles torch's own wrapper frame (``inner`` in
+    ``torch/_dynamo/external_utils.py``) that calls it: then ``wrapper`` is True, ``name`` and its place are the
+    module's ``forward`` the wrapper called, and ``called_at`` is the user's line that ran the compiled module;
+    the frame stays ``Compilation.frame``."""
+
+    name: str
+    filename: str
+    lineno: int
+    wrapper: bool = False
+    called_at: Optional[SourceLoc] = None
 
 
 @dataclass(frozen=True)
@@ -239,6 +273,24 @@ class DdpOptimizer:
 
 
 @dataclass(frozen=True)
+class OpEstimate:
+    """One op Inductor scheduled, with the runtime its cost model estimated for it.
+
+    From ``inductor_runtime_and_tensor_meta`` (written when ``torch._inductor.config.log_tlparse`` is on; the
+    capture turns it on). Inductor's cost model covers GPUs: it estimates 0 for every op off the GPU.
+    """
+
+    name: str  # the scheduler node: op3, op2_op3_op4 (fused), extern_kernels.mm, a collective
+    kind: str  # "compute" | "collective"
+    estimate_s: float  # seconds
+    written: float  # the number torch wrote (under "estimated_runtime_ns")
+    unit: str  # what that number was read as: "ms" (torch 2.10 on) or "ns" (before), and why
+    outputs: tuple[str, ...] = ()  # its outputs: "float32[8, 64]"
+    graph_kind: str = ""  # forward | backward | inference: the lowering it belongs to
+    kernel: Optional[str] = None  # the wrapper call it became (a kernel, an extern), matched in call order
+
+
+@dataclass(frozen=True)
 class Compilation:
     compile_id: str
     frame: Frame
@@ -278,14 +330,39 @@ class Compilation:
     filtered_guards: tuple[FilteredGuard, ...] = ()  # every guard that filter saw, kept or dropped
     stance: Optional[str] = None  # torch.compiler.set_stance in force when Dynamo started it
     node_map: dict[str, tuple[str, ...]] = field(default_factory=dict)  # torch's pre-grad node -> post-grad nodes
+    # ---- torch's other artifacts, where it wrote them (capturing/artifacts.py) ----
+    min_cut: Optional[MinCut] = None  # the partitioner's knapsack (AOT_PARTITIONER_DEBUG=1, a memory budget < 1)
+    kernel_compile: tuple[KernelCompileInfo, ...] = ()  # each Triton kernel's compile time (triton_kernel_info)
+    collective_schedule: tuple[CollectiveSchedule, ...] = ()  # per lowering: its collectives in Inductor's order
+    call_sites: tuple[CallSite, ...] = ()  # where user code called what made each collective (Dynamo's trace_call)
+    # ---- Inductor's cost model ----
+    op_estimates: tuple[OpEstimate, ...] = ()  # Inductor's estimated runtime of each op it scheduled
+    # ---- the code Dynamo traced (capturing/inlined.py) ----
+    inlined: tuple[InlinedFunction, ...] = ()  # every function inlined into the graph, once each, in tracing order
+    entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
 
     @property
     def is_resume(self) -> bool:
         return self.frame.name.startswith("torch_dynamo_resume_in_")
 
     @property
+    def name(self) -> str:
+        """What it compiled, by name: the module's forward for torch's wrapper frame, else the frame's (qualified)."""
+        return self.entry.name if self.entry is not None else self.frame.name
+
+    @property
     def label(self) -> str:
-        return f"{self.compile_id} {self.frame.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+        e = self.entry
+        if e is not None and e.wrapper:
+            where = (f"called at {_basename(e.called_at.filename)}:{e.called_at.lineno}" if e.called_at
+                     else f"{_basename(e.filename)}:{e.lineno}")
+            return f"{self.compile_id} {e.name} ({where})"
+        return f"{self.compile_id} {self.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+
+    @property
+    def frame_text(self) -> str:
+        """torch's frame as a detail: ``inner (external_utils.py:67)``."""
+        return f"{self.frame.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
 
 
 @dataclass(frozen=True)
@@ -309,6 +386,7 @@ class CaptureData:
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
     exports: tuple[ExportedProgram, ...] = ()  # torch.export programs (and their AOTInductor compiles)
     cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
+    graph_execution: tuple[str, ...] = ()  # the compile ids of the graphs that ran, in order (graph_execution)
 
     # ---- derived counts used by every view ----
     @property

@@ -24,7 +24,7 @@ def parse_graph_break(text: str) -> GraphBreak:
     user_part = text.split("\nTraceback (most recent call last):", 1)[0]
     body, _, tb_text = user_part.partition("User code traceback:")
     traceback = tuple(SourceLoc(f.filename, f.lineno, f.function, f.code)
-                      for f in stack_frames(tb_text) if not _is_instrumentation(f.filename))
+                      for f in stack_frames(tb_text) if not is_instrumentation(f.filename))
     at = _AT_RE.search(body)
     filename = at["file"] if at else (traceback[-1].filename if traceback else None)
     lineno = int(at["line"]) if at else (traceback[-1].lineno if traceback else None)
@@ -50,7 +50,7 @@ _EXPLORER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os
 _RUNNERS = ("<frozen runpy>", os.path.join("", "runpy.py"))
 
 
-def _is_instrumentation(filename: str) -> bool:
+def is_instrumentation(filename: str) -> bool:
     """The explorer's own frames and the runner that started a script are not the user's code."""
     return filename.startswith(_EXPLORER_DIR) or filename.endswith(_RUNNERS)
 
@@ -61,7 +61,7 @@ _FRAME_BLOCK_RE = re.compile(r'^(?P<indent>[ \t]*)File "(?P<file>[^"]+)", line \
 
 def _without_instrumentation(text: str) -> str:
     """torch's text without the traceback entries (header, source, caret lines) of our own frames."""
-    return _FRAME_BLOCK_RE.sub(lambda m: "" if _is_instrumentation(m["file"]) else m.group(), text + "\n")
+    return _FRAME_BLOCK_RE.sub(lambda m: "" if is_instrumentation(m["file"]) else m.group(), text + "\n")
 
 
 def _field(text: str, name: str) -> Optional[str]:

@@ -21,7 +21,7 @@ _ASSIGN_RE = re.compile(r'^(?P<ind>\s+)(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<type
 _ANNOT_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"(?P<type>[^"]*)"\s*(?:#.*)?$')
 _PARAM_RE = re.compile(r'(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<type>[^"]*)")?\s*(?:,|\)|$|#)')
 _DELETES_RE = re.compile(r";\s+[\w\s=]+= None\s*$")
-_NAME_RE = re.compile(r"[A-Za-z_]\w*")
+_NAME_RE = re.compile(r"(?<![\w.])[A-Za-z_]\w*")  # not an attribute: `x.view(...)` reads x, not a node `view`
 _PLAIN_CALL_RE = re.compile(r"(?P<callee>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?:[^()'\"]|\([^()'\"]*\))*\)")
 _CALLEE_RE = re.compile(r"(?P<callee>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(")
 _BRACKET_RE = re.compile(r"[()\[\]{}]|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"")  # brackets; strings skipped whole
@@ -36,9 +36,15 @@ _BINOP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floor
                 "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift"}
 
 
+# a bigger graph is drawn folded by module, from its node table (explorer.present.fold_picture): its own DOT text
+# (megabytes at 11,000 nodes, and no one lays out 11,000 boxes) is not kept
+DOT_MAX_NODES = 400
+
+
 def parse_graph(code: str) -> FxGraph:
     nodes = _parse_nodes(code)
-    return FxGraph(code=code, num_nodes=len(nodes), nodes=tuple(nodes), dot=to_dot(nodes))
+    return FxGraph(code=code, num_nodes=len(nodes), nodes=tuple(nodes),
+                   dot=to_dot(nodes) if len(nodes) <= DOT_MAX_NODES else None)
 
 
 def _forward_lines(code: str) -> tuple[list[str], list[str]]:
@@ -167,7 +173,8 @@ def _strip_trailing_deletes(expr: str) -> str:
 
 
 def _names(expr: str, known: set[str]) -> list[str]:
-    """The known names ``expr`` mentions, in first-seen order."""
+    """The known names ``expr`` mentions, in first-seen order (``torch.ops.aten.view.default(mm)`` reads ``mm``,
+    not a node named ``view``)."""
     return list(dict.fromkeys(tok for tok in _NAME_RE.findall(expr) if tok in known))
 
 

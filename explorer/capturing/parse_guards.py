@@ -12,7 +12,10 @@ from typing import Optional
 from .model import Guard
 
 _LINE_RE = re.compile(r"^(?P<bars>[| ]*)\+- (?P<kind>[A-Z][A-Z0-9_]*): (?P<rest>.*)$")
-_MANAGER_RE = re.compile(r"^(?P<bars>[| ]*)\+- \w*GuardManager: source=(?P<source>.+?)(?:, accessed_by=|$)")
+# a dict's entries are managed in pairs: ``+- KeyValueManager pair``, then ``+- KeyManager: GuardManager: source=...``
+# and ``+- ValueManager: GuardManager: source=...`` (a ModuleList's members are such values)
+_MANAGER_RE = re.compile(
+    r"^(?P<bars>[| ]*)\+- (?:\w+Manager: )?\w*GuardManager: source=(?P<source>.+?)(?:, accessed_by=|, type=|$)")
 # torch appends " (HINT: type Linear)" to a type check's location
 _LOC_RE = re.compile(r"^(?P<file>\S+):(?P<line>\d+) in (?P<fn>\S+)(?: \(HINT: [^)]*\))?$")
 
@@ -23,7 +26,9 @@ def parse_guards(tree: str, frame_filename: Optional[str] = None) -> tuple[Guard
     for raw in tree.splitlines():
         m = _MANAGER_RE.match(raw)
         if m:
-            managers[_depth(m["bars"])] = m["source"].strip()
+            depth = _depth(m["bars"])
+            managers = {d: s for d, s in managers.items() if d < depth}  # a deeper one ended with its branch
+            managers[depth] = m["source"].strip()
             continue
         m = _LINE_RE.match(raw)
         if not m:

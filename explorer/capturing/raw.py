@@ -29,7 +29,8 @@ class RawEvent:
     ``name`` is the trace event's key (``dynamo_output_graph``), ``artifact:<name>``
     for torch's named artifacts, or the kind of a non-trace source (``ir_pre_fusion``,
     ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``). ``payload`` is the
-    record's text; for ``bytecode_hook`` it is the pair (original, rewritten) of code objects.
+    record's text; for ``bytecode_hook`` it is the pair (original, rewritten) of code objects, for
+    ``traced_code`` the tuple of code objects Dynamo traced into a graph (the frame's first).
     """
 
     seq: int

@@ -1,10 +1,12 @@
 """Listens on torch.compile's official seams: the one listener, the only code in explorer that hooks torch.
 
 The seams, each installed by a ``Recorder`` and all removed in ``close()``:
-  * ``TRACE``: a ``logging.Handler`` on the structured-trace logger (what tlparse reads);
+  * ``TRACE``: a ``logging.Handler`` on the structured-trace logger (what tlparse reads); as
+    Dynamo writes a graph there, the code objects it traced into it (``TRACED_CODE``);
   * ``ARTIFACTS``: handlers on the artifact loggers for the loop-level IR (not in
-    the trace), Dynamo's bytecode listing (covers frames Dynamo skipped) and
-    DDPOptimizer's split;
+    the trace), Dynamo's bytecode listing (covers frames Dynamo skipped), its
+    ``trace_call`` lines (where library calls that made a node were called from)
+    and DDPOptimizer's split;
   * ``BYTECODE``: Dynamo's bytecode hook (original and rewritten code objects);
   * ``CALLBACKS``: Dynamo's compile start/end callbacks (and resets, which empty them);
   * ``GPU``: CUDA graph trees' loggers and Inductor's autotuning feedback.
@@ -64,13 +66,14 @@ KEPT_WHY = "passed to a subscriber that asked for it ({}); not a stage of the re
 NO_METADATA = "<record without metadata>"
 
 TRACE, ARTIFACTS, BYTECODE, CALLBACKS, GPU = "trace", "artifacts", "bytecode", "callbacks", "gpu"
+TRACED_CODE = "traced_code"  # TRACE: the code objects Dynamo traced into a graph, read as its graph is written
 CAPTURE_SEAMS = frozenset({TRACE, ARTIFACTS, BYTECODE, CALLBACKS})
 # events made live, never kept as records: delivered only to subscribers naming them in ``keep``
 COMPILE_START, COMPILE_END, RESET = "compile_start", "compile_end", "reset"  # CALLBACKS
 CUDAGRAPH_LOG, AUTOTUNE = "cudagraph_log", "autotune"  # GPU: a log line; (timings, name, input_nodes, choices)
 LIVE_ONLY = frozenset({COMPILE_START, COMPILE_END, RESET, CUDAGRAPH_LOG, AUTOTUNE})
 _LIVE_SEAM = {COMPILE_START: CALLBACKS, COMPILE_END: CALLBACKS, RESET: CALLBACKS, CUDAGRAPH_LOG: GPU, AUTOTUNE: GPU}
-_ARTIFACT_KINDS = frozenset({*torch_compat.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log"})
+_ARTIFACT_KINDS = frozenset({*torch_compat.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log", "trace_call"})
 
 
 def seam_of(name: str) -> str:
@@ -172,12 +175,14 @@ class Recorder:
             _OPEN.append(self)
         self._undo.append(self._leave)
         if TRACE in self.seams:
+            self.raw.strings.update(torch_compat.interned_strings())  # named by an earlier capture in this process
             trace = torch_compat.trace_logger()
             h = _ListHandler(self, "trace")
             trace.addHandler(h)
             self._undo.append(lambda: trace.removeHandler(h))
         if ARTIFACTS in self.seams:
-            for kind, name in [*torch_compat.IR_LOGGERS.items(), ("bytecode_log", torch_compat.BYTECODE_LOGGER)]:
+            for kind, name in [*torch_compat.IR_LOGGERS.items(), ("bytecode_log", torch_compat.BYTECODE_LOGGER),
+                               *(("trace_call", n) for n in torch_compat.TRACE_CALL_LOGGERS)]:
                 self._listen(kind, logging.getLogger(name))
             # DDPOptimizer's INFO line (its DEBUG lines are one per graph node); its logger has a stderr handler
             self._undo.append(tap(logging.getLogger(torch_compat.DDP_OPTIMIZER_LOGGER),
@@ -280,6 +285,8 @@ class Recorder:
         why = NOISE.get(name)
         if why is None:
             self.take(name, cid, metadata, payload)
+            if name == "dynamo_output_graph":
+                self._take_traced_code(cid)
             return
         asked = [s for s in self._readers(TRACE) if name in s.keep]
         # one row per name for the whole capture: per compilation, noise would outnumber the stages
@@ -287,6 +294,17 @@ class Recorder:
                              KEPT_WHY.format(", ".join(s.name for s in asked)) if asked else NOISE_WHY.format(why))
         if asked:
             self._deliver(RawEvent(self._next(), name, cid, metadata, payload), asked)
+
+    def _take_traced_code(self, cid: Optional[CompileId]) -> None:
+        """The functions Dynamo inlined into the graph just written (``TRACED_CODE``): read now, while the
+        frame's tracing context is open."""
+        try:
+            codes = torch_compat.traced_code()
+        except Exception as e:  # noqa: BLE001 - a seam this torch lacks must not break the compile: a Problem
+            self.record_failure("recorder", e, TRACED_CODE, cid)
+            return
+        if codes:
+            self.take(TRACED_CODE, cid, {}, codes)
 
     def compile_id_of(self, metadata: dict, starts: bool = False) -> Optional[CompileId]:
         """A record's compile id in this capture's generation; ``starts``: it is a compilation's start record."""

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, Mutation
+from .artifacts import KernelCompileInfo, MinCut
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, InlinedFunction, Mutation, OpEstimate, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,17 @@ class RecompileReasons:
 
 @dataclass(frozen=True)
 class FrameStart:
-    """``dynamo_start``: the innermost frame of the stack Dynamo started on."""
+    """``dynamo_start``: the innermost frame of the stack Dynamo started on, and that stack (outermost first)."""
 
     frame: Frame
+    stack: tuple[SourceLoc, ...] = ()
+
+
+@dataclass(frozen=True)
+class TracedCode:
+    """``traced_code``: the functions Dynamo traced into a graph: the frame's, then each inlining as it finished."""
+
+    functions: tuple[InlinedFunction, ...]
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Metrics:
     restart_reasons: tuple[str, ...] = ()
     compile_time_s: Optional[float] = None
     failure: Optional[str] = None
+    failed_at: Optional[SourceLoc] = None  # the user's line the failure came from (fail_user_frame_*)
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,13 @@ class Provenance:
 
     kind: str  # "node_mappings" | "stack_traces"
     value: dict
+
+
+@dataclass(frozen=True)
+class RuntimeEstimates:
+    """``artifact:inductor_runtime_and_tensor_meta``: each op of one lowering with Inductor's estimated runtime."""
+
+    ops: tuple[OpEstimate, ...]
 
 
 @dataclass(frozen=True)
@@ -184,8 +201,48 @@ class KernelTrace:
     kernels: dict
 
 
+@dataclass(frozen=True)
+class MinCutRecord:
+    """``artifact:min_cut_information``: the partitioner's knapsack over one joint graph."""
+
+    min_cut: MinCut
+
+
+@dataclass(frozen=True)
+class KernelCompileTimes:
+    """``artifact:triton_kernel_info``: each Triton kernel of one lowering, with its compile time."""
+
+    kernels: tuple[KernelCompileInfo, ...]
+
+
+@dataclass(frozen=True)
+class CollectiveScheduleRecord:
+    """``artifact:inductor_collective_schedule``: one lowering's collective kernels, in Inductor's order."""
+
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GraphExecution:
+    """``artifact:graph_execution``: the compile ids of the graphs Inductor's compiled code ran, in order."""
+
+    order: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TraceCall:
+    """One line of Dynamo's ``trace_call`` log: a call it inlined (``inlined``) from a frame at ``depth``, or an
+    FX node it made (``fx``, kept for collectives only); ``op`` names the collective of an ``fx`` line."""
+
+    kind: str  # inlined | fx
+    name: str  # the inlined function, or the node's name as Dynamo made it
+    loc: SourceLoc  # the frame the call was made from
+    depth: int = 0  # Dynamo's inline depth of that frame (0: the compiled frame itself)
+    attempt: int = 0  # the compile id's attempt: a restarted trace replaces the last one's lines
+    op: Optional[str] = None
+
+
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
-               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace]
-# belong to one Inductor lowering
-LOWERING_RECORDS = (PostGradGraph, IrText, OutputCodeText, Provenance, AotiCode, KernelTrace)
+               DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
+               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode]

@@ -104,7 +104,7 @@ def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], err
     Only a bug in the assembly's own loop gets here as an exception: then
     the compilations built before it are kept, and the report says what happened.
     """
-    assembly = Assembly(raw)
+    assembly = Assembly(raw, torch_compat.torch_version())
     try:
         assembly.run()
     except Exception as e:  # noqa: BLE001 - a bug in the assembly's loop: keep what it built, say what happened

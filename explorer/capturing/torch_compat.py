@@ -29,6 +29,11 @@ IR_LOGGERS = {
     "ir_post_fusion": "torch._inductor.debug.__ir_post_fusion",
 }
 BYTECODE_LOGGER = "torch._dynamo.convert_frame.__bytecode"
+# Dynamo's trace_call artifact: each call it inlines ("TRACE inlined call f from file:line ...") and each FX
+# node it makes ("TRACE FX call node from ..."), with the frame it was tracing: the user line a library
+# function that made a node (dist.all_reduce -> _functional_collectives.py) was called from. Python >= 3.11
+# logs the FX calls only.
+TRACE_CALL_LOGGERS = ("torch._dynamo.symbolic_convert.__trace_call", "torch._dynamo.output_graph.__trace_call")
 # DDPOptimizer's module logger: its INFO line names the bucket cap and the bucket count (also when it
 # made one bucket and so wrote no split to the trace)
 DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"
@@ -48,7 +53,29 @@ CAPTURE_CONFIG = (
     # compile, alternating 3 rounds with plain torch.compile, level 1 alone cost 1.05x, level 2 alone 1.02x
     ("torch._inductor.config", "trace.provenance_tracking_level", 2,
      "links kernels to FX nodes and user lines"),
+    # Inductor then logs its cost model's runtime of each op it scheduled (inductor_runtime_and_tensor_meta):
+    # logging only, the code it writes is the same. It is part of the FX graph cache's key (a warm capture
+    # keeps it as the user has it, so that their cache entries still hit)
+    ("torch._inductor.config", "log_tlparse", True,
+     "Inductor's estimated runtime of each op, shown beside the measured one"),
 )
+
+
+def runtime_estimate_unit(version: Optional[str]) -> tuple[float, str]:
+    """(seconds per unit, what to call it) of the number Inductor writes as ``estimated_runtime_ns`` in
+    ``inductor_runtime_and_tensor_meta``, for the torch that wrote it (``2.13.0+cpu``; None: unknown).
+
+    The scheduler's estimate (``BaseSchedulerNode.get_estimated_runtime``) was in nanoseconds until
+    torch's runtime-estimation rework of September 2025 (pytorch#161405, with the NCCL estimator), which
+    made it milliseconds; the logged field kept its name. Torch 2.10 on writes milliseconds; 2.9, cut
+    about then, is read as nanoseconds.
+    """
+    m = re.match(r"(\d+)\.(\d+)", version or "")
+    if m is None:
+        return 1e-9, "ns (as the field is named: the torch that wrote it is not known; torch 2.10 on writes ms)"
+    if (int(m.group(1)), int(m.group(2))) >= (2, 10):
+        return 1e-3, f"ms (torch {m.group(0)} writes milliseconds under estimated_runtime_ns)"
+    return 1e-9, f"ns (torch {m.group(0)})"
 
 
 def torch_version() -> str:
@@ -89,6 +116,52 @@ def current_compile_id() -> Optional[CompileId]:
         return None
     cid = trace_id.compile_id
     return CompileId(cid.frame_id, cid.frame_compile_id or 0, getattr(trace_id, "attempt", 0) or 0)
+
+
+def interned_strings() -> dict[int, str]:
+    """The file names the trace has interned so far in this process, by number. torch writes each one's ``str``
+    record once per process, so a capture after another sees only the numbers (2.11-2.14: structured.INTERN_TABLE)."""
+    from torch._logging import structured
+
+    return {index: path for path, index in getattr(structured, "INTERN_TABLE", {}).items()}
+
+
+def traced_code() -> Optional[tuple[Any, ...]]:
+    """The code objects Dynamo traced into the graph it is outputting now: the frame's first, then each function
+    it inlined, once per inlining, as each finished (``TracingContext.traced_code``, 2.11-2.14); None outside one.
+    Read while Dynamo writes its output graph: the frame's tracing context is gone by the bytecode hook."""
+    from torch._guards import TracingContext
+
+    ctx = TracingContext.try_get()
+    codes = getattr(ctx, "traced_code", None) if ctx is not None else None
+    return tuple(codes) if codes else None
+
+
+# torch's own frame around what torch.compile was given when it cannot hook that directly (a torch.nn module such
+# as Sequential or Linear, a torch function): torch/_dynamo/external_utils.py's wrap_inline makes `inner`, which
+# calls it (2.11-2.14). Dynamo compiles `inner` and inlines the module's forward into it.
+WRAPPER_FRAMES = ((("_dynamo", "external_utils.py"), ("inner", "wrap_inline.<locals>.inner")),)
+
+
+@functools.lru_cache(maxsize=1)
+def torch_dir() -> str:
+    """The folder of the torch package this process imports, ending in a separator."""
+    import os
+
+    import torch
+
+    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+# how torch.nn.Module's own call machinery is named when Dynamo inlines it between a wrapper and a module's forward
+MODULE_CALL_FUNCTIONS = frozenset({"Module._call_impl", "Module._wrapped_call_impl", "_call_impl",
+                                   "_wrapped_call_impl"})
+
+
+def is_wrapper_frame(filename: str, name: str) -> bool:
+    """Whether a compiled frame is torch's wrapper around what the user compiled (``WRAPPER_FRAMES``)."""
+    parts = tuple(filename.replace("\\", "/").split("/")[-2:])
+    return any(parts == tail and name in names for tail, names in WRAPPER_FRAMES)
 
 
 def register_bytecode_hook(hook: Callable[[Any, Any], None]) -> Any:
@@ -158,8 +231,9 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
 
 # A warm capture leaves these as the user has them: caches on, and the backward lowered when torch
 # lowers it (functorch's config is part of AOTAutograd's cache key: forcing the backward's lowering
-# would miss every entry the user's own runs wrote). Provenance tracking is not part of any cache key.
-WARM_KEEPS = ("force_disable_caches", "force_non_lazy_backward_lowering")
+# would miss every entry the user's own runs wrote; log_tlparse is part of the FX graph cache's key).
+# Provenance tracking is not part of any cache key.
+WARM_KEEPS = ("force_disable_caches", "force_non_lazy_backward_lowering", "log_tlparse")
 
 
 @contextlib.contextmanager
@@ -292,22 +366,6 @@ def current_stance() -> str:
     if getattr(stance, "skip_guard_eval_unsafe", False):
         text += ", skip_guard_eval_unsafe"
     return text
-
-
-ABSENT = "<absent in this torch>"
-
-
-def config_snapshot() -> dict[str, Any]:
-    """The values CAPTURE_CONFIG touches (``ABSENT`` where this torch lacks one): tests check nothing leaked."""
-    out = {}
-    for module_path, attr_path, _, _ in CAPTURE_CONFIG:
-        try:
-            obj, name = _resolve(module_path, attr_path)
-            value = getattr(obj, name)
-        except (ImportError, AttributeError):
-            value = ABSENT
-        out[f"{module_path}.{attr_path}"] = value
-    return out
 
 
 def instructions(code: Any) -> list[tuple[int, str, str, Optional[int], bool]]:
@@ -479,13 +537,6 @@ def cold_compile() -> Iterator[None]:
             yield
     finally:
         torch.compiler.config.force_disable_caches = saved
-
-
-def bytecode_hook_count() -> int:
-    """How many Dynamo bytecode hooks are registered (tests check that none leak)."""
-    from torch._dynamo import convert_frame
-
-    return len(getattr(convert_frame, "_bytecode_hooks", {}))
 
 
 
@@ -792,8 +843,25 @@ def cudagraph_tree_counts() -> tuple[int, int]:
 # ``suppress_errors`` is on; and fake tensors' companion report of the same failure.
 SUPPRESSED_FRAME_LOGGER = "torch._dynamo.convert_frame"
 SUPPRESSED_FRAME_PREFIX = "WON'T CONVERT"
+_SUPPRESSED_FRAME = re.compile(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)")
 FAKE_TENSOR_LOGGER = "torch._subclasses.fake_tensor"
 FAKE_TENSOR_META_FAILURE = "failed while attempting to run meta"
+
+
+def suppressed_frame(message: str) -> Optional[tuple[str, str, int]]:
+    """The frame (name, file, first line) Dynamo's "WON'T CONVERT" warning names; None for another message."""
+    m = _SUPPRESSED_FRAME.match(message)
+    return (m["name"], m["file"], int(m["line"])) if m else None
+
+
+# the code object Dynamo makes to go on after a graph break: ``torch_dynamo_resume_in_<fn>_at_<line>``
+_RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+def resumed(co_name: str) -> Optional[tuple[str, int]]:
+    """For a resume function's name, the function it goes on with and the line it resumes at; else None."""
+    m = _RESUME_NAME.match(co_name)
+    return (m["fn"], int(m["line"])) if m else None
 
 
 # compilation_metrics' fail_type when the backend itself raised (InductorError subclasses the first)
@@ -1038,7 +1106,7 @@ def records_side_effects() -> bool:
         return False
 
 
-# ---- distributed jobs (explorer.distributed) ----
+# ---- distributed jobs (explorer.jobs, explorer.distributed) ----
 
 def process_group_backend() -> Optional[str]:
     """The default process group's backend (gloo, nccl, ...), if one is still initialized; None otherwise."""
@@ -1073,7 +1141,7 @@ def launch_ranks(nproc_per_node: int, argv: list[str]) -> dict[int, int]:
     return {}
 
 
-# ---- torch.export and AOTInductor (explorer.export_entry) ----
+# ---- torch.export and AOTInductor (explore_export, targets.ExportTarget) ----
 
 def export_program(model: Any, args: tuple, kwargs: Optional[dict] = None, dynamic_shapes: Any = None,
                    strict: bool = False) -> Any:

@@ -23,11 +23,6 @@ class CellRun:
     # (filename, lineno, frame name) of the cell code Dynamo was compiling when Ctrl-C came
     interrupted_at: Optional[tuple[str, int, str]] = None
 
-    @property
-    def shown_value(self) -> Any:
-        """What IPython displays as the cell's value."""
-        return self.value if self.returns_value and self.error is None else None
-
 
 def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool = False) -> CellRun:
     """Calls ``compiled`` (``torch.compile(cell.fn, ...)``) once so that the cell ends as a plain run.

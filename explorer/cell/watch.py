@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import linecache
 import logging
 import re
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..capturing.model import Finding
+from ..capturing.decoders import DecodeContext, decode
+from ..capturing.model import Finding, GraphBreak
 from ..capturing.raw import RawEvent
 from ..capturing.recorder import BYTECODE, CALLBACKS, COMPILE_END, COMPILE_START, RESET, TRACE, listening
+from ..capturing.records import FrameStart, GraphBreakReason, Metrics, OutputCodeText
 from .function import CELL_FUNCTION_NAME, CellFunction
 from .name_windows import NameWindows
 
@@ -22,8 +24,27 @@ def reset_finding() -> Finding:
                    "the first reset, [g2 0/0] after the second")
 
 
-_GRAPH_BREAK_AT = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)")
-_RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+# the trace events the watch acts on while the cell runs, read by the capture's own decoders
+_HEARD = frozenset({"dynamo_start", "compilation_metrics", "artifact:dynamo_graph_break_reason",
+                    "inductor_output_code"})
+_CONTEXT = DecodeContext()  # no interned file names: the watch names frames by the cell's file
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """A compile that failed: its ``compilation_metrics`` record and its compile id as the report names it."""
+
+    metrics: Metrics
+    compile_id: Optional[str]
+
+    @property
+    def fail_type(self) -> str:
+        return str(self.metrics.values.get("fail_type"))
+
+    def line_in(self, filename: str) -> Optional[int]:
+        """The user's line the compile failed at, when it is a line of ``filename``."""
+        at = self.metrics.failed_at
+        return at.lineno if at is not None and at.filename == filename else None
 
 
 class Watch:
@@ -45,9 +66,8 @@ class Watch:
         self.findings = findings
         self.names = NameWindows(cell)
         self.codes: list[Any] = []
-        self._failed: dict[str, dict] = {}  # compile id -> compilation_metrics of a failed compile
-        self._last_failed: Optional[dict] = None
-        self._last_start: Optional[dict] = None
+        self._last_failed: Optional[_Failure] = None
+        self._last_start: Optional[FrameStart] = None  # the frame Dynamo started on last (None: none named)
         self._meta_failures: list[str] = []
         self._rng_ids: list[Optional[str]] = []  # compile ids of graphs drawing Inductor's random numbers
         self._stack = contextlib.ExitStack()
@@ -58,7 +78,7 @@ class Watch:
         self.rewrote_any = False  # Dynamo compiled code of the cell (which ``forget_compilations`` then drops)
         self.resets = 0  # torch._dynamo.reset() calls seen while the cell ran
         self._listening: Any = None  # capturing.recorder.Listening
-        self._refused: Optional[dict] = None  # compilation_metrics of the cell's own frame, refused and raised
+        self._refused: Optional[_Failure] = None  # the cell's own frame, refused and raised
         self._compiling = False  # Dynamo is compiling, for the cell (a plain run of it compiles nothing)
         self.dynamo_warnings: list[str] = []
 
@@ -128,10 +148,10 @@ class Watch:
         if record.levelno < logging.WARNING or not message.startswith(torch_compat.SUPPRESSED_FRAME_PREFIX):
             return True
         exc = record.exc_info[1] if record.exc_info else None
-        m = re.match(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)", message)
+        frame = torch_compat.suppressed_frame(message)
         # the cell's own code refused after a graph break: the rest of it runs with Dynamo off, as plain Python
-        plainly = bool(m and m["file"] == self.cell.filename and torch_compat.run_frame_plainly(exc))
-        self.findings.append(self._frame_ran_plainly(message, exc, plainly))
+        plainly = bool(frame and frame[1] == self.cell.filename and torch_compat.run_frame_plainly(exc))
+        self.findings.append(self._frame_ran_plainly(frame, exc, plainly))
         return False
 
     def _on_fake_tensor(self, record: logging.LogRecord) -> bool:
@@ -144,33 +164,31 @@ class Watch:
         return False
 
     def on_trace(self, event: RawEvent) -> None:
-        metadata, payload = event.metadata, event.payload
-        cid = event.compile_id.key if event.compile_id is not None else None
-        if "dynamo_start" in metadata:
-            self._last_start = metadata
+        """A trace record, read by its decoder (``capturing.decoders``), as the capture reads it afterwards."""
+        if event.name not in _HEARD:
+            return
+        if event.name == "dynamo_start":
             self._refused = None
             self._compiling = True
-            return
-        metrics = metadata.get("compilation_metrics")
-        if isinstance(metrics, dict):
+        elif event.name == "compilation_metrics":
             self._compiling = False
-            if metrics.get("fail_type"):
-                metrics = dict(metrics, explorer_compile_id=cid)
-                self._last_failed = metrics
-                self._failed[str(metrics.get("compile_id"))] = metrics
-                self._on_failed_compile(metrics)
-            return
-        artifact = metadata.get("artifact")
-        name = artifact.get("name") if isinstance(artifact, dict) else None
-        if name == "dynamo_graph_break_reason" and payload:
-            self._on_graph_break(payload, cid)
-        elif "inductor_output_code" in metadata and payload:
+        # a record its decoder cannot read is a Problem the capture names (assemble decodes it again)
+        record = decode(event, _CONTEXT)
+        cid = event.compile_id.key if event.compile_id is not None else None
+        if event.name == "dynamo_start":
+            self._last_start = record if isinstance(record, FrameStart) else None
+        elif isinstance(record, Metrics) and record.values.get("fail_type"):
+            self._last_failed = _Failure(record, cid)
+            self._on_failed_compile(self._last_failed)
+        elif isinstance(record, GraphBreakReason):
+            self._on_graph_break(record.graph_break, cid)
+        elif isinstance(record, OutputCodeText):
             from ..capturing import torch_compat
 
-            if any(marker in payload for marker in torch_compat.INDUCTOR_RNG_MARKERS):
+            if any(marker in record.code for marker in torch_compat.INDUCTOR_RNG_MARKERS):
                 self._rng_ids.append(cid)
 
-    def _on_failed_compile(self, metrics: dict) -> None:
+    def _on_failed_compile(self, failure: _Failure) -> None:
         """A failed compile that must raise instead of running its frame unconverted.
 
         Compilation metrics are written before Dynamo decides whether to suppress the
@@ -192,16 +210,16 @@ class Watch:
 
         if not self.suppressing:
             return
-        fail_type = str(metrics.get("fail_type"))
-        backend = fail_type in torch_compat.BACKEND_FAILURES
-        own = metrics.get("co_name") == CELL_FUNCTION_NAME and metrics.get("co_filename") == self.cell.filename
+        backend = failure.fail_type in torch_compat.BACKEND_FAILURES
+        frame = failure.metrics.frame
+        own = frame is not None and frame.name == CELL_FUNCTION_NAME and frame.filename == self.cell.filename
         if backend and not self.user_suppresses:
             torch_compat.set_dynamo_config("suppress_errors", False)
             self._backend_failed = True
-        elif own and not torch_compat.is_soft_failure(fail_type):
+        elif own and not torch_compat.is_soft_failure(failure.fail_type):
             torch_compat.set_dynamo_config("suppress_errors", False)
             self._backend_failed = True
-            self._refused = metrics
+            self._refused = failure
 
     def refused(self, error: BaseException) -> bool:
         """``error`` is Dynamo refusing the cell's own frame (``_on_failed_compile``): nothing of the cell ran.
@@ -213,55 +231,57 @@ class Watch:
         return self._refused is not None and isinstance(error, Exception)
 
     def refusal_finding(self, error: BaseException) -> Finding:
-        metrics = self._refused or {}
-        cid = metrics.get("explorer_compile_id")
-        lineno = metrics.get("fail_user_frame_lineno") if metrics.get("fail_user_frame_filename") == \
-            self.cell.filename else None
+        from ..capturing import torch_compat
+
+        refused = self._refused
+        cid = refused.compile_id if refused else None
+        lineno = refused.line_in(self.cell.filename) if refused else None
         where = f" (it failed at line {lineno})" if lineno else ""
-        if str(metrics.get("fail_type")) in ("BackendCompilerFailed", "InductorError"):
+        if refused and refused.fail_type in torch_compat.BACKEND_FAILURES:
             why = (f"the backend raised ({exception_words(error)}); torch._dynamo.config.suppress_errors is "
                    "True (your setting), so torch.compile falls back to eager")
         else:
             why = exception_words(error)
         return Finding(f"Dynamo could not compile the cell{where}: {why}; the cell ran as plain Python "
                        "(nothing of it compiled; the torch.compile calls it makes itself still compile)", None,
-                       cid, int(lineno) if lineno else None)
+                       cid, lineno)
 
-    def _on_graph_break(self, payload: str, compile_id: Optional[str]) -> None:
-        m = _GRAPH_BREAK_AT.search(payload)
-        if m is None or m["file"] != self.cell.filename:
+    def _on_graph_break(self, gb: GraphBreak, compile_id: Optional[str]) -> None:
+        """A graph break the explorer's own running of the cell causes, said as such."""
+        if gb.filename != self.cell.filename or not gb.lineno:
             return
-        lineno = int(m["line"])
-        line = linecache.getline(self.cell.filename, lineno).strip()
+        lineno, line, said = gb.lineno, gb.source_line or "", gb.detail  # torch's words, not its own traceback
         if line.startswith("assert ") or line.startswith("assert("):
             self.findings.append(Finding(
                 f"line {lineno} `{line}`: a graph break here, because the explorer keeps an assert "
                 "on tensor data a Python assert (a failing one is an AssertionError, as in a plain run); "
                 "plain torch.compile puts it in the graph as torch._assert_async, and a failing one raises "
                 "RuntimeError from the kernel", "graph_break", compile_id, lineno))
-        elif re.match(r"del\b", line) and "disable" in payload:
+        elif re.match(r"del\b", line) and "disable" in said:
             self.findings.append(Finding(
                 f"line {lineno} `{line}`: a graph break here, because Dynamo cannot delete a global "
                 "(it has no DELETE_GLOBAL): the explorer runs the del as plain Python, where Dynamo alone would "
                 "give up on the whole frame", "graph_break", compile_id, lineno))
-        elif "RemovableHandle" in payload:
+        elif "RemovableHandle" in said:
             self.findings.append(Finding(
                 f"line {lineno} `{line}` reads a name the cell binds only later: a graph break "
                 "here, and that line runs as plain Python (a plain run raises the same NameError)", "graph_break",
                 compile_id, lineno))
 
     # ---- after the run ----
-    def _frame_ran_plainly(self, message: str, exc: Optional[BaseException], plainly: bool = False) -> Finding:
-        metrics = self._last_failed or {}
-        compile_id = metrics.get("explorer_compile_id")
-        m = re.match(r"WON'T CONVERT (?P<name>\S+) (?P<file>.+?) line (?P<line>\d+)", message)
-        where = self._frame_words(m["name"], m["file"], int(m["line"])) if m else "a frame"
-        lineno = None
-        if metrics.get("fail_user_frame_filename") == self.cell.filename and metrics.get("fail_user_frame_lineno"):
-            lineno = int(metrics["fail_user_frame_lineno"])
+    def _frame_ran_plainly(self, frame: Optional[tuple[str, str, int]], exc: Optional[BaseException],
+                           plainly: bool = False) -> Finding:
+        """``frame``: (name, file, first line) of the frame Dynamo's "WON'T CONVERT" names."""
+        from ..capturing import torch_compat
+
+        failed = self._last_failed
+        compile_id = failed.compile_id if failed else None
+        where = self._frame_words(*frame) if frame else "a frame"
+        lineno = failed.line_in(self.cell.filename) if failed else None
+        if lineno:
             where += f" (it failed at line {lineno})"
-        why = exception_words(exc) if exc is not None else (metrics.get("fail_type") or "an error")
-        if str(metrics.get("fail_type")) in ("BackendCompilerFailed", "InductorError") and self.user_suppresses:
+        why = exception_words(exc) if exc is not None else failed.fail_type if failed else "an error"
+        if failed and failed.fail_type in torch_compat.BACKEND_FAILURES and self.user_suppresses:
             why += ("; torch._dynamo.config.suppress_errors is True (your setting), so torch.compile falls back "
                     "to eager for it")
         self._meta_failures.clear()  # fake tensors' report of this same failure
@@ -269,14 +289,16 @@ class Watch:
         return Finding(f"Dynamo could not compile {where}: {why}; {ran}", None, compile_id, lineno)
 
     def _frame_words(self, name: str, filename: str, lineno: int) -> str:
-        resume = _RESUME_NAME.match(name)
+        from ..capturing import torch_compat
+
+        resume = torch_compat.resumed(name)
         if filename == self.cell.filename:
             if name == CELL_FUNCTION_NAME:
                 return "the cell"
-            if resume and resume["fn"] == CELL_FUNCTION_NAME:
-                return f"the cell from line {resume['line']} on (after a graph break)"
+            if resume and resume[0] == CELL_FUNCTION_NAME:
+                return f"the cell from line {resume[1]} on (after a graph break)"
         if resume:
-            return f"{resume['fn']} from line {resume['line']} on ({filename.rsplit('/', 1)[-1]})"
+            return f"{resume[0]} from line {resume[1]} on ({filename.rsplit('/', 1)[-1]})"
         return f"{name} ({filename.rsplit('/', 1)[-1]}:{lineno})"
 
     def conclude(self, error: Optional[BaseException], fullgraph: bool) -> list[Finding]:
@@ -339,11 +361,9 @@ class Watch:
         """Where Dynamo was compiling when ``error`` came out of the compile itself."""
         if error is None or not raised_while_compiling(error):
             return None
-        start = (self._last_start or {}).get("dynamo_start")
-        stack = (start.get("stack") if isinstance(start, dict) else None) or []
-        frame = stack[-1] if stack else None  # the frame being compiled: its first line and name
-        if isinstance(frame, dict) and frame.get("line") and frame.get("name") != CELL_FUNCTION_NAME:
-            return (self.cell.filename, int(frame["line"]), str(frame.get("name")))
+        frame = self._last_start.frame if self._last_start is not None else None  # its first line and name
+        if frame is not None and frame.lineno and frame.name != CELL_FUNCTION_NAME:
+            return (self.cell.filename, frame.lineno, frame.name)
         return (self.cell.filename, _first_statement_line(self.cell), CELL_FUNCTION_NAME)
 
     def forget_compilations(self) -> None:

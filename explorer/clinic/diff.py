@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..capturing.model import Compilation
 
@@ -88,8 +88,8 @@ def _guards_text(c: Compilation) -> Optional[str]:
         for g in c.guards:
             where = f"  # {g.source}" if g.source and g.lineno else ""
             lines.append(f"{g.kind}: {g.code}{where}")
-        return _normalise("\n".join(lines))
-    return _normalise(c.guard_tree) if c.guard_tree else None
+        return normalise("\n".join(lines))
+    return normalise(c.guard_tree) if c.guard_tree else None
 
 
 def _output_text(c: Compilation) -> Optional[str]:
@@ -98,17 +98,49 @@ def _output_text(c: Compilation) -> Optional[str]:
     return "\n".join(f"# ---- {o.graph_kind} ----\n{o.code}" for o in c.output_code)
 
 
-def _normalise(text: str) -> str:
+def normalise(text: str) -> str:
+    """Bookkeeping torch numbers per compile written away (``__builtins_dict___7`` -> ``___N``): what a diff
+    compares, so it shows what changed for the user."""
     for pattern, repl in _NOISE:
         text = pattern.sub(repl, text)
     return text
 
 
+Opcode = tuple[str, int, int, int, int]
+_EXACT_UP_TO = 4_000_000  # line pairs past which difflib may skip popular lines (its autojunk): bounded time
+
+
+def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+    """difflib's opcodes (``equal | replace | delete | insert``, ``a[i1:i2]`` against ``b[j1:j2]``) for two lists
+    of lines: the one line diff of the explorer (this module's sections, and every pane diff the views draw,
+    ``present.diff_view``). The common head and tail are matched first, so near-equal big texts stay quick."""
+    pre, suf = common_ends(a, b)
+    mid_a, mid_b = a[pre:len(a) - suf], b[pre:len(b) - suf]
+    out: list[Opcode] = [("equal", 0, pre, 0, pre)] if pre else []
+    if mid_a or mid_b:
+        matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=len(mid_a) * len(mid_b) > _EXACT_UP_TO)
+        out += [(tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    if suf:
+        out.append(("equal", len(a) - suf, len(a), len(b) - suf, len(b)))
+    return out
+
+
+def common_ends(a: Sequence, b: Sequence) -> tuple[int, int]:
+    """How long a common head ``a`` and ``b`` have, then how long a common tail after it (of lines, or of
+    characters: what changed inside a line is between them)."""
+    pre = 0
+    while pre < len(a) and pre < len(b) and a[pre] == b[pre]:
+        pre += 1
+    suf = 0
+    while suf < len(a) - pre and suf < len(b) - pre and a[-1 - suf] == b[-1 - suf]:
+        suf += 1
+    return pre, suf
+
+
 def _section(name: str, a: Optional[str], b: Optional[str]) -> SectionDiff:
     a_lines, b_lines = (a or "").splitlines(), (b or "").splitlines()
     rows: list[DiffRow] = []
-    matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(a_lines, b_lines):
         for k in range(max(i2 - i1, j2 - j1)):
             ai, bj = i1 + k, j1 + k
             a_ok, b_ok = ai < i2, bj < j2

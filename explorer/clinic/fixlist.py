@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
+from ..capturing.torch_compat import resumed
 from .locate import basename, is_library_file, rel, repaired, user_frame
-
-_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -203,14 +202,14 @@ def _resumes(breaks: list[GraphBreak], data: CaptureData) -> list[Compilation]:
 
 def _innermost_name(fn: str) -> str:
     """A resume function of a resume function is named after the original function."""
-    m = _RESUME_RE.match(fn)
-    return _innermost_name(m["fn"]) if m else fn
+    resume = resumed(fn)
+    return _innermost_name(resume[0]) if resume else fn
 
 
 def resume_of(comp: Compilation) -> Optional[tuple[str, int]]:
     """(function, line) a resume function continues after, or None for an ordinary frame."""
-    m = _RESUME_RE.match(comp.frame.name)
-    return (_innermost_name(m["fn"]), int(m["line"])) if m else None
+    resume = resumed(comp.frame.name)
+    return (_innermost_name(resume[0]), resume[1]) if resume else None
 
 
 def _with_words(site: BreakSite, comps: list[Compilation]) -> BreakSite:

@@ -82,17 +82,3 @@ def dropped_guards(comp: Compilation) -> list[DroppedGuard]:
         out.append(DroppedGuard(g, risk_of(g)))
     rank = {kind: i for i, kind in enumerate(_ORDER)}
     return sorted(out, key=lambda d: rank.get(d.guard.kind, len(_ORDER)))
-
-
-def guard_filter_text(comp: Compilation, max_rows: int = 12) -> list[str]:
-    """``guard filter NAME: kept K of N guards, dropped D`` then the dropped ones with their risks."""
-    if comp.guard_filter is None:
-        return []
-    kept = sum(1 for g in comp.filtered_guards if g.kept)
-    dropped = dropped_guards(comp)
-    lines = [f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {len(comp.filtered_guards)} "
-             f"guards, dropped {len(comp.filtered_guards) - kept}"]
-    lines += ["  " + d.one_line() for d in dropped[:max_rows]]
-    if len(dropped) > max_rows:
-        lines.append(f"  ... {len(dropped) - max_rows} more dropped")
-    return lines

@@ -44,6 +44,25 @@ def is_library_file(filename: Optional[str]) -> bool:
     return f"{os.sep}torch{os.sep}" in path and f"{os.sep}site-packages{os.sep}" in path
 
 
+def is_torch_or_python_file(filename: Optional[str]) -> bool:
+    """torch's own files and the standard library's: code no model author wrote. Narrower than
+    ``is_library_file``: a model's code may be an installed package's (transformers' ``LlamaAttention.forward``),
+    and that is what an engineer debugging it reads."""
+    if not filename or (filename.startswith("<") and not filename.startswith(("<ipython-input", "<string>"))):
+        return True
+    path = os.path.normpath(filename)
+    installed = any(f"{os.sep}{d}{os.sep}" in path for d in ("site-packages", "dist-packages"))
+    if installed:
+        return f"{os.sep}torch{os.sep}" in path
+    return any(path.startswith(root) for root in _stdlib_roots())
+
+
+@lru_cache(maxsize=1)
+def _stdlib_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(os.path.normpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if paths.get(k))
+
+
 @lru_cache(maxsize=256)
 def _library_relative(path: str) -> bool:
     for root in _library_roots():

@@ -5,7 +5,9 @@ behind the same guards. Where one rank takes another path (a data-dependent bran
 batch, a rank-only ``print``) it breaks or recompiles where the others do not, and its compile ids
 shift; so compilations are matched by frame and by how many times that frame was compiled before,
 never by compile id. Each difference names the user line and the ranks concerned ("rank 1 only:
-...", "ranks 1, 3: ..."); a collective issued in another order or kind is flagged as a possible hang.
+...", "ranks 1, 3: ..."); a collective issued in another order or kind is flagged as a possible hang, and the
+same collectives issued on other values in another order (rank 1 reduces its ``b`` where rank 0 reduces its
+``a``) as mixed values, naming the lines.
 Like tlparse's multi-rank checks (compile-id, cache and collective-schedule divergence), but on the
 explorer's own data and with the user's lines.
 """
@@ -17,6 +19,7 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
+from ..capturing.compile_id import CompileId
 from ..capturing.model import Compilation
 from ..clinic.locate import basename
 from .collectives import STAGES, compilation_collectives, first_mismatch
@@ -47,7 +50,8 @@ def compare(ranks: Sequence[RankRun]) -> tuple[list[RankCounts], list[RankGroup]
     matched = _matched(present, keys, collectives)
     all_ranks = tuple(r.rank for r in ranks)
     diffs = (_failures(ranks) + _breaks(present, all_ranks) + _recompiles(present, keys)
-             + _compilations(present, matched, keys) + _collective_diffs(present, matched, collectives))
+             + _compilations(present, matched, keys) + _collective_diffs(present, matched, collectives)
+             + _graph_orders(present, keys))
     counts = [_counts(r, collectives) for r in ranks]
     groups = _groups(present, keys, collectives, counts)
     return counts, groups, diffs, matched, collectives
@@ -93,7 +97,8 @@ def _matched(present: Sequence[RankRun], keys: dict[int, list[str]],
 
 def _what_differs(comps: dict[int, Compilation], colls: dict[int, list[GraphCollectives]]) -> Iterable[str]:
     aspects = {"status": lambda c: c.status, "graph": _graph_fingerprint, "guards": _guards_fingerprint,
-               "graph break": lambda c: _break_key(c), "recompile reason": lambda c: _norm(c.recompile_reason or ""),
+               "graph break": lambda c: _break_key(c),
+               "recompile reason": lambda c: norm_rank(c.recompile_reason or ""),
                "kernels": lambda c: len(c.kernels)}
     for name, fn in aspects.items():
         if len({fn(c) for c in comps.values()}) > 1:
@@ -149,7 +154,7 @@ def _recompiles(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[
             p = e.primary
             what = p.describe() if p else (e.reason_text.splitlines()[0] if e.reason_text else "recompiled")
             frame = by_id.get(e.compile_id, e.frame_name).rsplit("#", 1)[0]
-            key = (frame, _norm(what))
+            key = (frame, norm_rank(what))
             found[key][r.rank] = what
             detail.setdefault(key, (e.frame_name, what, p))
     out = []
@@ -210,11 +215,63 @@ def _collective_diffs(present: Sequence[RankRun], matched: Sequence[MatchedCompi
             continue
         for stage in STAGES:
             per_rank = stages.get(stage)
-            diff = _stage_diff(m, where, stage, ranks, per_rank) if per_rank else None
+            diff = (_stage_diff(m, where, stage, ranks, per_rank) or _mixed_values(m, where, stage, ranks, per_rank)
+                    if per_rank else None)
             if diff is not None:
                 out.append(diff)
                 break  # the earliest stage that differs says it; later ones follow from it
+        else:
+            diff = _schedule_diff(present, m, where, ranks)
+            if diff is not None:
+                out.append(diff)
     return out
+
+
+def _schedule_diff(present: Sequence[RankRun], m: MatchedCompilation, where: str,
+                   ranks: list[int]) -> Optional[Difference]:
+    """Inductor's collective schedules (the order its code issues them, after its reordering passes) where the
+    graphs agree but the schedules do not: as much a hang as graphs that differ."""
+    scheds: dict[tuple, list[int]] = defaultdict(list)
+    for rk in ranks:
+        comp = _comp(present, rk, m)
+        if comp.collective_schedule:
+            scheds[tuple((s.graph_kind, s.ops) for s in comp.collective_schedule)].append(rk)
+    if len(scheds) < 2:
+        return None
+    ref = max(scheds.values(), key=len)
+    odd = sorted(rk for rs in scheds.values() if rs is not ref for rk in rs)
+    shown = "; ".join(f"{_ranks_phrase(rs)}: " + ", ".join(
+        f"{kind} " + " -> ".join(op.replace("torch.ops._c10d_functional.", "") for op in ops) for kind, ops in sched)
+        for sched, rs in scheds.items())
+    return Difference("collectives", f"possible hang: Inductor scheduled the collectives of {where} in another order "
+                      f"on {_ranks_phrase(odd)}: {shown}", tuple(odd), m.filename, m.lineno, m.key, hang=True)
+
+
+def _graph_orders(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[Difference]:
+    """torch's graph_execution order of each rank that recorded one, by matched compilation: ranks running their
+    graphs in another order (a rank-only branch, a skipped step) issue their collectives in another order too."""
+    orders: dict[tuple, list[int]] = defaultdict(list)
+    for r in present:
+        if not r.capture.graph_execution:
+            continue
+        key_of = dict(zip((c.compile_id for c in r.capture.compilations), keys[r.rank], strict=True))
+        orders[tuple(key_of.get(CompileId.key_of(cid), cid) for cid in r.capture.graph_execution)].append(r.rank)
+    if len(orders) < 2:
+        return []
+    ref = max(orders.values(), key=len)
+    ref_order = next(o for o, rs in orders.items() if rs is ref)
+    odd = sorted(rk for rs in orders.values() if rs is not ref for rk in rs)
+    mine = next(o for o, rs in orders.items() if odd[0] in rs)
+    i = next((k for k, (a, b) in enumerate(zip(ref_order, mine)) if a != b), min(len(ref_order), len(mine)))
+    said = (f"call {i + 1} runs {_frame_of(ref_order, i)} on {_ranks_phrase(ref)} and {_frame_of(mine, i)} on "
+            f"{_ranks_phrase(odd)}")
+    return [Difference("graph_order", f"graphs ran in another order on {_ranks_phrase(odd)}: {said} "
+                       f"({len(ref_order)} against {len(mine)} graph calls)", tuple(odd))]
+
+
+def _frame_of(order: tuple, i: int) -> str:
+    return order[i].rsplit("#", 1)[0] if i < len(order) else "nothing (its graph calls ended)"
+
 
 
 def _stage_diff(m: MatchedCompilation, where: str, stage: str, ranks: list[int],
@@ -241,6 +298,42 @@ def _stage_diff(m: MatchedCompilation, where: str, stage: str, ranks: list[int],
                       at.lineno if at else m.lineno, m.key, hang=True)
 
 
+def _mixed_values(m: MatchedCompilation, where: str, stage: str, ranks: list[int],
+                  per_rank: dict[int, GraphCollectives]) -> Optional[Difference]:
+    """Ranks whose collectives agree in kind, group and size but combine the same values in another order:
+    nothing hangs, each collective reduces one rank's ``a`` with another's ``b``. Compared by what each
+    collective combines (``Collective.identity``: its input, else its user line's code); only where every
+    rank's collectives are known that way and are the same ones, reordered."""
+    idents = {rk: tuple(c.identity() for c in per_rank[rk].collectives) for rk in ranks if rk in per_rank}
+    if len(idents) < 2 or any(None in ids for ids in idents.values()):
+        return None
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for rk, ids in idents.items():
+        groups[ids].append(rk)
+    if len(groups) == 1:
+        return None
+    ref_ranks = max(groups.values(), key=len)
+    if any(sorted(ids) != sorted(idents[ref_ranks[0]]) for ids in groups):
+        return None  # other values, not the same ones reordered: a difference of the graphs, said there
+    odd = sorted(rk for rk in idents if rk not in ref_ranks)
+    theirs, mine = per_rank[ref_ranks[0]].collectives, per_rank[odd[0]].collectives
+    i = next(k for k, (a, b) in enumerate(zip(theirs, mine)) if a.identity() != b.identity())
+    a, b = theirs[i], mine[i]
+    orders = "; ".join(f"{_ranks_phrase(rs)}: {_seq(per_rank[rs[0]].collectives)}" for rs in groups.values())
+    text = (f"mixed values: the collectives of {where} ({stage}) agree in kind and size on every rank but are "
+            f"issued in another order of lines: collective {i + 1}, {a.signature()}, combines {_what(a)} on "
+            f"{_ranks_phrase(ref_ranks)} with {_what(b)} on {_ranks_phrase(odd)} (no hang: the results are "
+            f"silently wrong); {orders}")
+    return Difference("collectives", text, tuple(odd), b.filename or m.filename, b.lineno or m.lineno, m.key)
+
+
+def _what(c) -> str:
+    """``a`` (``dist.all_reduce(a)`` at mixed.py:14): what one collective combines, and the line issuing it."""
+    line = f"{basename(c.filename)}:{c.lineno}" if c.lineno else "an unknown line"
+    code = f"`{c.statement()}` at " if c.code else ""
+    return (f"`{c.operand}` ({code}{line})" if c.operand else f"{code}{line}")
+
+
 # ---- per rank, and the groups ----
 
 def _counts(r: RankRun, collectives: Sequence[GraphCollectives]) -> RankCounts:
@@ -261,7 +354,7 @@ def _groups(present: Sequence[RankRun], keys: dict[int, list[str]], collectives:
         by_rank_colls[gc.rank].append(gc)
     for r in present:
         parts = [f"{k}|{c.status}|{_graph_fingerprint(c)}|{_guards_fingerprint(c)}|{_break_key(c)}|"
-                 f"{_norm(c.recompile_reason or '')}|{len(c.kernels)}"
+                 f"{norm_rank(c.recompile_reason or '')}|{len(c.kernels)}"
                  for c, k in zip(r.capture.compilations, keys[r.rank], strict=True)]
         parts.append(_colls_fingerprint(by_rank_colls[r.rank]))
         sig[hashlib.sha1("\n".join(parts).encode()).hexdigest()].append(r.rank)
@@ -280,7 +373,10 @@ def _counts_text(c: RankCounts) -> str:
 
 # ---- fingerprints and words ----
 
-def _norm(text: str) -> str:
+def norm_rank(text: str) -> str:
+    """Each rank's own device index and object ids written away (cuda:1 -> cuda, device=1 -> device=N, ids and
+    addresses -> <id>): what ranks compiled differently is what remains. Every rank comparison reads text
+    through this, the views' rank-to-rank diffs too (``present.diff_view``)."""
     return _ADDRESS_RE.sub("<id>", _DEVICE_INDEX_RE.sub(_device_kind, text))
 
 
@@ -289,11 +385,11 @@ def _device_kind(m: re.Match) -> str:
 
 
 def _graph_fingerprint(c: Compilation) -> str:
-    return hashlib.sha1(_norm(c.graph.code).encode()).hexdigest()[:12] if c.graph else "-"
+    return hashlib.sha1(norm_rank(c.graph.code).encode()).hexdigest()[:12] if c.graph else "-"
 
 
 def _guards_fingerprint(c: Compilation) -> str:
-    codes = sorted(_norm(g.code) for g in c.guards)
+    codes = sorted(norm_rank(g.code) for g in c.guards)
     return hashlib.sha1("\n".join(codes).encode()).hexdigest()[:12] if codes else "-"
 
 
@@ -303,7 +399,8 @@ def _break_key(c: Compilation) -> str:
 
 
 def _colls_fingerprint(entries: Sequence[GraphCollectives]) -> str:
-    return "|".join(f"{gc.stage}:" + ",".join(x.signature() for x in gc.collectives) for gc in entries)
+    return "|".join(f"{gc.stage}:" + ",".join(f"{x.signature()}{x.identity() or ''}" for x in gc.collectives)
+                    for gc in entries)
 
 
 def _split_by(present: Sequence[RankRun], m: MatchedCompilation, aspect: str) -> list[list[int]]:
@@ -331,7 +428,7 @@ def _aspect_text(comp: Compilation, ref: Compilation, aspect: str) -> str:
         first = next((a for a, b in zip(mine, theirs) if a != b), None)
         return f"{comp.graph.num_nodes} nodes" + (f", first unlike the others: `{first}`"
                                                     if first is not None and comp is not ref else "")
-    own = sorted({_norm(g.code) for g in comp.guards} - {_norm(g.code) for g in ref.guards})
+    own = sorted({norm_rank(g.code) for g in comp.guards} - {norm_rank(g.code) for g in ref.guards})
     if comp is ref or not own:
         return f"{len(comp.guards)} guards"
     more = f" (+{len(own) - 2} more)" if len(own) > 2 else ""
@@ -341,13 +438,14 @@ def _aspect_text(comp: Compilation, ref: Compilation, aspect: str) -> str:
 def _graph_lines(comp: Compilation) -> list[str]:
     if comp.graph is None:
         return []
-    return [line.strip() for line in _norm(comp.graph.code).splitlines()
+    return [line.strip() for line in norm_rank(comp.graph.code).splitlines()
             if line.strip() and not line.strip().startswith("#")]
 
 
 def _seq(colls: Sequence) -> str:
-    """Each collective with the user line that issued it: ``all_reduce(sum, group 0, f32[4, 4]) [t.py:9]``."""
-    return " -> ".join(c.signature() + (f" [{basename(c.filename)}:{c.lineno}]" if c.lineno else "")
+    """Each collective, what it combines and the user line that issued it: ``all_reduce(sum, group 0, f32[64]) of a
+    [t.py:9]``."""
+    return " -> ".join(c.described() + (f" [{basename(c.filename)}:{c.lineno}]" if c.lineno else "")
                        for c in colls) or "none"
 
 

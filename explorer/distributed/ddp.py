@@ -1,4 +1,5 @@
-"""DDPOptimizer's splits in words, and what happened when DDP or FSDP2 left no split or no collective to see.
+"""What happened when DDP or FSDP2 left no split or no collective to see (the split itself is drawn by
+``present.ddp_view``).
 
 A split is not a graph break: Dynamo captured one graph for the frame (one set of guards), and
 DDPOptimizer cut it at DDP's gradient-bucket boundaries so each bucket's all-reduce can overlap
@@ -14,52 +15,12 @@ Dynamo skips the frame and nothing of the model is compiled.
 
 from __future__ import annotations
 
-from typing import Optional
-
-from ..capturing.model import CaptureData, Compilation, DdpOptimizer
-from ..clinic.locate import basename, is_library_file
+from ..capturing.model import CaptureData
+from ..clinic.locate import is_library_file
 
 DDP_FILE = "torch/nn/parallel/distributed.py"
 FSDP2_DIR = "torch/distributed/fsdp/_fully_shard/"
-HOW_TO_CHANGE = ("DDP's bucket_cap_mb sets where the graph is cut (a larger cap, fewer pieces); "
-                 "torch._dynamo.config.optimize_ddp = False keeps the graph whole (no overlap of the all-reduces "
-                 "with backward)")
 FIRST_BUCKET_ERROR = "First bucket should be smaller/equal to other buckets"
-
-
-def mib(n: Optional[int]) -> str:
-    if n is None:
-        return "?"
-    return f"{n / 2**20:.2f} MiB" if n >= 2**16 else f"{n / 1024:.1f} KiB"
-
-
-def split_lines(comp: Compilation) -> list[str]:
-    """A split graph in words: parent, pieces, bucket sizes and parameters; or why it was kept whole."""
-    ddp = comp.ddp_optimizer
-    if ddp is None:
-        return []
-    where = f"[{comp.compile_id}] {comp.frame.name} ({basename(comp.frame.filename)}:{comp.frame.lineno})"
-    cap = f"bucket cap {mib(ddp.bucket_cap_bytes)}" if ddp.bucket_cap_bytes is not None else "DDP's bucket cap"
-    if not ddp.split:
-        total = f" (bucket cap {mib(ddp.bucket_cap_bytes)})" if ddp.bucket_cap_bytes is not None else ""
-        return [f"DDPOptimizer kept {where} whole: its parameters fit in {ddp.bucket_count or 1} bucket{total}; "
-                f"a smaller bucket_cap_mb would split it"]
-    lines = [f"DDPOptimizer split {where} into {len(ddp.subgraphs)} graphs at gradient-bucket boundaries "
-             f"({cap}; a split, not a graph break: one frame, one set of guards)"]
-    for b in ddp.buckets:
-        names = ", ".join(b.params[:6]) + (f", ... ({len(b.params)} in all)" if len(b.params) > 6 else "")
-        lines.append(f"  {b.subgraph}: bucket of {mib(b.size_bytes)}: {names or 'no parameters'}")
-    lines.append(f"  backward all-reduces the last piece's bucket first; to change it: {HOW_TO_CHANGE}")
-    lines += [f"  note: {n}" for n in ddp.notes]
-    return lines
-
-
-def subgraph_note(ddp: DdpOptimizer) -> Optional[str]:
-    """The compilation's AOT and Inductor stages come from each piece in turn; the capture keeps the last."""
-    if not ddp.split:
-        return None
-    return (f"each of the {len(ddp.subgraphs)} pieces was compiled on its own; the compilation's AOT and Inductor "
-            f"stages show the last one ({ddp.subgraphs[-1].name}), its kernels are those of all pieces")
 
 
 def notes(data: CaptureData) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 from ..capturing.compile_id import CompileId
 from ..capturing.model import Compilation
 from ..clinic.diff import CompilationDiff, diff_compilations
-from .compare import _norm
+from .compare import norm_rank
 
 
 def diff_ranks(report: Any, a: int, b: int, compilation: str) -> CompilationDiff:
@@ -42,8 +42,8 @@ def diff_ranks(report: Any, a: int, b: int, compilation: str) -> CompilationDiff
 
 
 def _normalised(c: Compilation) -> Compilation:
-    graph = dataclasses.replace(c.graph, code=_norm(c.graph.code)) if c.graph else None
-    guards = tuple(dataclasses.replace(g, code=_norm(g.code)) for g in c.guards)
-    outputs = tuple(dataclasses.replace(o, code=_norm(o.code)) for o in c.output_code) if c.output_code else None
+    graph = dataclasses.replace(c.graph, code=norm_rank(c.graph.code)) if c.graph else None
+    guards = tuple(dataclasses.replace(g, code=norm_rank(g.code)) for g in c.guards)
+    outputs = tuple(dataclasses.replace(o, code=norm_rank(o.code)) for o in c.output_code) if c.output_code else None
     return dataclasses.replace(c, graph=graph, guards=guards, output_code=outputs,
-                               guard_tree=_norm(c.guard_tree) if c.guard_tree else None)
+                               guard_tree=norm_rank(c.guard_tree) if c.guard_tree else None)

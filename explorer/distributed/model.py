@@ -19,14 +19,12 @@ from ..clinic.recompiles import RecompileExplanation
 from ..lineage import Lineage
 from ..timing.model import TimingReport
 
-FAILURE_KINDS = ("raised", "exit", "terminated", "interrupted", "missing")
-
 
 @dataclass(frozen=True)
 class RankFailure:
     """How a rank ended other than normally, in words, and the user line where it did."""
 
-    kind: str  # one of FAILURE_KINDS
+    kind: str  # raised, exit, terminated, interrupted or missing
     message: str  # "RuntimeError: boom", "exit code 3", "terminated by SIGTERM ...", "wrote no part ..."
     exit_code: Optional[int] = None
     filename: Optional[str] = None  # the script's line the exception came from
@@ -153,12 +151,40 @@ class Collective:
     filename: Optional[str] = None  # the user line that issued it
     lineno: Optional[int] = None
     code: Optional[str] = None
+    # how that line was found: "graph" (the node's own stack trace, as the graph prints it), "call" (Dynamo's
+    # trace_call log: the user line that called the library function making the node), "inferred" (the n-th
+    # user line of the graph naming this kind of collective); "" when none was found
+    line_from: str = ""
+    operand: Optional[str] = None  # the graph input it reduces or gathers, by the user's name ("a", "self.w")
 
     def signature(self) -> str:
         """What two ranks must agree on for the collective to match: kind, group, reduction, size."""
         parts = [p for p in (self.reduce_op, f"group {self.group}" if self.group is not None else None,
                              self.input_type) if p]
         return f"{self.op}({', '.join(parts)})"
+
+    def identity(self) -> Optional[str]:
+        """What the collective combines, as ranks must agree on it beyond kind and size: the input it reads,
+        else the user code that issued it (its text: ranks in different branches have different line numbers
+        for the same call); None when neither is known."""
+        if self.operand:
+            return self.operand
+        return self.statement() if self.code and self.line_from in ("graph", "call") else None
+
+    def statement(self) -> str:
+        """The code of its user line, without a trailing comment."""
+        quote = None
+        text = self.code or ""
+        for i, ch in enumerate(text):
+            if quote is None and ch == "#":
+                return text[:i].strip()
+            if ch in "'\"":
+                quote = None if quote == ch else ch if quote is None else quote
+        return text.strip()
+
+    def described(self) -> str:
+        """``all_reduce(sum, group 0, f32[64]) of a``: the signature and what it combines, when known."""
+        return self.signature() + (f" of {self.operand}" if self.operand else "")
 
 
 @dataclass(frozen=True)

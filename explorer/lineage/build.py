@@ -97,6 +97,8 @@ class _Builder:
         if c.original_bytecode is not None:
             self.add("source", bc.source_rows(c.original_bytecode))
             self.add("original_bytecode", bc.original_rows(c.original_bytecode))
+        for k, fn in enumerate(c.inlined):  # the functions inlined into the frame: where the graph's lines are
+            self.add("source", bc.source_rows(fn), k + 1, source=SOURCES["inlined"])
         if c.rewritten_bytecode is not None:
             self.add("rewritten_bytecode", bc.rewritten_rows(c.rewritten_bytecode, c, graph_origins))
             self.add("decompiled", bc.decompiled_rows(c.rewritten_bytecode, c, graph_origins))

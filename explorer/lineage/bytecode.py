@@ -1,7 +1,8 @@
 """Source, bytecode listings and the decompiled rewritten code -> one row per line.
 
 * ``source``: line i of the frame's source is file line ``firstlineno + i - 1``
-  and is its own origin (blank lines are glue).
+  and is its own origin (blank lines are glue); so are the lines of each function
+  Dynamo inlined into the frame (part k + 1 of the stage is ``inlined[k]``).
 * ``original_bytecode``: each instruction row of the ``dis`` listing gets the
   line of its instruction in the code object's line table (``instructions[].line``);
   rows are matched to instructions in order, by opname, so the listing's
@@ -23,8 +24,9 @@
 from __future__ import annotations
 
 import re
+from typing import Union
 
-from ..capturing.model import Bytecode, Compilation
+from ..capturing.model import Bytecode, Compilation, InlinedFunction
 from .graphs import Row
 
 _GLUE: tuple[str, ...] = ()
@@ -34,7 +36,8 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _COMMON = {"torch", "self", "return", "None", "True", "False", "and", "not", "for", "in", "if", "else", "is"}
 
 
-def source_rows(bc: Bytecode) -> list[Row]:
+def source_rows(bc: Union[Bytecode, InlinedFunction]) -> list[Row]:
+    """The frame's source, or a function inlined into it (each its own part of the stage): line i is its own origin."""
     if not bc.source:
         return []
     return [((f"{bc.filename}:{bc.firstlineno + i}",) if line.strip() else _GLUE, None)
@@ -122,11 +125,4 @@ def decompiled_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[str, .
 
 def _names_any(line: str, names: set[str]) -> bool:
     return any(w in names for w in _IDENT.findall(line))
-
-
-def graph_call_origins(origins: list[tuple[str, ...]]) -> tuple[str, ...]:
-    out: dict[str, None] = {}
-    for o in origins:
-        out.update(dict.fromkeys(o))
-    return tuple(out)
 

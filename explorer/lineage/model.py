@@ -24,6 +24,8 @@ class LineLink:
 # what a text's links were read from, by stage (kernels and wrappers say which of torch's records served)
 SOURCES = {
     "source": "the code object's own lines",
+    "inlined": "the lines of a function Dynamo inlined into the frame (its code object as Dynamo listed it; in a "
+               "trace read from a file, found from the graph's stack traces)",
     "original_bytecode": "the code object's line table",
     "rewritten_bytecode": "the line table; Dynamo's calls of the graph and resume functions by their names",
     "decompiled": "the rewritten code's calls by name (inferred for the graph-break line)",

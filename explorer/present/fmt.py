@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Optional
+from typing import Any, Optional
 
 
 def short_path(path: Optional[str]) -> str:
@@ -39,6 +39,20 @@ def _loc_text(filename: Optional[str], lineno: Optional[int], function: Optional
 def origin_of(filename: Optional[str], lineno: Optional[int]) -> str:
     """``FILE:LINE``: the user line an element came from (the views' ``data-origin`` contract)."""
     return f"{filename}:{lineno}" if filename and lineno else ""
+
+
+def flat(r: Any) -> str:
+    """Inline runs (the view model's) as one string: the text summary's line, what a diff compares."""
+    if r is None:
+        return ""
+    if isinstance(r, (str, int, float)):
+        return str(r)
+    if isinstance(r, list):
+        return "".join(flat(x) for x in r)
+    for key in ("b", "muted", "a", "chip", "code", "origin"):
+        if key in r:
+            return flat(r[key]) + (" " if key == "chip" else "")
+    return "; " if "br" in r else ""
 
 
 def headline(text: str) -> str:

@@ -23,15 +23,18 @@ from typing import Any, Iterable, Optional
 
 from ..capturing.model import Compilation, FxGraph, FxNode, Kernel
 from ..stages import BY_ID, STAGES
-from . import graphviz_svg
+from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
 from .escape import esc
 from .fmt import loc_text
 from .plots import bar_chart
+from .structure_view import structure_for
 from .style import ROOT, stylesheet
+from .words import NODE_HEAD, front, static, static_note
 
 KERNEL_PREFIX = vm.KERNEL_PREFIX
-kernel_refs, drawable = vm.kernel_refs, vm.drawable  # re-exported: other views key kernels by these
+kernel_refs = vm.kernel_refs  # re-exported: other views key kernels by it
+resolve, pane_blocks = vm.resolve, vm.pane_blocks
 _OPEN_STAGES = ("graph_break", "graph")
 
 
@@ -41,6 +44,7 @@ class Ctx:
     pictures drawn for it, and a budget of characters (the notebook's static copy stays small)."""
 
     comp: Any = None
+    report: Any = None  # what a diff's sides are read from (their compilations)
     max_chars: int = 200_000
     pictures: bool = True  # False: no `dot` runs (the notebook's static copy, which must be quick)
     budget: Optional[int] = None  # characters of stage HTML one render may spend; None: no limit
@@ -52,11 +56,13 @@ class Ctx:
             self.svgs[dot] = graphviz_svg.render_svg(dot)
         return self.svgs[dot]
 
-    def prefetch_pictures(self, graphs: Iterable[Optional[FxGraph]]) -> None:
-        """Run ``dot`` for every drawable graph at once: it is a subprocess, so threads overlap the waits."""
+    def prefetch_pictures(self, graphs: Iterable[tuple[Compilation, str]]) -> None:
+        """Run ``dot`` for every graph stage's picture at once (``(compilation, stage id)``): it is a subprocess, so
+        threads overlap the waits."""
         if not self.pictures:
             return
-        dots = list({fx.dot for fx in graphs if fx is not None and fx.dot and drawable(fx)} - set(self.svgs))
+        found = (picture_dot(comp, sid) for comp, sid in graphs if getattr(comp, BY_ID[sid].field, None) is not None)
+        dots = list({dot for dot in found if dot} - set(self.svgs))
         if len(dots) < 2 or graphviz_svg.dot_program() is None:
             return
         from concurrent.futures import ThreadPoolExecutor
@@ -64,15 +70,6 @@ class Ctx:
         with ThreadPoolExecutor(max_workers=min(len(dots), os.cpu_count() or 2)) as pool:
             for dot, result in zip(dots, pool.map(graphviz_svg.render_svg, dots)):
                 self.svgs[dot] = result
-
-
-def resolve(obj: Any, path: str) -> Any:
-    """``"kernels.3.source"`` in a compilation (the same path the front end reads in the JSON)."""
-    for name in path.split("."):
-        obj = obj[int(name)] if name.isdigit() else getattr(obj, name, None)
-        if obj is None:
-            return None
-    return obj
 
 
 # ---- inline runs and blocks ----
@@ -140,10 +137,14 @@ def block(b: dict, ctx: Ctx) -> str:
         return f'<div class="{esc(b["cls"])}"{_attr("id", b.get("id"))}{data}>{blocks(b["body"], ctx)}</div>'
     if t == "graph":
         fx = BY_ID[b["stage"]].content(ctx.comp)
-        return (f'<details class="cx-sub" open><summary>code</summary>{block(b["code"], ctx)}</details>'
-                f'<details class="cx-sub" open><summary>picture</summary>{graph_picture(fx, ctx)}</details>')
+        picture = graph_picture(fx, ctx, b["stage"], b.get("folded"))
+        return (f'<details class="cx-sub" open><summary>{esc(static("code"))}</summary>{block(b["code"], ctx)}'
+                f'</details><details class="cx-sub" open><summary>{esc(static("picture"))}</summary>'
+                f'{picture}</details>')
     if t == "chart":
         return bar_chart([tuple(r) for r in b["rows"]], title=b["title"])
+    if t == "diff":
+        return diff_html(b, ctx)
     return ""  # "button": interactive views only
 
 
@@ -175,12 +176,11 @@ def code_block(b: dict, text: str, ctx: Ctx) -> str:
         title = f'<div class="cx-h4">{esc(b["title"])}</div>{sub}'
     out = f'{title}<pre class="cx-code">{_lines(head, b)}</pre>'
     if rest:
-        n = rest.count("\n") + 1
+        n, chars = f"{rest.count(chr(10)) + 1:,}", f"{len(rest):,}"
         if ctx.budget is not None:
-            out += (f'<p class="cx-muted cx-cut">… {n:,} more lines ({len(rest):,} characters) are in the interactive '
-                    f'view and the standalone page, left out of this static copy.</p>')
+            out += f'<p class="cx-muted cx-cut">{esc(static("cut", n=n, chars=chars))}</p>'
         else:
-            out += (f'<details class="cx-more"><summary>show all ({n:,} more lines, {len(rest):,} characters)</summary>'
+            out += (f'<details class="cx-more"><summary>{esc(static("show_all", n=n, chars=chars))}</summary>'
                     f'<pre class="cx-code">{esc(rest)}</pre></details>')
     return out
 
@@ -228,23 +228,27 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
         rows.append(f"<tr><td><code>{esc(n.name)}</code></td><td>{esc(n.op)}</td><td><code>{esc(n.target)}</code></td>"
                     f"<td><code>{esc(n.type or '')}</code></td><td>{user}</td></tr>")
     more = len(nodes) - vm.MAX_TABLE_ROWS
-    tail = f'<p class="cx-muted">… {more:,} more nodes (see the code above)</p>' if more > 0 else ""
-    return ('<table class="cx-table cx-nodes"><tr><th>name</th><th>op</th><th>target</th><th>type</th>'
-            f'<th>user line</th></tr>{"".join(rows)}</table>{tail}')
+    tail = f'<p class="cx-muted">{esc(static("more_nodes", n=f"{more:,}"))}</p>' if more > 0 else ""
+    head = "".join(f"<th>{esc(h)}</th>" for h in NODE_HEAD)
+    return f'<table class="cx-table cx-nodes"><tr>{head}</tr>{"".join(rows)}</table>{tail}'
 
 
-def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
-    """The SVG, or the node table with a one-line reason when there is no picture."""
+def picture_dot(comp: Compilation, stage: str) -> Optional[str]:
+    """The DOT of a graph stage's picture: folded by module when the graph is big or its modules repeat."""
+    fx = getattr(comp, BY_ID[stage].field, None)
+    return fold_picture.overview_dot(fx, structure_for(None, comp), stage) if fx is not None else None
+
+
+def graph_picture(fx: FxGraph, ctx: Ctx, stage: str = "graph", folded: Optional[str] = None) -> str:
+    """The SVG (a folded one: its overview, whose boxes open in the interactive view; ``folded`` is the view
+    model's note saying so), or the node table with a one-line reason when there is no picture."""
     if not ctx.pictures:
-        return ('<p class="cx-muted cx-nopic">The picture is drawn in the interactive view (a notebook with its kernel '
-                'running, or the report saved as HTML: report.save_html).</p>')
-    if not drawable(fx):
-        note = vm.picture_skipped(fx) + " The node table is below."
-        return (f'<p class="cx-muted">{esc(note)}</p><details class="cx-sub"><summary>node table</summary>'
-                f'{node_table(fx.nodes)}</details>')
-    svg, why = ctx.svg(fx.dot) if fx.dot else (None, "no Graphviz text was captured for this graph")
+        return f'<p class="cx-muted cx-nopic">{esc(static("picture_in_view"))}</p>'
+    dot = picture_dot(ctx.comp, stage) if ctx.comp is not None else fx.dot
+    svg, why = ctx.svg(dot) if dot else (None, static("no_dot"))
     if svg:
-        return f'<div class="cx-svg">{svg}</div>'
+        note = f'<p class="cx-muted">{esc(folded)}</p>' if folded else ""
+        return f'{note}<div class="cx-svg">{svg}</div>'
     return f'<p class="cx-muted cx-nopic">{esc(why)}.</p>{node_table(fx.nodes)}'
 
 
@@ -252,20 +256,12 @@ def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
 
 def stage_keys(comp: Compilation) -> list[tuple[str, str]]:
     """Every key ``stage_html`` accepts for this compilation, with labels (for pickers)."""
-    return [(s.id, s.title) for s in STAGES] + [(KERNEL_PREFIX + r, f"Kernel {r}") for r in kernel_refs(comp)]
-
-
-def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
-    """The blocks a pane shows for ``key`` (a kernel's key picks its own part of the kernels pane)."""
-    if key.startswith(KERNEL_PREFIX):
-        ref = key[len(KERNEL_PREFIX):]
-        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == ref]
-        return divs or None
-    return view["panes"].get(key)
+    return [(s.id, s.title) for s in STAGES] + [(KERNEL_PREFIX + r, front("kernel_option", ref=r))
+                                                for r in kernel_refs(comp)]
 
 
 def missing(view: dict, key: str) -> str:
-    label = vm.labels()["missing"].get(key, "Not captured here")
+    label = vm.labels()["missing"].get(key, front("not_captured"))
     return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(vm.why_not(view, key))}</div>'
 
 
@@ -283,10 +279,10 @@ def stage_html(comp: Compilation, key: str, *, max_chars: int = 200_000, ctx: Op
         found = [f for f in view.get("findings", ()) if f["stage"] == stage]
         body = blocks(found + bs, ctx)
     elif key.startswith(KERNEL_PREFIX):
-        body = (f'<div class="cx-missing"><b>No such kernel:</b> {esc(key[len(KERNEL_PREFIX):])} '
-                f'in compilation {esc(comp.compile_id)}</div>')
+        body = (f'<div class="cx-missing"><b>{esc(static("no_such_kernel"))}</b> '
+                f'{esc(static("in_compilation", ref=key[len(KERNEL_PREFIX):], cid=comp.compile_id))}</div>')
     elif key not in BY_ID:
-        body = f'<div class="cx-missing"><b>Unknown stage:</b> {esc(key)}</div>'
+        body = f'<div class="cx-missing"><b>{esc(static("unknown_stage"))}</b> {esc(key)}</div>'
     else:
         body = missing(view, key)
     return f'<div class="cx-pane" data-stage="{esc(key)}">{body}</div>'
@@ -314,7 +310,7 @@ def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
     """One stage as a self-contained block: title, the learner's explanation, the pane."""
     return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
             f'<div class="cx-h3">{esc(stage.title)} <span class="cx-muted">[{esc(comp.compile_id)}] '
-            f'{esc(comp.frame.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
+            f'{esc(comp.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
             f'{stage_html(comp, stage.id, report=report)}</div>')
 
 
@@ -323,7 +319,7 @@ def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
 def header_html(model: dict, ctx: Ctx) -> str:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
     chips = "".join(f'<span class="cx-chip">{esc(k)} <b>{esc(v)}</b></span>' for k, v in model["header"]["chips"])
-    return (f'<div class="cx-h2">compile-explorer</div>{ranks_html(model, ctx)}<div class="cx-stat cx-header">'
+    return (f'<div class="cx-h2">{esc(static("brand"))}</div>{ranks_html(model, ctx)}<div class="cx-stat cx-header">'
             f'{chips}</div>' + blocks(model["header"]["body"], ctx))
 
 
@@ -332,9 +328,7 @@ def ranks_html(model: dict, ctx: Ctx) -> str:
     ranks = model.get("ranks")
     if not ranks:
         return ""
-    return (f'<div class="cx-ranks">{blocks(ranks["blocks"], ctx)}</div>'
-            f'<div class="cx-h3">Rank {esc(ranks["rank"])} <span class="cx-muted">(the interactive view and the '
-            f'standalone page show every rank)</span></div>')
+    return f'<div class="cx-ranks">{blocks(ranks["blocks"], ctx)}</div>{block(ranks["follows"], ctx)}'
 
 
 def fix_list_html(sites: Any) -> str:
@@ -357,21 +351,52 @@ def timing_section(model: dict, ctx: Ctx) -> str:
             f'<div class="cx-timing">{blocks(sec["body"], ctx)}</div></details>')
 
 
-def diff_html(diff: Any) -> str:
-    """One side-by-side table per section, changed rows marked by class."""
-    cls = {"equal": "", "replace": "cx-chg", "delete": "cx-del", "insert": "cx-ins"}
-    parts = [f'<div class="cx-diff"><p>{esc(diff.a_label)} vs {esc(diff.b_label)}</p>']
-    for s in diff.sections:
-        parts.append(f"<h4>{esc(s.name)}{'' if s.changed else ' (identical)'}</h4>")
-        if s.a_text is None and s.b_text is None:
-            parts.append("<p>neither compilation has one</p>")
-            continue
-        rows = "".join(f'<tr{_attr("class", cls.get(r.tag))}><td>{r.a_lineno or ""}</td><td><pre>{esc(r.a or "")}'
-                       f'</pre></td><td>{r.b_lineno or ""}</td><td><pre>{esc(r.b or "")}</pre></td></tr>'
-                       for r in s.rows)
-        parts.append(f"<table><tr><th></th><th>{esc(diff.a_id)}</th><th></th><th>{esc(diff.b_id)}</th></tr>"
-                     f"{rows}</table>")
-    return "".join(parts) + "</div>"
+def diff_html(b: dict, ctx: Ctx) -> str:
+    """A ``diff`` block (``present.diff_view``): its heading, then one row per line, removed and added lines
+    marked, what changed inside a replaced line marked; unchanged runs fold."""
+    head = [f'<span class="cx-del-t">{esc(b["del"])}</span> → <span class="cx-add-t">{esc(b["add"])}</span>']
+    head += [f' <span class="cx-muted">{esc(b[k])}</span>' for k in ("note", "counts") if b.get(k)]
+    head += [f" <b>{esc(b['same'])}</b>"] if b.get("same") else []
+    out = f'<div class="cx-diff"><p class="cx-diff-head">{"".join(head)}</p>'
+    if "rows" not in b:
+        return out + f'<div class="cx-missing">{esc(b["missing"])}</div></div>'
+    comps = [_side_comp(ctx, s) for s in (b["a"], b["b"])]
+    a, bl = (diff_view.side_lines(segs, lambda src, c=c: vm.resolve(c, src)) for c, segs in zip(comps, b["lines"]))
+
+    def row(cls: str, i: Optional[int], j: Optional[int], text: str, span: Optional[list] = None) -> str:
+        sign = {"cx-del": "-", "cx-ins": "+"}.get(cls, " ")
+        body = esc(text)
+        if span is not None and text[span[0]:len(text) - span[1]]:
+            p, q = span[0], len(text) - span[1]
+            body = f'{esc(text[:p])}<mark class="cx-chg">{esc(text[p:q])}</mark>{esc(text[q:])}'
+        return (f'<tr{_attr("class", cls)}><td>{"" if i is None else i + 1}</td><td>{"" if j is None else j + 1}'
+                f'</td><td><pre>{sign} {body}</pre></td></tr>')
+
+    rows = []
+    for r in b["rows"]:
+        tag = r[0]
+        if tag in ("=", "fold"):
+            equal = "".join(row("", r[1] + k, r[2] + k, bl[r[2] + k]) for k in range(r[3]))
+            rows.append(equal if tag == "=" else f'<tr><td colspan="3"><details><summary>{esc(r[4])}</summary>'
+                                                 f'<table>{equal}</table></details></td></tr>')
+        elif tag == "-":
+            rows += [row("cx-del", r[1] + k, None, a[r[1] + k]) for k in range(r[2])]
+        elif tag == "+":
+            rows += [row("cx-ins", None, r[1] + k, bl[r[1] + k]) for k in range(r[2])]
+        else:
+            rows += [row("cx-del", r[1] + k, None, a[r[1] + k], r[4][k]) for k in range(r[3])]
+            rows += [row("cx-ins", None, r[2] + k, bl[r[2] + k], r[4][k]) for k in range(r[3])]
+    return out + f'<table>{"".join(rows)}</table></div>'
+
+
+def _side_comp(ctx: Ctx, side: dict) -> Any:
+    """The compilation a diff's side reads its lines from."""
+    report = ctx.report
+    if ctx.comp is not None and getattr(ctx.comp, "compile_id", None) == side["cid"] and side.get("rank") is None:
+        return ctx.comp
+    if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
+        report = report.rank(side["rank"])
+    return report.compilation(side["cid"])
 
 
 def compilation_html(comp: Compilation, view: dict, ctx: Ctx, report: Any, *, open_: bool = False) -> str:
@@ -396,20 +421,17 @@ def compilation_html(comp: Compilation, view: dict, ctx: Ctx, report: Any, *, op
         else:
             absent.append(stage)
     if left_out:
-        present.append(f'<div class="cx-missing cx-left-out"><b>Left out of this static copy</b> (to keep the '
-                       f'notebook small): {esc(", ".join(s.title for s in left_out))}. The interactive view shows '
-                       f'them, and so does the standalone page (<code>report.save_html(path)</code>).</div>')
+        present.append(block(static_note("left_out", [s.title for s in left_out]), ctx))
     if absent:
         items = "".join(f"<li><b>{esc(s.title)}</b>: {stage_html(comp, s.id, ctx=ctx, view=view)}</li>" for s in absent)
-        present.append(f'<details class="cx-stage cx-absent"><summary>Not captured here ({len(absent)}): '
-                       f'{esc(", ".join(s.title for s in absent))}</summary><ul class="cx-list">{items}</ul></details>')
-    if view["previous"] and (ctx.budget is None or ctx.spent <= ctx.budget):
-        from ..clinic import diff_compilations
-
-        prev = next(c for c in report.capture.compilations if c.compile_id == view["previous"])
-        present.append(f'<details class="cx-stage" data-stage="diff"><summary>Diff against {esc(prev.compile_id)}'
-                       f'</summary>{diff_html(diff_compilations(prev, comp))}</details>')
-    fail = f'<div class="cx-bad"><b>Failed:</b> {esc(comp.failure)}</div>' if comp.failure else ""
+        said = static("not_captured", n=len(absent), titles=", ".join(s.title for s in absent))
+        present.append(f'<details class="cx-stage cx-absent"><summary>{esc(said)}</summary><ul class="cx-list">{items}'
+                       '</ul></details>')
+    if view.get("diffs") and view["previous"] and (ctx.budget is None or ctx.spent <= ctx.budget):
+        present.append(f'<details class="cx-stage" data-stage="diff"><summary>'
+                       f'{esc(static("diff_against", cid=view["previous"]))}</summary>{blocks(view["diffs"], ctx)}'
+                       '</details>')
+    fail = block(static_note("failed", comp.failure), ctx) if comp.failure else ""
     strip = blocks(view.get("from_where", ()), ctx)  # where it came from: caches, kernels, stance
     return (f'<details class="cx-comp" data-compile-id="{esc(comp.compile_id)}"{" open" if open_ else ""}>'
             f'<summary>{runs(view["summary"])}</summary>{fail}{strip}{"".join(present)}</details>')
@@ -434,17 +456,16 @@ def render_fragment(report: Any, *, max_chars: int = 200_000, pictures: bool = T
     report = vm.as_report(report)
     data = report.capture
     model = model or vm.build(report)
-    ctx = Ctx(max_chars=max_chars, pictures=pictures, budget=budget)
-    ctx.prefetch_pictures(getattr(c, s.field, None) for c in data.compilations for s in STAGES if s.kind == "graph")
+    ctx = Ctx(report=report, max_chars=max_chars, pictures=pictures, budget=budget)
+    ctx.prefetch_pictures((c, s.id) for c in data.compilations for s in STAGES if s.kind == "graph")
     few = len(data.compilations) <= 3
     parts = []
     for i, (c, view) in enumerate(zip(data.compilations, model["compilations"])):
         ctx.comp = c
         parts.append(compilation_html(c, view, ctx, report, open_=few or i == 0))
-    body = "".join(parts) or ('<div class="cx-missing"><b>No compilations were captured.</b> Nothing ran through '
-                              'torch.compile inside the capture (or every frame was skipped).</div>')
+    body = "".join(parts) or block(static_note("no_compilations"), ctx)
     return (f'<div class="{ROOT}"><style>{stylesheet()}</style>{header_html(model, ctx)}{timing_section(model, ctx)}'
-            f'<div class="cx-h3">Compilations</div>{body}</div>')
+            f'<div class="cx-h3">{esc(static("compilations"))}</div>{body}</div>')
 
 
 def render_page(report: Any) -> str:

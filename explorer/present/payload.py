@@ -1,4 +1,4 @@
-"""The front end's input: one JSON payload per report, read by ``frontend/explorer.js``.
+"""The front end's input: one JSON payload per report, read by the front end (``frontend/src/``).
 
 The notebook widget (``explorer.widget``) and the standalone page
 (``present.page``) send the same payload to the same module, so they look and
@@ -12,7 +12,8 @@ Format (``"format": 1``)::
     {
       "format": 1,
       "stages":  [Stage.to_dict(), ...],     # explorer.stages.STAGES, in pipeline order: the only list of stages
-      "labels":  {...}, "header": {...}, "timing": {...} | null,   # the view model's (present.viewmodel)
+      "labels":  {...}, "header": {...}, "timing": {...} | null,   # the view model's (present.viewmodel);
+                                             # labels.ui: the views' own words (present.words)
       "report":  {...},                      # Report.to_dict(), less what "omitted" names
       "views":   [{                          # the view model's compilations, in capture order, with:
           "label":      "0/0 f (prog.py:3)",
@@ -22,8 +23,13 @@ Format (``"format": 1``)::
                                                      # compilation.kernels: the name, or graph_kind/name when
                                                      # a name repeats; a pane shows one as "kernel:KEY"
           "previous":   "0/0" | null,                # the compilation a recompile replaced (for its diff)
+          "diffs":      [{"t": "diff", ...}],        # its panes against that one's, computed in Python
+                                                     # (present/diff_view.py): the page carries no other
           "panes":      {"graph": [blocks...]},      # what each present stage shows (present.viewmodel)
           "pictures":   {"graph": "PICTURE-ID"},     # graph stages that have a picture
+          "boxes":      {"graph": {"box:model.layers.0-16": {"pid": "PICTURE-ID", "title": "...",
+                                   "origins": ["FILE:LINE", ...]}}},  # a folded picture's boxes: the picture
+                                                     # each opens (present.fold_picture), the user lines they hold
           "no_picture": {"post_grad_graph": "why"}}],
       "pictures": {"PICTURE-ID": "<svg ...>"},  # sanitised Graphviz SVG; empty when "pictures_lazy"
       "pictures_lazy": false,                # true in the widget: it asks the kernel to draw them
@@ -34,7 +40,8 @@ Format (``"format": 1``)::
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
               "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
-      "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks)
+      "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks), with
+                                             # "diffs": two ranks' panes where they compiled differently
       "rank_payloads": {"1": {...}},         # the page: every other rank's own payload (this format; its
                                              # lineage indexes the same "origins"); the widget sends one on
                                              # request (its "rank" action)
@@ -70,8 +77,9 @@ from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, Outpu
 from ..distributed.model import RankRun
 from ..serial import to_jsonable
 from ..stages import STAGES
-from . import graphviz_svg, viewmodel
-from .viewmodel import as_report, drawable, kernel_refs, picture_skipped
+from . import fold_picture, graphviz_svg, viewmodel
+from .structure_view import structure_for
+from .viewmodel import as_report, kernel_refs
 
 FORMAT = 1
 OMITTED = (
@@ -91,7 +99,8 @@ _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
 FIRST_FIELDS = frozenset({"compile_id", "frame", "status", "original_bytecode", "rewritten_bytecode", "graph",
                           "guards", "recompile_reason", "graph_break", "restarts", "compile_time_s", "metrics",
                           "failure", "missing", "kernels",  # kernels: their facts; their sources come later
-                          "regions"})  # the Dynamo graph's pane draws each compiled region's graph
+                          "regions",  # the Dynamo graph's pane draws each compiled region's graph
+                          "inlined", "entry"})  # the source pane shows the functions inlined into the frame
 FIRST_STAGES = frozenset(s.id for s in STAGES if s.scope == "compilation" and s.kind != "kernels"
                          and s.field.split(".")[0] in FIRST_FIELDS)
 # The panes a deferred payload carries (the view model's own: ``viewmodel.build(report, panes=FIRST_PANES)``
@@ -121,7 +130,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
         origins = job_origins(report)
     views, dots = [], {}
     for comp, view in zip(data.compilations, model["compilations"]):
-        view, comp_dots = _view(view, comp, with_pictures=pictures != "none", defer=defer)
+        view, comp_dots = _view(view, comp, with_pictures=pictures != "none", defer=defer, report=report)
         views.append(view)
         dots.update(comp_dots)
     others = {}
@@ -226,28 +235,35 @@ def script_safe(text: str) -> str:
 
 # ---- per compilation ----
 
-def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = False) -> tuple[dict, dict[str, str]]:
-    """The view model's compilation, with the pictures its graph stages have (or why not); ``defer``: only the
-    first panes (``FIRST_PANES``)."""
-    pics, no_pic, dots = {}, {}, {}
+def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = False,
+          report: Any = None) -> tuple[dict, dict[str, str]]:
+    """The view model's compilation, with the pictures its graph stages have (or why not) and, for a folded
+    picture, what each of its boxes opens (``boxes``); ``defer``: only the first panes (``FIRST_PANES``)."""
+    pics, no_pic, dots, boxes = {}, {}, {}, {}
+    structure = structure_for(report, comp) if with_pictures else None
     for s in STAGES:
         fx = s.content(comp) if s.kind == "graph" else None
         if not isinstance(fx, FxGraph):
             continue
         if not with_pictures:
             no_pic[s.id] = "pictures were not drawn for this view"
-        elif not drawable(fx):
-            no_pic[s.id] = picture_skipped(fx)
-        elif not fx.dot:
-            no_pic[s.id] = "No Graphviz text was captured for this graph."
-        elif graphviz_svg.dot_program() is None:
+            continue
+        if graphviz_svg.dot_program() is None:
             no_pic[s.id] = "Graphviz's `dot` program was not found: " + graphviz_svg.INSTALL_HINT + "."
-        else:
-            pid = picture_id(fx.dot)
-            pics[s.id] = pid
-            dots[pid] = fx.dot
+            continue
+        folded = fold_picture.fold(fx, structure, s.id)
+        if folded is None and not fx.dot:
+            no_pic[s.id] = "No Graphviz text was captured for this graph."
+            continue
+        drawn = folded.dots if folded is not None else {"": fx.dot}
+        ids = {key: picture_id(dot) for key, dot in drawn.items()}
+        dots.update({ids[key]: dot for key, dot in drawn.items()})
+        pics[s.id] = ids[""]
+        if folded is not None:
+            boxes[s.id] = {b.id: {"pid": ids[b.picture], "title": b.title, "origins": list(b.origins)}
+                           for b in folded.boxes.values()}
     panes = {sid: bs for sid, bs in view["panes"].items() if sid in FIRST_PANES} if defer else view["panes"]
-    return dict(view, panes=panes, pictures=pics, no_picture=no_pic), dots
+    return dict(view, panes=panes, pictures=pics, boxes=boxes, no_picture=no_pic), dots
 
 
 def picture_id(dot: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ..distributed.model import Difference, Distributed, GraphCollectives, RankRun
+from . import diff_view
 from .fmt import origin_of
 
 MAX_DIFFERENCES = 20  # shown at once; the rest fold ("N more"), and the text names where they are
@@ -28,14 +29,27 @@ STAGE_OF = {"graph_break": "graph_break", "recompile": "graph_break", "graph": "
 
 
 def build(report: Any) -> Optional[dict]:
-    """``{rank, world_size, ranks, compilations, blocks}`` of a merged report; None for any other."""
+    """``{rank, world_size, ranks, compilations, blocks, follows}`` of a merged report; None for any other.
+    ``follows``: whose view the static copy and the text show below "ranks compared" (the interactive views pick
+    a rank instead). ``viewmodel.build`` adds ``diffs``: the rank-to-rank diffs the differences lead to
+    (``diff_pairs``)."""
     dist: Optional[Distributed] = report.distributed
     if dist is None or not dist.merged:
         return None
     return {"rank": dist.rank, "world_size": dist.world_size,
             "ranks": [{"rank": r.rank, "status": r.status, "label": rank_label(r)} for r in dist.ranks],
             "compilations": [{"key": m.key, "ids": dict(m.compile_ids)} for m in dist.compilations],
-            "blocks": [{"t": "div", "cls": "cx-ranks", "body": section_blocks(report)}]}
+            "blocks": [{"t": "div", "cls": "cx-ranks", "body": section_blocks(report)}],
+            "follows": {"t": "h", "cls": "cx-h3 cx-rank-follows",
+                        "r": [f"Rank {dist.rank} ", {"muted": "(the interactive view and the standalone page show "
+                                                              "every rank)"}],
+                        "text": f"--- rank {dist.rank} (shown below and in the views; report.rank(k) for another) ---"}}
+
+
+def alone(dist: Distributed) -> dict:
+    """One rank's part of a job, before the merge: whose it is, and how to get the rest."""
+    return {"t": "p", "r": f"compile-explorer: rank {dist.rank} of {dist.world_size}, this rank alone "
+                           "(`python -m explorer merge` makes the report of every rank from the parts)"}
 
 
 def rank_label(r: RankRun) -> str:
@@ -116,9 +130,16 @@ def failure_items(dist: Distributed) -> list[dict]:
 # ---- differences ----
 
 def _shown(diffs: Sequence[Difference]) -> list[Difference]:
-    """The differences the section lists (failures have their own lines), possible hangs first."""
+    """The differences the section lists (failures have their own lines): possible hangs first, then the other
+    collectives' (mixed values), then the rest."""
     shown = [d for d in diffs if d.kind not in ("failure", "missing")]
-    return [d for d in shown if d.hang] + [d for d in shown if not d.hang]
+    return sorted(shown, key=lambda d: 0 if d.hang else 1 if _serious(d) else 2)
+
+
+def _serious(d: Difference) -> bool:
+    """A difference that breaks the job, not only its speed: a possible hang, or collectives combining the wrong
+    values."""
+    return d.hang or d.kind == "collectives"
 
 
 def differences_section(dist: Distributed) -> list[dict]:
@@ -140,8 +161,9 @@ def differences_section(dist: Distributed) -> list[dict]:
 
 
 def difference_item(dist: Distributed, d: Difference) -> dict:
-    item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if d.hang else "") + d.text,
-            "origin": origin_of(d.filename, d.lineno), "cls": "cx-bad cx-hang" if d.hang else ""}
+    item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if _serious(d) else "") + d.text,
+            "origin": origin_of(d.filename, d.lineno),
+            "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
     go = difference_target(dist, d)
     if go is not None:
         item["go"] = go
@@ -164,9 +186,9 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
         cid = match.compile_ids.get(str(rank)) if match else None
         if cid is not None:
             go["cid"] = cid
-            other = next((k for k in sorted(match.compile_ids, key=int) if int(k) not in d.ranks), None)
-            if d.kind in ("graph", "guards") and other is not None:
-                go["diff"] = rank_target(int(other), match.compile_ids[other], go["stage"])
+            other = _diff_side(d, match, go["stage"])
+            if other is not None:
+                go["diff"] = rank_target(other["rank"], other["cid"], other["key"])
         if d.kind == "collectives":
             gcs = [gc for gc in dist.collectives if gc.key == d.key and gc.rank == rank]
             if gcs:
@@ -185,6 +207,27 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
     if "origins" not in go and origin and d.kind in ("graph_break", "recompile", "compilation"):
         go["origins"] = [origin]
     return go
+
+
+def _diff_side(d: Difference, match: Any, stage: str) -> Optional[dict]:
+    """What a differing graph or guards is diffed against: the same compilation on a rank that has the usual one."""
+    other = next((k for k in sorted(match.compile_ids, key=int) if int(k) not in d.ranks), None)
+    if d.kind not in ("graph", "guards") or other is None:
+        return None
+    return diff_view.side(match.compile_ids[other], stage, int(other))
+
+
+def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
+    """The rank-to-rank diffs the differences lead to, (the other rank's pane, the differing rank's), once each."""
+    out: list[tuple[dict, dict]] = []
+    for d in _shown(dist.differences):
+        go = difference_target(dist, d)
+        match = next((m for m in dist.compilations if m.key == d.key), None) if go and "diff" in go else None
+        other = _diff_side(d, match, go["stage"]) if match is not None else None
+        pair = (other, diff_view.side(go["cid"], go["stage"], go["rank"])) if other is not None else None
+        if pair is not None and pair not in out:
+            out.append(pair)
+    return out
 
 
 def rank_target(rank: int, cid: str, stage: str) -> str:
@@ -208,8 +251,8 @@ def collectives_section(dist: Distributed) -> list[dict]:
     rows = []
     for key, (stage, gcs) in list(firsts.items())[:MAX_COLLECTIVE_GRAPHS]:
         groups: dict[str, list[GraphCollectives]] = {}
-        for gc in gcs:
-            groups.setdefault(" -> ".join(c.signature() for c in gc.collectives), []).append(gc)
+        for gc in gcs:  # ranks agree when their collectives agree in kind, size and what each one combines
+            groups.setdefault(" -> ".join(c.described() for c in gc.collectives), []).append(gc)
         frame = key.rsplit("#", 1)[0]
         for seq, members in groups.items():
             ranks = [gc.rank for gc in members]

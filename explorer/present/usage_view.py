@@ -2,8 +2,9 @@
 
 Built by ``present.viewmodel`` (its module docstring lists the kinds of block)
 and drawn, like every other block, by the front end, the static copy and the
-text. The words are the text summary's (``present.usage_text``), so the three
-views and the summary say the same thing. Nothing here draws.
+text summary (``present.summary_view`` places the ones it prints). A block's
+``text`` is its plain form where its runs would not read as one line; the
+words of both forms are written here, once. Nothing here draws.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedProgram
-from ..clinic.guard_filter import dropped_guards, user_name
-from ..stages import cached_from
-from . import usage_text
+from ..clinic.guard_filter import DroppedGuard, dropped_guards, user_name
+from ..stages import BY_ID, CACHE_NAMES, cached_from, skipped_by_cache
 from .fmt import loc_text, origin_of
 
 # the stances torch.compiler.set_stance knows, in words (its docs)
@@ -32,6 +32,14 @@ def _key(key: Optional[str]) -> list:
     return [" ", {"muted": ["key ", {"code": key}]}] if key else []
 
 
+def _key_text(key: Optional[str]) -> str:
+    return f" (key {key[:12]}...)" if key and len(key) > 12 else (f" (key {key})" if key else "")
+
+
+def _s(seconds: Optional[float]) -> str:
+    return "?" if seconds is None else f"{seconds:.2f} s"
+
+
 # ---- the header ----
 
 def header_chips(data: CaptureData) -> list[list]:
@@ -40,17 +48,45 @@ def header_chips(data: CaptureData) -> list[list]:
     return [["caches", data.cache_mode], ["stance", stance]]
 
 
-def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[dict]:
-    """What the mode and the stance mean for this report, then the exported programs (the text summary says
-    both in its own lines: ``usage_text``, so these are left out of it)."""
+def mode_blocks(data: CaptureData) -> list[dict]:
+    """Which cache mode ran and, warm, what the caches did overall; the stance when it is not the default. The
+    text summary prints them all under its first line; the header shows the warm caches' and the stance's (the
+    cold mode, the default, is its chip's alone)."""
     out: list[dict] = []
-    mode = usage_text.mode_lines(data)
-    if data.cache_mode == "warm":  # cold is the default: its chip says so
-        out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm", "summary": False,
-                    "r": [{"b": "caches:"}, mode[0].split(":", 1)[1]] + [[{"br": True}, line.strip()]
-                                                                          for line in mode[1:]]})
-    elif mode[1:]:  # a stance other than the default
-        out.append({"t": "p", "cls": "cx-muted cx-usage", "summary": False, "r": mode[1:]})
+    if data.cache_mode == "warm":
+        lookups = [c for comp in data.compilations for c in comp.caches] + list(data.cache_events)
+        counts: dict[tuple[str, str], int] = {}
+        for c in lookups:
+            counts[(c.cache, c.outcome)] = counts.get((c.cache, c.outcome), 0) + 1
+        said = ", ".join(f"{CACHE_NAMES.get(cache, cache)} {n} {outcome}" for (cache, outcome), n in counts.items())
+        kernels = [k for comp in data.compilations for k in comp.kernels if k.build]
+        built = sum(1 for k in kernels if k.build == "built")
+        kern = f"; kernels: {len(kernels) - built} loaded, {built} built" if kernels else ""
+        lines = [f" warm (the program's compile caches as they are): {said or 'no cache was consulted'}{kern}"]
+        saved = [s for s in (_saved(comp) for comp in data.compilations) if s is not None]
+        if saved:
+            now, then = sum(s[0] for s in saved), sum(s[1] for s in saved)
+            lines.append(f"compile {now:.2f} s here against {then:.2f} s when the caches were filled "
+                         f"(cold, as torch measured it then): {then - now:.2f} s saved")
+        out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm",
+                    "r": [{"b": "caches:"}, lines[0]] + [[{"br": True}, line] for line in lines[1:]],
+                    "text": ["caches:" + lines[0]] + [f"  {line}" for line in lines[1:]]})
+    else:
+        out.append({"t": "p", "cls": "cx-muted cx-usage",
+                    "r": "caches: cold (off while capturing: every stage lowered afresh; --warm for a second run's "
+                         "view)"})
+    if data.stance != "default" or data.stance_at_end:
+        end = f" (at the end: {data.stance_at_end})" if data.stance_at_end else ""
+        out.append({"t": "p", "cls": "cx-muted cx-usage", "r": f"stance: {data.stance}{end} "
+                                                               "(torch.compiler.set_stance)"})
+    return out
+
+
+def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[dict]:
+    """What the mode and the stance mean for this report, then the exported programs. The text summary prints
+    the mode's lines under its first line (``mode_blocks``), so the header's are left out of it."""
+    mode = mode_blocks(data)
+    out = [dict(b, summary=False) for b in (mode if data.cache_mode == "warm" else mode[1:])]
     if data.exports:
         items = [export_item(ep, comps) for ep in data.exports]
         out.append({"t": "section", "title": f"Exported programs ({len(items)})", "open": True, "summary": False,
@@ -60,16 +96,48 @@ def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[dict
 
 def export_item(ep: ExportedProgram, comps: dict[str, Compilation]) -> dict:
     """One exported program in the header: what it is; a click leads to its AOTInductor compile's exported
-    graph, and a program AOTInductor never compiled shows its tables here."""
+    graph, and a program AOTInductor never compiled shows its tables here. Its ``text`` is the summary's lines."""
     comp = comps.get(ep.compile_id or "")
-    lines = usage_text.export_lines(ep, comps)
-    item: dict = {"r": lines[0], "text": lines[0]}
+    lines = export_lines(ep, comps)
+    item: dict = {"r": lines[0], "text": lines}
     if comp is not None:
         item["r"] = [lines[0], " → AOTInductor ", {"code": comp.compile_id}]
         item["go"] = {"cid": comp.compile_id, "stage": "export_graph"}
     else:
         item["body"] = export_blocks(ep)
     return item
+
+
+def export_lines(ep: ExportedProgram, comps: dict[str, Compilation], max_files: int = 4) -> list[str]:
+    """An exported program as the text summary's lines: signature, ranges, decompositions, AOTInductor, package."""
+    kinds: dict[str, int] = {}
+    for s in ep.inputs:
+        kinds[s.kind] = kinds.get(s.kind, 0) + 1
+    ins = ", ".join(f"{n} {k.lower().replace('_', ' ')}" for k, n in kinds.items())
+    nodes = f"{ep.graph.num_nodes} nodes, " if ep.graph is not None else ""
+    lines = [f"export: {nodes}inputs: {ins or 'none'}; {len(ep.outputs)} outputs"]
+    lines += [f"  input {s.name}: {s.type or '?'}" for s in ep.inputs if s.kind == "USER_INPUT"]
+    for rc in ep.range_constraints:
+        where = f" ({', '.join(rc.sources)})" if rc.sources else ""
+        lines.append(f"  range {rc.symbol}{where}: [{rc.low}, {rc.high}]")
+    decomposed = [d for d in ep.decompositions if d.decomposed]
+    if decomposed:
+        lines.append("  decomposed: " + "; ".join(f"{d.node} ({d.op}) -> {', '.join(d.into_ops)}" for d in decomposed))
+    comp = comps.get(ep.compile_id or "")
+    if comp is not None:
+        wrapper = next((oc for oc in comp.output_code or () if oc.language == "cpp"), None)
+        size = f", C++ wrapper {wrapper.code.count(chr(10)) + 1} lines" if wrapper else ""
+        lines.append(f"  AOTInductor [{comp.compile_id}]: {len(comp.kernels)} kernels"
+                     f" ({', '.join(k.name for k in comp.kernels)}){size}")
+    if ep.package_files:
+        total = sum(f.size for f in ep.package_files)
+        lines.append(f"  package{' ' + ep.package_path if ep.package_path else ''}: {len(ep.package_files)} files, "
+                     f"{total / 1e6:.2f} MB")
+        biggest = sorted(ep.package_files, key=lambda f: -f.size)
+        lines += [f"    {f.name}  {f.size:,} bytes" for f in biggest[:max_files]]
+        if len(biggest) > max_files:
+            lines.append(f"    ... {len(biggest) - max_files} smaller files")
+    return lines + [f"  note: {n}" for n in ep.notes]
 
 
 # ---- one compilation: where it came from ----
@@ -87,26 +155,79 @@ def from_where(comp: Compilation) -> list[dict]:
     if built:
         n = sum(1 for k in built if k.build == "built")
         runs += [" → ", {"chip": f"kernels: {len(built) - n} loaded, {n} built"}]
-    saved = usage_text._saved(comp)
+    saved = _saved(comp)
     if saved is not None:
         now, then = saved
         runs += [" → ", {"chip": f"{then - now:.2f} s saved"},
                  {"muted": f" ({now:.2f} s here, {then:.2f} s cold when the entry was filled, as torch measured)"}]
-    if comp.stance and comp.stance != "default":
-        runs += ["  ", {"chip": f"stance: {comp.stance}"}]
-    lines = usage_text.compilation_lines(comp) if comp.caches else [f"stance: {comp.stance}"]
-    out = [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": lines[0]}]
-    skipped = [line for line in lines[1:] if line.startswith(("skipped:", "from the cache:"))]
-    if skipped:
-        out.append({"t": "p", "cls": "cx-muted cx-cache-stages", "r": "; ".join(skipped), "text": "; ".join(skipped)})
+    stance = [f"stance: {comp.stance}"] if comp.stance and comp.stance != "default" else []
+    if stance:
+        runs += ["  ", {"chip": stance[0]}]
+    if not comp.caches:
+        return [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": stance}]
+    dynamo = "Dynamo traced it" if comp.origin == "dynamo" else "no Dynamo frame"
+    head = f"from where: {dynamo}; " + "; ".join(lookup_text(c) for c in comp.caches)
+    out = [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": [head] + stance}]
+    skipped = [BY_ID[s].title for s in BY_ID if skipped_by_cache(s, comp) and not BY_ID[s].present(comp)]
+    cached = [BY_ID[s].title for s in BY_ID if cached_from(s, comp) and BY_ID[s].present(comp)]
+    said = ([f"skipped: cache hit: {', '.join(skipped)}"] if skipped else []) + (
+        [f"from the cache: {', '.join(cached)}"] if cached else [])
+    if said:
+        out.append({"t": "p", "cls": "cx-muted cx-cache-stages", "r": "; ".join(said), "text": said})
     return out
+
+
+def _saved(comp: Compilation) -> Optional[tuple[float, float]]:
+    """(this compile's time, the cold compile's time torch recorded in the entry) for a compilation a cache
+    served, the latter from the outermost hit (AOTAutograd's covers Inductor's)."""
+    hits = [c for c in comp.caches if c.outcome == "hit" and c.time_saved_s]
+    if not hits or comp.compile_time_s is None:
+        return None
+    best = max(hits, key=lambda c: c.time_saved_s or 0.0)
+    return comp.compile_time_s, float(best.time_saved_s or 0.0)
+
+
+def lookup_words(c: CacheLookup) -> tuple[str, str, str]:
+    """A cache lookup's words, for the strip and its plain form: (``FX graph cache hit [inference]``, the
+    detail, the figure and bundle: ``, saves 1.20 s, 3 Triton kernels from its bundle``); the key goes between."""
+    kind = f" [{c.graph_kind}]" if c.graph_kind else ""
+    figure = ""
+    if c.outcome == "hit" and c.time_saved_s:
+        figure = f", saves {_s(c.time_saved_s)}"
+    elif c.time_taken_s:
+        figure = f", compiled in {_s(c.time_taken_s)}"
+    detail = f" ({c.detail})" if c.detail and c.detail not in (c.outcome, "full_miss") else ""
+    bundled = f", {len(c.bundled_kernels)} Triton kernels from its bundle" if c.bundled_kernels else ""
+    return f"{CACHE_NAMES.get(c.cache, c.cache)} {c.outcome}{kind}", detail, figure + bundled
+
+
+def lookup_text(c: CacheLookup) -> str:
+    head, detail, tail = lookup_words(c)
+    return f"{head}{detail}{_key_text(c.key)}{tail}"
 
 
 def lookup_runs(c: CacheLookup) -> list:
     """``FX graph cache hit [inference] key …, saves 1.2 s``: the chip says hit or miss, the rest is muted."""
-    head, detail, tail = usage_text.lookup_words(c)
+    head, detail, tail = lookup_words(c)
     tail = detail + tail
     return [{"chip": head}, *_key(c.key), {"muted": tail} if tail else ""]
+
+
+def kernel_builds(comp: Compilation) -> list[dict]:
+    """A warm capture's kernels, each loaded or built (the text summary's line under the compilation; the views
+    chip each kernel's own)."""
+    built = [k for k in comp.kernels if k.build]
+    if not built:
+        return []
+    return [{"t": "p", "cls": "cx-muted", "r": "kernels: " + ", ".join(f"{k.name} {k.build}" for k in built)}]
+
+
+def provenance_blocks(data: CaptureData) -> list[dict]:
+    """Kernels whose line-level links use torch's newer per-kernel records (op traces): the summary's line (each
+    kernel's facts show its op trace)."""
+    traced = [k.name for c in data.compilations for k in c.kernels if k.op_trace]
+    return [{"t": "p", "cls": "cx-muted", "r": f"per-kernel op traces from torch: {', '.join(traced)}"}] if traced \
+        else []
 
 
 def cache_note(stage_id: str, comp: Compilation) -> list[dict]:
@@ -165,10 +286,27 @@ def regions_blocks(comp: Compilation) -> list[dict]:
                     f" called opaquely from the graph {r.calls}× (its body not traced)", at]
         if r.note:
             body.append({"t": "p", "cls": "cx-muted", "r": r.note})
-        items.append({"r": head, "body": body, "text": usage_text.region_line(r),
+        items.append({"r": head, "body": body, "text": region_line(r),
                       "origin": origin_of(r.filename, r.lineno)})
     return [{"t": "h", "cls": "cx-regions-h", "r": f"Compiled regions of this frame ({len(items)})"},
             {"t": "list", "cls": "cx-regions", "items": items}]
+
+
+def region_line(r: Any) -> str:
+    """A region's plain form (the text summary's line)."""
+    where = f" ({r.filename.rsplit('/', 1)[-1]}:{r.lineno})" if r.filename and r.lineno else ""
+    if r.kind == "nested_compile_region":
+        nodes = f"{r.graph.num_nodes} nodes, " if r.graph is not None else ""
+        kernels = f"; kernels reused: {', '.join(r.kernels)}" if r.kernels else ""
+        return f"region {r.name}{where}: nested_compile_region, {nodes}compiled once, called {r.calls}x{kernels}"
+    if r.kind == "disable":
+        return f"{r.name}{where}: torch.compiler.disable: runs as plain Python (a graph break at the call)"
+    return f"{r.name}{where}: nonstrict_trace: called opaquely from the graph {r.calls}x (its body not traced)"
+
+
+def regions_summary(comp: Compilation) -> list[dict]:
+    """The frame's regions, one line each: what the text summary prints under the compilation."""
+    return [{"t": "p", "r": region_line(r)} for r in comp.regions]
 
 
 # ---- guard filters ----
@@ -179,18 +317,9 @@ def guard_filter_blocks(comp: Compilation) -> list[dict]:
         return []
     kept = [g for g in comp.filtered_guards if g.kept]
     dropped = dropped_guards(comp)
-    n = len(comp.filtered_guards)
-    out: list[dict] = [
-        {"t": "note", "cls": "cx-missing cx-finding cx-guard-filter",
-         "r": [{"b": f"Guard filter {comp.guard_filter}: "},
-               f"kept {len(kept)} of {n} guards, dropped {n - len(kept)}. ", GUARD_FILTER_WARNING]}]
+    out: list[dict] = [_guard_filter_note(comp, len(kept))]
     if dropped:
-        rows = [{"c": [{"chip": "dropped"}, d.guard.kind, {"code": user_name(d.guard.subject)},
-                       {"code": d.guard.value} if d.guard.value is not None else "", d.risk],
-                 "origin": origin_of(d.guard.filename, d.guard.lineno), "cls": "cx-dropped", "text": d.one_line()}
-                for d in dropped]
-        out.append({"t": "table", "cls": "cx-filtered cx-dropped-guards", "caption": "dropped: what can go wrong",
-                    "head": ["", "kind", "guarded value", "compiled for", "when it changes"], "rows": rows})
+        out.append(_dropped_table(dropped))
     if kept:
         rows = [{"c": [{"chip": "kept"}, g.kind, {"code": user_name(g.subject)},
                        {"code": g.value} if g.value is not None else ""],
@@ -199,6 +328,36 @@ def guard_filter_blocks(comp: Compilation) -> list[dict]:
                     "body": [{"t": "table", "cls": "cx-filtered cx-kept-guards",
                               "head": ["", "kind", "guarded value", "compiled for"], "rows": rows}]})
     return out
+
+
+def guard_filter_summary(comp: Compilation, max_rows: int = 12) -> list[dict]:
+    """The text summary's guard filter: kept and dropped, then the dropped guards' risks (the first few)."""
+    if comp.guard_filter is None:
+        return []
+    dropped = dropped_guards(comp)
+    note = _guard_filter_note(comp, sum(1 for g in comp.filtered_guards if g.kept))
+    body = [_dropped_table(dropped[:max_rows])] if dropped else []
+    if len(dropped) > max_rows:
+        body.append({"t": "p", "r": f"... {len(dropped) - max_rows} more dropped"})
+    return [{"t": "section", "title": note["text"], "text": note["text"], "body": body}]
+
+
+def _guard_filter_note(comp: Compilation, kept: int) -> dict:
+    n = len(comp.filtered_guards)
+    return {"t": "note", "cls": "cx-missing cx-finding cx-guard-filter",
+            "r": [{"b": f"Guard filter {comp.guard_filter}: "}, f"kept {kept} of {n} guards, dropped {n - kept}. ",
+                  GUARD_FILTER_WARNING],
+            "text": f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {n} guards, "
+                    f"dropped {n - kept}"}
+
+
+def _dropped_table(dropped: list[DroppedGuard]) -> dict:
+    rows = [{"c": [{"chip": "dropped"}, d.guard.kind, {"code": user_name(d.guard.subject)},
+                   {"code": d.guard.value} if d.guard.value is not None else "", d.risk],
+             "origin": origin_of(d.guard.filename, d.guard.lineno), "cls": "cx-dropped", "text": d.one_line()}
+            for d in dropped]
+    return {"t": "table", "cls": "cx-filtered cx-dropped-guards", "caption": "dropped: what can go wrong",
+            "head": ["", "kind", "guarded value", "compiled for", "when it changes"], "rows": rows}
 
 
 # ---- export and AOTInductor ----

@@ -1,6 +1,6 @@
 """The view model: a report as plain data (dicts, lists, strings, numbers) that every view draws.
 
-Built once per report (``build``). ``frontend/explorer.js`` draws it in the
+Built once per report (``build``). The front end (``frontend/src/``) draws it in the
 notebook widget and on the standalone page; ``present.html`` draws it as static
 HTML (the copy GitHub and nbviewer show without JavaScript); ``present.text``
 draws the parts that read as text. A pane, a label or an explanation changes
@@ -27,21 +27,25 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
   graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
   chart    {title, rows: [[label, value, text, colour]]}   bars
   button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
+  diff     a pane against another, computed in Python (``present.diff_view`` has its format)
 A table row or a list item may carry ``go`` ({rank, [cid], [stage], [diff], [origins]}: where a click on it
 leads in the interactive views: that rank, its compilation and stage, a diff source, user lines to light;
 static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
-summary prints it instead): on p, h, note, a table row, a list item, details; on a section, its heading line.
+summary prints it instead; a list of strings is several lines): on p, h, note, a table row, a list item,
+details; on a section, its heading line. ``summary: False`` leaves a block (or a table row) out of the text.
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
 | {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
 | {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
 
-Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called),
+Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called, the
+interactive views' own words: ``present.words``),
 ``ranks`` (a merged multi-rank report's picker and "ranks compared" blocks, drawn above the rest:
 ``present.ranks``; None for any other report), ``header`` ({chips, body}), ``timing`` (a section or
 None) and ``compilations``, one per compilation
 in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``present`` and ``why``
 (the stages with content; why the others are empty; ``why_report`` for report-wide ones),
-``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side),
+``kernels`` (stable keys), ``previous`` (what a recompile replaced: the diff's other side), ``diffs`` (its
+``diff`` blocks against it, made by ``build`` when it builds panes),
 ``break_line``, ``findings`` (notes for the pane of their stage), ``from_where`` (a warm capture's
 caches, kernels loaded or built, the stance: drawn over every pane of the compilation;
 ``present.usage_view`` builds it and the other parts of real programs' use) and ``panes`` (stage id ->
@@ -64,7 +68,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ranks, usage_view
+from . import ddp_view, diff_view, numbers_view, ranks, saved_view, structure_view, usage_view, words
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -78,7 +82,7 @@ from .fmt import (
     ratio_text,
     speedup_text,
 )
-from .graphviz_svg import MAX_NODES
+from .inlined_view import inlined_blocks
 
 KERNEL_PREFIX = "kernel:"
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
@@ -124,29 +128,11 @@ def break_line(comp: Compilation) -> Optional[int]:
 
 # ---- the whole report ----
 
-# What the widget says about the kernel behind it (frontend/src/kernel.js): "asking" while it waits for the kernel's
-# answer to its ping, "up" once it answered, "none" where none did (a saved notebook, an exported or converted page,
-# a restarted kernel) or there is no kernel at all (the standalone page, whose pictures and rest are all in it)
-_SAVED = "this is a saved notebook or page, or its kernel has restarted since: run the cell again"
-KERNEL_WORDS = {
-    "actions_asking": "Asking the kernel…",
-    "actions_none": f"Checking guards and saving as HTML need the kernel that made this view, and none answered: "
-                    f"{_SAVED} to use them.",
-    "picture_asking": "Asking the kernel to draw the picture…",
-    "picture_up": "Drawing the picture (Graphviz runs in the kernel)…",
-    "picture_none": f"The picture is drawn by the kernel that made this view, and none answered: {_SAVED}, "
-                    "or save the report as HTML (report.save_html), which draws every picture.",
-    "rest_waiting": "Loading this stage: the kernel is sending the rest of this big report…",
-    "rest_none": f"This stage is sent by the kernel after the view's first part (the report is big), and none "
-                 f"answered: {_SAVED}, or save the report as HTML (report.save_html), which has all of it.",
-}
-
-
 def labels() -> dict:
-    """Words the views put around the registry's: each part's name, what an empty stage is called, what the widget
-    says about its kernel."""
-    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, "Not captured here") for s in STAGES},
-            "kernel": KERNEL_WORDS}
+    """Words the views put around the registry's: each part's name, what an empty stage is called, and the
+    interactive views' own (``ui``: their controls and pane states, ``present.words``)."""
+    return {"parts": PART_NAMES, "missing": {s.id: MISSING_LABELS.get(s.id, words.front("not_captured"))
+                                             for s in STAGES}, "ui": words.FRONT}
 
 
 Panes = Union[bool, Collection[str]]  # which present stages' panes to build: all, none, or these ids
@@ -160,13 +146,20 @@ def build(report: Any, *, panes: Panes = True) -> dict:
     out is built later by ``ensure_panes``, and comes out the same."""
     report = as_report(report)
     data = report.capture
+    comps = [compilation(c, report, panes=panes) for c in data.compilations]
+    for c, view in zip(data.compilations, comps):  # what a view offers to diff at once (diff_view; the text none)
+        prev = previous_compilation(c, data) if panes and c.recompile_reason else None
+        view["diffs"] = recompile_diffs(c, prev, report) if prev is not None else []
+    job = ranks.build(report)
+    if job is not None:
+        job["diffs"] = [pane_diff(report, a, b) for a, b in ranks.diff_pairs(report.distributed)] if panes else []
     return {
         "stages": [s.to_dict() for s in STAGES],
         "labels": labels(),
-        "ranks": ranks.build(report),
+        "ranks": job,
         "header": header(report),
         "timing": timing_section(report),
-        "compilations": [compilation(c, report, panes=panes) for c in data.compilations],
+        "compilations": comps,
     }
 
 
@@ -193,7 +186,9 @@ def header(report: Report) -> dict:
                                                   f.message, {"muted": f" {f.hint}"} if f.hint else ""]))
     for n in data.notes:
         body.append(note("cx-missing", [{"b": "Note: "}, n]))
+    body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
+    body += graph_order(data)
     for p in report.all_problems:
         body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
@@ -205,6 +200,42 @@ def header(report: Report) -> dict:
                      f"({len(unknown)})", "open": False, "body": [{"t": "list", "items": items}],
                      "summary": False})
     return {"chips": chips, "body": body}
+
+
+MAX_ORDER_RUNS = 40
+
+
+def graph_order(data: CaptureData) -> list[dict]:
+    """The compiled graphs in the order they ran (torch's graph_execution), repeats folded: ``0/0 ×3 → 1/0``."""
+    order = data.graph_execution
+    if not order:
+        return []
+    runs: list[list] = []
+    for cid in order:
+        if runs and runs[-1][0] == cid:
+            runs[-1][1] += 1
+        else:
+            runs.append([cid, 1])
+    text = " → ".join(f"{cid}{f' ×{n}' if n > 1 else ''}" for cid, n in runs[:MAX_ORDER_RUNS])
+    more = f" … ({len(runs) - MAX_ORDER_RUNS} more runs)" if len(runs) > MAX_ORDER_RUNS else ""
+    n = len(order)
+    return [{"t": "section", "title": f"Graphs in the order they ran ({n} call{'s' if n != 1 else ''})",
+             "open": False, "text": f"graph order ({n} calls): {text}{more}",
+             "body": [{"t": "p", "r": [{"code": text}, more]},
+                      {"t": "p", "cls": "cx-muted", "r": "Each compiled graph (by compile id) as Inductor's code ran "
+                       "it, recorded by torch._inductor.debug.record_and_log_graph_execution_order(); repeats "
+                       "of one graph are folded (×N)."}]}]
+
+
+def schedule_blocks(comp: Compilation) -> list[dict]:
+    """Inductor's collective schedule of each lowered graph: the order the collectives run in."""
+    out = []
+    for s in comp.collective_schedule:
+        ops = " → ".join(op.replace("torch.ops.", "") for op in s.ops)
+        out.append({"t": "p", "r": [{"b": f"Collectives as Inductor scheduled them ({s.graph_kind}): "},
+                                    {"code": ops or "none"}],
+                    "text": f"collective schedule ({s.graph_kind}): {ops or 'none'}"})
+    return out
 
 
 def note(cls: str, runs: Any) -> dict:
@@ -286,6 +317,7 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> di
             "previous": prev.compile_id if prev is not None else None,
             "break_line": break_line(comp), "findings": [finding_note(f) for f in report.findings
                                                          if f.compile_id == comp.compile_id and f.stage],
+            "repeats": structure_view.summary(report, comp),  # "repeated: 80× Block (layers.0–79), ..."
             "panes": drawn}
 
 
@@ -296,12 +328,59 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     refs = kernel_refs(comp) if refs is None else refs
     drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in stages}
     usage_panes(drawn, comp, report, refs)
+    structure_view.fold_panes(drawn, comp, report, guard_row)  # a model's repeated blocks, folded
     prev = previous_compilation(comp, report.capture) if comp.recompile_reason and "graph_break" in drawn else None
     if prev is not None:  # after the recompile's reason: its diff, one click away
         at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
         drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
                                          "r": f"Show the FX graph's diff against {prev.compile_id}"})
     return drawn
+
+
+# ---- diffs: a pane against another (present.diff_view computes them) ----
+
+def pane_title(key: str) -> str:
+    """What a pane shows: its stage's title, or the kernel's."""
+    if key.startswith(KERNEL_PREFIX):
+        return words.front("kernel_title", ref=key[len(KERNEL_PREFIX):])
+    return BY_STAGE[key].title if key in BY_STAGE else key
+
+
+def pane_lines(report: Report, side: dict) -> diff_view.Pane:
+    """The lines of the pane a diff's side names (``{"cid", "key", ["rank"]}``: its rank's in a merged report),
+    built as the views build it."""
+    if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
+        report = report.rank(int(side["rank"]))
+    comp = report.compilation(side["cid"])
+    key = side["key"]
+    stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
+    if stage == "timing":
+        blocks = timing_pane(report, comp.compile_id) or []
+    elif stage in BY_STAGE and BY_STAGE[stage].scope == "compilation" and BY_STAGE[stage].present(comp):
+        blocks = pane_blocks({"panes": stage_panes(comp, report, [stage])}, key) or []
+    else:
+        blocks = []
+    return diff_view.pane_lines(blocks, lambda src: resolve(comp, src))
+
+
+def pane_diff(report: Report, a: dict, b: dict) -> dict:
+    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "key", ["rank"]}``."""
+    a, b = (diff_view.side(str(s["cid"]), str(s["key"]), s.get("rank")) for s in (a, b))
+    return diff_view.diff_block(a, pane_lines(report, a), b, pane_lines(report, b),
+                                (pane_title(a["key"]), pane_title(b["key"])))
+
+
+def recompile_diffs(comp: Compilation, prev: Compilation, report: Report) -> list[dict]:
+    """A recompile against the compilation it replaced: each of ``diff_view.DIFF_STAGES`` that both have."""
+    stages = [s for s in diff_view.DIFF_STAGES if BY_STAGE[s].present(comp) and BY_STAGE[s].present(prev)]
+    mine, theirs = stage_panes(comp, report, stages), stage_panes(prev, report, stages)
+    return [diff_view.diff_block(diff_view.side(prev.compile_id, s), diff_view.pane_lines(theirs[s], _text(prev)),
+                                 diff_view.side(comp.compile_id, s), diff_view.pane_lines(mine[s], _text(comp)),
+                                 (BY_STAGE[s].title,) * 2) for s in stages]
+
+
+def _text(comp: Compilation) -> Any:
+    return lambda src: resolve(comp, src)
 
 
 def ensure_panes(view: dict, comp: Compilation, report: Report, stages: Optional[Collection[str]] = None) -> dict:
@@ -318,11 +397,14 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     """What real programs' use adds to the panes: where a cached stage came from, the frame's compiled regions,
     the guards a filter dropped, the exported program's tables, which record the chain's links were read from."""
     for sid, bs in drawn.items():
-        bs[:0] = usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
+        bs[:0] = (usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
+                  + ddp_view.piece_note(BY_STAGE[sid], comp))
     if "graph" in drawn:
-        drawn["graph"] += usage_view.regions_blocks(comp)
+        drawn["graph"] += usage_view.regions_blocks(comp) + ddp_view.split_blocks(comp)
     if "guards" in drawn:
         drawn["guards"][:0] = usage_view.guard_filter_blocks(comp)
+    if "output_code" in drawn:
+        drawn["output_code"][:0] = schedule_blocks(comp)
     ep = next((e for e in report.capture.exports if e.compile_id == comp.compile_id), None)
     if ep is not None and "export_graph" in drawn:
         drawn["export_graph"] += usage_view.export_blocks(ep)
@@ -350,7 +432,16 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
 
 def why_not(view: dict, key: str) -> str:
     """Why a compilation's view has nothing for stage ``key``."""
-    return view["why"].get(key) or view["why_report"].get(key) or "it was not recorded"
+    return view["why"].get(key) or view["why_report"].get(key) or words.front("not_recorded")
+
+
+def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
+    """The blocks a pane shows for ``key`` (a kernel's key picks its own part of the kernels pane)."""
+    if key.startswith(KERNEL_PREFIX):
+        ref = key[len(KERNEL_PREFIX):]
+        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == ref]
+        return divs or None
+    return view["panes"].get(key)
 
 
 def finding_note(f: Any) -> dict:
@@ -374,9 +465,23 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
     bits += usage_view.region_bits(comp)
-    where = (report.clinic.where(comp.frame.filename, comp.frame.lineno) if report is not None
-             else loc_text(comp.frame.filename, comp.frame.lineno))  # "cell [5], line 3" in a notebook
-    return [{"code": comp.compile_id}, f" {comp.frame.name} ", {"muted": f"({where}) — {', '.join(bits)}"}]
+    entry = comp.entry if comp.entry is not None and comp.entry.wrapper else None
+    at = entry.called_at if entry is not None and entry.called_at else None
+    file, line = (at.filename, at.lineno) if at else (comp.frame.filename, comp.frame.lineno)
+    where = (report.clinic.where(file, line) if report is not None
+             else loc_text(file, line))  # "cell [5], line 3" in a notebook
+    frame = f"; torch's frame: {comp.frame_text}" if entry is not None else ""
+    return [{"code": comp.compile_id}, f" {comp.name} ",
+            {"muted": f"({'called at ' if at else ''}{where}) — {', '.join(bits)}{frame}"}]
+
+
+def resolve(obj: Any, path: str) -> Any:
+    """``"kernels.3.source"`` in a compilation (the path a code block names, read as the front end reads the JSON)."""
+    for name in path.split("."):
+        obj = obj[int(name)] if name.isdigit() else getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj
 
 
 def code(key: str, src: str, lang: Optional[str], **kw: Any) -> dict:
@@ -396,6 +501,11 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     if comp.is_resume:
         out.append({"t": "p", "cls": "cx-muted", "r": "A resume function: Dynamo made it to run the rest of the "
                     "function after an earlier graph break; its code starts at the line of that break."})
+    if comp.entry is not None and comp.entry.wrapper:
+        out.append({"t": "p", "cls": "cx-muted", "r": [
+            "torch.compile was given ", {"code": comp.entry.name.partition(".")[0]}, ", whose code is torch's: "
+            "Dynamo compiled this wrapper frame of torch's, which calls it, and inlined its ",
+            {"code": comp.entry.name}, "."]})
     gb = comp.graph_break
     if line is not None:
         out.append({"t": "p", "r": ["Line ", {"b": str(line)}, " (highlighted) is where the graph break happened: ",
@@ -407,7 +517,7 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                 "r": "Hover or click a line: every pane lights what came from it."})
     out.append(code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
                     marks=[line - first + 1] if line else None, file=bc.filename))
-    return out
+    return out + inlined_blocks(comp)
 
 
 _DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13
@@ -467,6 +577,12 @@ def _guard_line_cell(w: GuardLine) -> Any:
     return cell
 
 
+def guard_row(g: Any, w: GuardLine) -> dict:
+    """One guard's row of the guards pane: kind, check, guarded value, the user line it came from."""
+    return {"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
+            "origin": origin_of(w.filename, w.lineno)}
+
+
 def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     out: list[dict] = []
     if comp.guards:
@@ -477,9 +593,7 @@ def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                     f"this compilation; {from_user} point at a line of user code"
                     + (f" ({moved} checked inside a library, shown at the line that hands the value there)."
                        if moved else ".")})
-        rows = [{"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
-                 "origin": origin_of(w.filename, w.lineno)}
-                for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
+        rows = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
         out.append({"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows,
                     "head": ["kind", "check", "guarded value", "user line"]})
         if len(comp.guards) > MAX_TABLE_ROWS:
@@ -556,9 +670,11 @@ def _lines(locs: Any) -> list:
             for i, loc in enumerate(locs)]
 
 
-def kernel_div(k: Kernel, ref: str, i: int) -> dict:
-    """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
+def kernel_div(k: Kernel, ref: str, i: int, compiled: Any = None) -> dict:
+    """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its compile, its source."""
     rows = []
+    if compiled is not None:  # torch's triton_kernel_info
+        rows.append({"th": True, "c": ["compile", compile_text(compiled)]})
     if k.source_nodes:
         rows.append({"th": True, "c": ["FX nodes", {"code": ", ".join(k.source_nodes)}]})
     if k.aten_ops:
@@ -577,28 +693,54 @@ def kernel_div(k: Kernel, ref: str, i: int) -> dict:
 
 
 def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
+    times = kernel_compiles(comp)
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(k.name)}, "code": ref},
                    k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
-                   ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]}  # each kernel's part links them
+                   ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]  # each kernel's part links them
+                  + ([_compile_time(times.get((k.graph_kind, k.name)))] if times else [])}
             for k, ref in zip(comp.kernels, refs)]
-    index = {"t": "table", "cls": "cx-kindex", "head": ["kernel", "language", "graph", "lines", "user lines"],
-             "rows": rows}
-    return [index] + [kernel_div(k, ref, i) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+    index = {"t": "table", "cls": "cx-kindex", "rows": rows,
+             "head": ["kernel", "language", "graph", "lines", "user lines"] + (["compile time"] if times else [])}
+    ref_of = {k.name: ref for k, ref in zip(comp.kernels, refs)}
+
+    def link(name: str) -> dict:
+        ref = ref_of.get(name)
+        return {"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
+            else {"code": name}
+
+    out = [index] + numbers_view.op_estimates(comp, link) + [
+        kernel_div(k, ref, i, times.get((k.graph_kind, k.name))) for i, (k, ref) in enumerate(zip(comp.kernels, refs))]
+    shown = {(k.graph_kind, k.name) for k in comp.kernels}
+    others = [c for key, c in times.items() if key not in shown]
+    if others:  # compiled, but not in the output code the capture has (a cache served it, or it was not recorded)
+        out.insert(1, {"t": "p", "cls": "cx-muted", "r": ["torch also compiled: ", ", ".join(
+            f"{c.name} ({compile_text(c)})" for c in others)]})
+    return out
+
+
+def kernel_compiles(comp: Compilation) -> dict[tuple[str, str], Any]:
+    """torch's triton_kernel_info for the compilation's kernels, by (graph kind, kernel name)."""
+    return {(c.graph_kind, c.name): c for c in comp.kernel_compile}
+
+
+def _compile_time(c: Any) -> str:
+    return format_time(c.compile_time_s) if c is not None and c.compile_time_s is not None else ""
+
+
+def compile_text(c: Any) -> str:
+    """``0.289 s (autotune cache miss, 2 configs)``: one kernel's compile, as torch's triton_kernel_info says."""
+    bits = [f"autotune cache {c.autotune_cache}" if c.autotune_cache else "",
+            f"{c.num_configs} configs" if c.num_configs else "",
+            ", ".join(f"{k}={v}" for k, v in c.only_config.items())]
+    detail = ", ".join(b for b in bits if b)
+    return (format_time(c.compile_time_s) if c.compile_time_s is not None else "time not given") + (
+        f" ({detail})" if detail else "")
 
 
 _BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
-            "break": _graph_break, "ir": _ir, "kernels": _kernels}
+            "break": _graph_break, "ir": _ir, "kernels": _kernels,
+            "saved": lambda stage, comp, refs: saved_view.blocks(comp)}
 BY_STAGE = {s.id: s for s in STAGES}
-
-
-def drawable(fx: Any) -> bool:
-    """Small enough for a picture (bigger ones are unreadable and slow to lay out)."""
-    return max(fx.num_nodes, len(fx.nodes)) <= MAX_NODES
-
-
-def picture_skipped(fx: Any) -> str:
-    n = max(fx.num_nodes, len(fx.nodes))
-    return f"Picture skipped: {n:,} nodes is over the {MAX_NODES}-node limit (too big to read, and slow to lay out)."
 
 
 # ---- timing ----
@@ -634,13 +776,17 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
         timed = graphs + ((timing.timeit,) if timeit and timing.timeit else ())
         for t in timed:
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
-            rows.append({"c": [t.label, measurement_text(t.eager), measurement_text(t.compiled),
+            host = getattr(t, "host", None)
+            label = [t.label, " ", {"chip": numbers_view.bound_word(t)}] if host is not None and host.bound \
+                else t.label
+            rows.append({"c": [label, measurement_text(t.eager), measurement_text(t.compiled),
                                ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
-                         "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else ""})
-            if t.train_eager is not None or t.train_compiled is not None:
+                         "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else "", "text": graph_text(t)})
+            if t.train_eager is not None or t.train_compiled is not None:  # the text's line above says it too
                 rows.append({"c": [f"{t.label} forward+backward", measurement_text(t.train_eager),
                                    measurement_text(t.train_compiled),
-                                   ratio_text(t.train_speedup, getattr(t, "train_ratio", None)), "", ""]})
+                                   ratio_text(t.train_speedup, getattr(t, "train_ratio", None)), "", ""],
+                             "summary": False})
         out.append({"t": "p", "r": f"Timing on {timing.device}: median per call, ± inter-quartile range of the "
                                    "repeats; the speedup is the median of the per-repeat ratios, eager and compiled "
                                    "timed in alternating repeats, ± their spread."})
@@ -648,36 +794,75 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
         warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
         out += [note("cx-missing", w) for w in warnings]
+        out += [note("cx-missing", [{"b": "Note: "}, n]) for n in timing.notes]
+        out += [b for t in timed if (b := numbers_view.host_block(t)) is not None]
         if graphs:
             out.append(graphs_chart(graphs))
         for t in graphs:
             if t.kernels:
-                out += [kernels_chart(t), _kernel_table(t)]
+                out += [kernels_chart(t), _kernel_table(t)] + numbers_view.indirect_lines(t)
             if flops_line(t):
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {flops_line(t)}"})
             if t.kernels_note:  # why there are no rows, or what the rows lack (FLOPs, the copy ceiling)
                 out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: {t.kernels_note}"})
+        out += numbers_view.estimate_blocks(graphs)
         if timing.peak is not None:
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
     if comparisons:
         rows = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
                                   [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
-                                   speedup_text(r.speedup)]) + ["; ".join(r.notes)]} for r in comparisons]
+                                   speedup_text(r.speedup)]) + ["; ".join(r.notes)], "text": mode_text(r)}
+                for r in comparisons]
         out.append({"t": "table", "caption": "modes compared", "rows": rows,
                     "head": ["mode", "compile (cold)", "eager", "compiled", "speedup", "notes"]})
     return out
 
 
+def graph_text(t: Any) -> str:
+    """A timed graph in one line (the text summary's form of its rows): times, speedup, compile, break-even."""
+    comp = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
+    train = ""
+    if t.train_eager is not None or t.train_compiled is not None:
+        train = (f"; forward+backward: eager {measurement_text(t.train_eager)}, compiled "
+                 f"{measurement_text(t.train_compiled)}, speedup {ratio_text(t.train_speedup, t.train_ratio)}")
+    return (f"{t.label}: eager {measurement_text(t.eager)}, compiled {measurement_text(t.compiled)}, "
+            f"speedup {ratio_text(t.speedup, t.ratio)}{train}; compile {comp} ({t.compile_time_source}), "
+            f"break-even {calls_text(t.break_even_calls)}")
+
+
+def mode_text(r: Any) -> str:
+    """A compared mode in one line."""
+    if r.error:
+        return f"{r.mode}: failed ({r.error})"
+    return (f"{r.mode}: compile {r.compile_time_s:.1f} s, {format_time(r.compiled_s)} per call, "
+            f"{speedup_text(r.speedup)}")
+
+
+def _kernel_text(k: Any) -> str:
+    bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
+    bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
+    bw += "" if not k.launched_by else f"; launched by {launched_by_text(k)}"
+    return f"{k.name}: {format_time(k.time_s)} ({k.share_pct:.0f}%){bw}"
+
+
+SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels only
+
+
 def _kernel_table(t: Any) -> dict:
+    top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
+    estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
     rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
                    "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
-                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]} for k in t.kernels]
+                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]
+                  + (numbers_view.estimate_cells(k) if estimated else []),
+             **({"text": _kernel_text(k)} if id(k) in top else {"summary": False})} for k in t.kernels]
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
-            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]}
+            "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]
+            + (numbers_view.ESTIMATE_HEAD if estimated else [])}
 
 
 def graphs_chart(timings: Any) -> dict:

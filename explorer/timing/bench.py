@@ -247,6 +247,29 @@ def _event_times(fn: Callable[[], Any], n: int, cache: Any, backlog: int = 0) ->
     return [s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends)]
 
 
+# ---- the host's side of a GPU call ----
+
+def issue_times(fn: Callable[[], Any], device: str, calls: int, repeats: int = DEFAULT_REPEATS) -> Measurement:
+    """The host's seconds per call to issue ``fn()``: ``calls`` calls back to back on the host clock, after the
+    device has caught up and without waiting for it. ``calls`` must be few enough that the device's launch queue
+    never fills (a full queue blocks the host, which would then time the device)."""
+    import torch
+
+    dev = torch.device(device)
+    sync = lambda: torch.cuda.synchronize(dev)  # noqa: E731
+    with torch.cuda.device(dev):
+        _warm_up(fn, 0.0, sync)
+        per_call = []
+        for _ in range(repeats):
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            per_call.append((time.perf_counter() - t0) / calls)
+        sync()
+    return summarize(per_call, calls, f"host clock, {calls} calls issued without waiting for the device")
+
+
 # ---- what the figures mean ----
 
 def break_even_calls(compile_time_s: Optional[float], eager_s: Optional[float],

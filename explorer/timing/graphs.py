@@ -323,12 +323,13 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
     eager, compiled, ratio = _measure_both(g, compiled_fn, budget_s, repeats, notes, steps=steps)
     kernels: tuple[KernelTiming, ...] = ()
     kernels_note = kernels_build = None
-    flops = None
+    flops = estimate = wall = None
     if kernel_profile and g.backend != "inductor":
         kernels_note = f"no kernel profile: the {g.backend!r} backend generates no kernels"
     elif kernel_profile and compiled_fn is not None:
-        kernels, kernels_note, kernels_build, flops = _kernel_profile(g, recorder, compiled_fn, comp, peak,
-                                                                      compute_peak, notes)
+        kernels, kernels_note, kernels_build, flops, estimate, wall = _kernel_profile(
+            g, recorder, compiled_fn, comp, peak, compute_peak, notes)
+    host = _host_time(g, compiled_fn, wall, kernels, steps, repeats, notes)
     compile_s, source = _compile_time(g, comp)
     speedup = ratio.value if ratio is not None else _ratio(eager, compiled)
     train_eager = train_compiled = train_ratio = None
@@ -351,7 +352,22 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
                        train_eager=train_eager, train_compiled=train_compiled,
                        train_speedup=train_ratio.value if train_ratio is not None else _ratio(train_eager,
                                                                                                train_compiled),
-                       kernels_build=kernels_build, flops=flops, ratio=ratio, train_ratio=train_ratio)
+                       kernels_build=kernels_build, flops=flops, ratio=ratio, train_ratio=train_ratio, host=host,
+                       estimate_s=estimate)
+
+
+def _host_time(g: RecordedGraph, compiled_fn: Any, profiled_s: Optional[float], kernels: Any, steps: bool,
+               repeats: int, notes: list[str]) -> Any:
+    """The host's time per call beside the device's (``host``); None without a kernel profile."""
+    from .host import host_time
+
+    if compiled_fn is None:
+        return None
+    try:
+        return host_time(graph_call(g, compiled_fn, steps=steps), g.device, profiled_s, kernels, repeats)
+    except Exception as e:  # noqa: BLE001 - an extra figure: its failure is a note
+        notes.append(f"the host's time per call was not measured: {type(e).__name__}: {e}")
+        return None
 
 
 USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels are profiler rows without hooks)"
@@ -359,7 +375,8 @@ USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels a
 
 def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compiled_fn: Any, comp: Any, peak: Any,
                     compute_peak: Any, notes: list[str]
-                    ) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str], Optional[int]]:
+                    ) -> tuple[tuple[KernelTiming, ...], Optional[str], Optional[str], Optional[int], Optional[float],
+                               Optional[float]]:
     from .kernels import profile_graph
 
     build = None
@@ -372,10 +389,10 @@ def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compile
     counted = g.gm if "reduce-overhead" in str(getattr(recorder, "mode", "") or "") else None
     if build is None:
         got = profile_graph(g, compiled_fn, comp, peak, mode, compute_peak=compute_peak, count_on=counted)
-        return got.rows, got.note, USER_BUILD_LABEL, got.flops
+        return got.rows, got.note, USER_BUILD_LABEL, got.flops, got.estimate_s, got.wall_s
     got = profile_graph(g, build.fn, comp, peak, mode, kernels=build.kernels,
                         wrapper_code=build.wrapper_code, compute_peak=compute_peak)
-    return got.rows, got.note, build.label, got.flops
+    return got.rows, got.note, build.label, got.flops, got.estimate_s, got.wall_s
 
 
 def _ratio(eager: Optional[Measurement], compiled: Optional[Measurement]) -> Optional[float]:

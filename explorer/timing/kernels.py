@@ -27,8 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from .model import KernelTiming, OpLaunch
-from .traffic import kernel_bytes
+from .model import IndirectAccess, KernelTiming, OpLaunch
+from .traffic import kernel_traffic
 
 PROFILE_CALLS = 10
 _GRAPH_PREFIX = "graph_"
@@ -44,6 +44,8 @@ class KernelProfile:
     rows: tuple[KernelTiming, ...]
     note: Optional[str]
     flops: Optional[int] = None  # per graph call, of every counted op call (None: nothing counted)
+    estimate_s: Optional[float] = None  # Inductor's estimate of all the graph's ops (None: none captured)
+    wall_s: Optional[float] = None  # per graph call, host clock, while profiled (the rows' own run)
 
 
 def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
@@ -58,7 +60,7 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
     FLOPs are counted on one run of ``count_on`` (default ``compiled_fn``).
     """
     try:
-        prof = _run_profiler(compiled_fn, g.inputs, g.device, autograd_mode)
+        prof, wall = _run_profiler(compiled_fn, g.inputs, g.device, autograd_mode)
         rows, calls, total = _device_rows(prof) if g.device.startswith("cuda") else _cpu_rows(prof)
     except Exception as e:  # noqa: BLE001 - a profile is extra; its failure is a note
         return KernelProfile((), f"profiling failed: {type(e).__name__}: {e}")
@@ -73,7 +75,8 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
     count_notes += attach_flops(rows, calls, records, PROFILE_CALLS)
     known = {k.name: k for k in (kernels if kernels is not None else getattr(comp, "kernels", ()))}
     code = wrapper_code if wrapper_code is not None else _wrapper_code(comp)
-    out = [_kernel_timing(name, row, total, known.get(name), code, peak, compute_peak)
+    estimated = Estimates(comp, rows)
+    out = [_kernel_timing(name, row, total, known.get(name), code, peak, compute_peak, estimated.of(name, row))
            for name, row in rows.items()]
     out.sort(key=lambda k: -k.time_s)
     flops = sum(r.flops for r in records) or None
@@ -82,15 +85,16 @@ def profile_graph(g: Any, compiled_fn: Callable[..., Any], comp: Any, peak: Any,
         if langs and langs <= {"halide"}:
             return KernelProfile(tuple(out), "no per-kernel profile for Halide kernels: Inductor's kernel profiling "
                                  "covers its C++ kernels and the profiler names Triton kernels, while Halide's "
-                                 "code runs inside one call; the graph's time is the Halide code's", flops)
+                                 "code runs inside one call; the graph's time is the Halide code's", flops,
+                                 estimated.total, wall)
         note = ("no generated kernel in the profile: on CPU, compile with "
                 "GraphRecorder(kernel_profile=True) so C++ kernels appear as profiler rows"
                 if g.device == "cpu" else "no generated kernel in the profile")
-        return KernelProfile(tuple(out), "; ".join([note, *count_notes]), flops)
+        return KernelProfile(tuple(out), "; ".join([note, *count_notes]), flops, estimated.total, wall)
     from .ceiling import check_ceiling
 
     out, ceiling_notes = check_ceiling(out, code, known, peak)
-    return KernelProfile(tuple(out), "; ".join(count_notes + ceiling_notes) or None, flops)
+    return KernelProfile(tuple(out), "; ".join(count_notes + ceiling_notes) or None, flops, estimated.total, wall)
 
 
 # ---- the profile ----
@@ -145,7 +149,11 @@ class OpCall:
     launches: list[tuple[float, Row]] = field(default_factory=list)  # (device or CPU microseconds, row)
 
 
-def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autograd_mode: Callable[[], Any]) -> Any:
+def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autograd_mode: Callable[[], Any]
+                  ) -> tuple[Any, float]:
+    """The profile of ``PROFILE_CALLS`` calls, and their host-clock time per call (profiler's own cost included)."""
+    import time
+
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -156,11 +164,13 @@ def _run_profiler(fn: Callable[..., Any], inputs: list[Any], device: str, autogr
             torch.cuda.synchronize()
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
         with _native_profiler_lines_dropped(), profile(activities=acts) as prof:
+            t0 = time.perf_counter()
             for _ in range(PROFILE_CALLS):
                 fn(*inputs)
             if cuda:
                 torch.cuda.synchronize()
-    return prof
+            wall = (time.perf_counter() - t0) / PROFILE_CALLS
+    return prof, wall
 
 
 def _device_rows(prof: Any) -> tuple[dict[str, Row], list[OpCall], float]:
@@ -373,16 +383,59 @@ def attach_flops(rows: dict[str, Row], calls: list[OpCall], records: list[Any], 
     return notes
 
 
+# ---- Inductor's estimates -> rows ----
+
+class Estimates:
+    """Inductor's estimated runtime of the graph's ops (``Compilation.op_estimates``), given to profile rows.
+
+    A generated kernel's row gets the estimates of the ops that became it (a fused node is one op); an extern
+    call's, the estimates of its op where the row is that op's (CPU: ``aten::mm``) or the only row it launched
+    (GPU: the cuBLAS kernel ``aten::mm`` launched). Only the forward (or inference) lowering is profiled.
+    """
+
+    def __init__(self, comp: Any, rows: dict[str, Row]) -> None:
+        ops = [e for e in getattr(comp, "op_estimates", ()) or () if e.graph_kind in ("forward", "inference", "")]
+        self.total: Optional[float] = sum(e.estimate_s for e in ops) if ops else None
+        self.by_call: dict[str, float] = defaultdict(float)
+        for e in ops:
+            if e.kernel is not None:
+                self.by_call[_aten_name(e.kernel)] += e.estimate_s
+        self.launchers: dict[str, int] = defaultdict(int)
+        for row in rows.values():
+            for op in row.by_op:
+                self.launchers[op] += 1
+
+    def of(self, name: str, row: Row) -> Optional[float]:
+        found = self.by_call.get(name)
+        if found is None:
+            ops = [op for op in row.by_op if op in self.by_call and self.launchers[op] == 1]
+            found = self.by_call[ops[0]] if len(ops) == 1 else None
+        return found or None  # 0: Inductor estimated nothing (its cost model is for GPUs)
+
+
+def _aten_name(call: str) -> str:
+    """The profiler's name of a wrapper call: ``extern_kernels.mm`` -> ``aten::mm``,
+    ``torch.ops._c10d_functional.all_reduce_.default`` -> ``_c10d_functional::all_reduce_``; a kernel's own."""
+    parts = call.removeprefix("torch.ops.").split(".")
+    if len(parts) < 2:
+        return call
+    if parts[0] == "extern_kernels":
+        return f"aten::{parts[1]}"
+    return f"{parts[0]}::{parts[1]}"
+
+
 # ---- one row ----
 
 def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optional[str],
-                   peak: Any, compute_peak: Optional[Callable[[str], Any]]) -> KernelTiming:
+                   peak: Any, compute_peak: Optional[Callable[[str], Any]],
+                   estimate_s: Optional[float] = None) -> KernelTiming:
     from .roofline import tflops
 
     t = row.time_s
     generated = kernel is not None or name.startswith(("cpp_", "triton_", "halide_"))
+    pointers: tuple = ()
     if generated:
-        nbytes, source = kernel_bytes(name, kernel, code)
+        nbytes, source, pointers = kernel_traffic(name, kernel, code)
     elif row.counted:
         nbytes, source = row.op_bytes or None, "the op's tensors (inputs read, outputs written once)"
     else:
@@ -407,7 +460,10 @@ def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optiona
                         tflops=achieved, peak_tflops=peak_tf,
                         peak_flops_pct=100.0 * achieved / peak_tf if achieved and peak_tf else None,
                         bound=_bound(name, generated, flops, nbytes, peak_tf, peak),
-                        grid=row.grid, block=row.block, launched_by=launched_by)
+                        grid=row.grid, block=row.block, launched_by=launched_by,
+                        indirect=tuple(IndirectAccess(p.param, p.arg, p.gathered_elements, p.scattered_elements,
+                                                      p.buffer_elements) for p in pointers if p.indirect),
+                        estimate_s=estimate_s)
 
 
 def _flops_source(name: str, row: Row, generated: bool) -> str:

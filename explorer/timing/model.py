@@ -90,6 +90,20 @@ class CeilingCheck(_Dict):
 
 
 @dataclass(frozen=True)
+class IndirectAccess(_Dict):
+    """A buffer a kernel reads through indices it loads (a gather) or writes through them (a scatter).
+
+    Each index value counts as its own element, so where indices repeat the kernel touches fewer.
+    """
+
+    param: str  # the kernel's pointer parameter: in_ptr1
+    buffer: str  # what the wrapper passes for it: primals_1, buf3
+    gathered: int  # elements read through loaded indices, per call
+    scattered: int  # elements written (or atomically added to) through them, per call
+    elements: int  # the buffer's own
+
+
+@dataclass(frozen=True)
 class KernelTiming(_Dict):
     """One generated kernel (or extern call) inside a compiled graph, from the profiler."""
 
@@ -114,6 +128,8 @@ class KernelTiming(_Dict):
     block: Optional[tuple[int, ...]] = None  # GPU: threads per block, from the profiler's trace
     launched_by: tuple[OpLaunch, ...] = ()  # the op calls that launched it (GPU: by correlation id)
     ceiling: Optional[CeilingCheck] = None  # above the copy ceiling: the evidence for why
+    indirect: tuple[IndirectAccess, ...] = ()  # the buffers its bytes reach through loaded indices
+    estimate_s: Optional[float] = None  # Inductor's estimated runtime per call (summed over the ops it runs)
 
 
 @dataclass(frozen=True)
@@ -169,6 +185,24 @@ class EndToEnd(_Dict):
 
 
 @dataclass(frozen=True)
+class HostTime(_Dict):
+    """The host's time per call beside the device's work: whether the figures follow the host.
+
+    On a GPU, ``host_s`` is the host's time to issue one call (calls issued back to back without waiting for
+    the device, too few to fill its launch queue) and ``device_s`` the device's busy time per call (its
+    kernels); when the host issues a call in about the time the device runs it, the device waits on the host
+    and every figure of the graph follows the host's speed. On CPU, ``host_s`` is the Python around the
+    kernels per call (the compiled graph's time less its kernels' own) and ``device_s`` the kernels' own time.
+    """
+
+    host_s: float
+    device_s: float
+    bound: bool  # host_s >= HOST_BOUND_RATIO x device_s
+    method: str  # how each side was measured
+    host: Optional[Measurement] = None  # GPU: the issue-time measurement itself
+
+
+@dataclass(frozen=True)
 class GraphTiming(_Dict):
     """One Dynamo graph timed eager (its FX graph run as is) vs compiled."""
 
@@ -196,6 +230,8 @@ class GraphTiming(_Dict):
     flops: Optional[int] = None  # FLOPs of the graph's counted op calls per call (the kernels' FLOPs add up to it)
     ratio: Optional[Ratio] = None  # the speedup from interleaved repeats, with its own spread
     train_ratio: Optional[Ratio] = None
+    host: Optional[HostTime] = None  # the host's time per call beside the device's (needs the kernel profile)
+    estimate_s: Optional[float] = None  # Inductor's estimated runtime of all its ops, per call (0: none estimated)
 
 
 @dataclass(frozen=True)

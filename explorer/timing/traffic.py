@@ -10,9 +10,14 @@ take, which is at most the product of the ranges of the variables it depends on,
 buffer holds. Loads of the same pointer at the same offset (after substituting what each ``tmp`` holds)
 touch the same elements and are counted once. Masks are not evaluated, so the count is an upper bound of
 what is touched, and an exact count for the common case (each index variable addressing its own
-dimension).
+dimension). An indirect access counts every index it loads as a distinct one (32 token ids: 32 rows of the
+table), so where indices repeat it touches fewer: the count is "up to", and the view says so.
 
-C++ kernels keep the estimate from the wrapper (each buffer argument once per direction).
+C++ kernels are read the same way (``cpp_traffic``): each access of a pointer parameter (``in_ptr0[x0]``,
+``loadu(in_ptr1 + x1 + 64L*tmp0)``, ``tmp.store(out_ptr0 + ...)``, ``atomic_add_vec(out_ptr0, index, v)``) is an
+offset over the loop variables around it (``for(int64_t x1=0; x1<64; x1+=16)``: a vectorized loop covers its
+whole range) and the ``tmp`` values assigned before it. A pointer whose accesses cannot be read (a template
+kernel's own code) is charged in full, once per direction.
 """
 
 from __future__ import annotations
@@ -23,8 +28,14 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..capturing.inductor_code import (
+    CppAssign,
+    CppLoop,
     arg_numel,
     buffer_sizes,
+    cpp_accesses,
+    cpp_assignments,
+    cpp_body,
+    cpp_loops,
     cpp_pointer_params,
     direct_call_args,
     jit_params,
@@ -44,6 +55,7 @@ _TRITON_ITEMSIZE = {"fp32": 4, "fp64": 8, "bf16": 2, "fp16": 2, "i64": 8, "u64":
                     "i16": 2, "u16": 2, "i8": 1, "u8": 1, "i1": 1, "fp8e4nv": 1, "fp8e5": 1}
 TOUCHED = "counted from the kernel's loads and stores (the elements each offset can reach, indirect loads included)"
 WHOLE = "estimate: each buffer argument read or written once in full"
+INDIRECT = "indirect (each index value counted as its own element or row: an upper bound when indices repeat)"
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,8 @@ class PointerTraffic:
     itemsize: int
     indirect: bool  # some access's offset depends on a loaded value (a gather or scatter)
     counted: bool  # from the code's accesses; False: the whole buffer, once per direction
+    gathered_elements: int = 0  # read by indirect loads (part of read_elements)
+    scattered_elements: int = 0  # written by indirect stores and atomics (part of written_elements)
 
     @property
     def bytes(self) -> int:
@@ -66,25 +80,29 @@ class PointerTraffic:
 
 def kernel_bytes(name: str, kernel: Any, wrapper_code: Optional[str]) -> tuple[Optional[int], str]:
     """(bytes read + written per call, how it was found); bytes is None with the reason when unknown."""
+    nbytes, how, _ = kernel_traffic(name, kernel, wrapper_code)
+    return nbytes, how
+
+
+def kernel_traffic(name: str, kernel: Any, wrapper_code: Optional[str]
+                   ) -> tuple[Optional[int], str, tuple[PointerTraffic, ...]]:
+    """``kernel_bytes`` and the pointers behind it (empty when the bytes were not counted from the code)."""
     if kernel is None:
-        return None, "kernel source not captured (time the graph inside explorer.capture())"
-    if kernel.language == "triton" and wrapper_code:
-        traffic = triton_traffic(name, kernel.source, wrapper_code)
+        return None, "kernel source not captured (time the graph inside explorer.capture())", ()
+    if kernel.language in _READERS and wrapper_code:
+        traffic = _READERS[kernel.language](name, kernel.source, wrapper_code)
         if traffic is not None:
-            return sum(p.bytes for p in traffic) or None, _how(traffic)
+            return sum(p.bytes for p in traffic) or None, _how(traffic), tuple(traffic)
     m = _NUM_GB.search(kernel.source)
     if m:
-        return round(float(m.group(1)) * 1e9), "inductor estimate (kernel_num_gb)"
-    if kernel.language == "triton":
-        return None, "no kernel_num_gb in the source and buffer sizes not readable from the wrapper"
-    if kernel.language != "cpp":
-        return None, f"no byte count for {kernel.language} kernels"
+        return round(float(m.group(1)) * 1e9), "inductor estimate (kernel_num_gb)", ()
+    if kernel.language not in _READERS:
+        return None, f"no byte count for {kernel.language} kernels", ()
     if not wrapper_code:
-        return None, "the wrapper code was not captured"
-    est = cpp_bytes_estimate(name, kernel.source, wrapper_code)
-    if est is None:
-        return None, "buffer sizes not readable from the wrapper (dynamic shapes or an unknown form)"
-    return est, WHOLE
+        return None, "the wrapper code was not captured", ()
+    if kernel.language == "triton":
+        return None, "no kernel_num_gb in the source and buffer sizes not readable from the wrapper", ()
+    return None, "buffer sizes not readable from the wrapper (dynamic shapes or an unknown form)", ()
 
 
 def _how(traffic: list[PointerTraffic]) -> str:
@@ -94,17 +112,17 @@ def _how(traffic: list[PointerTraffic]) -> str:
         return WHOLE
     how = TOUCHED
     if gathers:
-        how += "; gathered: " + ", ".join(f"{p.param} {p.read_elements + p.written_elements:,} of "
-                                          f"{p.buffer_elements:,} elements" for p in gathers)
+        how += "; " + INDIRECT + ": " + ", ".join(gather_text(p) for p in gathers)
     if whole:
         how += "; whole buffer (access form not read): " + ", ".join(whole)
     return how
 
 
-def triton_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Bytes a Triton kernel moves per launch (see the module's docstring); None when buffers are unknown."""
-    traffic = triton_traffic(name, kernel_source, wrapper_code)
-    return (sum(p.bytes for p in traffic) or None) if traffic is not None else None
+def gather_text(p: PointerTraffic) -> str:
+    """``in_ptr1 (primals_1): gathered 2,048 of 6,400,000 elements``: what its indirect accesses touch."""
+    parts = [f"{verb} {count:,}" for verb, count in (("gathered", p.gathered_elements),
+                                                    ("scattered", p.scattered_elements)) if count]
+    return f"{p.param} ({p.arg}) " + " and ".join(parts) + f" of {p.buffer_elements:,} elements"
 
 
 def triton_traffic(name: str, kernel_source: str, wrapper_code: str) -> Optional[list[PointerTraffic]]:
@@ -129,33 +147,39 @@ def triton_traffic(name: str, kernel_source: str, wrapper_code: str) -> Optional
         if n is None or itemsize is None:
             return None
         mine = [a for a in accesses if a.pointer == pname]
-        counts = _touched(mine, space, n) if mine else None
-        if counts is None:
-            role = param_role(pname)
-            out.append(PointerTraffic(pname, arg, n, n if role != "out" else 0, n if role != "in" else 0,
-                                      itemsize, False, False))
-            continue
-        read, written, indirect = counts
-        out.append(PointerTraffic(pname, arg, n, read, written, itemsize, indirect, True))
+        out.append(_pointer(pname, arg, n, itemsize, _touched(mine, space) if mine else None))
     return out
 
 
-def _touched(accesses: list[Any], space: _IndexSpace, n: int) -> Optional[tuple[int, int, bool]]:
-    """(elements read, elements written, indirect?) by one pointer's accesses; None if one cannot be read."""
-    seen: dict[tuple[str, str], int] = {}
-    indirect = False
+def _touched(accesses: list[Any], space: _IndexSpace) -> Optional[dict[tuple[str, str], tuple[int, bool]]]:
+    """{(load | store, offset): (elements, indirect?)} of one pointer's accesses; None if one cannot be read."""
+    seen: dict[tuple[str, str], tuple[int, bool]] = {}
     for a in accesses:
         key = space.canonical(a.index)
         found = space.distinct(a.index)
         if found is None:
             return None
-        count, gathered = found
-        indirect = indirect or gathered
         for op in (("load", "store") if a.op == "atomic" else (a.op,)):
-            seen[(op, key)] = count
-    read = min(n, sum(c for (op, _), c in seen.items() if op == "load"))
-    written = min(n, sum(c for (op, _), c in seen.items() if op == "store"))
-    return read, written, indirect
+            seen[(op, key)] = found
+    return seen
+
+
+def _pointer(pname: str, arg: str, n: int, itemsize: int, seen: Optional[dict[tuple[str, str], tuple[int, bool]]]
+             ) -> PointerTraffic:
+    """One pointer's traffic from its distinct accesses: each direction's elements, capped at the buffer's;
+    without them (``seen`` None: not read), the whole buffer once per direction its name says."""
+    if seen is None:
+        role = param_role(pname)
+        return PointerTraffic(pname, arg, n, n if role != "out" else 0, n if role != "in" else 0, itemsize, False,
+                              False)
+
+    def total(op: str, indirect_only: bool = False) -> int:
+        # an atomic's read is part of its scatter (it loads and stores the same offsets): not a gather
+        return min(n, sum(c for (o, key), (c, g) in seen.items() if o == op and (
+            not indirect_only or (g and (op == "store" or ("store", key) not in seen)))))
+
+    return PointerTraffic(pname, arg, n, total("load"), total("store"), itemsize,
+                          any(g for _, g in seen.values()), True, total("load", True), total("store", True))
 
 
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -317,18 +341,181 @@ def _prefix(root: str) -> str:
 
 # ---- C++ ----
 
-def cpp_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Sum of numel x itemsize over a C++ kernel's pointer arguments; in_out buffers count twice."""
+def cpp_traffic(name: str, kernel_source: str, wrapper_code: str) -> Optional[list[PointerTraffic]]:
+    """Per pointer argument of a C++ kernel: elements read and written per call, read from its loads and stores
+    as the Triton reader reads Triton's (see the module's docstring); None when a buffer's size is unknown."""
     params = cpp_pointer_params(kernel_source)
     args = direct_call_args(name, wrapper_code)
     if not params or args is None or len(args) != len(params):
         return None
     sizes = buffer_sizes(wrapper_code)
-    total = 0
+    body = cpp_body(kernel_source)
+    names = [p for _, p in params]
+    accesses = cpp_accesses(body, names) if body else []
+    space = _CppSpace(body, accesses)
+    out = []
     for arg, (ctype, pname) in zip(args, params):
         n = arg_numel(arg, sizes)
         itemsize = _ITEMSIZE.get(ctype.split("::")[-1].lower())
         if n is None or itemsize is None:
             return None
-        total += n * itemsize * (2 if pname.startswith("in_out") else 1)
-    return total
+        mine = [a for a in accesses if a.pointer == pname]
+        out.append(_pointer(pname, arg, n, itemsize,
+                            _cpp_touched(mine, space) if mine and _INDUCTOR_PARAM.match(pname) else None))
+    return out
+
+
+def cpp_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
+    """Bytes a C++ kernel moves per call (see ``cpp_traffic``); None when a buffer's size is unknown."""
+    traffic = cpp_traffic(name, kernel_source, wrapper_code)
+    return (sum(p.bytes for p in traffic) or None) if traffic is not None else None
+
+
+_INDUCTOR_PARAM = re.compile(r"^(?:in_out_ptr|in_ptr|out_ptr)\d+$")  # a template's own names (X, W, Y): whole
+
+
+def _cpp_touched(accesses: list[Any], space: _CppSpace) -> Optional[dict[tuple[str, str], tuple[int, bool]]]:
+    """As ``_touched``: accesses at the same offset over the same loop ranges (a reduction's second loop over a
+    row, a vectorized loop's tail) are counted once."""
+    seen: dict[tuple[str, str], tuple[int, bool]] = {}
+    for a in accesses:
+        if a.op == "?":
+            return None
+        found = space.distinct(a.index, a.at)
+        if found is None:
+            return None
+        key = space.canonical(a.index, a.at)
+        for op in (("load", "store") if a.op == "atomic" else (a.op,)):
+            seen[(op, key)] = found
+    return seen
+
+
+_CPP_SKIP = re.compile(r"^(?:static_cast|int64_t|int32_t|long|int|float|double|c10|at|vec|convert|std|auto|"
+                       r"decltype|return|if|else|true|false|Vectorized\w*|VecMask|arange|loadu|store|template)$")
+
+
+class _CppSpace:
+    """A C++ kernel body's loops and ``tmp`` values: what each offset depends on, scoped by position.
+
+    A name means the loop (or the assignment) that encloses (precedes) where it is used: Inductor reuses
+    ``x1`` and ``tmp0`` in each loop nest. A vectorized loop (``x1 += 16``) covers every index in its range;
+    ``x1_inner`` (the lanes of a non-contiguous vector access) adds nothing where ``x1`` is counted.
+    """
+
+    def __init__(self, body: str, accesses: list[Any]) -> None:
+        self.loops: dict[str, list[CppLoop]] = {}
+        for loop in cpp_loops(body):
+            self.loops.setdefault(loop.var, []).append(loop)
+        self.assigns: dict[str, list[CppAssign]] = {}
+        for a in cpp_assignments(body):
+            self.assigns.setdefault(a.name, []).append(a)
+        self.accesses = accesses
+        self._deps: dict[tuple[str, int], Optional[tuple[dict[tuple[str, int], int], bool]]] = {}
+        self._canon: dict[tuple[str, int], str] = {}
+
+    def loop(self, var: str, at: int) -> Optional[CppLoop]:
+        """The innermost loop of ``var`` around position ``at``."""
+        around = [lp for lp in self.loops.get(var, ()) if lp.begin <= at < lp.stop]
+        return max(around, key=lambda lp: lp.begin) if around else None
+
+    def assignment(self, name: str, at: int) -> Optional[CppAssign]:
+        """The last assignment to ``name`` before ``at``."""
+        before = [a for a in self.assigns.get(name, ()) if a.at < at]
+        return before[-1] if before else None
+
+    def distinct(self, expr: str, at: int) -> Optional[tuple[int, bool]]:
+        """(at most how many distinct values ``expr`` takes in one call, does it depend on a loaded value)."""
+        deps = self._expr_deps(expr, at, 0)
+        if deps is None:
+            return None
+        roots, gathered = deps
+        names = {var for var, _ in roots}
+        count = 1
+        for (var, _), elements in roots.items():
+            if var.endswith("_inner") and var[:-len("_inner")] in names:
+                continue  # a vector's lanes: x1 already counts the range they cover
+            count *= elements
+        return count, gathered
+
+    def _expr_deps(self, expr: str, at: int, depth: int
+                   ) -> Optional[tuple[dict[tuple[str, int], int], bool]]:
+        """{(loop variable, its loop): the values it covers} reached by ``expr``, through ``tmp`` values too."""
+        if depth > 40:
+            return None
+        roots: dict[tuple[str, int], int] = {}
+        gathered = False
+        for word in set(_WORD.findall(expr)):
+            if _CPP_SKIP.match(word):
+                continue
+            loop = self.loop(word, at)
+            if loop is not None:
+                if loop.elements is None:
+                    return None
+                roots[(word, loop.begin)] = loop.elements
+                continue
+            assign = self.assignment(word, at)
+            if assign is None:
+                continue  # a size symbol, a lambda's local buffer, a function: no loop variable
+            sub = self._value_deps(word, assign, depth)
+            if sub is None:
+                return None
+            roots.update(sub[0])
+            gathered = gathered or sub[1]
+        return roots, gathered
+
+    def _value_deps(self, name: str, assign: CppAssign, depth: int
+                    ) -> Optional[tuple[dict[tuple[str, int], int], bool]]:
+        """What a ``tmp`` value depends on: a loaded value on the variables of its offsets; an accumulator
+        (``tmp_acc0``) on the loops around its declaration (not the ones it reduces over)."""
+        key = (name, assign.at)
+        if key in self._deps:
+            return self._deps[key]
+        self._deps[key] = ({}, False)  # a value defined from itself adds nothing more
+        if name.startswith("tmp_acc"):
+            first = self.assigns[name][0]
+            got: Optional[tuple[dict[tuple[str, int], int], bool]] = (
+                {(lp.var, lp.begin): lp.elements or 0 for lps in self.loops.values() for lp in lps
+                 if lp.begin <= first.at < lp.stop}, True)
+        else:
+            end = assign.at + len(assign.rhs)
+            loads = [a for a in self.accesses if assign.at <= a.at < end and a.op == "load"]
+            got = self._loads_deps(loads, depth) if loads else self._expr_deps(
+                re.sub(rf"\b{re.escape(name)}\b", " ", assign.rhs), assign.at, depth + 1)
+        self._deps[key] = got
+        return got
+
+    def _loads_deps(self, loads: list[Any], depth: int) -> Optional[tuple[dict[tuple[str, int], int], bool]]:
+        """A loaded value is fixed by its address: only the offsets count (not a mask, not the other branch)."""
+        roots: dict[tuple[str, int], int] = {}
+        for a in loads:
+            sub = self._expr_deps(a.index, a.at, depth + 1)
+            if sub is None:
+                return None
+            roots.update(sub[0])
+        return roots, True
+
+    def canonical(self, expr: str, at: int, depth: int = 0) -> str:
+        """``expr`` with each ``tmp`` replaced by what it holds and each loop variable by its range, so equal
+        offsets over the same ranges compare equal (the main and tail branches of a loop, two loops over a row)."""
+        if depth > 12:
+            return expr
+
+        def sub(m: re.Match) -> str:
+            word = m.group(0)
+            loop = self.loop(word, at)
+            if loop is not None:
+                return f"{word}[{loop.start}:{loop.end}]"
+            assign = self.assignment(word, at) if word.startswith(("tmp", "_tmp")) else None
+            if assign is None or word.startswith("tmp_acc"):
+                return word
+            key = (word, assign.at)
+            if key not in self._canon:
+                self._canon[key] = word  # defined from itself: named, not expanded again
+                rhs = re.sub(r",\s*static_cast<int64_t>\(\w+\)\)$", ")", assign.rhs)  # a load's lane count
+                self._canon[key] = "(" + self.canonical(rhs, assign.at, depth + 1) + ")"
+            return self._canon[key]
+
+        return _WORD.sub(sub, expr.replace(" ", ""))
+
+
+_READERS = {"triton": triton_traffic, "cpp": cpp_traffic}

@@ -12,7 +12,8 @@ with torch.compile and calls it once; "explore" does the same through explorer.e
 of that first call (compile + one run), measured inside the process; the ratio is
 explore / plain per pair, and the median over pairs is what counts (<= 1.05x).
 ``--variants`` adds explore runs with one capture setting switched off or changed (for profiling):
-``explore:backward``, ``explore:provenance``, ``explore:ir`` (off), ``explore:prov1`` (provenance level 1).
+``explore:backward``, ``explore:provenance``, ``explore:ir``, ``explore:tracecall`` (Dynamo's trace_call log)
+(off), ``explore:prov1`` (provenance level 1).
 ``plain:roomy`` runs plain on the explorer's roomy frame stack (explorer.roomy_stack): as the divisor
 (``--baseline plain:roomy``) it gives the capture's own cost without the stack-depth effect (on the H200:
 0.98x plain, 1.05x alone, see README); as a variant, what the stack alone does to plain.
@@ -67,6 +68,8 @@ if kind.startswith("explore"):
         torch_compat.CAPTURE_CONFIG = tuple(c for c in torch_compat.CAPTURE_CONFIG if "provenance" not in c[1])
     if "ir" in off:
         torch_compat.IR_LOGGERS.clear()
+    if "tracecall" in off:
+        torch_compat.TRACE_CALL_LOGGERS = ()
     if "prov1" in off:
         torch_compat.CAPTURE_CONFIG = tuple((m, a, 1 if "provenance" in a else v, w)
                                             for m, a, v, w in torch_compat.CAPTURE_CONFIG)

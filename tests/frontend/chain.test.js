@@ -9,8 +9,8 @@ import {
   linkAttrs,
   nextSelection,
 } from "../../explorer/present/frontend/src/chain.js";
-import { Model } from "../../explorer/present/frontend/src/model.js";
-import { payload } from "./payload.js";
+import { fill, Model } from "../../explorer/present/frontend/src/model.js";
+import { payload, UI } from "./payload.js";
 
 test("a line's origins come from the chain: glue, none, or user lines", () => {
   const m = new Model(payload());
@@ -54,7 +54,8 @@ test("the chain bar counts lines per stage and kernels", () => {
   const m = new Model(payload());
   const counts = chainCounts(m, "0/0", new Set([0]));
   assert.deepEqual([...counts.keys()].sort(), ["graph", "guards", "kernels"]);
-  assert.equal(countLabel("graph", counts.get("graph")), "1 line");
-  assert.equal(countLabel("kernels", counts.get("kernels")), "1 line in 1 kernel");
+  const w = (k, v) => fill(UI[k], v);
+  assert.equal(countLabel("graph", counts.get("graph"), w), "1 line");
+  assert.equal(countLabel("kernels", counts.get("kernels"), w), "1 line in 1 kernel");
   assert.equal(chainCounts(m, "0/0", new Set([1])).get("graph").lines.size, 1);
 });

@@ -2,13 +2,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { diffTargets, Model, stepFrom, stepList } from "../../explorer/present/frontend/src/model.js";
-import { payload } from "./payload.js";
+import { diffTargets, fill, Model, sideLines, stepFrom, stepList } from "../../explorer/present/frontend/src/model.js";
+import { graphDiff, payload } from "./payload.js";
 
 test("a wrapper's kernel sources are spliced back into its text", () => {
   const m = new Model(payload());
   assert.equal(m.text("0/0", "output_code.0.code"), "# wrapper\nvoid k() {\n  sin();\n}\ncall()");
   assert.equal(m.text("0/0", "original_bytecode.source"), "def f(x):\n    y = x.sin()\n    return y * 2");
+});
+
+test("the chain bar reads a user line's text from the frame's source or a function inlined into it", () => {
+  const m = new Model(payload());
+  assert.equal(m.originText(m.origin("/u/p.py:4")), "y = x.sin()");
+  assert.equal(m.originText(m.origin("/u/m.py:11")), "return x.cos()");
+  assert.equal(m.originText(m.origin("/u/m.py:12")), null); // past its last line (the source ends in a newline)
 });
 
 test("a kernel's key shows its own part of the kernels pane", () => {
@@ -46,26 +53,46 @@ test("stepping goes through the present stages in pipeline order", () => {
   assert.equal(stepFrom(m, "0/1", "guards", 1), "graph_break"); // present in the recompile
 });
 
-test("a diff compares code lines and keyed table rows, each with its block and line", () => {
+test("a diff's sides read back as lines from the texts they name, each with its block and line", () => {
   const m = new Model(payload());
-  const lines = m.stageLines("0/0", "graph");
   assert.deepEqual(
-    lines.map((l) => [l.text, l.key, l.line]),
+    sideLines(m, "0/0", graphDiff.lines[0]).map((l) => [l.text, l.key, l.line]),
     [
       ["def forward(x):", "graph:0", 1],
       ["    sin = x.sin()", "graph:0", 2],
       ["    return sin", "graph:0", 3],
     ],
   );
+  const rows = [{ key: "guards:0", rows: ["TENSOR_MATCH  check(x)"] }, { rows: ["Recompiled"] }];
+  assert.deepEqual(sideLines(m, "0/0", rows), [
+    { text: "TENSOR_MATCH  check(x)", key: "guards:0", line: 1 },
+    { text: "Recompiled", key: null, line: 0 }, // words: no block to light
+  ]);
   assert.deepEqual(
-    m.stageLines("0/0", "guards").map((l) => l.text),
-    ["TENSOR_MATCH  check(x)"],
+    sideLines(m, "0/0", [{ key: "output_code:0", src: "output_code.0.code", head: "### inference" }])[0],
+    {
+      text: "### inference",
+      key: null,
+      line: 0,
+    },
   );
-  assert.deepEqual(m.stageLines("0/0", "output_code")[0], { text: "### inference", key: null, line: 0 });
-  assert.deepEqual(
-    m.stageLines("0/1", "graph_break").map((l) => l.text),
-    ["Recompiled"],
-  ); // words, no code
+  const deferred = new Model(payload({ deferred: true }));
+  assert.equal(sideLines(deferred, "0/0", [{ key: "kernels:k", src: "kernels.0.source" }]), null); // not here yet
+});
+
+test("a recompile's diff against what it replaced is the one the payload carries, found by its two sides", () => {
+  const m = new Model(payload());
+  assert.equal(m.diffOf("0/1", "graph", { rank: null, cid: "0/0", key: "graph" }), graphDiff);
+  assert.equal(m.diffOf("0/1", "guards", { rank: null, cid: "0/0", key: "guards" }), undefined); // the kernel's
+  assert.equal(m.diffOf("0/1", "graph", { rank: 1, cid: "0/0", key: "graph" }), undefined); // another rank's
+});
+
+test("the view model's words are filled in, a pair picking its singular or plural", () => {
+  const m = new Model(payload());
+  assert.equal(m.w("vs_rank", { rank: 1, cid: "0/2" }), "vs rank 1's 0/2 (same compilation)");
+  assert.equal(fill(["{n} line", "{n} lines"], { n: 1 }), "1 line");
+  assert.equal(fill(["{n} line", "{n} lines"], { n: 0 }), "0 lines");
+  assert.equal(fill("kept {missing}", {}), "kept {missing}"); // a blank nobody filled stays visible
 });
 
 test("the diff picker names the compilation a recompile replaced", () => {

@@ -3,6 +3,34 @@
 
 const code = (key, src, lang, more = {}) => ({ t: "code", key, src, lang, ...more });
 
+// a few of the view model's words (present/words.py FRONT): the views fill them in
+export const UI = {
+  vs_other_pane: "vs the other pane ({cid} {title})",
+  vs_compilation: "vs {cid} (same stage)",
+  vs_replaced: "vs {cid} (same stage) — before the recompile",
+  vs_stage: "vs {title} (this compilation)",
+  vs_rank: "vs rank {rank}'s {cid} (same compilation)",
+  kernel_title: "kernel {ref}",
+  n_lines: ["{n} line", "{n} lines"],
+  in_kernels: ["{lines} in {n} kernel", "{lines} in {n} kernels"],
+};
+
+// 0/1's graph against 0/0's (present/diff_view.py): `mul = sin * 2` replaces `return sin`, then `return mul`
+export const graphDiff = {
+  t: "diff",
+  a: { cid: "0/0", key: "graph" },
+  b: { cid: "0/1", key: "graph" },
+  lines: [[{ key: "graph:0", src: "graph.code" }], [{ key: "graph:0", src: "graph.code" }]],
+  del: "− 0/0 Graph",
+  add: "+ 0/1 Graph",
+  counts: "2 added, 1 removed, 2 unchanged lines",
+  rows: [
+    ["=", 0, 0, 2],
+    ["~", 2, 2, 1, [[4, 3]]],
+    ["+", 3, 1],
+  ],
+};
+
 export function payload({ deferred = false } = {}) {
   const stages = ["source", "graph", "guards", "graph_break", "output_code", "kernels", "timing"].map((id) => ({
     id,
@@ -27,6 +55,7 @@ export function payload({ deferred = false } = {}) {
       filename: "/u/p.py",
       firstlineno: 3,
     },
+    inlined: [{ name: "helper", filename: "/u/m.py", firstlineno: 10, source: "def helper(x):\n    return x.cos()\n" }],
     graph: { code: graphCode, num_nodes: 3 },
     guards: [{ kind: "TENSOR_MATCH", code: "check(x)", filename: "/u/p.py", lineno: 4 }],
     output_code: [
@@ -69,7 +98,7 @@ export function payload({ deferred = false } = {}) {
   });
   return {
     stages,
-    labels: { parts: { dynamo: "Dynamo" }, missing: { graph_break: "No graph break" } },
+    labels: { parts: { dynamo: "Dynamo" }, missing: { graph_break: "No graph break" }, ui: UI },
     header: { chips: [["compilations", 2]], body: [] },
     timing: null,
     deferred,
@@ -81,7 +110,10 @@ export function payload({ deferred = false } = {}) {
         ],
       },
     },
-    views: [view("0/0", null), view("0/1", "0/0", { graph_break: [{ t: "p", r: "Recompiled" }] })],
+    views: [
+      view("0/0", null),
+      { ...view("0/1", "0/0", { graph_break: [{ t: "p", r: "Recompiled" }] }), diffs: [graphDiff] },
+    ],
     lineage: {
       origins: ["/u/p.py:4", "/u/p.py:5"],
       compilations: {

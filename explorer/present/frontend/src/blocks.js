@@ -30,6 +30,11 @@ function runEl(ctx, r) {
     const go = () => ctx.pane.set({ stage: r.go.stage, diff: null });
     return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
+  if ("line" in r && ctx.pane) {
+    // a line of one of this pane's code blocks (a module outline's row): shown, and scrolled to
+    const go = () => ctx.pane.showLine(r.key, r.line);
+    return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
+  }
   if ("code" in r || "origin" in r) {
     if (!r.origin) return [h("code", null, r.code)];
     const el = h("code", { class: "cx-uline" }, r.code ?? r.origin);
@@ -71,20 +76,14 @@ const KINDS = {
     ),
   table: renderTable,
   code: (ctx, b) => ctx.code(b),
-  details: (ctx, b) =>
-    h(
-      "details",
-      { class: b.cls ? `cx-sub ${b.cls}` : "cx-sub", open: !!b.open },
-      h("summary", null, renderRuns(ctx, b.s)),
-      renderBlocks(ctx, b.body),
-    ),
+  details: renderDetails,
   section: (ctx, b) =>
     h("details", { class: "cx-sec", open: !!b.open }, h("summary", null, b.title), renderBlocks(ctx, b.body)),
   div: (ctx, b) => {
     const data = Object.fromEntries(Object.entries(b.data || {}).map(([k, v]) => [`data-${k}`, v]));
     return h("div", { class: b.cls, ...data }, renderBlocks(ctx, b.body));
   },
-  graph: (ctx, b) => (ctx.pane && ctx.pane.mode === "picture" ? ctx.picture(b.stage) : ctx.code(b.code)),
+  graph: (ctx, b) => (ctx.pane && ctx.pane.mode === "picture" ? ctx.picture(b.stage, b.folded) : ctx.code(b.code)),
   chart: (ctx, b) =>
     h(
       "table",
@@ -110,6 +109,26 @@ const KINDS = {
       : null,
 };
 
+// a lazy group (a folded family's members) draws its body when first opened: a pane of 11,000 guards stays small
+function renderDetails(ctx, b) {
+  const el = h(
+    "details",
+    { class: b.cls ? `cx-sub ${b.cls}` : "cx-sub", open: !!b.open },
+    h("summary", null, renderRuns(ctx, b.s)),
+  );
+  if (!b.lazy || b.open) {
+    el.append(...renderBlocks(ctx, b.body));
+    return el;
+  }
+  const fill = () => {
+    el.removeEventListener("toggle", fill);
+    el.append(...renderBlocks(ctx, b.body));
+    if (ctx.pane) ctx.pane.view.relight();
+  };
+  el.addEventListener("toggle", fill);
+  return el;
+}
+
 function renderTable(ctx, b) {
   const table = h("table", { class: b.cls ? `cx-table ${b.cls}` : "cx-table" });
   if (b.caption) table.append(h("caption", null, b.caption));
@@ -123,8 +142,9 @@ function renderTable(ctx, b) {
     );
   b.rows.forEach((r, i) => {
     const cells = r.c.map((c, j) => h(j === 0 && r.th ? "th" : "td", null, renderRuns(ctx, c)));
-    const tr = h("tr", { class: r.cls || null, "data-line": b.key ? i + 1 : null }, cells);
-    let o = b.key ? ctx.m.linkOf(ctx.cid, b.key, i + 1) : null;
+    const line = r.line ?? i + 1; // a folded table's rows name their own line of the block
+    const tr = h("tr", { class: r.cls || null, "data-line": b.key ? line : null }, cells);
+    let o = b.key ? ctx.m.linkOf(ctx.cid, b.key, line) : null;
     if (!o && r.origin) o = [ctx.m.origin(r.origin)];
     ctx.decorate(tr, o);
     leads(ctx, tr, r.go);
@@ -167,7 +187,7 @@ export class CodeBlock {
     this.marks = new Set(spec.marks || []);
     this.cursor = 0;
     this.chunks = [];
-    this.linked = m.hasLineage(this.cid, spec.key) || spec.key === "source:0";
+    this.linked = m.hasLineage(this.cid, spec.key) || !!spec.file; // source lines link to themselves
     this.el = h("div", {
       class: "cx-code",
       tabindex: "0",
@@ -196,8 +216,9 @@ export class CodeBlock {
 
   originsAt(line) {
     const m = this.pane.view.m;
-    if (this.spec.key === "source:0") {
-      const l = m.linkOf(this.cid, "source:0", line);
+    if (this.spec.file) {
+      // the frame's source, or a function inlined into it: each line is its own user line
+      const l = m.linkOf(this.cid, this.spec.key, line);
       return l || [m.origin(`${this.spec.file}:${(this.spec.first || 1) + line - 1}`)];
     }
     return m.linkOf(this.cid, this.spec.key, line);

@@ -36,11 +36,10 @@ export function chainCounts(m, cid, sel) {
   return counts;
 }
 
-export function countLabel(stageId, c) {
-  const n = c.lines.size,
-    k = c.kernels.size;
-  const lines = `${n} line${n > 1 ? "s" : ""}`;
-  return stageId === "kernels" ? `${lines} in ${k} kernel${k > 1 ? "s" : ""}` : lines;
+// what the chain bar counts for a stage, in the view model's words (`w`: Model.w)
+export function countLabel(stageId, c, w) {
+  const lines = w("n_lines", { n: c.lines.size });
+  return stageId === "kernels" ? w("in_kernels", { lines, n: c.kernels.size }) : lines;
 }
 
 // the classes and attributes an element linked to `origins` carries (the data-origin contract)

@@ -26,7 +26,7 @@ export const Controls = {
       h(
         "div",
         { class: "cx-title" },
-        h("span", { class: "cx-brand" }, "compile-explorer"),
+        h("span", { class: "cx-brand" }, m.w("brand")),
         this.job ? null : h("span", { class: "cx-stat" }, chips),
       ),
       this.job ? this.ranksSection() : null,
@@ -40,10 +40,10 @@ export const Controls = {
   renderToolbar() {
     const m = this.m,
       tb = this.toolbar;
-    const cidSel = h("select", { class: "cx-comp-pick", "aria-label": "compilation (both panes)" });
+    const cidSel = h("select", { class: "cx-comp-pick", "aria-label": m.w("compilation_aria") });
     for (const [i, c] of m.comps.entries())
       cidSel.append(h("option", { value: c.compile_id }, (m.views[i] || {}).label || c.compile_id));
-    if (!m.comps.length) cidSel.append(h("option", { value: "" }, "this rank compiled nothing"));
+    if (!m.comps.length) cidSel.append(h("option", { value: "" }, m.w("compiled_nothing")));
     cidSel.value = this.panes[1].cid || "";
     cidSel.addEventListener("change", () => {
       for (const p of this.panes) p.set({ cid: cidSel.value, diff: null });
@@ -52,13 +52,13 @@ export const Controls = {
     this.stepLabel = h("span", { class: "cx-step-label", "aria-live": "polite" });
     const prev = h(
       "button",
-      { type: "button", class: "cx-btn cx-prev", title: "Previous stage (←)", onclick: () => this.step(-1) },
-      "◀ Previous",
+      { type: "button", class: "cx-btn cx-prev", title: m.w("previous_title"), onclick: () => this.step(-1) },
+      m.w("previous"),
     );
     const next = h(
       "button",
-      { type: "button", class: "cx-btn cx-next", title: "Next stage (→)", onclick: () => this.step(1) },
-      "Next ▶",
+      { type: "button", class: "cx-btn cx-next", title: m.w("next_title"), onclick: () => this.step(1) },
+      m.w("next"),
     );
     const presets = h("span", { class: "cx-presets" });
     // pairs worth seeing side by side (their names come from the registry)
@@ -88,36 +88,26 @@ export const Controls = {
         type: "button",
         class: "cx-btn",
         "aria-pressed": String(this.showExplain),
-        title: "Show or hide each stage's explanation",
+        title: m.w("explanations_title"),
       },
-      "Explanations",
+      m.w("explanations"),
     );
     explain.addEventListener("click", () => {
       this.showExplain = !this.showExplain;
       explain.setAttribute("aria-pressed", String(this.showExplain));
       for (const p of this.panes) p.explain.hidden = !this.showExplain;
     });
-    const help = h(
-      "span",
-      { class: "cx-muted cx-keys" },
-      "Keys: ← → step through the stages · ↑ ↓ move along a pane's lines · Enter follows a line · Esc clears",
-    );
+    const help = h("span", { class: "cx-muted cx-keys" }, m.w("keys"));
     tb.replaceChildren(
       h(
         "div",
         { class: "cx-row" },
         this.job ? this.rankPicker() : null,
-        h("label", { class: "cx-lbl" }, "Compilation ", cidSel),
-        h(
-          "span",
-          { class: "cx-stepper", role: "group", "aria-label": "step through the stages" },
-          prev,
-          this.stepLabel,
-          next,
-        ),
+        h("label", { class: "cx-lbl" }, m.w("compilation"), cidSel),
+        h("span", { class: "cx-stepper", role: "group", "aria-label": m.w("stepper") }, prev, this.stepLabel, next),
         explain,
       ),
-      h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, "Side by side: "), presets, help),
+      h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, m.w("side_by_side")), presets, help),
     );
     this.kernelBox = null;
     this.renderKernelActions();
@@ -135,7 +125,7 @@ export const Controls = {
         : h(
             "div",
             { class: "cx-kernel-actions", "data-kernel": state },
-            h("span", { class: "cx-muted cx-kernel-note" }, this.kernelWords(`actions_${state}`)),
+            h("span", { class: "cx-muted cx-kernel-note" }, this.m.w(`kernel_${state}`)),
           );
     if (this.kernelBox && this.kernelBox.parentNode === this.toolbar) this.kernelBox.replaceWith(box);
     else this.toolbar.append(box);
@@ -144,12 +134,13 @@ export const Controls = {
 
   kernelActions() {
     const kernel = this.host.kernel;
+    const m = this.m;
     const box = h("div", { class: "cx-kernel-actions", "data-kernel": "up" });
     const input = h("input", {
       type: "text",
       class: "cx-why-input",
       placeholder: "f(torch.randn(16))",
-      "aria-label": "a call to check against the guards",
+      "aria-label": m.w("why_aria"),
       size: "22",
     });
     const out = h("pre", { class: "cx-action-out", hidden: true });
@@ -167,17 +158,17 @@ export const Controls = {
     };
     const can = (action) => !kernel.can || kernel.can(action);
     box.append(
-      h("span", { class: "cx-muted" }, "With the kernel: "),
-      can("why") ? h("label", { class: "cx-lbl" }, "why would this call recompile? ", input) : null,
+      h("span", { class: "cx-muted" }, m.w("with_kernel")),
+      can("why") ? h("label", { class: "cx-lbl" }, m.w("why_label"), input) : null,
       can("why")
         ? h(
             "button",
             { type: "button", class: "cx-btn", onclick: () => run("why", { expr: input.value }) },
-            "Check guards",
+            m.w("check_guards"),
           )
         : null,
       can("save_html")
-        ? h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, "Save as HTML")
+        ? h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, m.w("save_html"))
         : null,
       out,
     );

@@ -1,115 +1,70 @@
-// A line diff (Myers, with the common head and tail cut off first).
+// A diff, drawn: a `diff` block of the view model. Python computes it (present/diff_view.py: which lines were
+// removed, added or replaced, what changed inside a replaced line, which unchanged runs fold) and the page, the
+// widget and the static copy draw the same rows; nothing is compared here. Its two sides' lines are read back
+// by model.js's sideLines.
 
-export const MAX_DIFF_D = 2000; // edit distance beyond which a line diff gives up (memory ~ D^2)
+import { h } from "./dom.js";
 
-// [["=", i, j] | ["-", i, -1] | ["+", -1, j], ...] or null when too different
-export function diffLines(a, b) {
-  let pre = 0;
-  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
-  let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-  const ids = new Map();
-  const idOf = (s) => {
-    let v = ids.get(s);
-    if (v === undefined) {
-      v = ids.size;
-      ids.set(s, v);
-    }
-    return v;
+// [heading, rows] of diff block `d` between lines `a` (removed side) and `b` (added side), each {text, key, line}.
+// decorate(el, item, side): links a row to the chain ("a" or "b": whose chain the line is in); foldTitle: what a
+// folded run says when pointed at.
+export function renderDiff(d, a, b, decorate, foldTitle) {
+  const head = h(
+    "div",
+    { class: "cx-diff-head" },
+    h("span", { class: "cx-del-t" }, d.del),
+    "  →  ",
+    h("span", { class: "cx-add-t" }, d.add),
+  );
+  for (const k of ["note", "counts"]) if (d[k]) head.append(h("span", { class: "cx-muted" }, `   ${d[k]}`));
+  if (d.same) head.append(h("b", null, `  ${d.same}`));
+  if (!d.rows) return [head, h("div", { class: "cx-missing" }, d.missing)];
+  const row = (t, i, j) => {
+    const item = t === "-" ? a[i] : b[j];
+    const el = h(
+      "div",
+      { class: `cx-ln ${t === "+" ? "cx-add" : t === "-" ? "cx-del" : ""}` },
+      h("span", { class: "cx-no2" }, i >= 0 ? String(i + 1) : ""),
+      h("span", { class: "cx-no2" }, j >= 0 ? String(j + 1) : ""),
+      h("span", { class: "cx-sign" }, t === "=" ? " " : t === "+" ? "+" : "−"),
+      h("span", { class: "cx-tx" }, item.text || " "),
+    );
+    decorate(el, item, t === "-" ? "a" : "b");
+    return el;
   };
-  const A = Int32Array.from(a.slice(pre, a.length - suf), idOf);
-  const B = Int32Array.from(b.slice(pre, b.length - suf), idOf);
-  const mid = myers(A, B);
-  if (mid === null) return null;
-  const ops = [];
-  for (let i = 0; i < pre; i++) ops.push(["=", i, i]);
-  for (const [t, i, j] of mid) ops.push([t, i < 0 ? -1 : i + pre, j < 0 ? -1 : j + pre]);
-  for (let s = 0; s < suf; s++) ops.push(["=", a.length - suf + s, b.length - suf + s]);
-  return ops;
-}
-
-function myers(a, b) {
-  const n = a.length,
-    m = b.length,
-    max = n + m;
-  if (max === 0) return [];
-  const off = max + 1,
-    v = new Int32Array(2 * max + 3),
-    trace = [];
-  for (let d = 0; d <= max; d++) {
-    if (d > MAX_DIFF_D) return null;
-    trace.push(v.slice(off - d - 1, off + d + 2));
-    for (let k = -d; k <= d; k += 2) {
-      const down = k === -d || (k !== d && v[off + k - 1] < v[off + k + 1]);
-      let x = down ? v[off + k + 1] : v[off + k - 1] + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
+  const equal = (i, j, n) => Array.from({ length: n }, (_, k) => row("=", i + k, j + k));
+  const box = h("div", { class: "cx-code cx-diff", tabindex: "0", role: "list" });
+  for (const r of d.rows) {
+    const [tag] = r;
+    if (tag === "=") box.append(...equal(r[1], r[2], r[3]));
+    else if (tag === "-") for (let k = 0; k < r[2]; k++) box.append(row("-", r[1] + k, -1));
+    else if (tag === "+") for (let k = 0; k < r[2]; k++) box.append(row("+", -1, r[1] + k));
+    else if (tag === "~") {
+      const dels = [],
+        adds = [];
+      for (let k = 0; k < r[3]; k++) {
+        dels.push(mark(row("-", r[1] + k, -1), r[4][k]));
+        adds.push(mark(row("+", -1, r[2] + k), r[4][k]));
       }
-      v[off + k] = x;
-      if (x >= n && y >= m) return backtrack(trace, d, n, m);
+      box.append(...dels, ...adds);
+    } else if (tag === "fold") {
+      const fold = h("div", { class: "cx-fold", role: "button", tabindex: "0", title: foldTitle }, r[4]);
+      const open = () => fold.replaceWith(...equal(r[1], r[2], r[3]));
+      fold.addEventListener("click", open);
+      fold.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter") open();
+      });
+      box.append(fold);
     }
   }
-  return null;
+  return [head, box];
 }
 
-function backtrack(trace, D, n, m) {
-  const ops = [];
-  let x = n,
-    y = m;
-  for (let d = D; d > 0; d--) {
-    const vv = trace[d],
-      base = -d - 1,
-      get = (k) => vv[k - base];
-    const k = x - y;
-    const down = k === -d || (k !== d && get(k - 1) < get(k + 1));
-    const prevK = down ? k + 1 : k - 1;
-    const prevX = get(prevK),
-      prevY = prevX - prevK;
-    const midX = down ? prevX : prevX + 1,
-      midY = midX - k;
-    while (x > midX && y > midY) {
-      ops.push(["=", x - 1, y - 1]);
-      x--;
-      y--;
-    }
-    if (down) ops.push(["+", -1, prevY]);
-    else ops.push(["-", prevX, -1]);
-    x = prevX;
-    y = prevY;
-  }
-  while (x > 0 && y > 0) {
-    ops.push(["=", x - 1, y - 1]);
-    x--;
-    y--;
-  }
-  return ops.reverse();
-}
-
-// Which ops a diff shows: every change with `context` unchanged lines around it; the
-// rest folds. Returns [[start, end, shown], ...] covering ops in order.
-export function hunks(ops, context = 3) {
-  const keep = new Uint8Array(ops.length);
-  ops.forEach((o, n) => {
-    if (o[0] !== "=") for (let d = -context; d <= context; d++) if (ops[n + d]) keep[n + d] = 1;
-  });
-  const out = [];
-  let n = 0;
-  while (n < ops.length) {
-    let e = n;
-    while (e < ops.length && keep[e] === keep[n]) e++;
-    out.push([n, e, !!keep[n]]);
-    n = e;
-  }
-  return out;
-}
-
-// The changed middle of two lines: [common prefix length, common suffix length].
-export function changedSpan(a, b) {
-  let p = 0;
-  while (p < a.length && p < b.length && a[p] === b[p]) p++;
-  let s = 0;
-  while (s < a.length - p && s < b.length - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
-  return [p, s];
+// what changed inside a replaced line: its middle, between the common prefix and suffix Python measured
+function mark(el, [p, s]) {
+  const tx = el.lastChild,
+    t = tx.textContent;
+  const mid = t.slice(p, t.length - s);
+  if (mid) tx.replaceChildren(t.slice(0, p), h("mark", { class: "cx-chg" }, mid), t.slice(t.length - s));
+  return el;
 }

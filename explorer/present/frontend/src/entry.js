@@ -24,6 +24,13 @@ import { View } from "./view.js";
 
 // ---------------------------------------------------------------- entry points
 
+// What a view says when it has no view model to read its words from (present/words.py has every other word):
+// the payload could not be read, or could not be drawn.
+function failed(el, what, err) {
+  el.replaceChildren(h("div", { class: "cx-bad cx-error" }, `compile-explorer could not ${what} this report: ${err}`));
+  el.setAttribute("data-ready", "error");
+}
+
 // The standalone page and tests: mount a view of `payload` into `el`.
 // host: {kernel: kernelLink(...)} in the widget (kernel.js: whether a kernel answers, and its actions; the page
 //       has none), onState(state) after each change, and subscribe(fn) to receive state from outside.
@@ -33,10 +40,7 @@ export function mount(el, payload, host = {}) {
   try {
     view = new View(el, payload, host);
   } catch (err) {
-    el.replaceChildren(
-      h("div", { class: "cx-bad cx-error" }, `compile-explorer could not draw this report: ${err && err.message}`),
-    );
-    el.setAttribute("data-ready", "error");
+    failed(el, "draw", err && err.message);
     return { destroy() {} };
   }
   if (host.subscribe) host.subscribe((s) => view.applyState(s));
@@ -62,10 +66,7 @@ export async function mountPage(root, script) {
   try {
     return mount(root, await readPayload(script.textContent, script.dataset.encoding));
   } catch (err) {
-    root.replaceChildren(
-      h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`),
-    );
-    root.setAttribute("data-ready", "error");
+    failed(root, "read", err && err.message);
     return null;
   }
 }
@@ -138,12 +139,7 @@ export default {
         const s0 = model.get("selection");
         if (s0 && s0.from !== "view" && handle.view) handle.view.applyState(s0);
       },
-      (err) => {
-        el.replaceChildren(
-          h("div", { class: "cx-bad cx-error" }, `compile-explorer could not read this report: ${err && err.message}`),
-        );
-        el.setAttribute("data-ready", "error");
-      },
+      (err) => failed(el, "read", err && err.message),
     );
     return () => {
       gone = true;

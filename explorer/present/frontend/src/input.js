@@ -26,13 +26,7 @@ export const Input = {
       if (!el) return;
       if (el.classList.contains("cx-glue")) {
         this.select([]);
-        this.chainBar.replaceChildren(
-          h(
-            "span",
-            { class: "cx-muted" },
-            "This line came from no user line: it is glue (guards, wrapper bookkeeping, Dynamo's own code).",
-          ),
-        );
+        this.chainBar.replaceChildren(h("span", { class: "cx-muted" }, this.m.w("glue_clicked")));
         return;
       }
       this.select(el._o, el);

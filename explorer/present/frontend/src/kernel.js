@@ -77,11 +77,6 @@ export const Kernel = {
     return this.kernelState() === "up";
   },
 
-  // a sentence of the view model's about the kernel (labels.kernel), by key
-  kernelWords(key) {
-    return ((this.m.labels || {}).kernel || {})[key] || key;
-  },
-
   watchKernel() {
     if (!this.host.kernel) return;
     if (this.host.kernel.watch) this._unwatchKernel = this.host.kernel.watch(() => this.kernelChanged());
@@ -93,9 +88,9 @@ export const Kernel = {
       if (this.m.p.pictures_lazy) this.fetchPictures();
       if (this.m.deferred) this.fetchRest();
     }
-    if (this.toolbar && this.toolbar.isConnected !== false) this.renderKernelActions();
-    // the panes that say something about the kernel say it again
-    for (const p of this.panes) if (p.mode === "picture" || this.m.pending(p.cid, p.stage)) p.render();
+    if (this.toolbar) this.renderKernelActions();
+    // the panes say again what they said about the kernel (a picture, a stage or a diff it sends, the diffs offered)
+    for (const p of this.panes) p.render();
   },
 
   // pictures the kernel drew (the widget's "pictures" state): the panes showing them redraw

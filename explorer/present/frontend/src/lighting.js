@@ -11,7 +11,7 @@ export const Lighting = {
     if (origins === "glue") {
       el.classList.add("cx-glue");
       el.setAttribute("data-glue", "");
-      el.title = "came from no user line (glue: guards, wrapper bookkeeping, Dynamo's own code)";
+      el.title = this._glueTitle || (this._glueTitle = this.m.w("glue_title")); // once: every glue line has it
       return;
     }
     if (!origins || !origins.length) return;
@@ -55,20 +55,10 @@ export const Lighting = {
       m = this.m;
     if (!bar) return;
     if (!this.sel.size) {
-      bar.replaceChildren(
-        h(
-          "span",
-          { class: "cx-muted" },
-          m.linkedOrigins
-            ? "The chain: click a line of the source (or of any pane) to light up everything that came from the " +
-                "same user line."
-            : "The line-level chain is not in this report (no lineage was recorded), so lines are not linked " +
-                "across stages.",
-        ),
-      );
+      bar.replaceChildren(h("span", { class: "cx-muted" }, m.w(m.linkedOrigins ? "chain_hint" : "no_chain")));
       return;
     }
-    const kids = [h("b", null, "Chain: ")];
+    const kids = [h("b", null, m.w("chain"))];
     for (const o of this.sel) {
       const text = m.originText(o),
         [file, line] = splitOrigin(m.origins[o]);
@@ -79,7 +69,7 @@ export const Lighting = {
             type: "button",
             class: `cx-origin cx-l cx-t cx-c${o % PALETTE} cx-lit`,
             "data-origin": m.origins[o],
-            title: "show this line in the source",
+            title: m.w("show_line"),
             onclick: () => this.showSource(o),
           },
           `${shortPath(file)}:${line}`,
@@ -89,8 +79,8 @@ export const Lighting = {
     }
     const cid = (this.active || this.panes[1]).cid;
     const counts = chainCounts(m, cid, this.sel);
-    kids.push(h("span", { class: "cx-muted" }, `→ in ${cid}:`));
-    if (!counts.size) kids.push(h("span", { class: "cx-muted" }, "nothing else (no later stage came from it)"));
+    kids.push(h("span", { class: "cx-muted" }, m.w("in_compilation", { cid })));
+    if (!counts.size) kids.push(h("span", { class: "cx-muted" }, m.w("nothing_else")));
     for (const s of m.stages) {
       const c = counts.get(s.id);
       if (!c) continue;
@@ -101,18 +91,22 @@ export const Lighting = {
             type: "button",
             class: "cx-btn cx-hop",
             "data-stage": s.id,
-            title: `show ${s.title} in the other pane`,
+            title: m.w("show_stage", { title: s.title }),
             onclick: () => this.showStage(s.id, cid),
           },
           s.title,
-          h("span", { class: "cx-count" }, countLabel(s.id, c)),
+          h(
+            "span",
+            { class: "cx-count" },
+            countLabel(s.id, c, (k, v) => m.w(k, v)),
+          ),
         ),
       );
     }
     kids.push(
       h(
         "button",
-        { type: "button", class: "cx-btn cx-clear", title: "clear (Esc)", onclick: () => this.select([]) },
+        { type: "button", class: "cx-btn cx-clear", title: m.w("clear"), onclick: () => this.select([]) },
         "✕",
       ),
     );

@@ -25,13 +25,12 @@ export function codeBlocks(blocks, out = []) {
   return out;
 }
 
-// inline runs as plain text (diffs compare it)
-export function flat(r) {
-  if (r == null) return "";
-  if (typeof r !== "object") return String(r);
-  if (Array.isArray(r)) return r.map(flat).join("");
-  for (const k of ["b", "muted", "a", "chip", "code", "origin"]) if (k in r) return flat(r[k]);
-  return "";
+// A template of the view model's words (present/words.py) with its blanks filled: "Loading rank {rank}…";
+// a [singular, plural] pair picks by vars.n.
+export function fill(t, vars) {
+  const text = String((Array.isArray(t) ? t[vars && vars.n === 1 ? 0 : 1] : t) ?? "");
+  if (!vars) return text; // most words have no blanks: no pattern to run (a pane's lines ask for one each)
+  return text.replace(/\{(\w+)\}/g, (all, k) => (k in vars ? String(vars[k]) : all));
 }
 
 // One report's payload, read. A merged multi-rank report makes one per rank, all sharing `shared`: the user
@@ -98,13 +97,18 @@ export class Model {
     return (v.present || []).includes(stageId) || !!(v.panes || {})[stageId];
   }
 
+  // the view model's words for the views' own controls and states (labels.ui), filled in
+  w(key, vars) {
+    return fill((this.labels.ui || {})[key] ?? key, vars);
+  }
+
   why(cid, stageId) {
     const v = this.view(cid);
-    return (v.why || {})[stageId] || (v.why_report || {})[stageId] || "it was not recorded";
+    return (v.why || {})[stageId] || (v.why_report || {})[stageId] || this.w("not_recorded");
   }
 
   missingLabel(stageId) {
-    return (this.labels.missing || {})[stageId] || "Not captured here";
+    return (this.labels.missing || {})[stageId] || this.w("not_captured");
   }
 
   partName(part) {
@@ -213,47 +217,45 @@ export class Model {
     return this._chain.get(cid);
   }
 
-  // the user line's text for an origin, from any captured source
+  // the user line's text for an origin, from any captured source (a frame's, or a function inlined into one)
   originText(o) {
     const [file, line] = splitOrigin(this.origins[o] || "");
     for (const c of this.comps) {
-      const bc = c.original_bytecode;
-      if (!bc || !bc.source || bc.filename !== file) continue;
-      const lines = bc.source.split("\n"),
-        i = line - (bc.firstlineno || 1);
-      if (i >= 0 && i < lines.length) return lines[i].trim();
+      for (const fn of [c.original_bytecode, ...(c.inlined || [])]) {
+        if (!fn || !fn.source || fn.filename !== file) continue;
+        const lines = trimNl(fn.source).split("\n"),
+          i = line - (fn.firstlineno || 1);
+        if (i >= 0 && i < lines.length) return lines[i].trim();
+      }
     }
     return null;
   }
 
-  // A pane's text as lines, each with the block and line it is (what a diff compares): its
-  // code and keyed tables, or, where it has none, its words.
-  stageLines(cid, key) {
-    const out = [],
-      blocks = this.blocks(cid, key) || [];
-    const walk = (bs) => {
-      for (const b of bs) {
-        if (b.t === "code" || b.t === "graph") {
-          const c = b.t === "graph" ? b.code : b;
-          if (c.title) out.push({ text: `### ${c.title}`, key: null, line: 0 });
-          (this.text(cid, c.src) || "").split("\n").forEach((t, i) => out.push({ text: t, key: c.key, line: i + 1 }));
-        } else if (b.t === "table" && b.key) {
-          b.rows.forEach((r, i) => out.push({ text: r.c.slice(0, 2).map(flat).join("  "), key: b.key, line: i + 1 }));
-        } else if (b.body) walk(b.body);
-      }
-    };
-    walk(blocks);
-    if (!out.length) {
-      for (const b of blocks)
-        if (b.r !== undefined)
-          out.push(
-            ...flat(b.r)
-              .split("\n")
-              .map((t) => ({ text: t, key: null, line: 0 })),
-          );
-    }
-    return out;
+  // the diff of pane (cid, key) against `target` ({rank, cid, key}: this rank's when rank is null) that this
+  // payload carries (a recompile against what it replaced: present/diff_view.py); undefined: not here
+  diffOf(cid, key, target) {
+    if (target.rank != null) return undefined;
+    return (this.view(cid).diffs || []).find(
+      (d) => d.b.key === key && d.a.rank == null && d.a.cid === target.cid && d.a.key === target.key,
+    );
   }
+}
+
+// One side of a diff as lines, read back from its segments (present/diff_view.py pane_lines): each line with
+// the block and line it is, so the chain lights it; null while a text it names has not arrived (deferred)
+export function sideLines(m, cid, segs) {
+  const out = [];
+  for (const seg of segs) {
+    if (seg.rows) {
+      seg.rows.forEach((text, i) => out.push({ text, key: seg.key || null, line: seg.key ? i + 1 : 0 }));
+      continue;
+    }
+    if (seg.head) out.push({ text: seg.head, key: null, line: 0 });
+    const text = m.text(cid, seg.src);
+    if (text === undefined) return null;
+    text.split("\n").forEach((t, i) => out.push({ text: t, key: seg.key, line: i + 1 }));
+  }
+  return out;
 }
 
 // The stages a pane steps through for one compilation: those with something to show.
@@ -281,24 +283,27 @@ export function stepFrom(m, cid, current, delta) {
 export function diffTargets(m, cid, key, other) {
   const out = [];
   const title = (k) => titleOf(m, k);
-  if (other) out.push([`${other.cid}|${other.stage}`, `vs the other pane (${other.cid} ${title(other.stage)})`]);
+  if (other)
+    out.push([`${other.cid}|${other.stage}`, m.w("vs_other_pane", { cid: other.cid, title: title(other.stage) })]);
   const prev = m.view(cid).previous;
   for (const c of m.comps) {
     if (c.compile_id === cid || !m.shows(c.compile_id, key)) continue;
-    const before = c.compile_id === prev ? " — before the recompile" : "";
-    out.push([`${c.compile_id}|${key}`, `vs ${c.compile_id} (same stage)${before}`]);
+    out.push([
+      `${c.compile_id}|${key}`,
+      m.w(c.compile_id === prev ? "vs_replaced" : "vs_compilation", { cid: c.compile_id }),
+    ]);
   }
   for (const s of m.stages) {
     if (s.id === key || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
       continue;
     }
-    out.push([`${cid}|${s.id}`, `vs ${s.title} (this compilation)`]);
+    out.push([`${cid}|${s.id}`, m.w("vs_stage", { title: s.title })]);
   }
   return out;
 }
 
 export function titleOf(m, key) {
-  if (key.startsWith(KERNEL_PREFIX)) return `kernel ${key.slice(KERNEL_PREFIX.length)}`;
+  if (key.startsWith(KERNEL_PREFIX)) return m.w("kernel_title", { ref: key.slice(KERNEL_PREFIX.length) });
   const s = m.byId.get(key);
   return s ? s.title : key;
 }

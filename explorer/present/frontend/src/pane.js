@@ -1,10 +1,10 @@
 // One pane: a stage (or one kernel) of one compilation, or a diff of two texts.
 
-import { changedSpan, diffLines, hunks, MAX_DIFF_D } from "./diff.js";
-import { h, num } from "./dom.js";
+import { renderDiff } from "./diff.js";
+import { h } from "./dom.js";
 import { CodeBlock, LH, renderBlocks } from "./blocks.js";
-import { diffTargets, KERNEL_PREFIX, titleOf } from "./model.js";
-import { parseTarget, rankDiffLines, rankTargets } from "./ranks.js";
+import { diffTargets, KERNEL_PREFIX, sideLines } from "./model.js";
+import { parseTarget, rankTargets } from "./ranks.js";
 
 export class Pane {
   constructor(view, side, state) {
@@ -16,7 +16,7 @@ export class Pane {
     this.mode = state.mode || "code";
     this.linked = []; // every rendered element that carries origins
     this.blocks = [];
-    this.el = h("section", { class: "cx-pane", "data-side": side, "aria-label": `${side} pane` });
+    this.el = h("section", { class: "cx-pane", "data-side": side, "aria-label": view.m.w("pane", { side }) });
     this.head = h("div", { class: "cx-pane-head" });
     this.explain = h("div", { class: "cx-explain" });
     this.body = h("div", { class: "cx-pane-body", tabindex: "-1" });
@@ -89,7 +89,7 @@ export class Pane {
     try {
       body = this.diff ? this.renderDiff() : this.renderStage();
     } catch (err) {
-      body = [h("div", { class: "cx-bad cx-error" }, `The view could not draw this stage: ${err && err.message}`)];
+      body = [h("div", { class: "cx-bad cx-error" }, m.w("draw_failed", { error: err && err.message }))];
     }
     this.body.replaceChildren(...body);
     if (this._scrolled) {
@@ -100,29 +100,36 @@ export class Pane {
   }
 
   controls() {
-    const m = this.view.m;
+    const m = this.view.m,
+      side = this.side;
     const stageSel = h("select", {
       class: "cx-stage-pick",
-      "aria-label": `${this.side} pane: stage`,
-      title: "Stage (pipeline order), then each kernel",
+      "aria-label": m.w("stage_aria", { side }),
+      title: m.w("stage_title"),
     });
     for (const s of m.stages) {
-      const label = m.has(this.cid, s.id) ? s.title : `${s.title} (not captured)`;
+      const label = m.has(this.cid, s.id) ? s.title : m.w("not_captured_option", { title: s.title });
       stageSel.append(h("option", { value: s.id, selected: s.id === this.stage }, label));
     }
     const refs = m.view(this.cid).kernels || [];
     if (refs.length) {
-      const g = h("optgroup", { label: m.byId.has("kernels") ? m.byId.get("kernels").title : "kernels" });
+      const g = h("optgroup", { label: m.byId.has("kernels") ? m.byId.get("kernels").title : KERNEL_PREFIX });
       for (const r of refs) {
-        g.append(h("option", { value: KERNEL_PREFIX + r, selected: KERNEL_PREFIX + r === this.stage }, `Kernel ${r}`));
+        g.append(
+          h(
+            "option",
+            { value: KERNEL_PREFIX + r, selected: KERNEL_PREFIX + r === this.stage },
+            m.w("kernel_option", { ref: r }),
+          ),
+        );
       }
       stageSel.append(g);
     }
     stageSel.addEventListener("change", () => this.set({ stage: stageSel.value, diff: null }));
     const cidSel = h("select", {
       class: "cx-cid-pick",
-      "aria-label": `${this.side} pane: compilation`,
-      title: "Compilation (compile id)",
+      "aria-label": m.w("cid_aria", { side }),
+      title: m.w("cid_title"),
     });
     for (const c of m.comps) {
       cidSel.append(h("option", { value: c.compile_id, selected: c.compile_id === this.cid }, c.compile_id));
@@ -130,23 +137,28 @@ export class Pane {
     cidSel.addEventListener("change", () => this.set({ cid: cidSel.value }));
     const diffSel = h("select", {
       class: "cx-diff-pick",
-      "aria-label": `${this.side} pane: compare with`,
-      title: "Show the difference against another compilation or stage",
+      "aria-label": m.w("diff_aria", { side }),
+      title: m.w("diff_title"),
     });
-    diffSel.append(h("option", { value: "" }, "Diff: off"));
+    diffSel.append(h("option", { value: "" }, m.w("diff_off")));
     const other = this.view.panes.find((p) => p !== this);
     const job = this.view.job;
-    const targets = diffTargets(m, this.cid, this.stage, other).concat(
-      job ? rankTargets(job.info, m.rank, this.cid, this.stage) : [],
+    let targets = diffTargets(m, this.cid, this.stage, other).concat(
+      job ? rankTargets(job.info, m.rank, this.cid, this.stage, (k, v) => m.w(k, v)) : [],
     );
+    // without a kernel, only the diffs the page carries (present/diff_view.py): the kernel computes the others
+    const all = targets.length;
+    const carried = (value) => this.view.diffOf(this, value) !== undefined;
+    if (this.view.kernelState() === "none") targets = targets.filter(([value]) => carried(value));
     for (const [value, label] of targets) {
       diffSel.append(h("option", { value, selected: value === this.diff }, label));
     }
+    if (targets.length < all) diffSel.append(h("option", { value: "", disabled: true }, m.w("diff_needs_kernel")));
     diffSel.addEventListener("change", () => this.set({ diff: diffSel.value || null }));
     const out = [stageSel, cidSel, diffSel];
     const st = this.stageDef();
     if (st.kind === "graph" && !this.diff && m.has(this.cid, st.id)) {
-      const tabs = h("span", { class: "cx-seg", role: "group", "aria-label": "graph view" });
+      const tabs = h("span", { class: "cx-seg", role: "group", "aria-label": m.w("graph_view") });
       for (const mode of ["code", "picture"]) {
         tabs.append(
           h(
@@ -157,7 +169,7 @@ export class Pane {
               "aria-pressed": String(mode === this.mode),
               onclick: () => this.set({ mode }),
             },
-            mode === "code" ? "Code" : "Picture",
+            m.w(mode),
           ),
         );
       }
@@ -175,7 +187,7 @@ export class Pane {
       pane: this,
       decorate: (el, o) => view.decorate(el, o, this),
       code: (spec) => this.codeEl(spec),
-      picture: (stageId) => view.picture(this, stageId),
+      picture: (stageId, note) => view.picture(this, stageId, note),
     };
   }
 
@@ -205,7 +217,7 @@ export class Pane {
         h(
           "p",
           { class: "cx-muted cx-pending" },
-          this.view.kernelWords(this.view.kernelState() === "none" ? "rest_none" : "rest_waiting"),
+          m.w(this.view.kernelState() === "none" ? "stage_not_sent" : "loading_stage"),
         ),
       );
       return out;
@@ -217,10 +229,12 @@ export class Pane {
     return out.concat(renderBlocks(this.ctx(), blocks));
   }
 
+  // this pane against its diff source: the diff Python made (carried, or asked of the kernel), drawn
   renderDiff() {
     const view = this.view,
       m = view.m,
       t = parseTarget(this.diff);
+    const pending = (key, vars) => [h("p", { class: "cx-muted cx-pending" }, m.w(key, vars))];
     const om = t.rank == null ? m : view.rankModel(t.rank); // the other side: this rank, or another
     if (!om) {
       const asked = view.job && view.job.waiting.get(t.rank);
@@ -229,107 +243,25 @@ export class Pane {
           () => this.diff && this.render(),
           () => this.render(),
         );
-      const why = asked ? `Loading rank ${t.rank}'s report…` : `Rank ${t.rank}'s report is not in this view.`;
-      return [h("p", { class: "cx-muted cx-pending" }, why)];
+      return pending(asked ? "loading_rank_report" : "rank_not_here", { rank: t.rank });
     }
-    const ocid = t.cid,
-      okey = t.key;
-    if (om.pending(ocid, okey) || m.pending(this.cid, this.stage)) {
-      const state = view.kernelState() === "none" ? "rest_none" : "rest_waiting";
-      return [h("p", { class: "cx-muted cx-pending" }, view.kernelWords(state))];
+    const d = view.diffOf(this, this.diff);
+    if (d === undefined) {
+      if (view.kernelState() === "none") return pending("diff_not_here");
+      if (!view.kernelUp()) return pending("computing_diff"); // asked when the kernel answers: kernelChanged
+      view.askDiff(this, this.diff).then(() => this.diff && this.render());
+      return pending("computing_diff");
     }
-    const [a, b] = rankDiffLines(om, t, m, this.cid, this.stage);
-    const who = (mm) => (t.rank == null ? "" : `rank ${mm.rank} `);
-    const head = h(
-      "div",
-      { class: "cx-diff-head" },
-      h("span", { class: "cx-del-t" }, `− ${who(om)}${ocid} ${titleOf(m, okey)}`),
-      "  →  ",
-      h("span", { class: "cx-add-t" }, `+ ${who(m)}${this.cid} ${titleOf(m, this.stage)}`),
-    );
-    if (t.rank != null)
-      head.append(h("span", { class: "cx-muted" }, "   (device indexes and object ids written away)"));
-    if (!a.length || !b.length) {
-      return [head, h("div", { class: "cx-missing" }, "Nothing to compare: one of the two stages has no text here.")];
-    }
-    const ops = diffLines(
-      a.map((x) => x.text),
-      b.map((x) => x.text),
-    );
-    if (!ops) {
-      return [
-        head,
-        h(
-          "div",
-          { class: "cx-missing" },
-          `The two texts differ in more than ${num(MAX_DIFF_D)} places; a line diff would not help here.`,
-        ),
-      ];
-    }
-    const adds = ops.filter((o) => o[0] === "+").length,
-      dels = ops.filter((o) => o[0] === "-").length;
-    head.append(
-      h(
-        "span",
-        { class: "cx-muted" },
-        `   ${adds} added, ${dels} removed, ${ops.length - adds - dels} unchanged lines`,
-      ),
-    );
-    if (!adds && !dels) head.append(h("b", null, "  — identical"));
-    const box = h("div", { class: "cx-code cx-diff", tabindex: "0", role: "list" });
-    const rowOf = (op) => this.diffRow(op, a, b, ocid, om);
-    for (const [start, end, shown] of hunks(ops)) {
-      if (!shown) {
-        const hidden = ops.slice(start, end);
-        const fold = h(
-          "div",
-          { class: "cx-fold", role: "button", tabindex: "0" },
-          `⋯ ${num(hidden.length)} unchanged lines (click to show)`,
-        );
-        const open = () => fold.replaceWith(...hidden.map(rowOf));
-        fold.addEventListener("click", open);
-        fold.addEventListener("keydown", (ev) => {
-          if (ev.key === "Enter") open();
-        });
-        box.append(fold);
-        continue;
-      }
-      let n = start;
-      while (n < end) {
-        // pair removed/added lines of one hunk to mark what changed inside them
-        if (ops[n][0] !== "-") {
-          box.append(rowOf(ops[n]));
-          n++;
-          continue;
-        }
-        let e = n;
-        while (e < end && ops[e][0] === "-") e++;
-        let f = e;
-        while (f < end && ops[f][0] === "+") f++;
-        const dl = ops.slice(n, e).map(rowOf),
-          al = ops.slice(e, f).map(rowOf);
-        if (dl.length === al.length) dl.forEach((el, q) => markChange(el, al[q]));
-        box.append(...dl, ...al);
-        n = f;
-      }
-    }
-    return [head, box];
-  }
-
-  diffRow([t, i, j], a, b, ocid, om) {
-    const item = t === "-" ? a[i] : b[j],
-      cid = t === "-" ? ocid : this.cid,
-      lm = t === "-" ? om : this.view.m; // whose chain the line is in (every rank's indexes the same origins)
-    const el = h(
-      "div",
-      { class: `cx-ln ${t === "+" ? "cx-add" : t === "-" ? "cx-del" : ""}` },
-      h("span", { class: "cx-no2" }, i >= 0 ? String(i + 1) : ""),
-      h("span", { class: "cx-no2" }, j >= 0 ? String(j + 1) : ""),
-      h("span", { class: "cx-sign" }, t === "=" ? " " : t === "+" ? "+" : "−"),
-      h("span", { class: "cx-tx" }, item.text || " "),
-    );
-    if (item.key) this.view.decorate(el, lm.linkOf(cid, item.key, item.line), this);
-    return el;
+    if (d.error) return [h("div", { class: "cx-bad cx-error" }, m.w("diff_failed", { error: d.error }))];
+    const a = sideLines(om, t.cid, d.lines[0]),
+      b = sideLines(m, this.cid, d.lines[1]);
+    if (!a || !b) return pending("loading_rest");
+    const decorate = (el, item, side) => {
+      // whose chain the line is in (every rank's indexes the same origins)
+      const [lm, cid] = side === "a" ? [om, t.cid] : [m, this.cid];
+      if (item.key) view.decorate(el, lm.linkOf(cid, item.key, item.line), this);
+    };
+    return renderDiff(d, a, b, decorate, m.w("show_folded"));
   }
 
   scrollTo(el, center = true) {
@@ -344,6 +276,16 @@ export class Pane {
     if (center) body.scrollTop = Math.max(0, top - body.clientHeight / 2 + LH);
     else if (top < body.scrollTop) body.scrollTop = top - LH;
     else if (top + LH > body.scrollTop + body.clientHeight) body.scrollTop = top - body.clientHeight + 2 * LH;
+  }
+
+  // a line of one of this pane's code blocks, shown (a picture gives way to the code) and scrolled to
+  showLine(key, line) {
+    if (this.mode === "picture") this.set({ mode: "code" });
+    const b = this.blocks.find((x) => x.key === key);
+    const el = b && b.lineEl(line);
+    if (!el) return;
+    b.moveCursor(line - (b.cursor || 0));
+    this.scrollTo(el);
   }
 
   // scroll to the first line of the chain in this pane (data first: the line may not be rendered yet)
@@ -365,18 +307,5 @@ export class Pane {
     const el = this.linked.find((e) => e._o && e._o.some((x) => sel.has(x)));
     if (el) this.scrollTo(el);
     return !!el;
-  }
-}
-
-function markChange(del, add) {
-  const a = del.lastChild.textContent,
-    b = add.lastChild.textContent;
-  const [p, s] = changedSpan(a, b);
-  for (const [el, t] of [
-    [del, a],
-    [add, b],
-  ]) {
-    const mid = t.slice(p, t.length - s);
-    if (mid) el.lastChild.replaceChildren(t.slice(0, p), h("mark", { class: "cx-chg" }, mid), t.slice(t.length - s));
   }
 }

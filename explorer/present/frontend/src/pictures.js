@@ -5,28 +5,58 @@ import { h } from "./dom.js";
 
 export const Pictures = {
   // ---- pictures ----
-  picture(pane, stageId) {
+  // a graph's picture; `note` is the view model's word on a folded one (its boxes open)
+  picture(pane, stageId, note) {
+    const v = this.m.view(pane.cid),
+      pid = (v.pictures || {})[stageId];
+    if (!pid) return nopic((v.no_picture || {})[stageId] || this.m.w("no_picture"));
+    const boxes = (v.boxes || {})[stageId];
+    const out = boxes && note ? [h("p", { class: "cx-muted cx-folded-note" }, note)] : [];
+    return out.concat(this.svgPicture(pane, stageId, pid, boxes || {}));
+  },
+
+  // one picture (a graph's, or an opened box's): the SVG with its zoom, its nodes linked to the chain, and its
+  // boxes opening their own pictures below it
+  svgPicture(pane, stageId, pid, boxes) {
     const m = this.m,
-      v = m.view(pane.cid),
-      nopic = (text) => [h("p", { class: "cx-muted cx-nopic" }, text)];
-    const pid = (v.pictures || {})[stageId];
-    if (!pid) return nopic((v.no_picture || {})[stageId] || "No picture for this graph.");
-    const svg = m.pictures[pid];
+      svg = m.pictures[pid];
     if (svg === undefined) {
-      return nopic(this.kernelWords(`picture_${this.kernelState()}`));
+      const state = this.kernelState(),
+        none = this.host.kernel ? "picture_none" : "picture_not_drawn";
+      return nopic(m.w({ asking: "picture_asking", up: "drawing_picture", none }[state] || none));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
     const el = parseSvg(svg);
-    if (!el) return nopic("The picture could not be read.");
+    if (!el) return nopic(m.w("picture_unreadable"));
     // nodes carry their FX node's chain: <g class="node"><title>NAME</title>
     const byElement = new Map();
     const key = `${stageId}:0`,
       lin = m.lineage[pane.cid];
     const els = lin && lin.elements && lin.elements[key];
     if (els) for (const [line, name] of Object.entries(els)) byElement.set(name, Number(line));
+    const opened = h("div", { class: "cx-boxes" });
+    pane.openBoxes = pane.openBoxes || new Set();
     for (const g of el.querySelectorAll("g.node")) {
-      const t = g.querySelector("title");
-      const line = t ? byElement.get(t.textContent) : undefined;
+      const t = g.querySelector("title"),
+        name = t ? t.textContent : "";
+      const box = boxes[name];
+      if (box) {
+        g.classList.add("cx-box");
+        g.setAttribute("data-box", name);
+        this.decorate(
+          g,
+          (box.origins || []).map((o) => m.origin(o)),
+          pane,
+        );
+        const toggle = (e) => {
+          e.stopPropagation();
+          this.toggleBox(pane, stageId, name, box, boxes, opened, g);
+        };
+        g.addEventListener("click", toggle);
+        if (pane.openBoxes.has(`${stageId}|${name}`)) this.toggleBox(pane, stageId, name, box, boxes, opened, g, true);
+        continue;
+      }
+      const line = byElement.get(name);
       if (line) this.decorate(g, m.linkOf(pane.cid, key, line), pane);
     }
     const zoom = h("span", { class: "cx-seg" });
@@ -49,16 +79,48 @@ export const Pictures = {
     const steps = [
       ["−", () => setScale(scale / 1.25 || 0.8)],
       ["+", () => setScale((scale || 1) * 1.25)],
-      ["fit", () => setScale(0)],
+      [m.w("zoom_fit"), () => setScale(0)],
     ];
     for (const [label, f] of steps) zoom.append(h("button", { type: "button", onclick: f }, label));
-    return [zoom, h("div", { class: "cx-svg" }, el)];
+    return [zoom, h("div", { class: "cx-svg" }, el), opened];
+  },
+
+  // a box of a folded picture opens in place, under the picture it is in; open again, it closes
+  toggleBox(pane, stageId, name, box, boxes, opened, g, restore = false) {
+    const m = this.m,
+      id = `${stageId}|${name}`;
+    const had = opened.querySelector(`:scope > [data-box="${CSS.escape(name)}"]`);
+    if (had && !restore) {
+      had.remove();
+      g.classList.remove("cx-box-on");
+      pane.openBoxes.delete(id);
+      return;
+    }
+    if (had) return;
+    pane.openBoxes.add(id);
+    g.classList.add("cx-box-on");
+    const close = h(
+      "button",
+      { type: "button", class: "cx-link", onclick: () => this.toggleBox(pane, stageId, name, box, boxes, opened, g) },
+      m.w("close_box"),
+    );
+    const panel = h(
+      "div",
+      { class: "cx-box-open", "data-box": name },
+      h("div", { class: "cx-h4" }, box.title, " ", close),
+      ...this.svgPicture(pane, stageId, box.pid, boxes),
+    );
+    opened.append(panel);
+    this.relight();
   },
 
   fetchPictures() {
     const want = [];
-    for (const v of this.m.views)
+    for (const v of this.m.views) {
       for (const pid of Object.values(v.pictures || {})) if (!(pid in this.m.pictures)) want.push(pid);
+      for (const boxes of Object.values(v.boxes || {}))
+        for (const b of Object.values(boxes)) if (!(b.pid in this.m.pictures)) want.push(b.pid);
+    }
     if (!want.length) return;
     // drawn into the widget's "pictures" state, which the view watches (entry.js): gotPictures
     Promise.resolve(this.host.kernel.call("pictures", { ids: [...new Set(want)] })).then(
@@ -67,6 +129,10 @@ export const Pictures = {
     );
   },
 };
+
+function nopic(text) {
+  return [h("p", { class: "cx-muted cx-nopic" }, text)];
+}
 
 const SVG_DROP = new Set(["script", "foreignobject", "image", "iframe", "object", "embed", "style", "use", "a"]);
 

@@ -1,6 +1,7 @@
 // A distributed job, rank by rank: the rank picker, "ranks compared" above the rank's own view, and any
 // pane diffed against the same compilation on another rank. A merged report's payload carries `ranks`
-// (present/ranks.py: the ranks, each matched compilation's compile id per rank, the section's blocks) and,
+// (present/ranks.py: the ranks, each matched compilation's compile id per rank, the section's blocks, the
+// rank-to-rank diffs its differences lead to, computed in Python: present/diff_view.py) and,
 // on the page, every other rank's own payload (`rank_payloads`); the widget asks the kernel for a rank's
 // payload when it is first needed. Picking a rank swaps its Model in; every pane draws it unchanged.
 // A single-rank report has no `ranks`: none of this runs for it.
@@ -8,16 +9,6 @@
 import { renderBlocks } from "./blocks.js";
 import { h } from "./dom.js";
 import { Model, readPayload } from "./model.js";
-
-// Each rank's own device index and object ids (cuda:0 / cuda:1, ___check_obj_id(x, 1398...)) are not
-// what the ranks compiled differently: written away before a rank-to-rank diff, as distributed/compare.py's
-// _norm does for the text summary and diff_ranks.
-const DEVICE_INDEX = /\b(cuda|xpu|hpu|mps):\d+|\b(device=)\d+|(device\(type='\w+', index=)\d+/g;
-const ADDRESS = /\b\d{7,}\b/g;
-
-export function normRank(text) {
-  return text.replace(DEVICE_INDEX, (_, kind, eq, call) => kind || `${eq || call}N`).replace(ADDRESS, "<id>");
-}
 
 // A pane's diff source: "CID|KEY" on this rank, or "@RANK:CID|KEY" on another (present/ranks.py rank_target).
 export function parseTarget(t) {
@@ -41,8 +32,9 @@ export function sameCompilation(info, from, cid, to) {
   return match ? match.ids[String(to)] : undefined;
 }
 
-// "vs rank B" choices of a pane's diff picker: the same compilation on each other rank that compiled it.
-export function rankTargets(info, rank, cid, key) {
+// "vs rank B" choices of a pane's diff picker: the same compilation on each other rank that compiled it
+// (`w`: the view model's words, Model.w).
+export function rankTargets(info, rank, cid, key, w) {
   if (!info) return [];
   const match = info.compilations.find((c) => c.ids[String(rank)] === cid);
   if (!match) return [];
@@ -50,18 +42,24 @@ export function rankTargets(info, rank, cid, key) {
   for (const r of info.ranks) {
     const other = match.ids[String(r.rank)];
     if (r.rank !== rank && other !== undefined)
-      out.push([rankTarget(r.rank, other, key), `vs rank ${r.rank}'s ${other} (same compilation)`]);
+      out.push([rankTarget(r.rank, other, key), w("vs_rank", { rank: r.rank, cid: other })]);
   }
   return out;
 }
 
-// The diff pane's two sides: lines of `mine` (this pane) and of `other`, normalised when they are two ranks'.
-export function rankDiffLines(other, target, mine, cid, key) {
-  const a = other.stageLines(target.cid, target.key),
-    b = mine.stageLines(cid, key);
-  if (target.rank == null) return [a, b];
-  const norm = (x) => ({ ...x, text: normRank(x.text) });
-  return [a.map(norm), b.map(norm)];
+// The diff of rank `rank`'s pane (cid, key) against another rank's (`target`) that the job carries: the diffs
+// its differences lead to (present/ranks.py, computed in present/diff_view.py); undefined: not here.
+export function rankDiffOf(info, rank, cid, key, target) {
+  if (!info || target.rank == null) return undefined;
+  return (info.diffs || []).find(
+    (d) =>
+      d.b.rank === rank &&
+      d.b.cid === cid &&
+      d.b.key === key &&
+      d.a.rank === target.rank &&
+      d.a.cid === target.cid &&
+      d.a.key === target.key,
+  );
 }
 
 export const Ranks = {
@@ -101,11 +99,11 @@ export const Ranks = {
     const m = this.rankModel(r);
     if (!m) {
       const asked = this.job.waiting.get(r);
-      if (!asked) return this.rankNote(`Rank ${r}'s report is not in this view.`);
-      this.rankNote(`Loading rank ${r}…`);
+      if (!asked) return this.rankNote(this.m.w("rank_not_here", { rank: r }));
+      this.rankNote(this.m.w("loading_rank", { rank: r }));
       asked.then(
         () => this.setRank(r, then),
-        (e) => this.rankNote(`Rank ${r} could not be loaded: ${(e && e.message) || e}`),
+        (e) => this.rankNote(this.m.w("rank_failed", { rank: r, error: (e && e.message) || e })),
       );
       return;
     }
@@ -168,7 +166,7 @@ export const Ranks = {
   },
 
   rankPicker() {
-    const pick = h("select", { class: "cx-rank-pick", "aria-label": "rank (both panes)" });
+    const pick = h("select", { class: "cx-rank-pick", "aria-label": this.m.w("rank_aria") });
     for (const r of this.job.info.ranks) {
       pick.append(
         h(
@@ -180,7 +178,7 @@ export const Ranks = {
     }
     pick.addEventListener("change", () => this.setRank(Number(pick.value)));
     this.rankStatus = h("span", { class: "cx-muted cx-rank-status", "aria-live": "polite" });
-    return [h("label", { class: "cx-lbl" }, "Rank ", pick), this.rankStatus];
+    return [h("label", { class: "cx-lbl" }, this.m.w("rank"), pick), this.rankStatus];
   },
 
   // a row of "ranks compared": its rank, its compilation and the stage of its kind (the right pane; the left

@@ -8,7 +8,7 @@ import { Lighting } from "./lighting.js";
 import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
 import { Pictures } from "./pictures.js";
-import { parseTarget, Ranks } from "./ranks.js";
+import { parseTarget, rankDiffOf, Ranks } from "./ranks.js";
 import { h } from "./dom.js";
 
 export class View {
@@ -24,6 +24,8 @@ export class View {
     this.active = null;
     this._headerLinked = [];
     this.job = null; // a merged multi-rank report: its ranks (ranks.js)
+    this._diffs = new Map(); // diffs the kernel made on request, and the requests under way
+    this._asking = new Map();
     if (this.m.p.ranks) this.initRanks();
     this.build();
   }
@@ -40,8 +42,8 @@ export class View {
     this.emptyEl = h(
       "div",
       { class: "cx-missing cx-empty" },
-      h("b", null, "No compilations were captured. "),
-      "Nothing ran through torch.compile here (or every frame was skipped).",
+      h("b", null, m.w("no_compilations")),
+      m.w("no_compilations_why"),
     );
     if (!m.comps.length && !this.job) {
       root.append(this.emptyEl);
@@ -51,7 +53,7 @@ export class View {
     const first = m.comps.length ? m.comps[0].compile_id : undefined;
     const leftStage = m.has(first, "source") ? "source" : "original_bytecode";
     const rightStage = m.has(first, "graph") ? "graph" : "rewritten_bytecode";
-    this.toolbar = h("div", { class: "cx-toolbar", role: "toolbar", "aria-label": "explorer controls" });
+    this.toolbar = h("div", { class: "cx-toolbar", role: "toolbar", "aria-label": m.w("toolbar") });
     this.chainBar = h("div", { class: "cx-chainbar", "aria-live": "polite" });
     this.panesEl = h("div", { class: "cx-panes" });
     root.append(this.toolbar, this.emptyEl, this.chainBar, this.panesEl);
@@ -144,8 +146,46 @@ export class View {
     const cur = pane.stage.startsWith(KERNEL_PREFIX) ? "kernels" : pane.stage;
     const i = list.findIndex((s) => s.id === cur);
     const st = this.m.byId.get(cur);
-    this.stepLabel.textContent = `${pane.side} pane · step ${i + 1 || "–"} of ${list.length}: ${st ? st.title : cur}`;
+    this.stepLabel.textContent = this.m.w("step", {
+      side: pane.side,
+      i: i + 1 || "–",
+      n: list.length,
+      title: st ? st.title : cur,
+    });
     this.stepLabel.title = this.stepLabel.textContent; // the label has one width (explorer.css): a long one is cut
+  }
+
+  // the diff of `pane` against diff source `value` that the view has: carried by the payload (a recompile's,
+  // two ranks'), or made by the kernel on request; undefined: not here
+  diffOf(pane, value) {
+    const t = parseTarget(value),
+      m = this.m;
+    const d =
+      t.rank == null
+        ? m.diffOf(pane.cid, pane.stage, t)
+        : rankDiffOf(this.job && this.job.info, m.rank, pane.cid, pane.stage, t);
+    return d !== undefined ? d : this._diffs.get(this.diffKey(pane, t));
+  }
+
+  diffKey(pane, t) {
+    return JSON.stringify([this.m.rank, pane.cid, pane.stage, t.rank, t.cid, t.key]);
+  }
+
+  // ask the kernel for a diff the view does not carry (widget.py's "diff" action: present/diff_view.py)
+  askDiff(pane, value) {
+    const t = parseTarget(value),
+      k = this.diffKey(pane, t),
+      rank = this.m.rank;
+    if (!this._asking.has(k)) {
+      const side = (r, cid, key) => (r == null ? { cid, key } : { rank: r, cid, key });
+      const args = { a: side(t.rank ?? rank, t.cid, t.key), b: side(rank, pane.cid, pane.stage) };
+      const asked = Promise.resolve(this.host.kernel.call("diff", args)).then(
+        (r) => this._diffs.set(k, r.diff),
+        (e) => this._diffs.set(k, { error: String((e && e.message) || e) }),
+      );
+      this._asking.set(k, asked);
+    }
+    return this._asking.get(k);
   }
 
   setActive(pane) {

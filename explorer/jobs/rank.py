@@ -25,11 +25,11 @@ import traceback
 from typing import Any, Callable, Optional
 
 from ..clinic.locate import is_library_file
+from ..distributed.model import Distributed, RankFailure, RankInfo
 from ..options import Options
 from ..report import Report
 from ..targets import ScriptTarget
 from . import env as rank_envs
-from .model import Distributed, RankFailure, RankInfo
 
 TERMINATED = ("terminated by SIGTERM: torchrun stops the other ranks this way once one rank fails (or the job "
               "was cancelled)")

@@ -17,11 +17,11 @@ import signal
 import tempfile
 from typing import Any, Callable, Optional
 
+from ..distributed.model import RankRun
 from ..options import Options
 from ..report import Report
 from . import env as rank_envs
 from .merge import merge
-from .model import RankRun
 from .rank import write_merged
 
 EXIT_OK, EXIT_RAISED, EXIT_GRAPH_BREAK, EXIT_REPORT_FAILED, EXIT_INTERRUPTED = 0, 1, 3, 4, 130

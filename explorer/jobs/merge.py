@@ -1,4 +1,4 @@
-"""Rank parts -> one merged report; and back: one rank's own report out of a merged one.
+"""Rank parts -> one merged report (one rank's own report back out of it is ``Report.rank``).
 
 The merged report's top-level fields are the lowest rank that wrote a part (every single-report
 view shows it as before); ``distributed.ranks`` holds every rank 0 .. world_size-1, a rank that wrote
@@ -12,10 +12,10 @@ import dataclasses
 from typing import Mapping, Optional, Sequence
 
 from ..capturing.model import Problem
+from ..distributed import compare, ddp
+from ..distributed.model import Distributed, RankFailure, RankRun
 from ..options import Options
 from ..report import Report
-from . import compare, ddp
-from .model import Distributed, RankFailure, RankRun
 
 MISSING = ("wrote no part: the process was killed (SIGKILL, out of memory) or ended before the explorer could "
            "write it")

@@ -1,0 +1,129 @@
+"""The view model's blocks for the numbers a user acts on: the host's time beside the device's, Inductor's own
+runtime estimate beside the measurement, and what a kernel's bytes reach through loaded indices (issue 36).
+
+``viewmodel`` places them (the timing section, the kernels pane); the words are here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from .fmt import format_time
+
+ESTIMATE_HEAD = ["Inductor's estimate", "measured / estimate"]  # the kernel table's columns, when one has it
+
+
+def _note(runs: Any) -> dict:
+    return {"t": "note", "cls": "cx-missing", "r": runs}
+
+
+MISJUDGED = 2.0  # measured over estimated beyond this (or under its inverse): Inductor's cost model misjudged
+
+
+def estimate_cells(k: Any) -> list:
+    """A kernel row's estimate and its measured time over it (empty without an estimate)."""
+    if not getattr(k, "estimate_s", None):
+        return ["", ""]
+    return [format_time(k.estimate_s), f"{k.time_s / k.estimate_s:.2f}x"]
+
+
+def _estimate_ratio(t: Any) -> Optional[tuple[float, float]]:
+    """(measured, estimated) over the graph's kernel rows that have an estimate; None when none has."""
+    rows = [k for k in t.kernels if getattr(k, "estimate_s", None)]
+    if not rows:
+        return None
+    return sum(k.time_s for k in rows), sum(k.estimate_s for k in rows)
+
+
+def _misjudged(ratio: Optional[tuple[float, float]]) -> bool:
+    return ratio is not None and not (1 / MISJUDGED <= ratio[0] / ratio[1] <= MISJUDGED)
+
+
+def estimate_blocks(graphs: tuple) -> list[dict]:
+    """Inductor's own estimate beside the measurement, per graph; the graphs whose estimate is off by more than
+    2x listed as ones its cost model misjudged."""
+    out: list[dict] = []
+    wrong = []
+    for t in graphs:
+        total = getattr(t, "estimate_s", None)
+        if total is None:
+            continue
+        ratio = _estimate_ratio(t)
+        if not total:
+            out.append({"t": "p", "cls": "cx-muted", "r": f"{t.label}: Inductor's cost model estimated no runtime for "
+                                                         "its ops (it estimates for GPUs; off the GPU every op is 0)."})
+        elif ratio is not None:
+            measured, estimated = ratio
+            out.append({"t": "p", "cls": "cx-muted",
+                        "r": f"{t.label}: Inductor's cost model estimated {format_time(estimated)} per call for the "
+                             f"kernels it could tie to a row ({format_time(total)} for all its ops); they measured "
+                             f"{format_time(measured)}, {measured / estimated:.2f}x its estimate."})
+            if _misjudged(ratio):
+                wrong.append(f"{t.label} (measured {measured / estimated:.2f}x its estimate)")
+    if wrong:
+        out.append(_note("Inductor's cost model misjudged (measured more than 2x off its estimate): "
+                         + ", ".join(wrong) + ". It schedules and fuses by these estimates."))
+    return out
+
+
+def bound_word(t: Any) -> str:
+    return "host-bound" if t.device.startswith("cuda") else "overhead-bound"
+
+
+def host_block(t: Any) -> Optional[dict]:
+    """The host's time per call beside the device's; when the host bounds the call, what would help."""
+    h = getattr(t, "host", None)
+    if h is None:
+        return None
+    gpu = t.device.startswith("cuda")
+    if gpu:
+        said = (f"the host takes {format_time(h.host_s)} to issue a call and the device runs its kernels in "
+                f"{format_time(h.device_s)}")
+    else:
+        said = (f"the Python around its kernels (Inductor's and AOTAutograd's wrappers; the profiler's own cost "
+                f"too) takes {format_time(h.host_s)} per call, its kernels {format_time(h.device_s)}")
+    if not h.bound:
+        kept = "the device is kept busy" if gpu else "most of the call is the kernels' work"
+        return {"t": "p", "cls": "cx-muted", "r": f"{t.label}: {said}: {kept}."}
+    ratio = f" ({h.host_s / h.device_s:.2f}x)" if h.device_s > 0 else ""
+    if gpu:
+        why = ("so the device waits on the host and every figure here, eager or compiled, follows the host's "
+               "speed. What helps: CUDA graphs (torch.compile(mode=\"reduce-overhead\")) issue the whole call as "
+               "one launch; a bigger batch gives each call more device work for the same issue time.")
+    else:
+        why = ("so the call's time is mostly overhead, not work. What helps: more work per call (bigger inputs or "
+               "batches), torch._inductor.config.cpp_wrapper = True (the wrapper in C++, not Python), or leaving "
+               "so small a piece uncompiled.")
+    return _note(f"{t.label} is {bound_word(t)}: {said}{ratio}, {why}")
+
+
+def indirect_lines(t: Any) -> list[dict]:
+    """What each kernel's byte count reaches through loaded indices: the rows an embedding gathers, not its table."""
+    out = []
+    for k in t.kernels:
+        for a in getattr(k, "indirect", ()):
+            did = " and ".join(f"{verb} {n:,}" for verb, n in (("gathers", a.gathered), ("scatters into", a.scattered))
+                               if n)
+            out.append({"t": "p", "cls": "cx-muted",
+                        "r": [f"{t.label}: ", {"code": k.name}, f" {did} of the {a.elements:,} elements of ",
+                              {"code": a.buffer}, f" ({a.param}) through indices it loads: its bytes count them as if "
+                              "no index repeated (an upper bound)."]})
+    return out
+
+
+def op_estimates(comp: Any, link: Callable[[str], dict]) -> list[dict]:
+    """Inductor's estimated runtime of each op it scheduled, labelled as an estimate: in an opened trace
+    nothing was measured, and this is the only runtime figure there is."""
+    ops = getattr(comp, "op_estimates", ()) or ()
+    if not ops:
+        return []
+    if not any(e.estimate_s for e in ops):
+        return [{"t": "p", "cls": "cx-muted", "r": f"Inductor's cost model estimated 0 for each of its {len(ops)} "
+                                                   "ops: it estimates runtimes for GPUs only."}]
+    rows = [{"c": [{"code": e.name}, link(e.kernel) if e.kernel else {"muted": "not matched"}, e.graph_kind,
+                   ", ".join(e.outputs), format_time(e.estimate_s)]} for e in ops]
+    total = sum(e.estimate_s for e in ops)
+    return [{"t": "table", "cls": "cx-estimates", "rows": rows,
+             "caption": f"Inductor's estimated runtime of each op it scheduled ({format_time(total)} in all): its cost "
+                        f"model's estimates, not measurements (read as {ops[0].unit})",
+             "head": ["op", "became", "graph", "outputs", "estimate"]}]

@@ -1,0 +1,384 @@
+"""The panes of a model built of repeated blocks, folded: one entry for the identical members, the odd ones apart.
+
+A real model repeats one block 32 or 80 times, and so does every stage: a graph of 11,000 nodes, 11,500 guards,
+the same kernels launched once per layer. From the report's ``structure`` (``explorer.structure``) this module
+adds to the view model's panes (``viewmodel.stage_panes`` calls ``fold_panes``):
+
+* a graph stage: a module outline over the code, each family of members in one row ("79× Block
+  (model.layers.0–16, 18–79)"), each member that differs in a row of its own with its diff; a row's lines lead
+  to the code (the chain is the graph's own: a user line still lights its nodes in every layer);
+* the guards: the guards of no member as today, then per family one folded group holding one member's guards,
+  and per odd member its diff; a group's rows are drawn only when it is opened;
+* the kernels: per kernel, which modules launch it ("defined once, launched 80×, by model.layers.0–79"), and per
+  family whether its members launch the same kernels;
+* the compilation's summary line (``summary``), which the text summary prints.
+
+The words are here, with the rest of the view model's; the renderers draw the usual blocks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from ..capturing.model import Compilation
+from ..clinic.locate import guard_line
+from ..stages import BY_ID
+from ..structure import Repeat, Structure, compilation_structure
+from ..structure.paths import short_class
+from .graphviz_svg import MAX_NODES
+
+FOLD_GUARDS_AT = 2  # members in a family before the guards pane folds it
+PLAIN_MAX = MAX_NODES  # a picture of at most this many nodes is drawn node by node (present.fold_picture)
+FOLDED = ("Drawn folded: one box per module, a run of alike members in one box. Click a box to open it in place "
+          "(the static copy shows the boxes closed).")
+_CACHE: dict[int, tuple[Compilation, Structure]] = {}  # a report made without the structure step: computed once
+
+
+def structure_for(report: Any, comp: Compilation) -> Optional[Structure]:
+    """The compilation's structure: the report's (``Report.structure``), else read now (a report made without it:
+    bare capture data, an older JSON file, one rank of a merged job)."""
+    for s in getattr(report, "structure", ()) or ():
+        if s.compile_id == comp.compile_id:
+            return s
+    if comp.graph is None:
+        return None
+    hit = _CACHE.get(id(comp))
+    if hit is not None and hit[0] is comp:
+        return hit[1]
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    s = compilation_structure(comp)
+    _CACHE[id(comp)] = (comp, s)
+    return s
+
+
+def picture_folds(fx: Any, s: Optional[Structure], stage: str) -> bool:
+    """A graph's picture is drawn folded when it is big or its modules repeat (``present.fold_picture``)."""
+    return len(fx.nodes) > PLAIN_MAX or bool(s is not None and s.repeats_of(stage))
+
+
+# ---- words ----
+
+def members_text(parent: str, members: Sequence[str]) -> str:
+    """``model.layers.0–16, 18–79``: numbered members as ranges."""
+    nums = sorted(int(m) for m in members if m.isdigit())
+    parts: list[str] = []
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        parts.append(str(nums[i]) if i == j else f"{nums[i]}–{nums[j]}")
+        i = j + 1
+    parts += [m for m in members if not m.isdigit()]
+    return f"{parent}.{', '.join(parts)}" if parent else ", ".join(parts)
+
+
+def group_title(r: Repeat, k: int = 0) -> str:
+    """``3× Block (model.layers.0–1, 3)``, or for a group that differs, ``model.layers.2 differs``."""
+    g = r.groups[k]
+    kind = g.kind or r.kind
+    if k == 0:
+        alike = "" if len(r.groups) == 1 else " alike"
+        return f"{len(g.members)}× {kind or 'module'} ({members_text(r.parent, g.members)}){alike}"
+    verb = "differs" if len(g.members) == 1 else f"differ ({len(g.members)}×)"
+    return f"{members_text(r.parent, g.members)} {verb}" + (f" (a {kind})" if g.kind else "")
+
+
+def first_change(diff: Sequence[str]) -> str:
+    """``silu → gelu``: the first op a diff of two graph listings swaps, when it reads as one."""
+    old = next((d[1:] for d in diff if d.startswith("-") and not d.startswith("---")), None)
+    new = next((d[1:] for d in diff if d.startswith("+") and not d.startswith("+++")), None)
+    if old is None or new is None:
+        return ""
+    a, b = _op(old), _op(new)
+    return f"{a} → {b}" if a and b and a != b else ""
+
+
+def _op(line: str) -> str:
+    what = line.partition(": ")[2].partition("(")[0]
+    return what.rsplit(".", 1)[-1] if what.startswith("torch.") else what
+
+
+def summary(report: Any, comp: Compilation) -> list[str]:
+    """One line per repeated family: how many alike, and each member that differs, in which stages and how."""
+    s = structure_for(report, comp)
+    if s is None or not s.repeats:
+        return []
+    out = []
+    for parent in dict.fromkeys(r.parent for r in s.repeats):
+        reps = [r for r in s.repeats if r.parent == parent]
+        total = len(reps[0].members)
+        kind = next((r.kind for r in reps if r.kind), "") or "module"
+        odd: dict[str, list[str]] = {}
+        how: dict[str, str] = {}
+        for r in reps:
+            for g in r.groups[1:]:
+                for m in g.members:
+                    odd.setdefault(m, []).append(_stage_name(r.stage))
+                    how.setdefault(m, first_change(g.diff) if r.stage in _GRAPH_STAGES else "")
+        if not odd:
+            out.append(f"repeated: {total}× {kind} ({members_text(parent, reps[0].members)}), alike in every stage")
+            continue
+        same = [m for m in reps[0].members if m not in odd]
+        line = f"repeated: {total}× {kind} ({members_text(parent, reps[0].members)})"
+        if same:
+            line += f"; {members_text(parent, same)} alike in every stage"
+        parts = []
+        for m, stages in odd.items():
+            change = f" ({how[m]})" if how.get(m) else ""
+            parts.append(f"{members_text(parent, [m])} differs{change} in {', '.join(dict.fromkeys(stages))}")
+        out.append(line + "; " + "; ".join(parts))
+    return out
+
+
+_GRAPH_STAGES = ("graph", "aot_forward", "aot_inference", "aot_joint", "post_grad_graph", "aot_backward",
+                 "post_grad_graph_backward")
+
+
+def _stage_name(stage: str) -> str:
+    return {"guards": "guards", "kernels": "kernels"}.get(stage) or (BY_ID[stage].title if stage in BY_ID else stage)
+
+
+# ---- the panes ----
+
+def fold_panes(drawn: dict[str, list[dict]], comp: Compilation, report: Any, guard_row: Callable[..., dict]) -> None:
+    """Adds the folded views to the panes ``drawn`` (stage id -> blocks) of one compilation; ``guard_row`` makes
+    the guards pane's row of a guard (the view model's own, so a folded row reads as an unfolded one)."""
+    s = structure_for(report, comp)
+    modules = s is not None and any(p for st in s.stages for p in st.paths)
+    lin = next((x for x in getattr(report, "lineage", ()) if x.compile_id == comp.compile_id), None)
+    for sid, blocks in drawn.items():
+        fx = getattr(comp, BY_ID[sid].field, None) if sid in _GRAPH_STAGES else None
+        if fx is None:
+            continue
+        at = next((i for i, b in enumerate(blocks) if b["t"] == "graph"), len(blocks))
+        if at < len(blocks) and picture_folds(fx, s, sid):
+            blocks[at]["folded"] = FOLDED  # the picture is drawn folded (present.fold_picture): its boxes open
+        st = s.stage(sid) if modules else None
+        if st is not None and len(st.of) == len(fx.nodes):
+            blocks[at:at] = outline(s, sid, fx, _node_lines(lin, sid))
+    if not modules:
+        return
+    if "guards" in drawn and s.repeats_of("guards"):
+        fold_guards(drawn["guards"], comp, s, guard_row)
+    if "kernels" in drawn and s.launches:
+        kernel_launches(drawn["kernels"], comp, s)
+
+
+def _node_lines(lin: Any, stage: str) -> dict[str, int]:
+    """Node name -> its line in the graph's code (the chain's elements of ``STAGE:0``)."""
+    if lin is None:
+        return {}
+    for t in lin.texts:
+        if t.stage == stage and t.part == 0:
+            return {name: int(line) for line, name in t.elements.items()}
+    return {}
+
+
+def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[dict]:
+    """The graph's modules, one row each at the depth its repeated members sit (or the top modules), a family's
+    alike members in one row; the members that differ, each with its diff."""
+    st = s.stage(stage)
+    reps = s.repeats_of(stage)
+    paths = [st.paths[i] for i in st.of]
+    depth = max((r.parent.count(".") + 2 if r.parent else 1 for r in reps), default=_top_depth(paths))
+    rows: dict[str, list[int]] = {}
+    # in the order their computation starts (graph inputs, listed first in the code, last)
+    for i in sorted(range(len(paths)), key=lambda i: (fx.nodes[i].op == "placeholder", i)):
+        rows.setdefault(".".join(paths[i].split(".")[:depth]) if paths[i] else "", []).append(i)
+    rows = {k: sorted(v) for k, v in rows.items()}
+    member_of = {r.path(m): (r, k) for r in reps for k, g in enumerate(r.groups) for m in g.members}
+    out_rows, seen, odd_blocks = [], set(), []
+    for key, idx in rows.items():
+        hit = member_of.get(key)
+        if hit is None:
+            out_rows.append(_outline_row(key or "(the compiled function itself)", short_class(s.classes.get(key, "")),
+                                         f"{len(idx):,}", idx, fx, lines, stage))
+            continue
+        r, k = hit
+        if (r.parent, k) in seen:
+            continue
+        seen.add((r.parent, k))
+        g = r.groups[k]
+        first = rows.get(r.path(g.members[0]), idx)
+        label = group_title(r, k)
+        each = f"{g.size:,} each" if len(g.members) > 1 else f"{g.size:,}"
+        out_rows.append(_outline_row(label, g.kind or r.kind, each, first, fx, lines, stage,
+                                     shown=r.path(g.members[0]) if len(g.members) > 1 else "",
+                                     cls="cx-rep-odd" if k else "cx-rep-same"))
+        if k:
+            odd_blocks.append(diff_block(f"{group_title(r, k)} from {r.path(r.groups[0].members[0])}"
+                                         + (f": {first_change(g.diff)}" if first_change(g.diff) else ""), g.diff))
+    n_mod = sum(1 for p in set(paths) if p)
+    head = f"Modules: {n_mod:,} modules"
+    if reps:
+        head += "; " + "; ".join(group_title(r, k) for r in reps for k in range(len(r.groups)))
+    table = {"t": "table", "cls": "cx-modules", "head": ["module", "class", "nodes", "code"], "rows": out_rows}
+    return [{"t": "details", "cls": "cx-rep", "open": bool(reps), "s": head, "body": [table] + odd_blocks}]
+
+
+def _top_depth(paths: Iterable[str]) -> int:
+    """Without a repeated family: the first depth at which the modules split into several."""
+    depth = 1
+    while depth < 6 and len({".".join(p.split(".")[:depth]) for p in paths if p}) < 2:
+        depth += 1
+    return depth
+
+
+def _outline_row(name: str, klass: str, count: str, idx: list[int], fx: Any, lines: dict[str, int], stage: str, *,
+                 shown: str = "", cls: str = "") -> dict:
+    ops = [i for i in idx if fx.nodes[i].op != "placeholder"] or idx  # the inputs sit at the top of the code
+    at = sorted(lines[fx.nodes[i].name] for i in ops if fx.nodes[i].name in lines)
+    where: Any = ""
+    if at:
+        text = f"lines {at[0]:,}–{at[-1]:,}" if at[-1] != at[0] else f"line {at[0]:,}"
+        where = [{"code": text, "line": at[0], "key": f"{stage}:0"}, {"muted": f" ({shown})"} if shown else ""]
+    row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} nodes"}
+    if cls:
+        row["cls"] = cls
+    return row
+
+
+def diff_block(title: str, diff: Sequence[str]) -> dict:
+    """A member's diff against the group it differs from, folded: ``-`` its lines, ``+`` this member's."""
+    rows = [{"c": [{"code": d}], "cls": "cx-rep-del" if d.startswith("-") else "cx-rep-add" if d.startswith("+")
+             else "cx-rep-ctx"} for d in diff]
+    return {"t": "details", "cls": "cx-rep cx-rep-diff", "lazy": True, "s": title,
+            "body": [{"t": "table", "cls": "cx-rep-lines", "head": [], "rows": rows}]}
+
+
+# ---- guards ----
+
+def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: Callable[..., dict]) -> None:
+    """The guards table becomes: the guards of no repeated member, then per family one folded group (one
+    member's guards; every alike member checks the same, with its own index), then each member that differs."""
+    at = next((i for i, b in enumerate(blocks) if b["t"] == "table" and b.get("cls") == "cx-guards"), None)
+    st = s.stage("guards")
+    reps = [r for r in s.repeats_of("guards") if len(r.members) >= FOLD_GUARDS_AT]
+    if at is None or st is None or not reps:
+        return
+    paths = [st.paths[i] for i in st.of]
+    bc = comp.original_bytecode
+    head = blocks[at]["head"]
+
+    def rows(idx: list[int]) -> list[dict]:
+        return [dict(guard_row(comp.guards[i], guard_line(comp.guards[i], bc)), line=i + 1) for i in idx]
+
+    def table(idx: list[int]) -> dict:
+        return {"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows(idx), "head": head}
+
+    owned = {}
+    for r in reps:
+        for m in r.members:
+            owned[r.path(m)] = r
+    member = [_member(p, owned) for p in paths]
+    loose = [i for i, m in enumerate(member) if m is None]
+    out: list[dict] = []
+    for r in reps:
+        idx_of: dict[str, list[int]] = {}
+        for i, m in enumerate(member):
+            if m is not None and m[0] is r:
+                idx_of.setdefault(m[1], []).append(i)
+        g0 = r.groups[0]
+        rep = g0.members[0]
+        title = (f"{group_title(r)}: {g0.size:,} guards each, {len(g0.members) * g0.size:,} in all — "
+                 f"{r.path(rep)}'s shown, the others check the same with their own index")
+        out.append(group("cx-rep cx-rep-same", title, [table(idx_of.get(rep, []))]))
+        for k, g in enumerate(r.groups[1:], 1):
+            m = g.members[0]
+            gone = sum(1 for d in g.diff if d.startswith("-") and not d.startswith("---"))
+            new = sum(1 for d in g.diff if d.startswith("+") and not d.startswith("+++"))
+            n = max(gone, new)
+            title = (f"{group_title(r, k)}: {g.size:,} guards, {n} of them unlike {r.path(rep)}'s"
+                     if n else f"{group_title(r, k)}: {g.size:,} guards")
+            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(m)} (+)", g.diff)
+            every = group("cx-rep", f"all {g.size:,} guards of {r.path(m)}", [table(idx_of.get(m, []))])
+            out.append(group("cx-rep cx-rep-odd", title, [diff, every]))
+    if loose:
+        text = f"The other {len(loose):,} guards (the function's inputs and globals, modules outside the families)"
+        out += [{"t": "h", "r": text, "text": text}, table(loose)]
+    cut = at + 2 if at + 1 < len(blocks) and str(blocks[at + 1].get("r", "")).endswith(" more guards") else at + 1
+    blocks[at:cut] = out  # every guard is in a group now: the cut of the flat table goes with it
+
+
+def group(cls: str, title: str, body: list[dict]) -> dict:
+    """A folded group: its rows are drawn when it is opened (``lazy``), so an 80-layer pane stays small."""
+    return {"t": "details", "cls": cls, "lazy": True, "s": title, "body": body}
+
+
+def _member(path: str, owned: dict[str, Repeat]) -> Optional[tuple[Repeat, str]]:
+    parts = path.split(".") if path else []
+    for k in range(len(parts), 0, -1):
+        r = owned.get(".".join(parts[:k]))
+        if r is not None:
+            return r, parts[k - 1]
+    return None
+
+
+# ---- kernels ----
+
+def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None:
+    """Per kernel, who launches it; over the kernels, whether a family's members launch the same ones."""
+    reps = s.repeats_of("kernels")
+    fams = {r.path(m): r for r in reps for m in r.members}
+    by_kernel: dict[tuple[str, str], list[str]] = {}
+    for k in s.launches:
+        top = k.modules[0] if k.modules else ""
+        by_kernel.setdefault((k.kernel, k.graph_kind), []).append(_launcher(top, fams))
+    for b in blocks:
+        if b["t"] != "div" or b.get("cls") != "cx-kernel":
+            continue
+        k = next((x for x in comp.kernels if x.name == b["data"]["kernel"]), None)
+        who = by_kernel.get((k.name, k.graph_kind)) if k is not None else None
+        if who:
+            text = launched_text(who)
+            b["body"].insert(1, {"t": "p", "cls": "cx-launches", "r": text, "text": text})
+    if not reps:
+        return
+    items = []
+    for r in reps:
+        for k, g in enumerate(r.groups):
+            if k == 0:
+                text = f"{group_title(r)} launch the same {g.size:,} kernels and library calls each"
+                items.append({"r": text, "text": text})
+            else:
+                text = f"{group_title(r, k)}: {g.size:,} launches"
+                items.append({"r": text, "text": text, "body": [diff_block("the diff of their launches", g.diff)]})
+    head = "Launches by module"
+    at = next((i for i, b in enumerate(blocks) if b.get("cls") == "cx-kindex"), 0)
+    blocks.insert(at, {"t": "details", "cls": "cx-rep", "open": True, "s": head,
+                       "body": [{"t": "list", "items": items}]})
+
+
+def _launcher(path: str, fams: dict[str, Repeat]) -> str:
+    parts = path.split(".") if path else []
+    for k in range(len(parts), 0, -1):
+        if ".".join(parts[:k]) in fams:
+            return ".".join(parts[:k])
+    return path
+
+
+def launched_text(who: list[str]) -> str:
+    """``defined once, launched 80×, by model.layers.0–79``; a module launching it more than once says how often."""
+    n = len(who)
+    counts = Counter(who)
+    by_parent: dict[str, list[str]] = {}
+    total: dict[str, int] = {}
+    for p, k in counts.items():
+        parent, _, last = p.rpartition(".")
+        key = parent if last.isdigit() else p
+        if last.isdigit():
+            by_parent.setdefault(parent, []).append(last)
+        else:
+            by_parent.setdefault(p, [])
+        total[key] = total.get(key, 0) + k
+    names = []
+    for parent, ms in by_parent.items():
+        name = members_text(parent, ms) if ms else (parent or "the compiled function itself")
+        each = len(ms) or 1
+        names.append(name if total[parent] == each else f"{name} ({total[parent]}×)")
+    if n == 1:
+        return f"launched once, by {names[0]}"
+    return f"defined once, launched {n}×, by {', '.join(names)}"

@@ -1,0 +1,77 @@
+"""The text summary's blocks: what the one screen of ``repr(report)``, the CLI and a notebook's text/plain
+shows, in its order, from the view model.
+
+The interactive views lay the view model out as a header, a toolbar and two panes; the static copy as a
+header and a section per compilation; the text as one screen of lines. That screen is composed here, of the
+view model's own blocks (the header's, the ranks', the timing section, each compilation's summary and strip)
+and of the blocks the view model makes for what the views show as chips or inside panes (the cache mode,
+a warm capture's kernels, the regions, a guard filter, DDPOptimizer's split). ``present.text`` only lays
+these out as lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ddp_view, ranks, usage_view
+from . import viewmodel as vm
+
+
+def summary_blocks(report: Any, model: dict, *, max_rows: int = 12) -> list[dict]:
+    """One screen: counts, the cache mode, compilations (each with where it came from), what to fix,
+    recompiles, findings, problems, the guard filters, DDPOptimizer's splits, timing."""
+    data = report.capture
+    by_id = {c.compile_id: c for c in data.compilations}
+    comps = model["compilations"]
+    rows = [{"r": view["summary"], "body": [{"t": "p", "r": line} for line in view.get("repeats", ())]
+             + view["from_where"] + usage_view.kernel_builds(by_id[view["cid"]])
+             + usage_view.regions_summary(by_id[view["cid"]])} for view in comps[:max_rows]]
+    body = [{"t": "list", "items": rows}] if rows else []
+    if len(comps) > max_rows:
+        body.append({"t": "p", "r": f"... {len(comps) - max_rows} more"})
+    out = rank_blocks(report, model) + [{"t": "p", "r": headline(model)}] + usage_view.mode_blocks(data)
+    out.append({"t": "section", "title": "Compilations", "text": [], "body": body})  # no heading: two spaces in
+    out += [{"t": "p", "r": f"failed: {c['cid']} {c['frame']}: {c['failed']}"} for c in comps if c["failed"]]
+    if data.exports:
+        out.append({"t": "list", "items": [usage_view.export_item(ep, by_id) for ep in data.exports]})
+    out += model["header"]["body"]
+    out += [b for c in data.compilations for b in usage_view.guard_filter_summary(c)]
+    out += usage_view.provenance_blocks(data)
+    out += [b for c in data.compilations for b in ddp_view.split_blocks(c)]
+    return out + ([model["timing"]] if model["timing"] is not None else [])
+
+
+def headline(model: dict) -> str:
+    """The header's chips in one line."""
+    chips = {k: v for k, v in model["header"]["chips"]}
+    return (f"compile-explorer: {chips['compilations']} compilations, {chips['graphs']} graphs, "
+            f"{chips['graph breaks']} graph breaks, {chips['recompiles']} recompiles, {chips['kernels']} kernels, "
+            f"compile {chips['compile time'].replace(' s', 's')}  [torch {chips['torch']}, {chips['device']}]")
+
+
+def rank_blocks(report: Any, model: dict) -> list[dict]:
+    """A merged report's "ranks compared", then whose summary follows; a rank's part alone: which it is."""
+    dist = report.distributed
+    if dist is None:
+        return []
+    if model.get("ranks") is None:
+        return [ranks.alone(dist)]
+    return model["ranks"]["blocks"] + [model["ranks"]["follows"]]
+
+
+def clinic_blocks(report: Any) -> list[dict]:
+    """The clinic alone (what CI logs want): break sites, then recompiles; each says when there is none."""
+    blocks = vm.fix_list(report.clinic.fix_list, len(report.capture.graph_breaks))
+    blocks += vm.recompiles(report.clinic.recompiles, cells=report.clinic.cells)
+    head = [] if report.clinic.fix_list else [{"t": "p", "r": "graph breaks: none"}]
+    tail = [] if report.clinic.recompiles else [{"t": "p", "r": "recompiles: none"}]
+    return head + blocks + tail
+
+
+def stage_blocks(report: Any, stage: Any, comp: Any) -> list[dict]:
+    """A stage of one compilation: title, explanation, then its content or why there is none."""
+    view = vm.compilation(comp, report, panes=(stage.id,))
+    head = [{"t": "p", "r": f"{stage.title} [{comp.compile_id}] {comp.name}"}, {"t": "p", "r": stage.explanation}]
+    if stage.id not in view["panes"]:
+        return head + [{"t": "p", "r": f"(not captured: {vm.why_not(view, stage.id)})"}]
+    return head + view["panes"][stage.id]

@@ -1,0 +1,169 @@
+"""The words the renderers put around the view model's blocks: their controls, what a pane says while it waits,
+the static copy's furniture. Part of the view model (``present.viewmodel`` and friends write every word a user
+reads); the renderers only fill in the blanks.
+
+Each entry is a template: ``{name}`` is filled by the renderer with a number, a compile id, a stage's title
+(``fill``); a pair is the singular and the plural, picked by ``n``. ``FRONT`` travels in the payload
+(``labels.ui``): the page and the widget draw their toolbar, pickers and pane states from it
+(``frontend/src/model.js``, ``Model.w``). ``STATIC`` is the static copy's (``present.html``), ``TEXT`` the text
+summary's own furniture. The front end's only words of its own are the few it shows before it has a payload to
+read them from (tests/test_one_writer_of_words.py lists them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+Template = Union[str, tuple[str, str]]
+
+# what both interactive views (widget, page) say; ``{side}`` is a pane's id: left or right
+FRONT: dict[str, Template] = {
+    "brand": "compile-explorer",
+    "no_compilations": "No compilations were captured. ",
+    "no_compilations_why": "Nothing ran through torch.compile here (or every frame was skipped).",
+    "toolbar": "explorer controls",
+    "compilation": "Compilation ",
+    "compilation_aria": "compilation (both panes)",
+    "compiled_nothing": "this rank compiled nothing",
+    "previous": "◀ Previous",
+    "previous_title": "Previous stage (←)",
+    "next": "Next ▶",
+    "next_title": "Next stage (→)",
+    "stepper": "step through the stages",
+    "step": "{side} pane · step {i} of {n}: {title}",
+    "explanations": "Explanations",
+    "explanations_title": "Show or hide each stage's explanation",
+    "side_by_side": "Side by side: ",
+    "keys": "Keys: ← → step through the stages · ↑ ↓ move along a pane's lines · Enter follows a line · Esc clears",
+    "with_kernel": "With the kernel: ",
+    # the widget asks its kernel when it is drawn (frontend/src/kernel.js): "asking" until it answers, "none" where
+    # none did (a saved notebook, an exported or converted page, a restarted kernel)
+    "kernel_asking": "Asking the kernel…",
+    "kernel_none": "Checking guards and saving as HTML need the kernel that made this view, and none answered: "
+                   "this is a saved notebook or page, or its kernel has restarted since: run the cell again to use "
+                   "them.",
+    "why_label": "why would this call recompile? ",
+    "why_aria": "a call to check against the guards",
+    "check_guards": "Check guards",
+    "save_html": "Save as HTML",
+    # a pane
+    "pane": "{side} pane",
+    "stage_aria": "{side} pane: stage",
+    "stage_title": "Stage (pipeline order), then each kernel",
+    "not_captured_option": "{title} (not captured)",
+    "kernel_option": "Kernel {ref}",
+    "kernel_title": "kernel {ref}",
+    "cid_aria": "{side} pane: compilation",
+    "cid_title": "Compilation (compile id)",
+    "diff_aria": "{side} pane: compare with",
+    "diff_title": "Show the difference against another compilation or stage",
+    "diff_off": "Diff: off",
+    "vs_other_pane": "vs the other pane ({cid} {title})",
+    "vs_compilation": "vs {cid} (same stage)",
+    "vs_replaced": "vs {cid} (same stage) — before the recompile",
+    "vs_stage": "vs {title} (this compilation)",
+    "vs_rank": "vs rank {rank}'s {cid} (same compilation)",
+    "diff_needs_kernel": "Other diffs are computed by the kernel: open the report in a notebook "
+                         "(explorer.show(path)) for them",
+    "graph_view": "graph view",
+    "code": "Code",
+    "picture": "Picture",
+    "zoom_fit": "fit",
+    "draw_failed": "The view could not draw this stage: {error}",
+    "not_captured": "Not captured here",
+    "not_recorded": "it was not recorded",
+    "loading_stage": "Loading this stage: the kernel is sending the rest of this big report…",
+    "stage_not_sent": "This stage is sent by the kernel after the view's first part (the report is big), and none "
+                      "answered: this is a saved notebook or page, or its kernel has restarted since: run the cell "
+                      "again, or save the report as HTML (report.save_html), which has all of it.",
+    "loading_rest": "Loading: the kernel is sending the rest of this big report…",
+    "computing_diff": "Computing the diff in the kernel…",
+    "diff_failed": "The diff could not be computed: {error}",
+    "diff_not_here": "This diff is not in the page: it carries the diffs it offers first (a recompile against "
+                      "what it replaced, ranks that compiled differently); the kernel computes any other "
+                      "(explorer.show(path) in a notebook).",
+    "show_folded": "click to show",
+    # ranks
+    "rank": "Rank ",
+    "rank_aria": "rank (both panes)",
+    "loading_rank": "Loading rank {rank}…",
+    "loading_rank_report": "Loading rank {rank}'s report…",
+    "rank_not_here": "Rank {rank}'s report is not in this view.",
+    "rank_failed": "Rank {rank} could not be loaded: {error}",
+    # the chain
+    "chain_hint": "The chain: click a line of the source (or of any pane) to light up everything that came from "
+                  "the same user line.",
+    "no_chain": "The line-level chain is not in this report (no lineage was recorded), so lines are not linked "
+                "across stages.",
+    "chain": "Chain: ",
+    "glue_title": "came from no user line (glue: guards, wrapper bookkeeping, Dynamo's own code)",
+    "glue_clicked": "This line came from no user line: it is glue (guards, wrapper bookkeeping, Dynamo's own code).",
+    "show_line": "show this line in the source",
+    "in_compilation": "→ in {cid}:",
+    "nothing_else": "nothing else (no later stage came from it)",
+    "show_stage": "show {title} in the other pane",
+    "clear": "clear (Esc)",
+    "n_lines": ("{n} line", "{n} lines"),
+    "in_kernels": ("{lines} in {n} kernel", "{lines} in {n} kernels"),
+    # pictures
+    "no_picture": "No picture for this graph.",
+    "drawing_picture": "Drawing the picture (Graphviz runs in the kernel)…",
+    "picture_asking": "Asking the kernel to draw the picture…",
+    "picture_none": "The picture is drawn by the kernel that made this view, and none answered: this is a saved "
+                    "notebook or page, or its kernel has restarted since: run the cell again, or save the report "
+                    "as HTML (report.save_html), which draws every picture.",
+    "picture_not_drawn": "The picture was not drawn (no kernel is connected).",
+    "picture_unreadable": "The picture could not be read.",
+    "close_box": "close",
+}
+
+# the static copy's own (present.html)
+STATIC: dict[str, Template] = {
+    "brand": "compile-explorer",
+    "compilations": "Compilations",
+    "not_captured": "Not captured here ({n}): {titles}",
+    "diff_against": "Diff against {cid}",
+    "no_such_kernel": "No such kernel:",
+    "in_compilation": "{ref} in compilation {cid}",
+    "unknown_stage": "Unknown stage:",
+    "cut": "… {n} more lines ({chars} characters) are in the interactive view and the standalone page, left out of "
+           "this static copy.",
+    "show_all": "show all ({n} more lines, {chars} characters)",
+    "code": "code",
+    "picture": "picture",
+    "picture_in_view": "The picture is drawn in the interactive view (a notebook with its kernel running, or the "
+                       "report saved as HTML: report.save_html).",
+    "node_table_below": " The node table is below.",
+    "node_table": "node table",
+    "no_dot": "no Graphviz text was captured for this graph",
+    "more_nodes": "… {n} more nodes (see the code above)",
+}
+NODE_HEAD = ("name", "op", "target", "type", "user line")  # the static copy's table of a graph's nodes
+
+
+def fill(template: Template, **values: Any) -> str:
+    """``template`` with its blanks filled; a (singular, plural) pair picks by ``n``."""
+    if isinstance(template, tuple):
+        template = template[0] if values.get("n") == 1 else template[1]
+    return template.format(**values) if values else template
+
+
+def front(key: str, **values: Any) -> str:
+    return fill(FRONT[key], **values)
+
+
+def static(key: str, **values: Any) -> str:
+    return fill(STATIC[key], **values)
+
+
+def static_note(kind: str, what: Any = None) -> dict:
+    """The static copy's notes as blocks: what the budget left out (``what``: the stages' titles), a
+    compilation's failure (``what``: the message), no compilations at all."""
+    if kind == "left_out":
+        return {"t": "note", "cls": "cx-missing cx-left-out", "r": [
+            {"b": "Left out of this static copy"}, f" (to keep the notebook small): {', '.join(what)}. The "
+            "interactive view shows them, and so does the standalone page (", {"code": "report.save_html(path)"}, ")."]}
+    if kind == "failed":
+        return {"t": "note", "cls": "cx-bad", "r": [{"b": "Failed:"}, " ", what]}
+    return {"t": "note", "cls": "cx-missing", "r": [{"b": "No compilations were captured."}, " Nothing ran through "
+                                                    "torch.compile inside the capture (or every frame was skipped)."]}

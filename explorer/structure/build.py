@@ -1,0 +1,161 @@
+"""One compilation's structure: every graph stage's nodes, the guards and the kernel launches by module.
+
+Dynamo's graph is read first (its inputs are named after the parameters they are); the AOT and post-grad
+graphs then take their parameters by position (``primals_7`` is Dynamo's seventh input, ``arg6_1`` in an
+inference graph) and, in a backward graph, the activations the forward saved by name. A kernel launch belongs
+to the modules of the post-grad nodes torch's provenance says it computes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Optional
+
+from ..capturing.model import CaptureData, Compilation, FxGraph
+from .assign import assign, family, line_key
+from .fold import graph_listing, guard_listing, kernel_listing, repeats
+from .model import Launch, Repeat, StageModules, Structure
+from .paths import classes as classes_of
+from .paths import guard_module, input_module, module_roots, parent_of, source_module, tensor_sources
+
+# graph stages after Dynamo's: (stage id, field, runs backward, the forward graph whose saved activations it reads)
+_AOT = (("aot_joint", "aot_joint", False, None), ("aot_forward", "aot_forward", False, None),
+        ("aot_inference", "aot_inference", False, None), ("post_grad_graph", "post_grad_graph", False, None),
+        ("aot_backward", "aot_backward", True, "aot_forward"),
+        ("post_grad_graph_backward", "post_grad_graph_backward", True, "post_grad_graph"))
+_POSITIONAL = re.compile(r"^(?:primals_(?P<p>\d+)|arg(?P<a>\d+)_1)$")
+_POST_GRAD = {"forward": "post_grad_graph", "inference": "post_grad_graph", "backward": "post_grad_graph_backward"}
+
+
+def structure_of(data: CaptureData) -> tuple[Structure, ...]:
+    """Per compilation with a graph: its structure (empty stages when no node names a module)."""
+    return tuple(compilation_structure(c) for c in data.compilations if c.graph is not None)
+
+
+def compilation_structure(comp: Compilation) -> Structure:
+    classes = classes_of(comp.guards)
+    roots = module_roots(comp.guards)
+    known = tensor_sources(comp.guards)
+    lines = frame_lines(comp)
+    stages: list[StageModules] = []
+    owners: dict[str, dict[str, str]] = {}  # stage -> node name -> module path
+
+    def add(stage: str, fx: FxGraph, inputs: dict[str, str], backward: bool,
+            anchors: Optional[dict[str, str]] = None) -> None:
+        paths = assign(fx.nodes, inputs, classes=classes, backward=backward, frame_lines=lines, anchors=anchors)
+        owners[stage] = {n.name: p for n, p in zip(fx.nodes, paths)}
+        stages.append(_stage(stage, paths))
+
+    graph = comp.graph
+    dynamo_inputs = {n.name: input_module(n.target, known) or input_module(n.name, known) or ""
+                     for n in graph.nodes if n.op == "placeholder"}
+    add("graph", graph, dynamo_inputs, False)
+    by_position = [dynamo_inputs[n.name] for n in graph.nodes if n.op == "placeholder"]
+    for stage, field, backward, forward in _AOT:
+        fx = getattr(comp, field)
+        if fx is None:
+            continue
+        inputs = {}
+        for n in fx.nodes:
+            if n.op != "placeholder":
+                continue
+            m = _POSITIONAL.match(n.name)
+            k = (int(m["p"]) - 1 if m["p"] else int(m["a"])) if m else None
+            if k is not None and 0 <= k < len(by_position):
+                inputs[n.name] = by_position[k]
+            elif forward is not None:
+                inputs[n.name] = owners.get(forward, {}).get(n.name, "")
+        # a backward graph returns the gradients of the forward's inputs in their order: a parameter's is its module's
+        grads = {name: by_position[k] for k, name in enumerate(returned(fx.code)) if name and k < len(by_position)
+                 and by_position[k]} if backward else None
+        add(stage, fx, inputs, backward, grads)
+    guard_paths = [guard_module(g, roots) for g in comp.guards]
+    stages.append(_stage("guards", guard_paths))
+    launches = kernel_launches(comp, owners)
+    found: list[Repeat] = []
+    for st in stages:
+        paths = [st.paths[i] for i in st.of]
+        fx = _graph(comp, st.stage)
+        listing = (guard_listing(comp.guards, paths) if st.stage == "guards" else graph_listing(fx.nodes, paths))
+        found += repeats(st.stage, paths, listing, classes)
+    found += repeats("kernels", [k.modules[0] if k.modules else "" for k in launches], kernel_listing(launches),
+                     classes)
+    notes = () if any(p for st in stages for p in st.paths) else (
+        "no node, guard or kernel names a module: the compiled code reads no nn.Module's parameters",)
+    return Structure(compile_id=comp.compile_id, classes=classes, stages=tuple(s for s in stages if s.of),
+                     launches=tuple(launches), repeats=tuple(found), notes=notes)
+
+
+def returned(code: str) -> list[Optional[str]]:
+    """What a printed graph's ``forward`` returns, position by position: a node's name, or None (``None``, a
+    constant). Read from the text, as the node table keeps only the names, once each."""
+    lines = code.splitlines()
+    start = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].lstrip().startswith("return ")), None)
+    if start is None:
+        return []
+    text, depth = "", 0
+    for line in lines[start:]:
+        part = line.split("#", 1)[0]
+        text += " " + part
+        depth += part.count("(") + part.count("[") - part.count(")") - part.count("]")
+        if depth <= 0:
+            break
+    body = text.strip()[len("return"):].strip()
+    if body[:1] in "([" and body[-1:] in ")]":
+        body = body[1:-1]
+    out: list[Optional[str]] = []
+    for item in body.split(","):
+        item = item.strip()
+        if item:
+            out.append(item if item.isidentifier() and item != "None" else None)
+    return out
+
+
+def _graph(comp: Compilation, stage: str) -> Any:
+    return getattr(comp, stage, None) if stage != "guards" else None
+
+
+def _stage(stage: str, paths: list[str]) -> StageModules:
+    index: dict[str, int] = {}
+    of = [index.setdefault(p, len(index)) for p in paths]
+    return StageModules(stage=stage, paths=tuple(index), of=tuple(of))
+
+
+def frame_lines(comp: Compilation) -> dict[str, set]:
+    """Per module family, the user lines its members' own ``forward`` runs: where Dynamo guarded an attribute
+    of a member (``self.mlp`` on ``return x + self.mlp(x)`` guards ``layers.3._modules['mlp']``)."""
+    out: dict[str, set] = {}
+    for g in comp.guards:
+        if not g.filename or not g.lineno:
+            continue
+        found = source_module(g.subject)
+        if found is None:
+            continue
+        path, end = found
+        # a check on the module object itself, or on how it is called (``__dict__`` for an overridden forward, its
+        # hooks), was made by its caller; one on what it holds, by its own code
+        rest = (g.subject or "")[end:]
+        frame = parent_of(path) if not rest or rest.startswith(".__") or "hooks" in rest else path
+        if frame:
+            out.setdefault(family(frame), set()).add(line_key(g.filename, g.lineno))
+    return out
+
+
+def kernel_launches(comp: Compilation, owners: dict[str, dict[str, str]]) -> list[Launch]:
+    """Every call in the wrappers, from torch's provenance handles (``kernel:N`` -> the post-grad nodes it
+    computes), with the modules of those nodes."""
+    out = []
+    for o in comp.output_code or ():
+        graph = owners.get(_POST_GRAD.get(o.graph_kind, ""), {})
+        for key in sorted(o.provenance, key=_handle):
+            counts = Counter(graph[x] for x in o.provenance[key] if x in graph)
+            modules = tuple(p for p, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+            out.append(Launch(kernel=key.rpartition(":")[0] or key, graph_kind=o.graph_kind, modules=modules))
+    return out
+
+
+def _handle(key: str) -> tuple[int, str]:
+    tail = key.rpartition(":")[2]
+    return (int(tail), key) if tail.isdigit() else (1 << 30, key)
+

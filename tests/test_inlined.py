@@ -1,0 +1,261 @@
+"""A model's own code in the Source pane, and a compiled module named as the module.
+
+Dynamo inlines each module's ``forward`` and every helper into the compiled frame, so the graph's operations come
+from lines of those functions. The Source pane shows them after the frame, each once however many layers call it,
+linked through the chain: a line of ``Block.forward`` lights its nodes in every layer and every stage. A
+torch.nn module torch.compile wraps in its own frame (``inner``) is named by the module's forward and the user's
+line that ran it, torch's frame kept as a detail.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import explorer
+from explorer.capturing import torch_compat
+from explorer.capturing.inlined import entry_of, inlined_of
+from explorer.capturing.model import (
+    Bytecode,
+    CaptureData,
+    Compilation,
+    Entry,
+    Frame,
+    GraphBreak,
+    InlinedFunction,
+    Instruction,
+    SourceLoc,
+)
+from explorer.lineage import lineage_of
+from explorer.present import viewmodel as vm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODEL = os.path.join(HERE, "programs", "stacked", "model.py")
+
+
+def model_line(text, after=0):
+    """The first line of tests/programs/stacked/model.py holding ``text`` past line ``after``."""
+    with open(MODEL, encoding="utf-8") as fh:
+        return next(i for i, line in enumerate(fh, 1) if text in line and i > after)
+
+
+def fn(name, filename, first, source, calls=1):
+    return InlinedFunction(name, filename, first, source, calls)
+
+
+# ---- the functions inlined, each once ----
+
+def test_each_inlined_function_is_kept_once_with_how_many_times_it_was_inlined():
+    frame, block, mlp, linear = (fn("Decoder.forward", "/m.py", 50, "x"), fn("Block.forward", "/m.py", 20, "x"),
+                                 fn("MLP.forward", "/m.py", 10, "x"), fn("Linear.forward", "/t/linear.py", 1, "x"))
+    traced = (frame, linear, mlp, block, linear, mlp, block, linear, mlp, block)  # three layers, as Dynamo lists them
+    assert [(f.name, f.calls) for f in inlined_of(traced)] == [("Linear.forward", 3), ("MLP.forward", 3),
+                                                              ("Block.forward", 3)]
+    assert inlined_of((frame,)) == ()
+
+
+def test_a_wrapper_frame_is_named_by_the_module_it_called_and_the_users_line():
+    torch_dir = torch_compat.torch_dir()
+    ours = os.path.dirname(os.path.abspath(explorer.__file__))
+    wrapper = fn("wrap_inline.<locals>.inner", os.path.join(torch_dir, "_dynamo", "external_utils.py"), 67, "x")
+    seq = fn("Sequential.forward", os.path.join(torch_dir, "nn", "modules", "container.py"), 248, "x")
+    linear = fn("Linear.forward", os.path.join(torch_dir, "nn", "modules", "linear.py"), 130, "x")
+    stack = (SourceLoc("/u/train.py", 5, "<module>", "y = model(x)"), SourceLoc(os.path.join(ours, "api.py"), 70),
+             SourceLoc(os.path.join(torch_dir, "_dynamo", "eval_frame.py"), 511, "__call__"),
+             SourceLoc(wrapper.filename, 67, "inner"))
+    entry = entry_of((wrapper, linear, seq), stack)
+    assert (entry.name, entry.wrapper, entry.called_at.filename, entry.called_at.lineno) == \
+        ("Sequential.forward", True, "/u/train.py", 5)
+    comp = Compilation("0/0", Frame("inner", wrapper.filename, 67), "compiled", entry=entry)
+    assert comp.label == "0/0 Sequential.forward (called at train.py:5)"
+    assert comp.frame_text == "inner (external_utils.py:67)"
+    # a user's own module is its frame: named by its qualified name
+    mine = fn("Net.forward", "/u/net.py", 9, "x")
+    assert entry_of((mine, linear), stack) == Entry("Net.forward", "/u/net.py", 9)
+
+
+def test_torch_and_python_code_is_hidden_but_an_installed_models_code_is_not():
+    import sysconfig
+
+    from explorer.clinic.locate import is_torch_or_python_file
+
+    site = sysconfig.get_paths()["purelib"]
+    assert is_torch_or_python_file(os.path.join(site, "torch", "nn", "modules", "linear.py"))
+    assert is_torch_or_python_file(os.path.join(sysconfig.get_paths()["stdlib"], "functools.py"))
+    assert is_torch_or_python_file("<frozen runpy>")
+    assert not is_torch_or_python_file(os.path.join(site, "transformers", "models", "llama", "modeling_llama.py"))
+    assert not is_torch_or_python_file(MODEL) and not is_torch_or_python_file("<ipython-input-3-0f1e>")
+
+
+# ---- the Source pane and the chain, on data ----
+
+GRAPH = '''class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4]"):
+        l_x_ = L_x_
+
+         # File: /u/blocks.py:4 in forward, code: y = x.sin()
+        y: "f32[4]" = l_x_.sin();  l_x_ = None
+
+         # File: /u/blocks.py:4 in forward, code: y = x.sin()
+        y_1: "f32[4]" = y.sin();  y = None
+
+         # File: /torch/nn/modules/activation.py:9 in forward, code: return F.relu(x)
+        relu: "f32[4]" = torch.relu(y_1);  y_1 = None
+        return (relu,)
+'''
+BLOCK = "    def forward(self, x):\n        y = x.sin()\n        return self.act(y)\n"
+
+
+def _comp(**kw):
+    from explorer.capturing.parse_fx import parse_graph
+
+    top = Bytecode("forward", "/u/net.py", 20, "  20           0 RESUME                   0\n",
+                   (Instruction(0, "RESUME", "", 20),), source="def forward(self, x):\n    for b in self.blocks:\n"
+                   "        x = b(x)\n    return x\n")
+    inlined = (fn("ReLU.forward", "/venv/lib/python3.11/site-packages/torch/nn/modules/activation.py", 8, "x", 2),
+               fn("Block.forward", "/u/blocks.py", 3, BLOCK, 2),
+               fn("Block.forward.<locals>.<genexpr>", "/u/blocks.py", 4, "        y = x.sin()\n", 2))
+    g = parse_graph(GRAPH)
+    return Compilation("0/0", Frame("forward", "/u/net.py", 20), "compiled", original_bytecode=top, graph=g,
+                       inlined=inlined, **kw)
+
+
+def test_the_source_pane_shows_each_inlined_function_of_the_users_once_linked_by_its_lines():
+    comp = _comp()
+    blocks = vm.stage_blocks(vm.BY_STAGE["source"], comp, [])
+    codes = [b for b in blocks if b["t"] == "code"]
+    assert [(b["key"], b["src"], b["first"], b["file"]) for b in codes] == [
+        ("source:0", "original_bytecode.source", 20, "/u/net.py"), ("source:2", "inlined.1.source", 3, "/u/blocks.py")]
+    text = " ".join(str(b.get("r")) for b in blocks)
+    assert "Block.forward" in text and "inlined 2×" in text
+    assert "1 more function of torch and Python was inlined, not shown: ReLU.forward ×2" in text
+    assert "1 more function was inlined within the lines above: Block.forward.<locals>.<genexpr> ×2" in text
+    # the chain: the inlined function's line 4 is a user line, and it reaches both layers' graph nodes
+    (lin,) = lineage_of(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
+    assert [(t.stage, t.part) for t in lin.texts if "source" in t.stage or "bytecode" in t.stage] == [
+        ("source", 0), ("source", 1), ("source", 2), ("source", 3), ("original_bytecode", 0)]  # one part per function
+    assert lin.origins_at("source", 2, part=2) == ("/u/blocks.py:4",)
+    graph_nodes = [link.element for link in lin.reached_from("/u/blocks.py:4") if link.stage == "graph"]
+    assert [n for n in graph_nodes if n] == ["y", "y_1"]
+
+
+def test_a_graph_break_in_an_inlined_function_is_marked_there():
+    comp = _comp(graph_break=GraphBreak("print", filename="/u/blocks.py", lineno=5))
+    code = next(b for b in vm.stage_blocks(vm.BY_STAGE["source"], comp, []) if b.get("key") == "source:2")
+    assert code["marks"] == [3]  # /u/blocks.py:5 is the third line of Block.forward (line 3)
+
+
+def test_the_static_copy_shows_the_inlined_functions():
+    from explorer.present.html import stage_html
+
+    html = stage_html(_comp(), "source")
+    assert "Block.forward" in html and "return self.act(y)" in html
+
+
+def test_a_trace_without_dynamos_list_finds_the_functions_from_the_graphs_stack_traces():
+    """A trace read from a file has no tracing context to read: the graph's ``# File:`` comments name the lines."""
+    from explorer.capturing.compile_id import CompileId
+    from explorer.capturing.fold import Fold
+    from explorer.capturing.parse_fx import parse_graph
+    from explorer.capturing.records import DynamoGraph
+
+    attention, split = model_line("scaled_dot_product_attention"), model_line("return z.view(")
+    layer = (f"        # File: {MODEL}:{split} in split_heads, code: return z.view(b, t, heads, c)\n"
+             '        q: "f32[2]" = l_x_.view(2)\n'
+             f"        # File: {MODEL}:{attention} in forward, code: y = F.scaled_dot_product_attention(q, k, v)\n"
+             '        y: "f32[2]" = torch.sin(q)\n\n')
+    text = ('class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "f32[2]"):\n        l_x_ = L_x_\n\n'
+            + layer + layer.replace(" y:", " y_1:").replace(" q:", " q_1:") + "        return (y_1,)\n")
+    fold = Fold(CompileId(0, 0))
+    fold.add(DynamoGraph(parse_graph(text)))
+    comp = fold.build()
+    assert [(f.name, f.firstlineno, f.calls) for f in comp.inlined] == [
+        ("split_heads", model_line("def split_heads"), 2),
+        ("Block.forward", model_line("def forward(self, x)", after=model_line("class Block")), 2)]
+    assert "scaled_dot_product_attention" in comp.inlined[1].source and comp.entry is None
+
+
+# ---- a real model: N identical blocks and one that differs ----
+
+def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(stacked_report):
+    (comp,) = [c for c in stacked_report.compilations if c.graph is not None]
+    assert comp.label == f"{comp.compile_id} Decoder.forward (model.py:{model_line('def forward(self, idx)')})"
+    calls = {f.name: f.calls for f in comp.inlined}
+    assert calls["Block.forward"] == 5 and calls["MLP.forward"] == 5 and calls["split_heads"] == 15
+    pane = vm.stage_blocks(vm.BY_STAGE["source"], comp, vm.kernel_refs(comp))
+    k = next(i for i, f in enumerate(comp.inlined) if f.name == "Block.forward")
+    block = next(b for b in pane if b.get("key") == f"source:{k + 1}")
+    assert block["first"] == model_line("def forward(self, x)", after=model_line("class Block"))
+    assert block["file"] == MODEL
+    (lin,) = [x for x in stacked_report.lineage if x.compile_id == comp.compile_id]
+    attention = f"{MODEL}:{model_line('scaled_dot_product_attention')}"
+    line = int(attention.rsplit(":", 1)[1]) - block["first"] + 1
+    assert lin.origins_at("source", line, part=k + 1) == (attention,)
+    reached = lin.reached_from(attention)
+    sdpa = [x.element for x in reached if x.stage == "graph" and x.element]
+    assert len(sdpa) == 5, sdpa  # every layer's attention
+    stages = {x.stage for x in reached}
+    assert {"graph", "aot_forward", "aot_backward", "post_grad_graph", "output_code"} <= stages, stages
+    # the block that differs: the MLP's line became GELU in four layers and SiLU in one
+    mlp = {x.element for x in lin.reached_from(f"{MODEL}:{model_line('self.down(self.act(')}") if x.stage == "graph"}
+    acts = sorted(re.sub(r"_\d+$", "", n) for n in mlp if n and n.startswith(("gelu", "silu")))
+    assert acts == ["gelu"] * 4 + ["silu"], acts
+
+
+# ---- a compiled module named as the module, by every entry point ----
+
+def test_torch_compile_of_a_torch_nn_module_is_named_by_the_module():
+    import torch
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    with explorer.capture() as report:
+        torch.compile(model, backend="eager")(torch.randn(2, 4)); here = sys._getframe().f_lineno  # noqa: E702
+    (comp,) = report.compilations
+    assert comp.frame.name == "inner" and comp.entry.wrapper
+    assert comp.label == f"{comp.compile_id} Sequential.forward (called at test_inlined.py:{here})"
+    summary = vm.compilation(comp, explorer.report.Report.of(report.capture))["summary"]
+    assert "Sequential.forward" in str(summary) and "torch's frame: inner (external_utils.py:" in str(summary)
+
+
+def test_explore_of_a_torch_nn_module_is_named_by_the_module():
+    import torch
+
+    report = explorer.explore(torch.nn.Linear(4, 4), torch.randn(2, 4), backend="eager"); here = sys._getframe().f_lineno  # noqa: E702,E501
+    (comp,) = report.compilations
+    assert comp.name == "Linear.forward"
+    assert (comp.entry.called_at.filename, comp.entry.called_at.lineno) == (__file__, here)
+
+
+def test_the_cli_names_a_compiled_torch_nn_module_by_the_module(tmp_path):
+    import json
+
+    script = tmp_path / "wrapped.py"
+    script.write_text("import torch\nmodel = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())\n"
+                      "torch.compile(model, backend='eager')(torch.randn(2, 4))\n")
+    out = tmp_path / "r.json"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE), os.environ.get("PYTHONPATH", "")]))
+    subprocess.run([sys.executable, "-m", "explorer", "run", "--quiet", "--json", str(out),
+                    str(script)], check=True, env=env, capture_output=True)
+    (comp,) = json.loads(out.read_text())["capture"]["compilations"]
+    assert comp["entry"]["name"] == "Sequential.forward"
+    assert (comp["entry"]["called_at"]["filename"], comp["entry"]["called_at"]["lineno"]) == (str(script), 3)
+
+
+def test_a_cell_shows_the_forward_of_a_module_defined_in_an_earlier_cell():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "explorer")
+    assert ip.run_cell("import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+                       "        return x.sin() * 2\nnet = Net()").success
+    with capture_output():
+        report = ip.run_cell_magic("compile", "--backend eager -q -o", "y = net(torch.ones(3))")
+    comp = next(c for c in report.compilations if c.graph is not None)
+    (net,) = [f for f in comp.inlined if f.name == "Net.forward"]
+    assert "return x.sin() * 2" in net.source
+    code = [b for b in vm.stage_blocks(vm.BY_STAGE["source"], comp, []) if b["t"] == "code"]
+    assert [b["src"] for b in code][1:] == [f"inlined.{comp.inlined.index(net)}.source"]
