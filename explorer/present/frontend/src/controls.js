@@ -125,7 +125,11 @@ export const Controls = {
         : h(
             "div",
             { class: "cx-kernel-actions", "data-kernel": state },
-            h("span", { class: "cx-muted cx-kernel-note" }, this.m.w(`kernel_${state}`)),
+            h(
+              "span",
+              { class: "cx-muted cx-kernel-note" },
+              this.m.w(this.kernelGone() ? "kernel_none" : "kernel_asking"),
+            ),
           );
     if (this.kernelBox && this.kernelBox.parentNode === this.toolbar) this.kernelBox.replaceWith(box);
     else this.toolbar.append(box);

@@ -77,6 +77,11 @@ export const Kernel = {
     return this.kernelState() === "up";
   },
 
+  // none answered (or there is no kernel): what needs one says so
+  kernelGone() {
+    return this.kernelState() === "none";
+  },
+
   watchKernel() {
     if (!this.host.kernel) return;
     if (this.host.kernel.watch) this._unwatchKernel = this.host.kernel.watch(() => this.kernelChanged());

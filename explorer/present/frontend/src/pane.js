@@ -214,11 +214,7 @@ export class Pane {
     const blocks = m.blocks(this.cid, this.stage);
     if (m.pending(this.cid, this.stage)) {
       out.push(
-        h(
-          "p",
-          { class: "cx-muted cx-pending" },
-          m.w(this.view.kernelState() === "none" ? "stage_not_sent" : "loading_stage"),
-        ),
+        h("p", { class: "cx-muted cx-pending" }, m.w(this.view.kernelGone() ? "stage_not_sent" : "loading_stage")),
       );
       return out;
     }

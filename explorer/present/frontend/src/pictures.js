@@ -21,9 +21,11 @@ export const Pictures = {
     const m = this.m,
       svg = m.pictures[pid];
     if (svg === undefined) {
-      const state = this.kernelState(),
-        none = this.host.kernel ? "picture_none" : "picture_not_drawn";
-      return nopic(m.w({ asking: "picture_asking", up: "drawing_picture", none }[state] || none));
+      const state = this.kernelState();
+      let key = this.host.kernel ? "picture_none" : "picture_not_drawn";
+      if (state === "asking") key = "picture_asking";
+      if (state === "up") key = "drawing_picture";
+      return nopic(m.w(key));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
     const el = parseSvg(svg);
