@@ -456,6 +456,7 @@ def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(pa
     assert group.locator("tr").count() == 0  # not drawn until opened
     group.locator("summary").click()
     rows = group.locator("tr")
+    rows.first.wait_for()  # drawn on the details' toggle event, which the browser fires after the click, not in it
     assert rows.count() > 20 and "_modules['layers']._modules['0']" in rows.nth(1).inner_text()
     assert left.locator("details.cx-rep-odd summary").first.inner_text().startswith("model.layers.2 differs")
 
