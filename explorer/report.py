@@ -33,12 +33,20 @@ from .timing.model import ModeResult, TimingReport
 
 SCHEMA_VERSION = 2
 _VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
+_NOTEBOOK: Any = None  # explorer.widget's notebook view, handed over by ``import explorer`` (``use_notebook_view``)
 
 
 def use_views(views: Any) -> None:
     """Called by ``explorer.present`` when it is imported: the renderers a report displays itself with."""
     global _VIEWS
     _VIEWS = views
+
+
+def use_notebook_view(notebook: Any) -> None:
+    """Called by ``import explorer``: ``notebook.view(report)`` makes the interactive view a notebook displays
+    (``ExplorerView``), ``notebook.live()`` says whether a widget made here would reach a front end."""
+    global _NOTEBOOK
+    _NOTEBOOK = notebook
 
 
 def _views() -> Any:
@@ -229,9 +237,34 @@ class Report:
     def __repr__(self) -> str:
         return self.summary() if self.capture is not None else "<Report: capture still running>"
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    def widget(self) -> Any:
+        """The interactive view as a widget (an anywidget ``AnyWidget``): what a notebook displays for this report.
+
+        Jupyter shows it when the report is displayed; marimo takes it as ``mo.ui.anywidget(report.widget())``.
+        One widget per report: asking again gives the same one."""
+        return self._notebook_view().widget()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled (or deep-copied) report leaves its view behind: a widget belongs to this kernel's front end
+        return {k: v for k, v in self.__dict__.items() if k != "_view"}
+
+    def _notebook_view(self) -> Any:
+        view = self.__dict__.get("_view")
+        if view is None:
+            if _NOTEBOOK is None:
+                raise RuntimeError("no notebook view is loaded: `import explorer`")
+            self._ready()
+            view = _NOTEBOOK.view(self)
+            self.__dict__["_view"] = view  # not a field: a view is how the report shows, not what it holds
+        return view
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        """The interactive view where the host draws widgets (a Jupyter kernel, marimo), with the static HTML copy
+        and the text in the same bundle (saved notebooks, GitHub, hosts without JavaScript); else those two."""
         if self.capture is None:
             return {"text/plain": repr(self)}
+        if _NOTEBOOK is not None and _NOTEBOOK.live():
+            return self._notebook_view()._repr_mimebundle_(include, exclude)
         return _views().mimebundle(self)
 
     def _ready(self) -> CaptureData:

@@ -495,7 +495,8 @@ def test_show_displays_the_view_in_a_kernel_and_prints_the_summary_elsewhere(job
     explorer.show(path)
     assert "ranks compared:" in capsys.readouterr().out
     shown = []
-    monkeypatch.setattr("explorer.ipython_compat.in_kernel", lambda: True)
+    monkeypatch.setattr("explorer.hosts.widgets_live", lambda: True)
+    monkeypatch.setattr("explorer.hosts.name", lambda: "jupyter")
     monkeypatch.setattr("IPython.display.display", shown.append)
     explorer.show(path, rank=1)
     (view,) = shown

@@ -87,9 +87,15 @@ class GuardFailure:
     @property
     def guard_line(self) -> Optional[str]:
         """``file:line `source``` of the user line that introduced the guard, if torch recorded it."""
+        return self.guard_where()
+
+    def guard_where(self, cells: Optional[dict[str, str]] = None) -> Optional[str]:
+        """``guard_line``, a notebook cell's file named as the user names the cell (``cells``: ``Clinic.cells``,
+        ``{file: "cell [5]"}``): ``cell [5], line 2 `source```."""
         if not self.lineno:
             return None
-        where = f"{(self.filename or '?').rsplit('/', 1)[-1]}:{self.lineno}"
+        cell = (cells or {}).get(self.filename or "")
+        where = f"{cell}, line {self.lineno}" if cell else f"{(self.filename or '?').rsplit('/', 1)[-1]}:{self.lineno}"
         return where + (f" `{self.source}`" if self.source else "")
 
 
@@ -120,8 +126,9 @@ class RecompileExplanation:
             return f"raise torch._dynamo.config.recompile_limit ({limit}cache_size_limit on older torch){cause}"
         return self.primary.remedy if self.primary else ""
 
-    def one_line(self) -> str:
-        """``0/1 f: size of x at dim 0: 8 -> 16 (guard from f.py:3 `y = x.sin()`); fix: ...``."""
+    def one_line(self, cells: Optional[dict[str, str]] = None) -> str:
+        """``0/1 f: size of x at dim 0: 8 -> 16 (guard from f.py:3 `y = x.sin()`); fix: ...``; ``cells`` names the
+        notebook cells' files (``Clinic.cells``)."""
         head = f"{self.compile_id} {self.frame_name}: "
         if self.refused_by:
             head += (f"recompile refused by set_stance({self.refused_by!r}) (the call raised instead of "
@@ -132,7 +139,7 @@ class RecompileExplanation:
         p = self.primary
         if p is None:
             return head + (self.reason_text.splitlines()[0] if self.reason_text else "recompiled")
-        line = f" (guard from {p.guard_line})" if p.guard_line else ""
+        line = f" (guard from {p.guard_where(cells)})" if p.lineno else ""
         return f"{head}{p.describe()}{line}; fix: {self.remedy}"
 
 

@@ -185,7 +185,7 @@ def header(report: Report) -> dict:
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
     body += fix_list(report.clinic.fix_list, len(data.graph_breaks))
-    body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations})
+    body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations}, report.clinic.cells)
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
         body.append(note("cx-missing cx-finding", [{"b": f"torch.compile differs from a plain run{where}: "},
@@ -269,28 +269,28 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
              "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
 
 
-def recompiles(explained: Any, cids: Any = ()) -> list[dict]:
+def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[dict]:
     """One line per recompile: the failing guard, old -> new value, the user line, the remedy. One a stance
     refused reads the same, marked refused; it leads to the guards of the compilation it failed (``cids``:
-    the compilations this report has)."""
+    the compilations this report has; ``cells``: the notebook cells' names, ``Clinic.cells``)."""
     if not explained:
         return []
-    items = [recompile_item(e, cids) for e in explained]
+    items = [recompile_item(e, cids, cells) for e in explained]
     return [{"t": "section", "title": f"Recompiles ({len(items)})", "open": len(items) <= 4,
              "text": f"recompiles: {len(items)}", "body": [{"t": "list", "cls": "cx-recompiles", "items": items}]}]
 
 
-def recompile_item(e: Any, cids: Any = ()) -> dict:
-    item = {"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
+def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> dict:
+    item = {"r": e.one_line(cells), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
     if not e.refused_by:
         return item
-    item.update(text=e.one_line(), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"}, " ",
-                                                         e.one_line()])
+    item.update(text=e.one_line(cells), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"},
+                                                              " ", e.one_line(cells)])
     item["body"] = [{"t": "p", "cls": "cx-muted", "r": [
         f"The call would have compiled {e.compile_id} (a new entry for {e.frame_name}); the stance made it raise "
         "instead, so no compilation exists for it. Its cached entries' failing guards:"]},
         {"t": "list", "items": [{"r": [{"code": f.against}, f" {f.describe()}",
-                                       {"muted": f" (guard from {f.guard_line})"} if f.guard_line else ""],
+                                       {"muted": f" (guard from {f.guard_where(cells)})"} if f.lineno else ""],
                                  "origin": origin_of(f.filename, f.lineno)} for f in e.failures]}]
     against = e.primary.against.strip("[]") if e.primary else ""
     if against in cids:

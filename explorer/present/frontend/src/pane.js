@@ -148,7 +148,8 @@ export class Pane {
     );
     // without a kernel, only the diffs the page carries (present/diff_view.py): the kernel computes the others
     const all = targets.length;
-    if (!this.view.host.kernel) targets = targets.filter(([value]) => this.view.diffOf(this, value) !== undefined);
+    const carried = (value) => this.view.diffOf(this, value) !== undefined;
+    if (this.view.kernelState() === "none") targets = targets.filter(([value]) => carried(value));
     for (const [value, label] of targets) {
       diffSel.append(h("option", { value, selected: value === this.diff }, label));
     }
@@ -213,7 +214,7 @@ export class Pane {
     const blocks = m.blocks(this.cid, this.stage);
     if (m.pending(this.cid, this.stage)) {
       out.push(
-        h("p", { class: "cx-muted cx-pending" }, m.w(this.view.host.kernel ? "loading_stage" : "stage_not_sent")),
+        h("p", { class: "cx-muted cx-pending" }, m.w(this.view.kernelGone() ? "stage_not_sent" : "loading_stage")),
       );
       return out;
     }
@@ -242,7 +243,8 @@ export class Pane {
     }
     const d = view.diffOf(this, this.diff);
     if (d === undefined) {
-      if (!view.host.kernel) return pending("diff_not_here");
+      if (view.kernelState() === "none") return pending("diff_not_here");
+      if (!view.kernelUp()) return pending("computing_diff"); // asked when the kernel answers: kernelChanged
       view.askDiff(this, this.diff).then(() => this.diff && this.render());
       return pending("computing_diff");
     }

@@ -82,10 +82,10 @@ export const Ranks = {
       return m;
     }
     if (job.waiting.has(r)) return null;
-    // the page: the rank's own element, unpacked only now; the widget: asked of the kernel
+    // the page: the rank's own element, unpacked only now; the widget: asked of the kernel, once it answers
     const source = this.host.rankPayload
       ? this.host.rankPayload(r)
-      : this.host.kernel &&
+      : this.kernelUp() &&
         Promise.resolve(this.host.kernel.call("rank", { rank: r })).then((res) =>
           readPayload(res.buffers && res.buffers[0], res.encoding),
         );
@@ -151,7 +151,7 @@ export const Ranks = {
       this.renderChain();
       this.changed();
     }
-    if (this.host.kernel && m.p.pictures_lazy) this.fetchPictures();
+    if (this.kernelUp() && m.p.pictures_lazy) this.fetchPictures();
   },
 
   rankNote(text) {

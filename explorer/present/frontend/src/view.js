@@ -3,6 +3,7 @@
 
 import { Controls } from "./controls.js";
 import { Input } from "./input.js";
+import { Kernel } from "./kernel.js";
 import { Lighting } from "./lighting.js";
 import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
@@ -67,8 +68,7 @@ export class View {
     this.renderChain();
     this.setActive(this.panes[1]);
     this.wire();
-    if (this.host.kernel && this.m.p.pictures_lazy) this.fetchPictures();
-    if (this.host.kernel && this.m.deferred) this.fetchRest();
+    this.watchKernel();
   }
 
   // the panes where the report has compilations, else what it says instead; true: there are some
@@ -82,6 +82,8 @@ export class View {
 
   fetchRest() {
     const m = this.m; // the payload's own rank (another rank's payload comes whole)
+    if (m._restAsked) return;
+    m._restAsked = true;
     Promise.resolve(this.host.kernel.call("rest", {}))
       .then((r) => readPayload(r.buffers && r.buffers[0], r.encoding))
       .then(
@@ -126,6 +128,7 @@ export class View {
 
   destroy() {
     if (this._mo) this._mo.disconnect();
+    if (this._unwatchKernel) this._unwatchKernel();
     if (this._mq && this._mq.removeEventListener) this._mq.removeEventListener("change", this._mqf);
     for (const p of this.panes) if (p.io) p.io.disconnect();
   }
@@ -149,6 +152,7 @@ export class View {
       n: list.length,
       title: st ? st.title : cur,
     });
+    this.stepLabel.title = this.stepLabel.textContent; // the label has one width (explorer.css): a long one is cut
   }
 
   // the diff of `pane` against diff source `value` that the view has: carried by the payload (a recompile's,
@@ -219,4 +223,4 @@ export class View {
   }
 }
 
-Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks);
+Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks, Kernel);
