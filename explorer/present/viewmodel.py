@@ -463,7 +463,7 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     if comp.graph is not None:
         bits.append(f"{max(comp.graph.num_nodes, len(comp.graph.nodes)):,} nodes")
     if comp.kernels:
-        bits.append(f"{len(comp.kernels)} kernels")
+        bits.append(f"{len(comp.kernels)} kernel{'' if len(comp.kernels) == 1 else 's'}")
     if comp.graph_break is not None:
         bits.append("graph break")
     if comp.recompile_reason:
