@@ -815,7 +815,8 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                                    "timed in alternating repeats, ± their spread."})
         out.append({"t": "table", "cls": "cx-timing", "rows": rows,
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
-        warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
+        # the report's warnings already hold each graph's (labelled): each is said once
+        warnings = dict.fromkeys(list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings])
         out += [note("cx-missing", w) for w in warnings]
         out += [note("cx-missing", [{"b": "Note: "}, n]) for n in timing.notes]
         out += [b for t in timed if (b := numbers_view.host_block(t)) is not None]
