@@ -200,10 +200,7 @@ class Report:
             raise LookupError("no compilation was captured")
         if compile_id is None:
             return comps[0]
-        from .capturing.compile_id import CompileId
-
-        cid = CompileId.parse(compile_id)
-        key = cid.key if cid is not None else compile_id
+        key = self._ready().compilation_key(compile_id)  # "[0/1]", "0/1_2": the compilation's key
         for comp in comps:
             if comp.compile_id == key:
                 return comp

@@ -18,6 +18,7 @@ import types
 import typing
 from typing import Any, Union
 
+from .capturing.compile_id import KEY_PATTERN, CompileKey
 from .schema_docs import FIELDS, OBJECTS
 from .serial import _hints
 
@@ -71,6 +72,8 @@ def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
             defs[hint.__name__] = {}  # placeholder first: the classes nest
             defs[hint.__name__] = _object(hint, defs)
         return {"$ref": f"#/$defs/{hint.__name__}"}
+    if hint is CompileKey:  # a compilation's key: only CompileId reads it back into its parts
+        return {"type": "string", "pattern": KEY_PATTERN}
     if hint in _PRIMITIVES:
         if hint is float:
             return {"type": "number"}

@@ -97,7 +97,8 @@ FIELDS = {
     "CaptureData.exports": "Each `torch.export` program.",
     "CaptureData.cache_events": "Cache records outside any compilation (Dynamo's precompile cache), shaped like "
                                 "a compilation's `caches`.",
-    "Compilation.compile_id": "torch's compile id as its key: `0/0`, `g1 0/0` after a reset, `aoti/0`.",
+    "Compilation.compile_id": "torch's compile id as the report's key (see [compile keys](#compile-keys)): `0/0`, "
+                              "`g1 0/0` after a reset, `aoti/0`; never Dynamo's restart attempt.",
     "Compilation.frame": "The frame compiled; resume functions are named `torch_dynamo_resume_in_<fn>_at_<line>`.",
     "Compilation.status": "`compiled`, `no_graph`, `skipped` or `failed`.",
     "Compilation.failure": "Why, when it failed.",
@@ -311,7 +312,9 @@ FIELDS = {
     "Problem.where": "The step: a decoder, the recorder, timing, an output file.",
     "Problem.message": "What went wrong.",
     "Problem.event": "The trace record's event, for a record that could not be read.",
-    "Problem.compile_id": "Its compilation.",
+    "Problem.compile_id": "Its compilation's key.",
+    "Problem.attempt": "Which of Dynamo's restarts of that compilation the record came from (0: the first; torch "
+                       "prints `[0/1_2]` for attempt 2).",
     "ExportedProgram.text": "torch's print of the program.",
     "ExportedProgram.graph": "Its graph.",
     "ExportedProgram.inputs": "User inputs, parameters with their attribute, buffers.",
@@ -617,8 +620,8 @@ FIELDS = {
     "Collective.line_from": "How its user line was found: `graph` (the node's stack), `call` (Dynamo's call stack, "
                             "`call_sites`) or `inferred`.",
     # ---- torch's other artifacts ----
-    "CaptureData.graph_execution": "The compile ids of the graphs that ran, in order (torch's `graph_execution`, "
-                                   "written when code runs under "
+    "CaptureData.graph_execution": "The keys of the compilations whose graphs ran, in order (`?` where torch named "
+                                   "none; torch's `graph_execution`, written when code runs under "
                                    "`torch._inductor.debug.record_and_log_graph_execution_order()`).",
     "Compilation.min_cut": "The partitioner's knapsack over the joint graph, or null unless torch logged it "
                            "(`AOT_PARTITIONER_DEBUG=1` and `activation_memory_budget` below 1).",

@@ -66,6 +66,18 @@ def test_a_report_of_another_schema_version_is_refused(breaks_report):
         Report.from_json(json.dumps(doc))
 
 
+def test_a_compile_id_is_one_key_the_schema_names(breaks_report):
+    """Every compile id in the JSON is a compilation's key (no attempt, no brackets): the schema's pattern."""
+    doc = json.loads(breaks_report.to_json())
+    jsonschema.validate(doc, _schema())
+    for bad in ("0/1_2", "[0/1]", "0/1|graph"):
+        doc["capture"]["compilations"][0]["compile_id"] = bad
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(doc, _schema())
+    doc["capture"]["compilations"][0]["compile_id"] = "g1 0/0"
+    jsonschema.validate(doc, _schema())
+
+
 def test_missing_stages_are_null_with_a_reason(module_report):
     c = json.loads(module_report.to_json())["capture"]["compilations"][0]
     assert c["aot_backward"] is None and c["missing"]["aot_backward"]

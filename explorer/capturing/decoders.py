@@ -335,5 +335,5 @@ def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Problem, None, Unk
         return decoder(ev, ctx)
     except Exception as e:  # noqa: BLE001 - one odd record must cost only itself: it is named in the report
         message = describe_error(e, where=not isinstance(e, DecodeError))
-        return Problem("decoder", message, ev.name, ev.compile_id.trace_key if ev.compile_id else None)
+        return Problem.of_record("decoder", message, ev.name, ev.compile_id)
 

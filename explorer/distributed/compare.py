@@ -19,7 +19,6 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
-from ..capturing.compile_id import CompileId
 from ..capturing.model import Compilation
 from ..clinic.locate import basename
 from .collectives import STAGES, compilation_collectives, first_mismatch
@@ -255,7 +254,7 @@ def _graph_orders(present: Sequence[RankRun], keys: dict[int, list[str]]) -> lis
         if not r.capture.graph_execution:
             continue
         key_of = dict(zip((c.compile_id for c in r.capture.compilations), keys[r.rank], strict=True))
-        orders[tuple(key_of.get(CompileId.key_of(cid), cid) for cid in r.capture.graph_execution)].append(r.rank)
+        orders[tuple(key_of.get(cid, cid) for cid in r.capture.graph_execution)].append(r.rank)
     if len(orders) < 2:
         return []
     ref = max(orders.values(), key=len)

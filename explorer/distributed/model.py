@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..capturing.compile_id import CompileKey
 from ..capturing.model import CaptureData, Finding, Problem
 from ..clinic.fixlist import BreakSite
 from ..clinic.recompiles import RecompileExplanation
@@ -119,7 +120,7 @@ class MatchedCompilation:
     filename: str
     lineno: int
     nth: int
-    compile_ids: dict[str, str] = field(default_factory=dict)
+    compile_ids: dict[str, CompileKey] = field(default_factory=dict)
     differs: tuple[str, ...] = ()  # what differs between the ranks that have it; empty when all agree
 
 
@@ -192,7 +193,7 @@ class GraphCollectives:
     """The collectives of one graph of one rank, in the order the graph issues them."""
 
     rank: int
-    compile_id: str
+    compile_id: CompileKey
     key: str  # the MatchedCompilation key
     stage: str  # the stage read: graph, aot_forward, aot_backward, aot_inference, post_grad_graph, ...
     collectives: tuple[Collective, ...] = ()

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from ..capturing.compile_id import CompileKey
+
 
 @dataclass(frozen=True)
 class LineLink:
@@ -68,7 +70,7 @@ class TextLines:
 class Lineage:
     """One compilation's chain: every line of every stage, with the user lines it came from."""
 
-    compile_id: str
+    compile_id: CompileKey
     origins: tuple[str, ...] = ()  # the user lines named anywhere here, "FILE:LINE", each once
     sets: tuple[tuple[int, ...], ...] = ((),)  # distinct origin sets, as indices into origins; sets[0] == ()
     texts: tuple[TextLines, ...] = ()

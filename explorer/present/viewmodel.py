@@ -107,10 +107,9 @@ def kernel_refs(comp: Compilation) -> list[str]:
 
 def previous_compilation(comp: Compilation, data: CaptureData) -> Optional[Compilation]:
     """The frame's compilation before ``comp`` (what a recompile replaced), or None."""
-    from ..capturing.compile_id import sort_key
-
-    prev = [c for c in data.compilations if c.frame == comp.frame and c.compile_id != comp.compile_id
-            and sort_key(c.compile_id) < sort_key(comp.compile_id)]
+    mine = comp.cid
+    prev = [c for c in data.compilations if c.frame == comp.frame and mine is not None and c.cid is not None
+            and c.cid < mine]
     return prev[-1] if prev else None
 
 

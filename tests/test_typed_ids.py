@@ -1,0 +1,39 @@
+"""Ids cross the JSON typed: nothing above the capture splits a compound string back into its parts.
+
+A compilation is named by one key that only ``capturing/compile_id.py`` reads back (``Compilation.cid``);
+the other compound forms this project once wrote and split by hand (``FILE:LINE`` origins, ``CID|KEY`` diff
+targets, ``kernel:REF`` pane keys, ``frame@file:line#n`` matched keys) are objects. These checks read the
+sources, Python and the front end's, for the ways those strings were built and taken apart.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "explorer"
+FRONTEND = ROOT / "present" / "frontend" / "src"
+# what reads a report's older schema back: the one place an old string form is taken apart
+UPGRADE = {ROOT / "upgrade.py"}
+
+
+def _python_above_capture():
+    return [p for p in ROOT.rglob("*.py") if "capturing" not in p.relative_to(ROOT).parts and p not in UPGRADE]
+
+
+def _hits(files, patterns):
+    found = []
+    for path in files:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for pattern in patterns:
+                if re.search(pattern, line):
+                    found.append(f"{path.relative_to(ROOT.parent)}:{n}: {line.strip()}")
+    return found
+
+
+@pytest.mark.parametrize("what, patterns", [
+    ("a compile id read back into its parts", [r"CompileId\.(parse|key_of)\(", r"(?<![\w.])sort_key\("]),
+])
+def test_nothing_above_the_capture_splits_an_id(what, patterns):
+    hits = _hits(_python_above_capture(), patterns)
+    assert not hits, f"{what} above explorer/capturing/:\n" + "\n".join(hits)
