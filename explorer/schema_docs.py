@@ -511,7 +511,9 @@ FIELDS = {
     "ModeResult.notes": "What the view says.",
     # ---- the line-level chain ----
     "Lineage.compile_id": "The compilation.",
-    "Lineage.origins": "The user lines, `\"FILE:LINE\"`, each once.",
+    "Lineage.origins": "The user lines, each once.",
+    "Origin.file": "The file, as the capture names it: a script's or module's path, a notebook cell's file name.",
+    "Origin.line": "The line in it (1-based).",
     "Lineage.sets": "The distinct sets of them, as indices into `origins`; `sets[0]` is the empty set.",
     "Lineage.texts": "One per text a view shows.",
     "TextLines.stage": _ENUM_STAGE + ".",

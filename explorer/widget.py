@@ -115,7 +115,7 @@ class ExplorerView:
         self._model: Optional[dict] = None
         self._defer: Optional[bool] = None
         self._dots: dict[str, str] = {}
-        self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
+        self._origins: Optional[list[Any]] = None  # a merged report's: every rank's chain indexes them
         self._selects = 0
 
     # ---- mime bundle ----

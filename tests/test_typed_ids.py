@@ -33,7 +33,16 @@ def _hits(files, patterns):
 
 @pytest.mark.parametrize("what, patterns", [
     ("a compile id read back into its parts", [r"CompileId\.(parse|key_of)\(", r"(?<![\w.])sort_key\("]),
+    ("a FILE:LINE origin split", [r'rpartition\(":"\)', r'rsplit\(":"', r"origin_sort_key"]),
 ])
 def test_nothing_above_the_capture_splits_an_id(what, patterns):
     hits = _hits(_python_above_capture(), patterns)
     assert not hits, f"{what} above explorer/capturing/:\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("what, patterns", [
+    ("a FILE:LINE origin split", [r'lastIndexOf\(":"\)', r"splitOrigin"]),
+])
+def test_the_front_end_splits_no_id(what, patterns):
+    hits = _hits(sorted(FRONTEND.glob("*.js")), patterns)
+    assert not hits, f"{what} in the front end:\n" + "\n".join(hits)

@@ -26,7 +26,7 @@ from ..stages import BY_ID, STAGES
 from . import diff_view, graphviz_svg
 from . import viewmodel as vm
 from .escape import esc
-from .fmt import loc_text
+from .fmt import loc_text, origin_key
 from .plots import bar_chart
 from .style import ROOT, stylesheet
 from .words import NODE_HEAD, front, static, static_note
@@ -93,7 +93,7 @@ def runs(r: Any) -> str:
         inner = f"<code>{esc(r['code'])}</code>"
         return f'<a href="#{esc(anchor)}">{inner}</a>' if anchor else inner
     if "code" in r or "origin" in r:
-        return f"<code>{esc(r.get('code', r.get('origin')))}</code>"
+        return f"<code>{esc(r['code'] if 'code' in r else origin_key(r['origin']))}</code>"
     if "br" in r:
         return "<br>"
     return ""  # {bar}: the static copy draws charts instead
@@ -117,8 +117,8 @@ def block(b: dict, ctx: Ctx) -> str:
         return f'<div class="{esc(b["cls"])}">{runs(b["r"])}</div>'
     if t == "list":
         tag = "ol" if b.get("ordered") else "ul"
-        items = "".join(f'<li{_attr("data-origin", i.get("origin"))}>{runs(i["r"])}{blocks(i.get("body", ()), ctx)}'
-                        "</li>" for i in b["items"])
+        items = "".join(f'<li{_attr("data-origin", origin_key(i.get("origin")))}>{runs(i["r"])}'
+                        f'{blocks(i.get("body", ()), ctx)}</li>' for i in b["items"])
         return f'<{tag} class="{_cls("cx-list", b.get("cls"))}">{items}</{tag}>'
     if t == "table":
         return table(b)
@@ -154,7 +154,7 @@ def table(b: dict) -> str:
     for r in b["rows"]:
         cells = [runs(c) for c in r["c"]]
         first = f"<th>{cells[0]}</th>" if r.get("th") else f"<td>{cells[0]}</td>"
-        rows.append(f'<tr{_attr("class", r.get("cls"))}{_attr("data-origin", r.get("origin"))}>{first}'
+        rows.append(f'<tr{_attr("class", r.get("cls"))}{_attr("data-origin", origin_key(r.get("origin")))}>{first}'
                     + "".join(f"<td>{c}</td>" for c in cells[1:]) + "</tr>")
     caption = f"<caption>{esc(b['caption'])}</caption>" if b.get("caption") else ""
     return (f'<table class="{_cls("cx-table", b.get("cls"))}">{caption}{f"<tr>{head}</tr>" if head else ""}'

@@ -31,7 +31,7 @@ Format (``"format": 1``)::
       "pictures": {"PICTURE-ID": "<svg ...>"},  # sanitised Graphviz SVG; empty when "pictures_lazy"
       "pictures_lazy": false,                # true in the widget: it asks the kernel to draw them
       "lineage": {                           # Report.lineage, compacted
-          "origins": ["FILE:LINE", ...],     # every user line the chain reaches, sorted by file and line
+          "origins": [{"file", "line"}, ...],  # every user line the chain reaches, sorted by file and line
           "compilations": {"0/0": {
               "blocks":   {"graph:0": [0, 3, 3, -1, [3, 4], ...]},  # per line of the block (index 0 is
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
@@ -72,9 +72,11 @@ from typing import Any, Iterable, Optional
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..distributed.model import RankRun
+from ..lineage import Origin
 from ..serial import to_jsonable
 from ..stages import STAGES
 from . import graphviz_svg, viewmodel
+from .fmt import origin_of
 from .viewmodel import as_report, drawable, kernel_refs, picture_skipped
 
 FORMAT = 1
@@ -105,7 +107,7 @@ FIRST_PANES = FIRST_STAGES | {"timing"}
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
           defer: bool = False, model: Optional[dict] = None, other_ranks: bool = False,
-          origins: Optional[list[str]] = None) -> tuple[dict, dict[str, str]]:
+          origins: Optional[list[Origin]] = None) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -161,7 +163,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     return payload, dots
 
 
-def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[str]] = None,
+def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[Origin]] = None,
                  made_at: Optional[float] = None) -> tuple[dict, dict[str, str]]:
     """Rank ``rank``'s own payload, out of a merged report: what the view swaps in when that rank is picked.
     Its chain indexes the job's ``origins`` (every rank's the same list), so a pinned line stays lit."""
@@ -169,16 +171,16 @@ def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Opt
                  origins=origins if origins is not None else job_origins(report))
 
 
-def job_origins(report: Any) -> Optional[list[str]]:
+def job_origins(report: Any) -> Optional[list[Origin]]:
     """Every user line the chain of any rank of a merged report reaches, in one order; None for any other report."""
     dist = getattr(report, "distributed", None)
     if dist is None or not dist.merged:
         return None
-    found: set[str] = set()
+    found: set[Origin] = set()
     for lineages in [report.lineage] + [r.lineage for r in dist.ranks]:
         for lin in lineages:
             found.update(lin.origins if hasattr(lin, "texts") else (o for k in lin.links for o in k.origins))
-    return sorted(found, key=origin_sort_key)
+    return sorted(found)
 
 
 def build_rest(report: Any, model: Optional[dict] = None) -> dict:
@@ -339,17 +341,12 @@ def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
 
 # ---- the chain, compacted ----
 
-def origin_sort_key(origin: str) -> tuple[str, int]:
-    file, _, line = origin.rpartition(":")
-    return (file, int(line)) if line.isdigit() else (origin, 0)
-
-
 def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
     return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
 
 
 def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
-                    stages: Optional[frozenset] = None, origins: Optional[list[str]] = None) -> dict:
+                    stages: Optional[frozenset] = None, origins: Optional[list[Origin]] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 
     Reads each ``explorer.lineage.Lineage`` from its ``texts`` (run-length coded origin
@@ -360,14 +357,14 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
     list to index (it holds every origin of ``lineages``; a job's, shared by the payloads of its ranks)."""
     lineages = list(lineages)
     if origins is None:
-        found: set[str] = set()
+        found: set[Origin] = set()
         for lin in lineages:
             if hasattr(lin, "texts"):
                 found.update(lin.origins)
             else:
                 for link in lin.links:
                     found.update(link.origins)
-        origins = sorted(found, key=origin_sort_key)
+        origins = sorted(found)
     ordered = list(origins)
     index = {o: i + 1 for i, o in enumerate(ordered)}
     comps = {}
@@ -378,7 +375,7 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
         else:
             links = lin.links if stages is None else [k for k in lin.links if k.stage in stages]
             comps[lin.compile_id] = _compact_links(links, index, comp_refs)
-    return {"origins": ordered, "compilations": comps}
+    return {"origins": [origin_of(*o) for o in ordered], "compilations": comps}
 
 
 def _kernel_ref(stage: str, part: int, kernel: Optional[str], refs: list[str]) -> Optional[str]:
@@ -393,11 +390,11 @@ def _entry(numbers: list[int]):
     return -1 if not numbers else numbers[0] if len(numbers) == 1 else numbers
 
 
-def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str]) -> dict:
+def _compact_links(links: Iterable[Any], index: dict[Origin, int], refs: list[str]) -> dict:
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}
     keys: dict[tuple, Optional[str]] = {}  # (stage, part, kernel) -> block key; None: an unknown kernel
-    entries: dict[tuple[str, ...], Any] = {(): -1}
+    entries: dict[tuple[Origin, ...], Any] = {(): -1}
     for link in links:
         where = (link.stage, link.part, link.kernel)
         key = keys.get(where, "")
@@ -425,7 +422,7 @@ def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str])
     return {"blocks": blocks, "elements": elements}
 
 
-def _compact_texts(lin: Any, index: dict[str, int], refs: list[str], stages: Optional[frozenset] = None) -> dict:
+def _compact_texts(lin: Any, index: dict[Origin, int], refs: list[str], stages: Optional[frozenset] = None) -> dict:
     sets = [_entry(sorted(index[lin.origins[i]] for i in s)) for s in lin.sets]
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}

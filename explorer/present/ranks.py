@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ..distributed.model import Difference, Distributed, GraphCollectives, RankRun
+from ..lineage import Origin
 from . import diff_view
 from .fmt import origin_of
 
@@ -272,17 +273,17 @@ def collectives_section(dist: Distributed) -> list[dict]:
              "text": "collectives (per graph, in order; waits left out):", "body": body}]
 
 
-def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[str]:
+def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[dict]:
     """What to light for a graph's collectives: the user lines that issued them and the collective nodes
     themselves (the chain gives each node the line of torch's functional collective it was traced from)."""
-    found = [origin_of(c.filename, c.lineno) for c in gc.collectives]
+    found = [Origin(c.filename, c.lineno) for c in gc.collectives if c.filename and c.lineno]
     lin = next((x for x in dist.rank_run(gc.rank).lineage if x.compile_id == gc.compile_id), None)
     text = lin.text(gc.stage) if lin is not None and hasattr(lin, "text") else None
     if text is not None:
         nodes = {c.node for c in gc.collectives}
         found += [o for line, el in text.elements.items() if el in nodes
                   for o in lin.origins_at(gc.stage, int(line))]
-    return list(dict.fromkeys(o for o in found if o))
+    return [origin_of(*o) for o in dict.fromkeys(found)]
 
 
 # ---- words ----

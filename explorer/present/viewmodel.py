@@ -33,6 +33,8 @@ leads in the interactive views: that rank, its compilation and stage, a diff sou
 static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
 summary prints it instead; a list of strings is several lines): on p, h, note, a table row, a list item,
 details; on a section, its heading line. ``summary: False`` leaves a block (or a table row) out of the text.
+An origin (``origin``, ``origins``) is a user line as an object ``{file, line}`` (``fmt.origin_of``; the views
+write it ``FILE:LINE`` in their ``data-origin`` attribute, ``fmt.origin_key``).
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
 | {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
 | {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
@@ -78,6 +80,7 @@ from .fmt import (
     launched_by_text,
     loc_text,
     measurement_text,
+    origin_key,
     origin_of,
     ratio_text,
     speedup_text,
@@ -274,7 +277,7 @@ def recompiles(explained: Any, cids: Any = ()) -> list[dict]:
 
 
 def recompile_item(e: Any, cids: Any = ()) -> dict:
-    item = {"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
+    item = {"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
     if not e.refused_by:
         return item
     item.update(text=e.one_line(), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"}, " ",
@@ -409,10 +412,11 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     sources = {(t.stage, t.part): t.source for t in lin.texts if t.source} if lin is not None else {}
     for sid in ("output_code", "ir_pre_fusion", "ir_post_fusion"):
         bs = drawn.get(sid, [])
+        captions = {f"{sid}:{part}": source for (stage, part), source in sources.items() if stage == sid}
         for i in reversed(range(len(bs))):
-            part = bs[i].get("key", "").rpartition(":")[2] if bs[i]["t"] == "code" else ""
-            if part.isdigit() and sources.get((sid, int(part))):
-                bs.insert(i, usage_view.chain_caption(sources[(sid, int(part))]))
+            source = captions.get(bs[i].get("key")) if bs[i]["t"] == "code" else None
+            if source:
+                bs.insert(i, usage_view.chain_caption(source))
     # the kernels' sources: once over the pane when they agree (a big report has thousands), else per kernel
     index = {ref: i for i, ref in enumerate(refs)}
     kernels = drawn.get("kernels", [])
@@ -645,7 +649,7 @@ def linked(filename: Optional[str], lineno: Optional[int]) -> dict:
     """A user line as code, linked to the chain; its text is left out when it is the origin itself
     (a kernel of a big report names thousands: each is sent once)."""
     text, origin = loc_text(filename, lineno), origin_of(filename, lineno)
-    return {"origin": origin} if text == origin else {"code": text, "origin": origin}
+    return {"origin": origin} if text == origin_key(origin) else {"code": text, "origin": origin}
 
 
 def _lines(locs: Any) -> list:

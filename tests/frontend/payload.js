@@ -114,7 +114,10 @@ export function payload({ deferred = false } = {}) {
       { ...view("0/1", "0/0", { graph_break: [{ t: "p", r: "Recompiled" }] }), diffs: [graphDiff] },
     ],
     lineage: {
-      origins: ["/u/p.py:4", "/u/p.py:5"],
+      origins: [
+        { file: "/u/p.py", line: 4 },
+        { file: "/u/p.py", line: 5 },
+      ],
       compilations: {
         "0/0": {
           blocks: { "graph:0": [-1, 1, 2], "kernels:cpp_fused_sin_0": [0, 1, 0], "guards:0": [1] },

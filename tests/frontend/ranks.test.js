@@ -62,8 +62,9 @@ test("a pane's diff against another rank is the one the job carries for that pai
 test("every rank's Model indexes one list of user lines, so a pinned line stays lit across ranks", () => {
   const m0 = new Model(payload(), null, 0);
   const m1 = new Model(payload(), m0.shared, 1);
-  const o = m1.origin("/u/other.py:7"); // a line only rank 1's source shows
-  assert.equal(m0.origin("/u/other.py:7"), o);
+  const o = m1.origin({ file: "/u/other.py", line: 7 }); // a line only rank 1's source shows
+  assert.equal(m0.origin({ file: "/u/other.py", line: 7 }), o);
+  assert.deepEqual(m0.places[o], { file: "/u/other.py", line: 7 });
   assert.deepEqual(m1.linkOf("0/0", "graph:0", 2), [0]);
   assert.equal(m0.origins[0], "/u/p.py:4");
   assert.equal(m1.rank, 1);

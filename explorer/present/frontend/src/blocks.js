@@ -4,6 +4,7 @@
 
 import { h, safeUrl } from "./dom.js";
 import { langOf, tokens, wrapperLangs } from "./highlight.js";
+import { originKey } from "./model.js";
 
 export const LH = 18; // px per code line: the same value as --cx-lh in explorer.css
 const CHUNK = 250; // code lines rendered at once; further chunks render when scrolled near
@@ -32,7 +33,7 @@ function runEl(ctx, r) {
   }
   if ("code" in r || "origin" in r) {
     if (!r.origin) return [h("code", null, r.code)];
-    const el = h("code", { class: "cx-uline" }, r.code ?? r.origin);
+    const el = h("code", { class: "cx-uline" }, r.code ?? originKey(r.origin));
     ctx.decorate(el, [ctx.m.origin(r.origin)]);
     return [el];
   }
@@ -198,7 +199,7 @@ export class CodeBlock {
     const m = this.pane.view.m;
     if (this.spec.key === "source:0") {
       const l = m.linkOf(this.cid, "source:0", line);
-      return l || [m.origin(`${this.spec.file}:${(this.spec.first || 1) + line - 1}`)];
+      return l || [m.origin({ file: this.spec.file, line: (this.spec.first || 1) + line - 1 })];
     }
     return m.linkOf(this.cid, this.spec.key, line);
   }

@@ -1,9 +1,15 @@
 // The payload, prepared: the view model (what each pane shows), the report's texts the
 // code blocks name, and the line-level chain. No DOM here: node's tests read it directly.
 
-import { splitOrigin, trimNl } from "./dom.js";
+import { trimNl } from "./dom.js";
 
 export const KERNEL_PREFIX = "kernel:";
+
+// A user line ({file, line}, as the payload names it) as the views' data-origin attribute writes it: FILE:LINE,
+// built here from the object and never read back.
+export function originKey(o) {
+  return `${o.file}:${o.line}`;
+}
 
 export function fieldOf(obj, path) {
   let v = obj;
@@ -35,7 +41,8 @@ export function fill(t, vars) {
 
 // One report's payload, read. A merged multi-rank report makes one per rank, all sharing `shared`: the user
 // lines the chain's indexes refer to (every rank's payload indexes the same list, so a pinned line stays lit
-// when the rank changes) and the graph pictures; `rank` is whose report it is (null: a single-rank report).
+// when the rank changes: `places` as {file, line}, `origins` their data-origin keys) and the graph pictures;
+// `rank` is whose report it is (null: a single-rank report).
 export class Model {
   constructor(payload, shared = null, rank = null) {
     this.p = payload;
@@ -50,11 +57,13 @@ export class Model {
     const lin = payload.lineage || {};
     if (shared) Object.assign(shared.pictures, payload.pictures || {});
     else {
-      const origins = (lin.origins || []).slice();
-      shared = { origins, originIdx: new Map(origins.map((o, i) => [o, i])), pictures: payload.pictures || {} };
+      const places = (lin.origins || []).slice(),
+        origins = places.map(originKey);
+      shared = { places, origins, originIdx: new Map(origins.map((o, i) => [o, i])), pictures: payload.pictures || {} };
     }
     this.shared = shared;
     this.rank = rank ?? (payload.ranks ? payload.ranks.rank : null);
+    this.places = shared.places;
     this.origins = shared.origins;
     this.originIdx = shared.originIdx;
     this.linkedOrigins = (lin.origins || []).length; // origins [0, linkedOrigins) appear in the chain
@@ -170,12 +179,14 @@ export class Model {
     return codeBlocks(blocks).some((b) => this.text(cid, b.src) === undefined);
   }
 
-  origin(key) {
-    // index of "FILE:LINE", added on first sight (source lines nothing came from)
+  origin(place) {
+    // index of a user line ({file, line}), added on first sight (source lines nothing came from)
+    const key = originKey(place);
     let i = this.originIdx.get(key);
     if (i === undefined) {
       i = this.origins.length;
       this.origins.push(key);
+      this.places.push({ file: place.file, line: place.line });
       this.originIdx.set(key, i);
     }
     return i;
@@ -219,7 +230,7 @@ export class Model {
 
   // the user line's text for an origin, from any captured source
   originText(o) {
-    const [file, line] = splitOrigin(this.origins[o] || "");
+    const { file, line } = this.places[o] || {};
     for (const c of this.comps) {
       const bc = c.original_bytecode;
       if (!bc || !bc.source || bc.filename !== file) continue;

@@ -204,7 +204,7 @@ export class View {
       ...(this.job ? { rank: this.m.rank } : {}),
       left: this.panes[0].state(),
       right: this.panes[1].state(),
-      selection: [...this.sel].map((o) => this.m.origins[o]),
+      selection: [...this.sel].map((o) => this.m.places[o]), // the pinned user lines, {file, line}
     };
   }
 
