@@ -236,7 +236,7 @@ def _rank(view: ExplorerView, args: dict) -> dict:
 
 def _diff(view: ExplorerView, args: dict) -> dict:
     """A pane against another that the view does not carry (it carries a recompile's against what it replaced,
-    and two ranks' where they compiled differently): sides ``{"cid", "key", ["rank"]}``."""
+    and two ranks' where they compiled differently): sides ``{"cid", "stage", ["rank"]}``."""
     from .present.viewmodel import pane_diff
 
     return {"diff": pane_diff(view.report, dict(args["a"]), dict(args["b"]))}

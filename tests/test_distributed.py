@@ -551,7 +551,8 @@ def test_the_view_model_leads_each_difference_to_its_rank_compilation_and_stage(
                                       "origins": [{"file": program("diverge.py"), "line": broke.graph_break.lineno}]}
     step_recompile = next(i["go"] for i in items if "recompile of step " in i["text"])
     assert step_recompile["cid"] == "0/1" and rank1.compilations[1].recompile_reason  # rank 1's 0/1 replaced 0/0
-    assert by_kind["graph"] == {"rank": 0, "stage": "graph", "cid": "0/0", "diff": "@1:0/0|graph"}
+    assert by_kind["graph"] == {"rank": 0, "stage": "graph", "cid": "0/0",
+                                "diff": {"rank": 1, "cid": "0/0", "stage": "graph"}}  # an object, not "@1:0/0|graph"
 
 
 def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_report):

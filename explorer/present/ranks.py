@@ -189,7 +189,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
             go["cid"] = cid
             other = _diff_side(d, match, go["stage"])
             if other is not None:
-                go["diff"] = rank_target(other["rank"], other["cid"], other["key"])
+                go["diff"] = other  # {"cid", "stage", "rank"}: the same compilation on a rank that has the usual one
         if d.kind == "collectives":
             gcs = [gc for gc in dist.collectives if gc.key == d.key and gc.rank == rank]
             if gcs:
@@ -229,11 +229,6 @@ def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
         if pair is not None and pair not in out:
             out.append(pair)
     return out
-
-
-def rank_target(rank: int, cid: str, stage: str) -> str:
-    """A pane's diff source on another rank, as the interactive views name it: ``@RANK:CID|STAGE``."""
-    return f"@{rank}:{cid}|{stage}"
 
 
 # ---- collectives ----

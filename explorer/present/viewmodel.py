@@ -26,10 +26,12 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
            summary under which a long page may fold it
   graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
   chart    {title, rows: [[label, value, text, colour]]}   bars
-  button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
+  button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it); diff: the
+           pane to diff against, ``{cid, stage, [rank]}`` (``diff_view.side``)
   diff     a pane against another, computed in Python (``present.diff_view`` has its format)
 A table row or a list item may carry ``go`` ({rank, [cid], [stage], [diff], [origins]}: where a click on it
-leads in the interactive views: that rank, its compilation and stage, a diff source, user lines to light;
+leads in the interactive views: that rank, its compilation and stage, a diff source (``{cid, stage, [rank]}``),
+user lines to light;
 static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
 summary prints it instead; a list of strings is several lines): on p, h, note, a table row, a list item,
 details; on a section, its heading line. ``summary: False`` leaves a block (or a table row) out of the text.
@@ -332,7 +334,8 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     prev = previous_compilation(comp, report.capture) if comp.recompile_reason and "graph_break" in drawn else None
     if prev is not None:  # after the recompile's reason: its diff, one click away
         at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
-        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
+        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph",
+                                                               "diff": diff_view.side(prev.compile_id, "graph")},
                                          "r": f"Show the FX graph's diff against {prev.compile_id}"})
     return drawn
 
@@ -347,12 +350,12 @@ def pane_title(key: str) -> str:
 
 
 def pane_lines(report: Report, side: dict) -> diff_view.Pane:
-    """The lines of the pane a diff's side names (``{"cid", "key", ["rank"]}``: its rank's in a merged report),
+    """The lines of the pane a diff's side names (``{"cid", "stage", ["rank"]}``: its rank's in a merged report),
     built as the views build it."""
     if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
         report = report.rank(int(side["rank"]))
     comp = report.compilation(side["cid"])
-    key = side["key"]
+    key = side["stage"]
     stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
     if stage == "timing":
         blocks = timing_pane(report, comp.compile_id) or []
@@ -364,10 +367,10 @@ def pane_lines(report: Report, side: dict) -> diff_view.Pane:
 
 
 def pane_diff(report: Report, a: dict, b: dict) -> dict:
-    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "key", ["rank"]}``."""
-    a, b = (diff_view.side(str(s["cid"]), str(s["key"]), s.get("rank")) for s in (a, b))
+    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "stage", ["rank"]}``."""
+    a, b = (diff_view.side(str(s["cid"]), str(s["stage"]), s.get("rank")) for s in (a, b))
     return diff_view.diff_block(a, pane_lines(report, a), b, pane_lines(report, b),
-                                (pane_title(a["key"]), pane_title(b["key"])))
+                                (pane_title(a["stage"]), pane_title(b["stage"])))
 
 
 def recompile_diffs(comp: Compilation, prev: Compilation, report: Report) -> list[dict]:

@@ -2,7 +2,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { diffTargets, fill, Model, sideLines, stepFrom, stepList } from "../../explorer/present/frontend/src/model.js";
+import {
+  diffTargets,
+  fill,
+  Model,
+  sameTarget,
+  sideLines,
+  stepFrom,
+  stepList,
+} from "../../explorer/present/frontend/src/model.js";
 import { graphDiff, payload } from "./payload.js";
 
 test("a wrapper's kernel sources are spliced back into its text", () => {
@@ -75,9 +83,10 @@ test("a diff's sides read back as lines from the texts they name, each with its 
 
 test("a recompile's diff against what it replaced is the one the payload carries, found by its two sides", () => {
   const m = new Model(payload());
-  assert.equal(m.diffOf("0/1", "graph", { rank: null, cid: "0/0", key: "graph" }), graphDiff);
-  assert.equal(m.diffOf("0/1", "guards", { rank: null, cid: "0/0", key: "guards" }), undefined); // the kernel's
-  assert.equal(m.diffOf("0/1", "graph", { rank: 1, cid: "0/0", key: "graph" }), undefined); // another rank's
+  const pane = { cid: "0/1", stage: "graph" };
+  assert.equal(m.diffOf(pane, { cid: "0/0", stage: "graph" }), graphDiff);
+  assert.equal(m.diffOf({ cid: "0/1", stage: "guards" }, { cid: "0/0", stage: "guards" }), undefined); // the kernel's
+  assert.equal(m.diffOf(pane, { rank: 1, cid: "0/0", stage: "graph" }), undefined); // another rank's
 });
 
 test("the view model's words are filled in, a pair picking its singular or plural", () => {
@@ -90,10 +99,12 @@ test("the view model's words are filled in, a pair picking its singular or plura
 
 test("the diff picker names the compilation a recompile replaced", () => {
   const m = new Model(payload());
-  const targets = new Map(diffTargets(m, "0/1", "graph", { cid: "0/0", stage: "source" }));
-  assert.equal(targets.get("0/0|source"), "vs the other pane (0/0 Source)");
-  assert.equal(targets.get("0/0|graph"), "vs 0/0 (same stage) — before the recompile");
-  assert.ok(targets.has("0/1|source") && !targets.has("0/1|guards")); // guards are no text to diff against
+  const targets = diffTargets(m, "0/1", "graph", { cid: "0/0", stage: "source" });
+  const label = (t) => (targets.find(([x]) => sameTarget(x, t)) || [])[1];
+  assert.equal(label({ cid: "0/0", stage: "source" }), "vs the other pane (0/0 Source)");
+  assert.equal(label({ cid: "0/0", stage: "graph" }), "vs 0/0 (same stage) — before the recompile");
+  assert.ok(label({ cid: "0/1", stage: "source" }) && !label({ cid: "0/1", stage: "guards" })); // guards: no text
+  assert.deepEqual(targets[0][0], { cid: "0/0", stage: "source" }); // an object: nothing to split
 });
 
 test("a compiled region's graph, in a list item of the Dynamo graph's pane, is read by its path", () => {
@@ -128,7 +139,7 @@ test("a deferred payload's pane that comes with the rest is offered, waits, and 
   assert.equal(m.pending("0/0", "kernels"), true);
   assert.equal(m.pending("0/0", "kernel:cpp_fused_sin_0"), true);
   assert.equal(m.pending("0/0", "graph_break"), false); // absent, not waiting: the pane says why
-  assert.ok(diffTargets(m, "0/1", "kernels", null).some(([v]) => v === "0/0|kernels"));
+  assert.ok(diffTargets(m, "0/1", "kernels", null).some(([t]) => sameTarget(t, { cid: "0/0", stage: "kernels" })));
   const kernels = payload().views[0].panes.kernels;
   m.merge({ compilations: { "0/0": { kernel_sources: ["void k() {}"], panes: { kernels } } } });
   assert.equal(m.pending("0/0", "kernels"), false);

@@ -18,8 +18,8 @@ export const UI = {
 // 0/1's graph against 0/0's (present/diff_view.py): `mul = sin * 2` replaces `return sin`, then `return mul`
 export const graphDiff = {
   t: "diff",
-  a: { cid: "0/0", key: "graph" },
-  b: { cid: "0/1", key: "graph" },
+  a: { cid: "0/0", stage: "graph" },
+  b: { cid: "0/1", stage: "graph" },
   lines: [[{ key: "graph:0", src: "graph.code" }], [{ key: "graph:0", src: "graph.code" }]],
   del: "− 0/0 Graph",
   add: "+ 0/1 Graph",

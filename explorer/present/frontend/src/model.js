@@ -241,13 +241,11 @@ export class Model {
     return null;
   }
 
-  // the diff of pane (cid, key) against `target` ({rank, cid, key}: this rank's when rank is null) that this
+  // the diff of pane {cid, stage} against `target` ({cid, stage, rank}: this rank's when rank is null) that this
   // payload carries (a recompile against what it replaced: present/diff_view.py); undefined: not here
-  diffOf(cid, key, target) {
+  diffOf(pane, target) {
     if (target.rank != null) return undefined;
-    return (this.view(cid).diffs || []).find(
-      (d) => d.b.key === key && d.a.rank == null && d.a.cid === target.cid && d.a.key === target.key,
-    );
+    return (this.view(pane.cid).diffs || []).find((d) => sameTarget(d.b, pane) && sameTarget(d.a, target));
   }
 }
 
@@ -288,26 +286,35 @@ export function stepFrom(m, cid, current, delta) {
   return list[Math.max(0, Math.min(list.length - 1, i + delta))].id;
 }
 
-// "vs ..." choices of a pane's diff picker: the other pane, the same stage of other
+// A pane a diff compares, or a diff target: {cid, stage} on this rank, with `rank` on another (present/diff_view.py
+// side). Two name the same pane when every part agrees (a missing rank is this rank's).
+export function sameTarget(a, b) {
+  return !!a && !!b && a.cid === b.cid && a.stage === b.stage && (a.rank ?? null) === (b.rank ?? null);
+}
+
+// "vs ..." choices of a pane's diff picker, as [target, label]: the other pane, the same stage of other
 // compilations (marking the one a recompile replaced), other stages of this compilation.
-export function diffTargets(m, cid, key, other) {
+export function diffTargets(m, cid, stage, other) {
   const out = [];
   const title = (k) => titleOf(m, k);
   if (other)
-    out.push([`${other.cid}|${other.stage}`, m.w("vs_other_pane", { cid: other.cid, title: title(other.stage) })]);
+    out.push([
+      { cid: other.cid, stage: other.stage },
+      m.w("vs_other_pane", { cid: other.cid, title: title(other.stage) }),
+    ]);
   const prev = m.view(cid).previous;
   for (const c of m.comps) {
-    if (c.compile_id === cid || !m.shows(c.compile_id, key)) continue;
+    if (c.compile_id === cid || !m.shows(c.compile_id, stage)) continue;
     out.push([
-      `${c.compile_id}|${key}`,
+      { cid: c.compile_id, stage },
       m.w(c.compile_id === prev ? "vs_replaced" : "vs_compilation", { cid: c.compile_id }),
     ]);
   }
   for (const s of m.stages) {
-    if (s.id === key || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
+    if (s.id === stage || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
       continue;
     }
-    out.push([`${cid}|${s.id}`, m.w("vs_stage", { title: s.title })]);
+    out.push([{ cid, stage: s.id }, m.w("vs_stage", { title: s.title })]);
   }
   return out;
 }

@@ -3,8 +3,8 @@
 import { renderDiff } from "./diff.js";
 import { h } from "./dom.js";
 import { CodeBlock, LH, renderBlocks } from "./blocks.js";
-import { diffTargets, KERNEL_PREFIX, sideLines } from "./model.js";
-import { parseTarget, rankTargets } from "./ranks.js";
+import { diffTargets, KERNEL_PREFIX, sameTarget, sideLines } from "./model.js";
+import { rankTargets } from "./ranks.js";
 
 export class Pane {
   constructor(view, side, state) {
@@ -148,12 +148,16 @@ export class Pane {
     );
     // without a kernel, only the diffs the page carries (present/diff_view.py): the kernel computes the others
     const all = targets.length;
-    if (!this.view.host.kernel) targets = targets.filter(([value]) => this.view.diffOf(this, value) !== undefined);
-    for (const [value, label] of targets) {
-      diffSel.append(h("option", { value, selected: value === this.diff }, label));
-    }
+    if (!this.view.host.kernel) targets = targets.filter(([t]) => this.view.diffOf(this, t) !== undefined);
+    // an option names its target by its place in `targets`, and says which pane it is in data-* (for other tools)
+    targets.forEach(([t, label], i) => {
+      const data = { "data-cid": t.cid, "data-stage": t.stage, "data-rank": t.rank ?? null };
+      diffSel.append(h("option", { value: String(i), selected: sameTarget(t, this.diff), ...data }, label));
+    });
     if (targets.length < all) diffSel.append(h("option", { value: "", disabled: true }, m.w("diff_needs_kernel")));
-    diffSel.addEventListener("change", () => this.set({ diff: diffSel.value || null }));
+    diffSel.addEventListener("change", () =>
+      this.set({ diff: diffSel.value === "" ? null : targets[Number(diffSel.value)][0] }),
+    );
     const out = [stageSel, cidSel, diffSel];
     const st = this.stageDef();
     if (st.kind === "graph" && !this.diff && m.has(this.cid, st.id)) {
@@ -228,7 +232,7 @@ export class Pane {
   renderDiff() {
     const view = this.view,
       m = view.m,
-      t = parseTarget(this.diff);
+      t = this.diff;
     const pending = (key, vars) => [h("p", { class: "cx-muted cx-pending" }, m.w(key, vars))];
     const om = t.rank == null ? m : view.rankModel(t.rank); // the other side: this rank, or another
     if (!om) {
@@ -240,10 +244,10 @@ export class Pane {
         );
       return pending(asked ? "loading_rank_report" : "rank_not_here", { rank: t.rank });
     }
-    const d = view.diffOf(this, this.diff);
+    const d = view.diffOf(this, t);
     if (d === undefined) {
       if (!view.host.kernel) return pending("diff_not_here");
-      view.askDiff(this, this.diff).then(() => this.diff && this.render());
+      view.askDiff(this, t).then(() => this.diff && this.render());
       return pending("computing_diff");
     }
     if (d.error) return [h("div", { class: "cx-bad cx-error" }, m.w("diff_failed", { error: d.error }))];

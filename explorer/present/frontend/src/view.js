@@ -7,7 +7,7 @@ import { Lighting } from "./lighting.js";
 import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
 import { Pictures } from "./pictures.js";
-import { parseTarget, rankDiffOf, Ranks } from "./ranks.js";
+import { rankDiffOf, Ranks } from "./ranks.js";
 import { h } from "./dom.js";
 
 export class View {
@@ -87,9 +87,9 @@ export class View {
       .then(
         (rest) => {
           const waiting = this.panes.filter((p) => {
-            const t = p.diff ? parseTarget(p.diff) : null;
+            const t = p.diff;
             const mine = this.m === m && m.pending(p.cid, p.stage);
-            return mine || (t && (t.rank == null ? this.m === m : t.rank === m.rank) && m.pending(t.cid, t.key));
+            return mine || (t && (t.rank == null ? this.m === m : t.rank === m.rank) && m.pending(t.cid, t.stage));
           });
           m.merge(rest);
           for (const p of waiting) p.render();
@@ -151,30 +151,26 @@ export class View {
     });
   }
 
-  // the diff of `pane` against diff source `value` that the view has: carried by the payload (a recompile's,
-  // two ranks'), or made by the kernel on request; undefined: not here
-  diffOf(pane, value) {
-    const t = parseTarget(value),
-      m = this.m;
-    const d =
-      t.rank == null
-        ? m.diffOf(pane.cid, pane.stage, t)
-        : rankDiffOf(this.job && this.job.info, m.rank, pane.cid, pane.stage, t);
+  // the diff of `pane` against diff target `t` ({cid, stage, [rank]}) that the view has: carried by the payload
+  // (a recompile's, two ranks'), or made by the kernel on request; undefined: not here
+  diffOf(pane, t) {
+    const m = this.m,
+      here = { cid: pane.cid, stage: pane.stage };
+    const d = t.rank == null ? m.diffOf(here, t) : rankDiffOf(this.job && this.job.info, m.rank, here, t);
     return d !== undefined ? d : this._diffs.get(this.diffKey(pane, t));
   }
 
   diffKey(pane, t) {
-    return JSON.stringify([this.m.rank, pane.cid, pane.stage, t.rank, t.cid, t.key]);
+    return JSON.stringify([this.m.rank, pane.cid, pane.stage, t.rank ?? null, t.cid, t.stage]);
   }
 
   // ask the kernel for a diff the view does not carry (widget.py's "diff" action: present/diff_view.py)
-  askDiff(pane, value) {
-    const t = parseTarget(value),
-      k = this.diffKey(pane, t),
+  askDiff(pane, t) {
+    const k = this.diffKey(pane, t),
       rank = this.m.rank;
     if (!this._asking.has(k)) {
-      const side = (r, cid, key) => (r == null ? { cid, key } : { rank: r, cid, key });
-      const args = { a: side(t.rank ?? rank, t.cid, t.key), b: side(rank, pane.cid, pane.stage) };
+      const side = (r, cid, stage) => (r == null ? { cid, stage } : { rank: r, cid, stage });
+      const args = { a: side(t.rank ?? rank, t.cid, t.stage), b: side(rank, pane.cid, pane.stage) };
       const asked = Promise.resolve(this.host.kernel.call("diff", args)).then(
         (r) => this._diffs.set(k, r.diff),
         (e) => this._diffs.set(k, { error: String((e && e.message) || e) }),
