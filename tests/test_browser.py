@@ -288,6 +288,23 @@ def check_kernel_diff(view, page, cid):
     assert right.locator(".cx-diff .cx-ln.cx-del").count() >= 1  # the source's lines, against the graph's
 
 
+def test_page_kernel_link_shows_that_kernel_alone(page, sin_page, sin_report):
+    """One kernel is the kernels stage with the kernel beside it (no ``kernel:REF`` key): a link in the kernels
+    index shows it alone, and the stage picker names it."""
+    b = sin_report.compilations[1].compile_id
+    name = sin_report.compilations[1].kernels[0].name
+    right = side(open_page(page, sin_page), "right")
+    show(right, "kernels", cid=b)
+    right.locator("table.cx-kindex .cx-link", has_text=name).first.click()
+    assert right.locator(".cx-kernel").count() == 1 and right.locator(f".cx-kernel[data-kernel='{name}']").count()
+    pick = right.locator(".cx-stage-pick")
+    assert pick.input_value() == "kernels"
+    assert pick.evaluate("s => s.selectedOptions[0].dataset.kernel") == name
+    assert f"— {name}" in right.locator(".cx-explain").inner_text()
+    pick.select_option("graph")
+    assert right.locator(".cx-kernel").count() == 0 and "—" not in right.locator(".cx-explain b").inner_text()
+
+
 def test_page_keyboard_navigation(page, sin_page):
     view = open_page(page, sin_page)
     left = side(view, "left")

@@ -73,8 +73,14 @@ def test_kernels_are_keyed_stably():
              LineLink("kernels", 1, (Origin("/u/p.py", 3),), part=0, kernel="cpp_fused_1"),  # index, name disagree
              LineLink("kernels", 1, (Origin("/u/p.py", 4),), part=2, kernel="cpp_fused_1"))
     lin = type("L", (), {"compile_id": "0/0", "links": links})()
-    blocks = compact_lineage([lin], {"0/0": kernel_refs(comp)})["compilations"]["0/0"]["blocks"]
-    assert set(blocks) == {"kernels:backward/cpp_fused_0", "kernels:cpp_fused_1"}
+    packed = compact_lineage([lin], {"0/0": kernel_refs(comp)})["compilations"]["0/0"]
+    assert set(packed["blocks"]) == {"kernels:backward/cpp_fused_0", "kernels:cpp_fused_1"}
+    # what each block is travels beside its key, which no view splits
+    assert packed["stages"] == {"kernels:backward/cpp_fused_0": "kernels", "kernels:cpp_fused_1": "kernels"}
+    # a link to one kernel is an object: the kernels stage, and the kernel beside it
+    index = a["views"][0]["panes"]["kernels"][0]
+    assert [r["c"][0]["go"]["stage"] for r in index["rows"]] == ["kernels"] * 3
+    assert [r["c"][0]["go"]["kernel"] for r in index["rows"]] == kernel_refs(comp)
 
 
 def test_derivable_fields_are_left_out_and_come_back_exactly(breaks_report):

@@ -35,6 +35,7 @@ def _hits(files, patterns):
     ("a compile id read back into its parts", [r"CompileId\.(parse|key_of)\(", r"(?<![\w.])sort_key\("]),
     ("a FILE:LINE origin split", [r'rpartition\(":"\)', r'rsplit\(":"', r"origin_sort_key"]),
     ("a diff target written as CID|KEY or @RANK:CID|KEY", [r"\brank_target\(", r'f"@\{', r'\}\|graph"']),
+    ("a kernel:REF pane key", [r"KERNEL_PREFIX", r'"kernel:"', r'f"kernel:']),
 ])
 def test_nothing_above_the_capture_splits_an_id(what, patterns):
     hits = _hits(_python_above_capture(), patterns)
@@ -45,6 +46,8 @@ def test_nothing_above_the_capture_splits_an_id(what, patterns):
     ("a FILE:LINE origin split", [r'lastIndexOf\(":"\)', r"splitOrigin"]),
     ("a CID|KEY or @RANK:CID|KEY diff target split", [r'indexOf\("\|"\)', r'split\("\|"\)', r"\bparseTarget\b",
                                                       r"\brankTarget\b"]),
+    ("a kernel:REF pane key, or a STAGE:PART block key split", [r"KERNEL_PREFIX", r'"kernel:"', r'split\(":"\)',
+                                                                r"key\.slice\("]),
 ])
 def test_the_front_end_splits_no_id(what, patterns):
     hits = _hits(sorted(FRONTEND.glob("*.js")), patterns)

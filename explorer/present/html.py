@@ -1,8 +1,9 @@
 """Static HTML of the view model (``present.viewmodel``): what a notebook shows without JavaScript.
 
 Public API, used by the report, the widget and the CLI:
-  stage_keys(comp)                  -> every (key, label) a pane can show: the registry's stages, then each kernel
-  stage_html(comp, key, report=...) -> one stage of one compilation
+  stage_keys(comp)                  -> every (pane, label) a pane can show: the registry's stages ({"stage"}),
+                                       then each kernel ({"stage": "kernels", "kernel": REF})
+  stage_html(comp, stage, kernel=None, report=...) -> one stage (or one kernel) of one compilation
   kernel_html(kernel)               -> one kernel
   render_fragment(report)           -> self-contained HTML for a notebook output (no script)
   render_page(report)               -> the standalone page (``present.page``: the interactive view)
@@ -31,7 +32,6 @@ from .plots import bar_chart
 from .style import ROOT, stylesheet
 from .words import NODE_HEAD, front, static, static_note
 
-KERNEL_PREFIX = vm.KERNEL_PREFIX
 kernel_refs, drawable = vm.kernel_refs, vm.drawable  # re-exported: other views key kernels by these
 resolve, pane_blocks = vm.resolve, vm.pane_blocks
 _OPEN_STAGES = ("graph_break", "graph")
@@ -245,10 +245,11 @@ def graph_picture(fx: FxGraph, ctx: Ctx) -> str:
 
 # ---- one stage ----
 
-def stage_keys(comp: Compilation) -> list[tuple[str, str]]:
-    """Every key ``stage_html`` accepts for this compilation, with labels (for pickers)."""
-    return [(s.id, s.title) for s in STAGES] + [(KERNEL_PREFIX + r, front("kernel_option", ref=r))
-                                                for r in kernel_refs(comp)]
+def stage_keys(comp: Compilation) -> list[tuple[dict, str]]:
+    """Every pane ``stage_html`` shows for this compilation (``stage_html(comp, **pane)``), with labels (for
+    pickers): each stage ``{"stage"}``, then each kernel ``{"stage": "kernels", "kernel": REF}``."""
+    return [({"stage": s.id}, s.title) for s in STAGES] + [({"stage": "kernels", "kernel": r},
+                                                            front("kernel_option", ref=r)) for r in kernel_refs(comp)]
 
 
 def missing(view: dict, key: str) -> str:
@@ -256,27 +257,27 @@ def missing(view: dict, key: str) -> str:
     return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(vm.why_not(view, key))}</div>'
 
 
-def stage_html(comp: Compilation, key: str, *, max_chars: int = 200_000, ctx: Optional[Ctx] = None,
-               report: Any = None, view: Optional[dict] = None) -> str:
-    """One stage of one compilation; a missing stage says why, never an empty pane."""
+def stage_html(comp: Compilation, stage: str, kernel: Optional[str] = None, *, max_chars: int = 200_000,
+               ctx: Optional[Ctx] = None, report: Any = None, view: Optional[dict] = None) -> str:
+    """One stage of one compilation (of the kernels stage, ``kernel`` picks one kernel by its key); a missing stage
+    says why, never an empty pane."""
     ctx = ctx or Ctx(max_chars=max_chars)
     ctx.comp = comp
     if view is None:
         report = vm.as_report(report if report is not None else _alone(comp))
-        view = vm.compilation(comp, report, panes=("kernels" if key.startswith(KERNEL_PREFIX) else key,))
-    bs = pane_blocks(view, key)
+        view = vm.compilation(comp, report, panes=(stage,))
+    bs = pane_blocks(view, stage, kernel)
     if bs is not None:
-        stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
         found = [f for f in view.get("findings", ()) if f["stage"] == stage]
         body = blocks(found + bs, ctx)
-    elif key.startswith(KERNEL_PREFIX):
+    elif kernel is not None:
         body = (f'<div class="cx-missing"><b>{esc(static("no_such_kernel"))}</b> '
-                f'{esc(static("in_compilation", ref=key[len(KERNEL_PREFIX):], cid=comp.compile_id))}</div>')
-    elif key not in BY_ID:
-        body = f'<div class="cx-missing"><b>{esc(static("unknown_stage"))}</b> {esc(key)}</div>'
+                f'{esc(static("in_compilation", ref=kernel, cid=comp.compile_id))}</div>')
+    elif stage not in BY_ID:
+        body = f'<div class="cx-missing"><b>{esc(static("unknown_stage"))}</b> {esc(stage)}</div>'
     else:
-        body = missing(view, key)
-    return f'<div class="cx-pane" data-stage="{esc(key)}">{body}</div>'
+        body = missing(view, stage)
+    return f'<div class="cx-pane" data-stage="{esc(stage)}"{_attr("data-kernel", kernel)}>{body}</div>'
 
 
 def _alone(comp: Compilation) -> Any:

@@ -21,7 +21,8 @@ Format (``"format": 1``)::
           "why":        {"aot_backward": "..."},     # for every other stage: why it is empty (stages.why_missing)
           "kernels":    ["cpp_fused_sin_0", "backward/cpp_fused_1"],  # stable kernel keys, parallel to
                                                      # compilation.kernels: the name, or graph_kind/name when
-                                                     # a name repeats; a pane shows one as "kernel:KEY"
+                                                     # a name repeats; a pane shows one as
+                                                     # {"stage": "kernels", "kernel": KEY}
           "previous":   "0/0" | null,                # the compilation a recompile replaced (for its diff)
           "diffs":      [{"t": "diff", ...}],        # its panes against that one's, computed in Python
                                                      # (present/diff_view.py): the page carries no other
@@ -36,7 +37,8 @@ Format (``"format": 1``)::
               "blocks":   {"graph:0": [0, 3, 3, -1, [3, 4], ...]},  # per line of the block (index 0 is
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
-              "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
+              "elements": {"graph:0": {"5": "sin"}},                # what a line defines (node, buffer)
+              "stages":   {"graph:0": "graph", "kernels:k": "kernels"}}}},  # each block's stage
       "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks), with
                                              # "diffs": two ranks' panes where they compiled differently
       "rank_payloads": {"1": {...}},         # the page: every other rank's own payload (this format; its
@@ -48,10 +50,11 @@ Format (``"format": 1``)::
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
     }
 
-A block key names one text as a pane shows it: ``STAGE:PART`` (``source:0``,
+A block key names one text as a pane shows it (``viewmodel.block_key``): ``STAGE:PART`` (``source:0``,
 ``original_bytecode:0``, ``graph:0``, ``ir_pre_fusion:1``, ``output_code:0``;
-``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source.
-LineLink.line, .part and .kernel (explorer.lineage) map onto it directly.
+``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source. A name only: its stage travels
+beside it (``stages``; a kernels block is one kernel), so no view splits it. LineLink.line, .part and .kernel
+(explorer.lineage) map onto it.
 
 Left out of ``report`` (derivable, and most of a big report's size): each FX
 graph's ``nodes`` table and ``dot`` text (the code shows the nodes; pictures
@@ -77,7 +80,7 @@ from ..serial import to_jsonable
 from ..stages import STAGES
 from . import graphviz_svg, viewmodel
 from .fmt import origin_of
-from .viewmodel import as_report, drawable, kernel_refs, picture_skipped
+from .viewmodel import as_report, block_key, drawable, kernel_refs, picture_skipped
 
 FORMAT = 1
 OMITTED = (
@@ -341,10 +344,6 @@ def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
 
 # ---- the chain, compacted ----
 
-def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
-    return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
-
-
 def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
                     stages: Optional[frozenset] = None, origins: Optional[list[Origin]] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
@@ -381,7 +380,7 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
 def _kernel_ref(stage: str, part: int, kernel: Optional[str], refs: list[str]) -> Optional[str]:
     if stage != "kernels":
         return None
-    if 0 <= part < len(refs) and (kernel is None or refs[part].rsplit("/", 1)[-1] == kernel):
+    if 0 <= part < len(refs) and (kernel is None or refs[part] == kernel or refs[part].endswith("/" + kernel)):
         return refs[part]
     return kernel if kernel in refs else ""  # "": cannot tell which kernel
 
@@ -393,6 +392,7 @@ def _entry(numbers: list[int]):
 def _compact_links(links: Iterable[Any], index: dict[Origin, int], refs: list[str]) -> dict:
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}
+    stage_of: dict[str, str] = {}
     keys: dict[tuple, Optional[str]] = {}  # (stage, part, kernel) -> block key; None: an unknown kernel
     entries: dict[tuple[Origin, ...], Any] = {(): -1}
     for link in links:
@@ -401,6 +401,8 @@ def _compact_links(links: Iterable[Any], index: dict[Origin, int], refs: list[st
         if key == "":
             ref = _kernel_ref(link.stage, link.part, link.kernel, refs)
             key = keys[where] = None if ref == "" else block_key(link.stage, link.part, ref)
+            if key is not None:
+                stage_of[key] = link.stage
         line = link.line
         if key is None or line < 1:
             continue
@@ -419,13 +421,14 @@ def _compact_links(links: Iterable[Any], index: dict[Origin, int], refs: list[st
         arr[line - 1] = entry
         if link.element:
             elements.setdefault(key, {})[str(line)] = link.element
-    return {"blocks": blocks, "elements": elements}
+    return {"blocks": blocks, "elements": elements, "stages": stage_of}
 
 
 def _compact_texts(lin: Any, index: dict[Origin, int], refs: list[str], stages: Optional[frozenset] = None) -> dict:
     sets = [_entry(sorted(index[lin.origins[i]] for i in s)) for s in lin.sets]
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}
+    stage_of: dict[str, str] = {}
     for t in lin.texts:
         if stages is not None and t.stage not in stages:
             continue
@@ -434,6 +437,7 @@ def _compact_texts(lin: Any, index: dict[Origin, int], refs: list[str], stages: 
             continue
         key = block_key(t.stage, t.part, ref)
         blocks[key] = [sets[i] for i in t.sets_per_line()]
+        stage_of[key] = t.stage
         if t.elements:
             elements[key] = dict(t.elements)
-    return {"blocks": blocks, "elements": elements}
+    return {"blocks": blocks, "elements": elements, "stages": stage_of}

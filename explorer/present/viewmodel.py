@@ -19,7 +19,8 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
            cell heads its row
            key: the lineage block of the rows (row i is line i + 1); origin: the row's own user line
   code     {key, src, lang, [first], [linenos], [marks], [title], [sub]}
-           key: the lineage block (``STAGE:PART`` or ``kernels:REF``); marks: rows (1-based) to mark
+           key: the lineage block (``block_key``: ``STAGE:PART``, ``kernels:REF``; a name, never split);
+           marks: rows (1-based) to mark
   details  {s: runs, body: [blocks], [open], [cls]}
   section  {title, body, [open], [text]}     a header section (the fix list, recompiles); text: its plain form
   div      {body, cls, [data], [id], [fold]} a group (one kernel: data {"kernel": name, "ref": ref}); fold: a
@@ -38,7 +39,8 @@ details; on a section, its heading line. ``summary: False`` leaves a block (or a
 An origin (``origin``, ``origins``) is a user line as an object ``{file, line}`` (``fmt.origin_of``; the views
 write it ``FILE:LINE`` in their ``data-origin`` attribute, ``fmt.origin_key``).
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
-| {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
+| {chip: str} | {go: {stage, [kernel], [anchor]}, code: str} (a link to another pane: ``kernel`` names one kernel
+of the kernels stage by its key, ``kernel_refs``) | {bar: percent} | {br: true}
 | {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
 
 Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called, the
@@ -54,7 +56,8 @@ in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``pres
 caches, kernels loaded or built, the stance: drawn over every pane of the compilation;
 ``present.usage_view`` builds it and the other parts of real programs' use) and ``panes`` (stage id ->
 blocks, for every present stage, or those ``build(panes=...)`` asked for: ``ensure_panes`` adds the
-others; ``kernels`` holds one ``div`` per kernel, which a ``kernel:REF`` pane shows alone). Whether a
+others; ``kernels`` holds one ``div`` per kernel, which a pane of stage ``kernels`` with a ``kernel`` shows alone).
+Whether a
 stage has content is ``present``, not ``panes``. A new pane or section adds blocks here, never a
 renderer's branch.
 
@@ -89,7 +92,6 @@ from .fmt import (
 )
 from .graphviz_svg import MAX_NODES
 
-KERNEL_PREFIX = "kernel:"
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
                   "timing": "Not timed"}  # any other empty stage: "Not captured here"
 MAX_TABLE_ROWS = 2_000
@@ -101,6 +103,12 @@ COMPILED_COLOUR = "#3b7dd8"
 def as_report(obj: Any) -> Report:
     """A Report as is; bare capture data gets the clinic's reading, so it shows the same way."""
     return Report.of(obj)
+
+
+def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
+    """The name of one text a pane shows, as code blocks and the chain's compacted blocks name it (``STAGE:PART``;
+    ``kernels:REF`` for one kernel's source): built here only, and only ever compared, never split."""
+    return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
 
 
 def kernel_refs(comp: Compilation) -> list[str]:
@@ -342,35 +350,34 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
 
 # ---- diffs: a pane against another (present.diff_view computes them) ----
 
-def pane_title(key: str) -> str:
-    """What a pane shows: its stage's title, or the kernel's."""
-    if key.startswith(KERNEL_PREFIX):
-        return words.front("kernel_title", ref=key[len(KERNEL_PREFIX):])
-    return BY_STAGE[key].title if key in BY_STAGE else key
+def pane_title(stage: str, kernel: Optional[str] = None) -> str:
+    """What a pane shows: its stage's title, or one kernel's."""
+    if kernel is not None:
+        return words.front("kernel_title", ref=kernel)
+    return BY_STAGE[stage].title if stage in BY_STAGE else stage
 
 
 def pane_lines(report: Report, side: dict) -> diff_view.Pane:
-    """The lines of the pane a diff's side names (``{"cid", "stage", ["rank"]}``: its rank's in a merged report),
-    built as the views build it."""
+    """The lines of the pane a diff's side names (``{"cid", "stage", ["kernel"], ["rank"]}``: its rank's in a merged
+    report), built as the views build it."""
     if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
         report = report.rank(int(side["rank"]))
     comp = report.compilation(side["cid"])
-    key = side["stage"]
-    stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
+    stage = side["stage"]
     if stage == "timing":
         blocks = timing_pane(report, comp.compile_id) or []
     elif stage in BY_STAGE and BY_STAGE[stage].scope == "compilation" and BY_STAGE[stage].present(comp):
-        blocks = pane_blocks({"panes": stage_panes(comp, report, [stage])}, key) or []
+        blocks = pane_blocks({"panes": stage_panes(comp, report, [stage])}, stage, side.get("kernel")) or []
     else:
         blocks = []
     return diff_view.pane_lines(blocks, lambda src: resolve(comp, src))
 
 
 def pane_diff(report: Report, a: dict, b: dict) -> dict:
-    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "stage", ["rank"]}``."""
-    a, b = (diff_view.side(str(s["cid"]), str(s["stage"]), s.get("rank")) for s in (a, b))
+    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "stage", ["kernel"], ["rank"]}``."""
+    a, b = (diff_view.side(str(s["cid"]), str(s["stage"]), s.get("rank"), kernel=s.get("kernel")) for s in (a, b))
     return diff_view.diff_block(a, pane_lines(report, a), b, pane_lines(report, b),
-                                (pane_title(a["stage"]), pane_title(b["stage"])))
+                                (pane_title(a["stage"], a.get("kernel")), pane_title(b["stage"], b.get("kernel"))))
 
 
 def recompile_diffs(comp: Compilation, prev: Compilation, report: Report) -> list[dict]:
@@ -415,7 +422,7 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     sources = {(t.stage, t.part): t.source for t in lin.texts if t.source} if lin is not None else {}
     for sid in ("output_code", "ir_pre_fusion", "ir_post_fusion"):
         bs = drawn.get(sid, [])
-        captions = {f"{sid}:{part}": source for (stage, part), source in sources.items() if stage == sid}
+        captions = {block_key(sid, part): source for (stage, part), source in sources.items() if stage == sid}
         for i in reversed(range(len(bs))):
             source = captions.get(bs[i].get("key")) if bs[i]["t"] == "code" else None
             if source:
@@ -439,13 +446,13 @@ def why_not(view: dict, key: str) -> str:
     return view["why"].get(key) or view["why_report"].get(key) or words.front("not_recorded")
 
 
-def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
-    """The blocks a pane shows for ``key`` (a kernel's key picks its own part of the kernels pane)."""
-    if key.startswith(KERNEL_PREFIX):
-        ref = key[len(KERNEL_PREFIX):]
-        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == ref]
+def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optional[list[dict]]:
+    """The blocks a pane shows for ``stage``; of the kernels stage, ``kernel`` (its key, ``kernel_refs``) picks that
+    kernel's own part."""
+    if stage == "kernels" and kernel is not None:
+        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == kernel]
         return divs or None
-    return view["panes"].get(key)
+    return view["panes"].get(stage)
 
 
 def finding_note(f: Any) -> dict:
@@ -548,8 +555,8 @@ def _code(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     """Text in the stage's language; a tuple of wrapper modules gets one block per graph kind."""
     content = stage.content(comp)
     if isinstance(content, str):
-        return [code(f"{stage.id}:0", stage.field, stage.language)]
-    return [code(f"{stage.id}:{i}", f"{stage.field}.{i}.code", "wrapper", title=o.graph_kind, sub=o.filename)
+        return [code(block_key(stage.id), stage.field, stage.language)]
+    return [code(block_key(stage.id, i), f"{stage.field}.{i}.code", "wrapper", title=o.graph_kind, sub=o.filename)
             for i, o in enumerate(content)]
 
 
@@ -639,7 +646,7 @@ def _graph_break(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]
 
 def _ir(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     """Inductor's loop-level IR, one dump per lowered graph (forward, backward, inference)."""
-    return [code(f"{stage.id}:{i}", f"{stage.field}.{i}.text", "python", title=d.graph_kind)
+    return [code(block_key(stage.id, i), f"{stage.field}.{i}.text", "python", title=d.graph_kind)
             for i, d in enumerate(stage.content(comp))]
 
 
@@ -679,12 +686,12 @@ def kernel_div(k: Kernel, ref: str, i: int, compiled: Any = None) -> dict:
                             usage_view.build_chip(k)]}
     return {"t": "div", "cls": "cx-kernel", "id": kernel_anchor(k.name), "data": {"kernel": k.name, "ref": ref},
             "fold": [{"code": k.name}, f" ({k.language}, {k.source.count(chr(10)) + 1:,} lines)"],
-            "body": [head, facts, code(f"kernels:{ref}", f"kernels.{i}.source", k.language)]}
+            "body": [head, facts, code(block_key("kernels", kernel=ref), f"kernels.{i}.source", k.language)]}
 
 
 def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     times = kernel_compiles(comp)
-    rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(k.name)}, "code": ref},
+    rows = [{"c": [{"go": {"stage": "kernels", "kernel": ref, "anchor": kernel_anchor(k.name)}, "code": ref},
                    k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
                    ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]  # each kernel's part links them
                   + ([_compile_time(times.get((k.graph_kind, k.name)))] if times else [])}
@@ -695,7 +702,7 @@ def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
 
     def link(name: str) -> dict:
         ref = ref_of.get(name)
-        return {"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
+        return {"go": {"stage": "kernels", "kernel": ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
             else {"code": name}
 
     out = [index] + numbers_view.op_estimates(comp, link) + [
@@ -852,7 +859,7 @@ SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels 
 def _kernel_table(t: Any) -> dict:
     top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
     estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
-    rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
+    rows = [{"c": [{"go": {"stage": "kernels", "kernel": k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",

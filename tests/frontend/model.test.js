@@ -21,9 +21,10 @@ test("a wrapper's kernel sources are spliced back into its text", () => {
 
 test("a kernel's key shows its own part of the kernels pane", () => {
   const m = new Model(payload());
-  const [div] = m.blocks("0/0", "kernel:cpp_fused_sin_0");
+  const [div] = m.blocks("0/0", "kernels", "cpp_fused_sin_0");
   assert.equal(div.data.kernel, "cpp_fused_sin_0");
-  assert.equal(m.blocks("0/0", "kernel:nope"), null);
+  assert.equal(m.blocks("0/0", "kernels", "nope"), null);
+  assert.equal(m.blocks("0/0", "kernels").length, 2); // no kernel named: the whole stage
   assert.equal(m.blocks("0/0", "graph_break"), null); // absent: the pane says why
   assert.equal(m.why("0/0", "graph_break"), "not a recompile");
   assert.equal(m.why("0/0", "timing"), "timing was not asked for");
@@ -48,7 +49,7 @@ test("stepping goes through the present stages in pipeline order", () => {
   );
   assert.equal(stepFrom(m, "0/0", "source", 1), "graph");
   assert.equal(stepFrom(m, "0/0", "source", -1), "source"); // stays at the first
-  assert.equal(stepFrom(m, "0/0", "kernel:cpp_fused_sin_0", -1), "output_code"); // a kernel is the kernels stage
+  assert.equal(stepFrom(m, "0/0", "kernels", -1), "output_code"); // a kernel's pane is on the kernels stage
   assert.equal(stepFrom(m, "0/0", "graph_break", 1), "output_code"); // an absent stage: its neighbours
   assert.equal(stepFrom(m, "0/0", "graph_break", -1), "guards");
   assert.equal(stepFrom(m, "0/1", "guards", 1), "graph_break"); // present in the recompile
@@ -99,7 +100,7 @@ test("the view model's words are filled in, a pair picking its singular or plura
 
 test("the diff picker names the compilation a recompile replaced", () => {
   const m = new Model(payload());
-  const targets = diffTargets(m, "0/1", "graph", { cid: "0/0", stage: "source" });
+  const targets = diffTargets(m, { cid: "0/1", stage: "graph" }, { cid: "0/0", stage: "source" });
   const label = (t) => (targets.find(([x]) => sameTarget(x, t)) || [])[1];
   assert.equal(label({ cid: "0/0", stage: "source" }), "vs the other pane (0/0 Source)");
   assert.equal(label({ cid: "0/0", stage: "graph" }), "vs 0/0 (same stage) — before the recompile");
@@ -133,16 +134,23 @@ test("a deferred payload's pane that comes with the rest is offered, waits, and 
   const m = new Model(p);
   assert.equal(m.has("0/0", "kernels"), true); // present: the picker offers it, stepping reaches it
   assert.ok(stepList(m, "0/0").some((s) => s.id === "kernels"));
-  assert.equal(m.kernelExists("0/0", "kernel:cpp_fused_sin_0"), true); // a kernel's pane stays picked
-  assert.equal(m.kernelExists("0/0", "kernel:nope"), false);
+  assert.equal(m.kernelExists("0/0", "cpp_fused_sin_0"), true); // a kernel's pane stays picked
+  assert.equal(m.kernelExists("0/0", "nope"), false);
   assert.equal(m.blocks("0/0", "kernels"), null);
   assert.equal(m.pending("0/0", "kernels"), true);
-  assert.equal(m.pending("0/0", "kernel:cpp_fused_sin_0"), true);
+  assert.equal(m.pending("0/0", "kernels", "cpp_fused_sin_0"), true);
   assert.equal(m.pending("0/0", "graph_break"), false); // absent, not waiting: the pane says why
-  assert.ok(diffTargets(m, "0/1", "kernels", null).some(([t]) => sameTarget(t, { cid: "0/0", stage: "kernels" })));
+  assert.ok(
+    diffTargets(m, { cid: "0/1", stage: "kernels" }, null).some(([t]) =>
+      sameTarget(t, { cid: "0/0", stage: "kernels" }),
+    ),
+  );
+  const kernel = { cid: "0/1", stage: "kernels", kernel: "cpp_fused_sin_0" }; // one kernel against the same one
+  assert.ok(diffTargets(m, kernel, null).some(([t]) => sameTarget(t, { ...kernel, cid: "0/0" })));
+  assert.ok(!sameTarget({ cid: "0/0", stage: "kernels" }, { ...kernel, cid: "0/0" })); // the stage is not one kernel
   const kernels = payload().views[0].panes.kernels;
   m.merge({ compilations: { "0/0": { kernel_sources: ["void k() {}"], panes: { kernels } } } });
   assert.equal(m.pending("0/0", "kernels"), false);
-  assert.equal(m.blocks("0/0", "kernel:cpp_fused_sin_0")[0].data.ref, "cpp_fused_sin_0");
+  assert.equal(m.blocks("0/0", "kernels", "cpp_fused_sin_0")[0].data.ref, "cpp_fused_sin_0");
   assert.equal(m.comp("0/0").panes, undefined); // the panes go to the view, not into the report's data
 });

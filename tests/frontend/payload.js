@@ -122,6 +122,7 @@ export function payload({ deferred = false } = {}) {
         "0/0": {
           blocks: { "graph:0": [-1, 1, 2], "kernels:cpp_fused_sin_0": [0, 1, 0], "guards:0": [1] },
           elements: {},
+          stages: { "graph:0": "graph", "kernels:cpp_fused_sin_0": "kernels", "guards:0": "guards" },
         },
       },
     },

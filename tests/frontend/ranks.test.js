@@ -32,11 +32,17 @@ test("the same compilation on another rank is matched by frame, not by compile i
 });
 
 test("a pane's diff picker offers the same compilation on each other rank that compiled it", () => {
-  assert.deepEqual(rankTargets(info, 0, "1/0", "graph", w), [
+  assert.deepEqual(rankTargets(info, 0, { cid: "1/0", stage: "graph" }, w), [
     [{ rank: 1, cid: "2/0", stage: "graph" }, "vs rank 1's 2/0 (same compilation)"],
   ]);
-  assert.deepEqual(rankTargets(info, 1, "1/0", "graph", w), []); // only rank 1 has it
-  assert.deepEqual(rankTargets(null, 0, "0/0", "graph", w), []); // a single-rank report
+  assert.deepEqual(rankTargets(info, 1, { cid: "1/0", stage: "graph" }, w), []); // only rank 1 has it
+  assert.deepEqual(rankTargets(null, 0, { cid: "0/0", stage: "graph" }, w), []); // a single-rank report
+  assert.deepEqual(rankTargets(info, 0, { cid: "0/0", stage: "kernels", kernel: "k" }, w)[0][0], {
+    cid: "0/0",
+    stage: "kernels",
+    kernel: "k",
+    rank: 1,
+  }); // one kernel: the same kernel of the other rank's compilation
 });
 
 test("a pane's diff against another rank is the one the job carries for that pair, whichever rank shows it", () => {

@@ -28,7 +28,7 @@ function runEl(ctx, r) {
   if ("chip" in r) return [h("span", { class: "cx-chip" }, r.chip)];
   if ("go" in r) {
     if (!ctx.pane) return [h("code", null, r.code)];
-    const go = () => ctx.pane.set({ stage: r.go.stage, diff: null });
+    const go = () => ctx.pane.set({ stage: r.go.stage, kernel: r.go.kernel ?? null, diff: null });
     return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
   if ("code" in r || "origin" in r) {

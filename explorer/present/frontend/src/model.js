@@ -3,8 +3,6 @@
 
 import { trimNl } from "./dom.js";
 
-export const KERNEL_PREFIX = "kernel:";
-
 // A user line ({file, line}, as the payload names it) as the views' data-origin attribute writes it: FILE:LINE,
 // built here from the object and never read back.
 export function originKey(o) {
@@ -124,22 +122,21 @@ export class Model {
     return (this.labels.parts || {})[part] || part;
   }
 
-  // the blocks a pane shows: a stage's, or one kernel's part of the kernels stage; null: none
-  blocks(cid, key) {
+  // the blocks a pane shows: a stage's, or (`kernel`: its key) one kernel's part of the kernels stage; null: none
+  blocks(cid, stage, kernel = null) {
     const panes = this.view(cid).panes || {};
-    if (!key.startsWith(KERNEL_PREFIX)) return panes[key] || null;
-    const ref = key.slice(KERNEL_PREFIX.length);
-    const divs = (panes.kernels || []).filter((b) => b.t === "div" && b.data && b.data.ref === ref);
+    if (stage !== "kernels" || kernel == null) return panes[stage] || null;
+    const divs = (panes.kernels || []).filter((b) => b.t === "div" && b.data && b.data.ref === kernel);
     return divs.length ? divs : null;
   }
 
-  kernelExists(cid, key) {
-    return (this.view(cid).kernels || []).includes(key.slice(KERNEL_PREFIX.length));
+  kernelExists(cid, kernel) {
+    return (this.view(cid).kernels || []).includes(kernel);
   }
 
-  // a stage or a kernel this compilation shows
-  shows(cid, key) {
-    return key.startsWith(KERNEL_PREFIX) ? this.kernelExists(cid, key) : this.has(cid, key);
+  // a stage, or one kernel of it, this compilation shows
+  shows(cid, stage, kernel = null) {
+    return kernel != null ? stage === "kernels" && this.kernelExists(cid, kernel) : this.has(cid, stage);
   }
 
   // a text a code block names ("graph.code", "kernels.3.source"); undefined: not here yet (deferred)
@@ -172,10 +169,10 @@ export class Model {
   }
 
   // still waiting for the rest of a deferred report
-  pending(cid, key) {
+  pending(cid, stage, kernel = null) {
     if (!this.deferred) return false;
-    const blocks = this.blocks(cid, key);
-    if (!blocks) return this.shows(cid, key); // its pane comes with the rest
+    const blocks = this.blocks(cid, stage, kernel);
+    if (!blocks) return this.shows(cid, stage, kernel); // its pane comes with the rest
     return codeBlocks(blocks).some((b) => this.text(cid, b.src) === undefined);
   }
 
@@ -206,6 +203,12 @@ export class Model {
   hasLineage(cid, key) {
     const c = this.lineage[cid];
     return !!(c && c.blocks && c.blocks[key]);
+  }
+
+  // the stage of a block of the chain (sent beside its key: the key is a name, never split)
+  stageOf(cid, key) {
+    const c = this.lineage[cid];
+    return (c && c.stages && c.stages[key]) || null;
   }
 
   // every (block, line) of a compilation per origin: what the chain bar counts
@@ -271,12 +274,11 @@ export function stepList(m, cid) {
   return m.stages.filter((s) => m.has(cid, s.id));
 }
 
-// The stage `delta` steps from `current` (a kernel counts as the kernels stage; an absent
+// The stage `delta` steps from stage `cur` (a pane of one kernel is on the kernels stage; an absent
 // stage steps to its nearest present neighbour in pipeline order); null: nothing to step to.
-export function stepFrom(m, cid, current, delta) {
+export function stepFrom(m, cid, cur, delta) {
   const list = stepList(m, cid);
   if (!list.length) return null;
-  const cur = current.startsWith(KERNEL_PREFIX) ? "kernels" : current;
   let i = list.findIndex((s) => s.id === cur);
   if (i < 0) {
     const order = m.stages.findIndex((s) => s.id === cur);
@@ -286,27 +288,40 @@ export function stepFrom(m, cid, current, delta) {
   return list[Math.max(0, Math.min(list.length - 1, i + delta))].id;
 }
 
-// A pane a diff compares, or a diff target: {cid, stage} on this rank, with `rank` on another (present/diff_view.py
-// side). Two name the same pane when every part agrees (a missing rank is this rank's).
+// A pane a diff compares, or a diff target: {cid, stage, [kernel]} on this rank, with `rank` on another
+// (present/diff_view.py side; `kernel`: one kernel of the kernels stage, by its key). Two name the same pane when
+// every part agrees (a missing rank is this rank's, a missing kernel the whole stage).
 export function sameTarget(a, b) {
-  return !!a && !!b && a.cid === b.cid && a.stage === b.stage && (a.rank ?? null) === (b.rank ?? null);
+  return (
+    !!a &&
+    !!b &&
+    a.cid === b.cid &&
+    a.stage === b.stage &&
+    (a.kernel ?? null) === (b.kernel ?? null) &&
+    (a.rank ?? null) === (b.rank ?? null)
+  );
 }
 
-// "vs ..." choices of a pane's diff picker, as [target, label]: the other pane, the same stage of other
-// compilations (marking the one a recompile replaced), other stages of this compilation.
-export function diffTargets(m, cid, stage, other) {
+// {cid, stage, [kernel]}: a pane's target, the kernel left out when it shows the whole stage
+export function paneTarget(cid, stage, kernel = null) {
+  return kernel == null ? { cid, stage } : { cid, stage, kernel };
+}
+
+// "vs ..." choices of a pane's diff picker ({cid, stage, [kernel]}), as [target, label]: the other pane, the same
+// stage (or kernel) of other compilations (marking the one a recompile replaced), other stages of this compilation.
+export function diffTargets(m, pane, other) {
+  const { cid, stage, kernel = null } = pane;
   const out = [];
-  const title = (k) => titleOf(m, k);
   if (other)
     out.push([
-      { cid: other.cid, stage: other.stage },
-      m.w("vs_other_pane", { cid: other.cid, title: title(other.stage) }),
+      paneTarget(other.cid, other.stage, other.kernel),
+      m.w("vs_other_pane", { cid: other.cid, title: titleOf(m, other.stage, other.kernel) }),
     ]);
   const prev = m.view(cid).previous;
   for (const c of m.comps) {
-    if (c.compile_id === cid || !m.shows(c.compile_id, stage)) continue;
+    if (c.compile_id === cid || !m.shows(c.compile_id, stage, kernel)) continue;
     out.push([
-      { cid: c.compile_id, stage },
+      paneTarget(c.compile_id, stage, kernel),
       m.w(c.compile_id === prev ? "vs_replaced" : "vs_compilation", { cid: c.compile_id }),
     ]);
   }
@@ -314,15 +329,15 @@ export function diffTargets(m, cid, stage, other) {
     if (s.id === stage || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
       continue;
     }
-    out.push([{ cid, stage: s.id }, m.w("vs_stage", { title: s.title })]);
+    out.push([paneTarget(cid, s.id), m.w("vs_stage", { title: s.title })]);
   }
   return out;
 }
 
-export function titleOf(m, key) {
-  if (key.startsWith(KERNEL_PREFIX)) return m.w("kernel_title", { ref: key.slice(KERNEL_PREFIX.length) });
-  const s = m.byId.get(key);
-  return s ? s.title : key;
+export function titleOf(m, stage, kernel = null) {
+  if (kernel != null) return m.w("kernel_title", { ref: kernel });
+  const s = m.byId.get(stage);
+  return s ? s.title : stage;
 }
 
 // base64 text -> bytes: the browser's own decoder where it has one, else a plain loop (Uint8Array.from with a

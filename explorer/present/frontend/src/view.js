@@ -4,7 +4,7 @@
 import { Controls } from "./controls.js";
 import { Input } from "./input.js";
 import { Lighting } from "./lighting.js";
-import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
+import { Model, paneTarget, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
 import { Pictures } from "./pictures.js";
 import { rankDiffOf, Ranks } from "./ranks.js";
@@ -88,8 +88,9 @@ export class View {
         (rest) => {
           const waiting = this.panes.filter((p) => {
             const t = p.diff;
-            const mine = this.m === m && m.pending(p.cid, p.stage);
-            return mine || (t && (t.rank == null ? this.m === m : t.rank === m.rank) && m.pending(t.cid, t.stage));
+            const mine = this.m === m && m.pending(p.cid, p.stage, p.kernel);
+            const theirs = t && (t.rank == null ? this.m === m : t.rank === m.rank);
+            return mine || (theirs && m.pending(t.cid, t.stage, t.kernel ?? null));
           });
           m.merge(rest);
           for (const p of waiting) p.render();
@@ -140,7 +141,7 @@ export class View {
     if (!this.stepLabel || !this.panes.length) return;
     const pane = this.active || this.panes[1];
     const list = stepList(this.m, pane.cid);
-    const cur = pane.stage.startsWith(KERNEL_PREFIX) ? "kernels" : pane.stage;
+    const cur = pane.stage;
     const i = list.findIndex((s) => s.id === cur);
     const st = this.m.byId.get(cur);
     this.stepLabel.textContent = this.m.w("step", {
@@ -151,17 +152,18 @@ export class View {
     });
   }
 
-  // the diff of `pane` against diff target `t` ({cid, stage, [rank]}) that the view has: carried by the payload
-  // (a recompile's, two ranks'), or made by the kernel on request; undefined: not here
+  // the diff of `pane` against diff target `t` ({cid, stage, [kernel], [rank]}) that the view has: carried by the
+  // payload (a recompile's, two ranks'), or made by the kernel on request; undefined: not here
   diffOf(pane, t) {
     const m = this.m,
-      here = { cid: pane.cid, stage: pane.stage };
+      here = pane.target();
     const d = t.rank == null ? m.diffOf(here, t) : rankDiffOf(this.job && this.job.info, m.rank, here, t);
     return d !== undefined ? d : this._diffs.get(this.diffKey(pane, t));
   }
 
   diffKey(pane, t) {
-    return JSON.stringify([this.m.rank, pane.cid, pane.stage, t.rank ?? null, t.cid, t.stage]);
+    const where = (x) => [x.rank ?? null, x.cid, x.stage, x.kernel ?? null];
+    return JSON.stringify([where({ ...pane.target(), rank: this.m.rank }), where(t)]);
   }
 
   // ask the kernel for a diff the view does not carry (widget.py's "diff" action: present/diff_view.py)
@@ -169,8 +171,8 @@ export class View {
     const k = this.diffKey(pane, t),
       rank = this.m.rank;
     if (!this._asking.has(k)) {
-      const side = (r, cid, stage) => (r == null ? { cid, stage } : { rank: r, cid, stage });
-      const args = { a: side(t.rank ?? rank, t.cid, t.stage), b: side(rank, pane.cid, pane.stage) };
+      const side = (r, target) => (r == null ? target : { ...target, rank: r });
+      const args = { a: side(t.rank ?? rank, paneTarget(t.cid, t.stage, t.kernel)), b: side(rank, pane.target()) };
       const asked = Promise.resolve(this.host.kernel.call("diff", args)).then(
         (r) => this._diffs.set(k, r.diff),
         (e) => this._diffs.set(k, { error: String((e && e.message) || e) }),
