@@ -593,7 +593,9 @@ FIELDS = {
     "Difference.lineno": "The user line.",
     "Difference.key": "The compilation it concerns (a `MatchedCompilation` key).",
     "Difference.hang": "Whether it may hang the job (another order or kind of collective).",
-    "MatchedCompilation.key": "Frame, file, line and `nth`: `step@train.py:10#0`.",
+    "MatchedCompilation.key": "Its name, which `Difference.key` and `GraphCollectives.key` refer to it by: "
+                              "`step@train.py:10#0`. A name only: its parts are `frame`, `filename`, `lineno` and "
+                              "`nth`.",
     "MatchedCompilation.frame": "The frame.",
     "MatchedCompilation.filename": "Its file.",
     "MatchedCompilation.lineno": "Its line.",

@@ -36,6 +36,7 @@ def _hits(files, patterns):
     ("a FILE:LINE origin split", [r'rpartition\(":"\)', r'rsplit\(":"', r"origin_sort_key"]),
     ("a diff target written as CID|KEY or @RANK:CID|KEY", [r"\brank_target\(", r'f"@\{', r'\}\|graph"']),
     ("a kernel:REF pane key", [r"KERNEL_PREFIX", r'"kernel:"', r'f"kernel:']),
+    ("a frame@file:line#n matched key split", [r'split\("#"', r'partition\("#"\)']),
 ])
 def test_nothing_above_the_capture_splits_an_id(what, patterns):
     hits = _hits(_python_above_capture(), patterns)
@@ -52,3 +53,19 @@ def test_nothing_above_the_capture_splits_an_id(what, patterns):
 def test_the_front_end_splits_no_id(what, patterns):
     hits = _hits(sorted(FRONTEND.glob("*.js")), patterns)
     assert not hits, f"{what} in the front end:\n" + "\n".join(hits)
+
+
+def test_a_matched_compilation_is_named_from_its_parts_and_never_read_back():
+    """Ranks match a compilation by its frame and how many times that frame compiled before: the parts are
+    fields, the key (``step@train.py:10#1``) only a name other parts refer to it by."""
+    from explorer.capturing.model import Compilation, Frame
+    from explorer.distributed.compare import compilation_keys
+    from explorer.distributed.model import MatchedCompilation, MatchKey
+
+    step, loss = Frame("step", "/job/train.py", 10), Frame("loss", "/job/train.py", 30)
+    keys = compilation_keys([Compilation(k, f, "ok") for k, f in (("0/0", step), ("1/0", loss), ("0/1", step))])
+    assert keys == [MatchKey("step", "/job/train.py", 10, 0), MatchKey("loss", "/job/train.py", 30, 0),
+                    MatchKey("step", "/job/train.py", 10, 1)]
+    assert (keys[2].text, keys[2].site) == ("step@train.py:10#1", "step@train.py:10")
+    m = MatchedCompilation(keys[2].text, "step", "/job/train.py", 10, 1)
+    assert m.match == keys[2]

@@ -243,13 +243,14 @@ def collectives_section(dist: Distributed) -> list[dict]:
     firsts: dict[str, tuple[str, list[GraphCollectives]]] = {}
     for (key, stage), gcs in by_key.items():
         firsts.setdefault(key, (stage, gcs))  # the first stage that has any: what the user's code issued
+    sites = {m.key: m.match.site for m in dist.compilations}
     captured = len([r for r in dist.ranks if r.capture is not None])
     rows = []
     for key, (stage, gcs) in list(firsts.items())[:MAX_COLLECTIVE_GRAPHS]:
         groups: dict[str, list[GraphCollectives]] = {}
         for gc in gcs:  # ranks agree when their collectives agree in kind, size and what each one combines
             groups.setdefault(" -> ".join(c.described() for c in gc.collectives), []).append(gc)
-        frame = key.rsplit("#", 1)[0]
+        frame = sites.get(key, key)
         for seq, members in groups.items():
             ranks = [gc.rank for gc in members]
             cids = ", ".join(sorted({gc.compile_id for gc in members}))
