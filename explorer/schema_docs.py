@@ -37,7 +37,9 @@ OBJECTS = {
 
 FIELDS = {
     # ---- the report ----
-    "Report.schema_version": "The schema's version; a report of another version is refused by `Report.from_json`.",
+    "Report.schema_version": "The schema's version (3 since compile keys, `{file, line}` user lines and a problem's "
+                             "`attempt`); `Report.from_json` upgrades a report of version 2 as it loads it and "
+                             "refuses any other.",
     "Report.entry": "Which entry point made it: `explore`, `magic`, `cli` or `capture`.",
     "Report.options": "How it was made, with the same names in every entry point.",
     "Report.capture": "What torch.compile did.",
