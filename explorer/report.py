@@ -5,7 +5,8 @@ fix list and explained recompiles, timing, the mode comparisons, findings and
 problems, the options it was made with) under a ``schema_version``; the JSON
 Schema ``explorer/report.schema.json`` ships with the package, and
 ``Report.from_json(text)`` gives back a report equal to the original, field by
-field. Views (``explorer.present``) read a report and never change it; nothing
+field. A report of an earlier version is upgraded as it loads (``upgrade``).
+Views (``explorer.present``) read a report and never change it; nothing
 here builds HTML, and nothing here imports a view: the presentation layer sits
 above the report and hands it its renderers when it is imported (``use_views``;
 ``import explorer`` does that), so ``save_html()``, ``summary()`` and a
@@ -31,7 +32,7 @@ from .serial import from_jsonable, to_jsonable
 from .structure import Structure
 from .timing.model import ModeResult, TimingReport
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: compile keys, {file, line} origins, a problem's attempt beside its key (upgrade.py: 2)
 _VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
 _NOTEBOOK: Any = None  # explorer.widget's notebook view, handed over by ``import explorer`` (``use_notebook_view``)
 
@@ -168,9 +169,11 @@ class Report:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Report:
-        version = doc.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"this report has schema_version {version!r}; this explorer reads {SCHEMA_VERSION}")
+        """A report from its parsed JSON; one of an earlier schema version is upgraded first (``upgrade``)."""
+        if doc.get("schema_version") != SCHEMA_VERSION:
+            from .upgrade import upgrade
+
+            doc = upgrade(doc, SCHEMA_VERSION)
         return from_jsonable(cls, doc)
 
     @classmethod
@@ -210,10 +213,7 @@ class Report:
             raise LookupError("no compilation was captured")
         if compile_id is None:
             return comps[0]
-        from .capturing.compile_id import CompileId
-
-        cid = CompileId.parse(compile_id)
-        key = cid.key if cid is not None else compile_id
+        key = self._ready().compilation_key(compile_id)  # "[0/1]", "0/1_2": the compilation's key
         for comp in comps:
             if comp.compile_id == key:
                 return comp

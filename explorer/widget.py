@@ -41,7 +41,7 @@ import time
 from typing import Any, Callable, Optional
 
 from .present.escape import esc
-from .present.html import KERNEL_PREFIX, render_fragment
+from .present.html import render_fragment
 from .report import Report
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -121,7 +121,7 @@ class ExplorerView:
         self._model: Optional[dict] = None
         self._defer: Optional[bool] = None
         self._dots: dict[str, str] = {}
-        self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
+        self._origins: Optional[list[Any]] = None  # a merged report's: every rank's chain indexes them
         self._selects = 0
 
     # ---- mime bundle ----
@@ -183,9 +183,10 @@ class ExplorerView:
         """The payload the widget carries, decoded (what the front end reads)."""
         return decode_payload(self.widget().payload, self.widget().payload_encoding)
 
-    def select(self, comp_index: Optional[int] = None, left: Optional[str] = None,
-               right: Optional[str] = None, rank: Optional[int] = None) -> None:
-        """Shows a compilation and/or stages in the panes (stage ids, or ``kernel:KEY``); ``rank``: that rank
+    def select(self, comp_index: Optional[int] = None, left: Optional[str | dict] = None,
+               right: Optional[str | dict] = None, rank: Optional[int] = None) -> None:
+        """Shows a compilation and/or stages in the panes (stage ids, or one kernel: ``{"stage": "kernels",
+        "kernel": REF}``, REF as the kernels pane names it); ``rank``: that rank
         of a merged multi-rank report (``comp_index`` then counts that rank's compilations)."""
         self._selects += 1
         sel: dict[str, Any] = {"from": "python", "n": self._selects}
@@ -252,7 +253,7 @@ def _ping(view: ExplorerView, args: dict) -> dict:
 
 def _diff(view: ExplorerView, args: dict) -> dict:
     """A pane against another that the view does not carry (it carries a recompile's against what it replaced,
-    and two ranks' where they compiled differently): sides ``{"cid", "key", ["rank"]}``."""
+    and two ranks' where they compiled differently): sides ``{"cid", "stage", ["kernel"], ["rank"]}``."""
     from .present.viewmodel import pane_diff
 
     return {"diff": pane_diff(view.report, dict(args["a"]), dict(args["b"]))}
@@ -307,4 +308,4 @@ ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
 }
 
 
-__all__ = ["ACTIONS", "ExplorerView", "WIDGET_MIME", "KERNEL_PREFIX", "esc", "widget_class"]
+__all__ = ["ACTIONS", "ExplorerView", "WIDGET_MIME", "esc", "widget_class"]

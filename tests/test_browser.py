@@ -138,12 +138,15 @@ def side(view, which):
 
 
 def show(pane, stage=None, cid=None, diff=None):
+    """``diff``: the pane to diff against, ``{"cid", "stage", ["rank"]}`` (each picker option says which in data-*)."""
     if cid is not None:
         pane.locator(".cx-cid-pick").select_option(cid)
     if stage is not None:
         pane.locator(".cx-stage-pick").select_option(stage)
     if diff is not None:
-        pane.locator(".cx-diff-pick").select_option(diff)
+        rank = f"[data-rank='{diff['rank']}']" if diff.get("rank") is not None else ":not([data-rank])"
+        option = pane.locator(f".cx-diff-pick option[data-cid='{diff['cid']}'][data-stage='{diff['stage']}']{rank}")
+        pane.locator(".cx-diff-pick").select_option(option.first.get_attribute("value"))  # the same pane may recur
 
 
 def check_side_by_side(view):
@@ -197,7 +200,7 @@ def check_chain(view, page):
 
 def check_recompile_diff(view, first, second):
     right = side(view, "right")
-    show(right, "graph", cid=second, diff=f"{first}|graph")
+    show(right, "graph", cid=second, diff={"cid": first, "stage": "graph"})
     dels, adds = right.locator(".cx-diff .cx-ln.cx-del"), right.locator(".cx-diff .cx-ln.cx-add")
     assert dels.count() >= 1 and adds.count() >= 1
     assert set(dels.all_inner_texts()).isdisjoint(adds.all_inner_texts())
@@ -283,20 +286,39 @@ def test_page_offers_the_diffs_it_carries_and_says_the_kernel_makes_the_others(p
     right = side(open_page(page, sin_page), "right")
     show(right, "graph", cid=b)
     options = right.locator(".cx-diff-pick option")
-    values = options.evaluate_all("os => os.map(o => [o.value, o.disabled, o.textContent])")
-    assert [v for v, disabled, _ in values if v and not disabled] == [f"{a}|graph"]
-    assert values[-1] == ["", True, front("diff_needs_kernel")]
+    values = options.evaluate_all("os => os.map(o => [o.value, o.disabled, o.textContent, o.dataset.cid || null, "
+                                  "o.dataset.stage || null, o.dataset.rank || null])")
+    assert [(cid, stage, rank) for v, disabled, _, cid, stage, rank in values if v and not disabled] == [
+        (a, "graph", None)]
+    assert values[-1][:3] == ["", True, front("diff_needs_kernel")]
 
 
 def check_kernel_diff(view, page, cid):
     """A diff the view does not carry (this pane against the other pane's source): the kernel makes it."""
     right = side(view, "right")
     show(side(view, "left"), "source", cid=cid)
-    show(right, "graph", cid=cid, diff=f"{cid}|source")
+    show(right, "graph", cid=cid, diff={"cid": cid, "stage": "source"})
     page.wait_for_function("(p) => p.querySelector('.cx-diff .cx-ln.cx-add')", arg=right.element_handle(),
                            timeout=30_000)
     assert f"{cid}" in right.locator(".cx-diff-head").inner_text()
     assert right.locator(".cx-diff .cx-ln.cx-del").count() >= 1  # the source's lines, against the graph's
+
+
+def test_page_kernel_link_shows_that_kernel_alone(page, sin_page, sin_report):
+    """One kernel is the kernels stage with the kernel beside it (no ``kernel:REF`` key): a link in the kernels
+    index shows it alone, and the stage picker names it."""
+    b = sin_report.compilations[1].compile_id
+    name = sin_report.compilations[1].kernels[0].name
+    right = side(open_page(page, sin_page), "right")
+    show(right, "kernels", cid=b)
+    right.locator("table.cx-kindex .cx-link", has_text=name).first.click()
+    assert right.locator(".cx-kernel").count() == 1 and right.locator(f".cx-kernel[data-kernel='{name}']").count()
+    pick = right.locator(".cx-stage-pick")
+    assert pick.input_value() == "kernels"
+    assert pick.evaluate("s => s.selectedOptions[0].dataset.kernel") == name
+    assert f"— {name}" in right.locator(".cx-explain").inner_text()
+    pick.select_option("graph")
+    assert right.locator(".cx-kernel").count() == 0 and "—" not in right.locator(".cx-explain b").inner_text()
 
 
 def test_page_keyboard_navigation(page, sin_page):
@@ -545,7 +567,7 @@ def check_ranks(view, page, report):
     assert left.locator(".cx-ln.cx-lit", has_text="print(").count() == 1  # the rank-only line, lit in the source
 
     pick.select_option("0")
-    show(right, "graph", cid="0/0", diff="@1:0/0|graph")
+    show(right, "graph", cid="0/0", diff={"rank": 1, "cid": "0/0", "stage": "graph"})
     head = right.locator(".cx-diff-head").inner_text()
     assert "− rank 1 0/0" in head and "+ rank 0 0/0" in head
     dels, adds = right.locator(".cx-diff .cx-ln.cx-del"), right.locator(".cx-diff .cx-ln.cx-add")

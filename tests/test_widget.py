@@ -175,8 +175,8 @@ def test_static_pane_html_and_pickers_for_other_outputs(breaks_report):
     data = breaks_report.data
     i = next(i for i, c in enumerate(data.compilations) if c.kernels)
     keys = [k for k, _ in stage_keys(data.compilations[i])]
-    assert keys[: len(STAGES)] == [s.id for s in STAGES]
-    assert keys[len(STAGES):] == ["kernel:" + r for r in kernel_refs(data.compilations[i])]
+    assert keys[: len(STAGES)] == [{"stage": s.id} for s in STAGES]
+    assert keys[len(STAGES):] == [{"stage": "kernels", "kernel": r} for r in kernel_refs(data.compilations[i])]
     assert "cx-missing" in stage_html(data.compilations[0], "aot_inference", report=breaks_report)
 
 
@@ -242,7 +242,7 @@ def test_user_strings_are_escaped_in_the_static_copy_and_data_in_the_payload():
     bundle = view._repr_mimebundle_()
     assert XSS not in bundle["text/html"] and "&lt;img" in bundle["text/html"]
     for key, _ in stage_keys(data.compilations[0]):
-        assert XSS not in stage_html(data.compilations[0], key, report=view.report)
+        assert XSS not in stage_html(data.compilations[0], **key, report=view.report)
     p = payload_of(view)  # the front end sets these as text (checked in a browser by test_browser.py)
     assert p["report"]["capture"]["device"] == XSS and p["report"]["capture"]["compilations"][0]["failure"] == XSS
 
