@@ -328,6 +328,37 @@ def cmd_merge(words: Sequence[str]) -> int:
     return EXIT_REPORT_FAILED if write_merged(merged, wanted, quiet=args.quiet, say=_say) else EXIT_OK
 
 
+def cmd_open(words: Sequence[str]) -> int:
+    """``open PATH``: a job's TORCH_TRACE (every rank) as the report a run under the explorer makes (no torch)."""
+    parser = argparse.ArgumentParser(prog=f"{PROG} open", description="Read a TORCH_TRACE (a trace folder of one "
+                                     "process or every rank of a job, one log file, a .gz or .tar.gz of either, or "
+                                     "a TORCH_COMPILE_DEBUG folder) and print its summary; every rank goes into "
+                                     "one report, compared. Exit code 2 when PATH holds no trace.")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--html", metavar="OUT.html", help="also write the standalone HTML report")
+    parser.add_argument("--json", metavar="OUT.json", help="also write the report as JSON")
+    parser.add_argument("--rank", type=int, metavar="N", help="only rank N's log (default: every rank, compared)")
+    parser.add_argument("--quiet", action="store_true", help="do not print the summary")
+    args = parser.parse_args(list(words))
+    from .traces import OpenError, open_trace
+
+    try:
+        report = open_trace(args.path, rank=args.rank, html=args.html, json=args.json,
+                            say=None if args.quiet else _say)
+    except OpenError as e:
+        _say(f"cannot open: {e}")
+        return EXIT_USAGE
+    if not args.quiet:
+        print(report.summary())
+    failed = [p for p in report.problems if p.where.endswith(" output")]
+    for flag in ("html", "json"):
+        if getattr(args, flag) and not any(p.where == f"{flag} output" for p in failed):
+            _say(f"wrote {flag.upper()} report: {getattr(args, flag)}")
+    for p in failed:
+        _say(p.message)
+    return EXIT_REPORT_FAILED if failed else EXIT_OK
+
+
 def _final_code(outcome: ScriptOutcome, options: argparse.Namespace, write_errors: list) -> int:
     if outcome.exit_code != EXIT_OK:
         return outcome.exit_code
@@ -359,6 +390,7 @@ commands:
   run SCRIPT [ARGS...]   run a script with capture on; `{PROG} run --help` for options
   show REPORT.json       print a saved report's summary; --html OUT.html renders it (no torch needed)
   merge REPORT.json      merge a distributed run's parts (REPORT.rank<k>.json) into REPORT.json
+  open PATH              read a job's TORCH_TRACE (every rank) as a report; --html OUT.html, --json OUT.json
 
 options:
   -h, --help             show this help
@@ -378,9 +410,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if command == "--version":
         print(f"compile-explorer {__version__}")
         return EXIT_OK
-    if command in ("run", "show", "merge"):
+    if command in ("run", "show", "merge", "open"):
         try:
-            return {"run": cmd_run, "show": cmd_show, "merge": cmd_merge}[command](rest)
+            return {"run": cmd_run, "show": cmd_show, "merge": cmd_merge, "open": cmd_open}[command](rest)
         except SystemExit as e:  # argparse's --help and its errors
             return _system_exit_code(e)
     print(TOP_HELP, file=sys.stderr)

@@ -81,7 +81,8 @@ class Options:
                                "calls it makes itself", magic=("--capture-only",), api=False)
     # the user's compile caches as they are (a second run of their program), instead of off
     warm: bool = _flag(False, "capture with the compile caches as they are, as a second run of the program would "
-                       "(default: caches off while capturing, so every stage is lowered afresh)",
+                       "(default: the graph caches off while capturing, so every stage is lowered afresh; kernels "
+                       "compiled before from the same source still come from torch's code cache)",
                        magic=("--warm",), cli=("--warm",))
     # torch.export's programs: the cell's (or script's) own export and AOTInductor calls
     export: bool = _flag(False, "show the programs the code's own torch.export.export calls make (graph, "

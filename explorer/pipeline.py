@@ -31,7 +31,7 @@ from .capturing.gpu_watch import GpuWatch
 from .capturing.model import CaptureData, Finding, Problem
 from .capturing.session import CaptureSession
 from .capturing.triton_asm import with_kernel_details
-from .ipython_compat import cell_name
+from .hosts import cell_name
 from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report
@@ -41,7 +41,7 @@ from .structure import structure_of
 from .targets import CallTarget, CellTarget, ExportTarget, RunResult, ScriptTarget
 
 __all__ = ["STEPS", "CallTarget", "CellTarget", "ExportTarget", "Outcome", "RunContext", "ScriptTarget", "Step",
-           "capture", "finish", "run"]
+           "capture", "finish", "run", "write_outputs"]
 
 
 class Stages(Protocol):
@@ -80,6 +80,7 @@ class RunContext:
     watch: Optional[GpuWatch] = None  # open around the run and the timing
     problems: tuple[Problem, ...] = ()
     parts: dict[str, Any] = field(default_factory=dict)
+    live: bool = True  # the compiled program ran in this process (False: a trace read from a file)
 
     @property
     def data(self) -> CaptureData:
@@ -130,7 +131,7 @@ STEPS: tuple[Step, ...] = (
          when=lambda ctx: hasattr(ctx.target, "annotate")),
     Step("reading the exception", CAPTURE, lambda ctx: _with_error(ctx.data, ctx.error),
          when=lambda ctx: ctx.error is not None),
-    Step("kernel details", CAPTURE, lambda ctx: with_kernel_details(ctx.data)),
+    Step("kernel details", CAPTURE, lambda ctx: with_kernel_details(ctx.data, live=ctx.live)),
     Step("why stages are empty", CAPTURE, lambda ctx: _explained(ctx.data)),
     # analyses
     Step("findings", "findings", lambda ctx: _named(ctx.findings, ctx.data), reads=(COMPILATIONS,),
@@ -225,7 +226,7 @@ def finish(report: Report, ctx: RunContext) -> Report:
     for name, value in ctx.parts.items():
         setattr(report, name, value)
     report.problems = ctx.problems
-    _write_outputs(report, ctx.options)
+    write_outputs(report, ctx.options)
     return report.freeze()
 
 
@@ -407,7 +408,7 @@ def _step(ctx: RunContext, step: Step) -> Any:
         return step.fallback(ctx)
 
 
-def _write_outputs(report: Report, options: Options) -> None:
+def write_outputs(report: Report, options: Options) -> None:
     # the JSON last: the page then lists a failed JSON write only if it came first, never the reverse
     for where, path, save in (("html", options.html, report.save_html), ("json", options.json, report.save_json)):
         if not path:

@@ -51,6 +51,9 @@ class Stage:
             return bool(comp.guards or comp.guard_tree)
         if self.id == "saved_tensors":  # read from both halves of the partition
             return comp.aot_forward is not None and comp.aot_backward is not None
+        if self.kind == "bytecode":  # a frame's source read from a trace comes without a listing
+            value = self.content(comp)
+            return value is not None and bool(value.listing)
         value = self.content(comp)
         return bool(value) if isinstance(value, (tuple, str)) else value is not None
 
@@ -299,4 +302,6 @@ def with_missing(comp: Compilation) -> Compilation:
     import dataclasses
 
     why = {s.id: why_missing(s.id, comp) for s in compilation_stages() if not s.present(comp)}
+    # a report-wide stage's reason the capture recorded (a trace holds no runtime) is kept for the views
+    why.update({k: v for k, v in comp.missing.items() if k in BY_ID and BY_ID[k].scope != "compilation"})
     return dataclasses.replace(comp, missing=why)

@@ -48,10 +48,16 @@ class CallTarget:
         return self.fn
 
     def run(self, compiled: Callable[..., Any]) -> RunResult:
+        from .capturing.recorder import TRACE, listening
+        from .cell.is_compiling import IsCompilingSites
+
+        asking = IsCompilingSites(_globals_of(self.fn))  # a line asking is_compiling(): eager takes the other branch
         try:
-            return RunResult(value=compiled(*self.args, **self.kwargs))
+            with listening(asking.on_event, seams=(TRACE,)):
+                value = compiled(*self.args, **self.kwargs)
         except BaseException as e:  # noqa: BLE001 - handed to the entry point, which re-raises it unchanged
-            return RunResult(error=e)
+            return RunResult(error=e, findings=tuple(asking.call_findings(self.fn)))
+        return RunResult(value=value, findings=tuple(asking.call_findings(self.fn)))
 
     def timeit_calls(self, compiled: Callable[..., Any]) -> tuple[Callable[[], Any], Callable[[], Any]]:
         return (lambda: self.fn(*self.args, **self.kwargs)), (lambda: compiled(*self.args, **self.kwargs))
@@ -61,6 +67,15 @@ class CallTarget:
         from .timing.end_to_end import call_of
 
         return call_of(self.fn, compiled, self.args, self.kwargs, label="the explored call")
+
+
+def _globals_of(fn: Any) -> dict:
+    """The module namespace ``fn``'s code reads (a module's: its class's ``forward``'s); {} when none is found."""
+    for f in (fn, getattr(type(fn), "forward", None)):
+        namespace = getattr(f, "__globals__", None)
+        if isinstance(namespace, dict):
+            return namespace
+    return {}
 
 
 @dataclass

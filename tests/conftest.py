@@ -97,11 +97,12 @@ def timed_report():
 @pytest.fixture(scope="session")
 def diverge_job(tmp_path_factory):
     """tests/programs/distributed/diverge.py on two ranks (rank 1 alone breaks and recompiles), launched once:
-    its merged JSON and page (r.json, r.html) serve the distributed tests and the browser's rank checks."""
+    its merged JSON and page (r.json, r.html) serve the distributed tests and the browser's rank checks, and
+    torch's own trace of both ranks (trace/) the tests of ``explorer open``."""
     from distributed_jobs import launcher, program
 
     job = launcher(tmp_path_factory.mktemp("diverge"), 2, program("diverge.py"),
-                   outputs=("--json", "r.json", "--html", "r.html"))
+                   outputs=("--json", "r.json", "--html", "r.html"), trace=True)
     yield job
     if job.proc.poll() is None:
         job.proc.kill()

@@ -91,6 +91,7 @@ class Runs:
     plain_stdout: str
     cli_stdout: str
     cli_stderr: str
+    folder: str = ""  # torch's trace folder of the plain run
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +116,7 @@ def runs(tmp_path_factory):
         assert cli.returncode == 0, c_err[-3000:]
         with open(tmp / "r.json", encoding="utf-8") as fh:
             report = json.load(fh)
-        out[program] = Runs(parse_trace_dir(str(tmp / "trace")), report, p_out, c_out, c_err)
+        out[program] = Runs(parse_trace_dir(str(tmp / "trace")), report, p_out, c_out, c_err, str(tmp / "trace"))
     return out
 
 
@@ -162,6 +163,27 @@ def test_capture_does_not_change_what_the_program_prints(runs, program):
     r = runs[program]
     assert r.cli_stdout == r.plain_stdout
     assert "compile-explorer:" in r.cli_stderr
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_explorer_open_of_the_plain_runs_trace_matches_the_capture(runs, program):
+    """The plain run's trace, opened as a job that ran elsewhere, makes the capture's compilations, graphs,
+    graph breaks (file and line) and recompile reasons."""
+    from explorer.traces import open_trace
+
+    r = runs[program]
+    opened = {c.compile_id: c for c in open_trace(r.folder).compilations}
+    ours = {c["compile_id"]: c for c in r.report["capture"]["compilations"]}
+    assert list(opened) == list(ours)
+    for cid, c in ours.items():
+        o = opened[cid]
+        assert (o.graph.code if o.graph else None) == (c["graph"]["code"] if c["graph"] else None), cid
+        assert (o.frame.name, o.frame.lineno) == (c["frame"]["name"], c["frame"]["lineno"]), cid
+        brk = c["graph_break"]
+        assert ((o.graph_break.filename, o.graph_break.lineno) if o.graph_break else None) == \
+            ((brk["filename"], brk["lineno"]) if brk else None), cid
+        assert o.recompile_reason == c["recompile_reason"], cid
+        assert len(o.output_code or ()) == len(c["output_code"] or []), cid
 
 
 def _line(program, text):

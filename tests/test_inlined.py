@@ -28,7 +28,7 @@ from explorer.capturing.model import (
     Instruction,
     SourceLoc,
 )
-from explorer.lineage import lineage_of
+from explorer.lineage import Origin, lineage_of
 from explorer.present import viewmodel as vm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -178,6 +178,23 @@ def test_a_trace_without_dynamos_list_finds_the_functions_from_the_graphs_stack_
     assert "scaled_dot_product_attention" in comp.inlined[1].source and comp.entry is None
 
 
+
+def test_a_resume_functions_trace_does_not_list_the_function_it_resumes_as_inlined():
+    """A resume function's frame is the rest of the function that broke: its graph's lines lie in that function,
+    past what the trace quotes of the frame, and are the frame's own code, not an inlined function's."""
+    from explorer.capturing.inlined import inlined_from_graph
+    from explorer.capturing.model import Frame
+    from explorer.capturing.parse_fx import parse_graph
+
+    first = model_line("def forward(self, x)", after=model_line("class Block"))
+    attention = model_line("scaled_dot_product_attention")
+    text = ('class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "f32[2]"):\n        l_x_ = L_x_\n'
+            f"        # File: {MODEL}:{attention} in forward, code: y = F.scaled_dot_product_attention(q, k, v)\n"
+            '        y: "f32[2]" = torch.sin(l_x_)\n        return (y,)\n')
+    resume = Frame(name="torch_dynamo_resume_in_forward_at_1", filename=MODEL, lineno=first)
+    assert inlined_from_graph(parse_graph(text), resume, "    pass\n") == ()
+
+
 # ---- a real model: N identical blocks and one that differs ----
 
 def llama_line(text, after=0):
@@ -199,8 +216,8 @@ def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(llama_rep
     assert block["first"] == llama_line("def forward(self, x, cos, sin)", after=llama_line("class Attention"))
     assert block["file"] == LLAMA
     (lin,) = [x for x in llama_report.lineage if x.compile_id == comp.compile_id]
-    attention = f"{LLAMA}:{llama_line('scaled_dot_product_attention')}"
-    line = int(attention.rsplit(":", 1)[1]) - block["first"] + 1
+    attention = Origin(LLAMA, llama_line("scaled_dot_product_attention"))
+    line = attention.line - block["first"] + 1
     assert lin.origins_at("source", line, part=k + 1) == (attention,)
     reached = lin.reached_from(attention)
     sdpa = [x.element for x in reached if x.stage == "graph" and x.element]
@@ -208,7 +225,7 @@ def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(llama_rep
     stages = {x.stage for x in reached}
     assert {"graph", "aot_forward", "aot_backward", "post_grad_graph", "output_code"} <= stages, stages
     # the block that differs: the MLP's line became SiLU in three layers and GELU in one
-    mlp = {x.element for x in lin.reached_from(f"{LLAMA}:{llama_line('self.w2(self.act(')}") if x.stage == "graph"}
+    mlp = {x.element for x in lin.reached_from(Origin(LLAMA, llama_line("self.w2(self.act("))) if x.stage == "graph"}
     acts = sorted(re.sub(r"_\d+$", "", n) for n in mlp if n and n.startswith(("gelu", "silu")))
     assert acts == ["gelu"] + ["silu"] * 3, acts
 

@@ -158,7 +158,7 @@ def test_bytes_and_the_copy_ceiling(profiled):
             assert k.ceiling.explained == bool(k.ceiling.fits_cache and k.ceiling.producer), k.ceiling
     if name == "llama":  # the embedding gather reads the 4 x 256 rows its token ids name, not the 8000-row table
         gather = [k for k in rows if "embedding" in k.name and k.kind == "generated"]
-        assert gather and all(re.search(r"gathered: in_ptr\d+ 262,144 of 2,048,000 elements", k.bytes_source)
+        assert gather and all(re.search(r"in_ptr\d+ \(\w+\) gathered 262,144 of 2,048,000 elements", k.bytes_source)
                               for k in gather), [(k.name, k.bytes_source) for k in gather]
 
 

@@ -11,9 +11,10 @@ ABSENT = "<absent in this torch>"
 
 
 def config_snapshot() -> dict[str, Any]:
-    """The values ``torch_compat.CAPTURE_CONFIG`` sets during a capture (``ABSENT`` where this torch lacks one)."""
+    """The values ``torch_compat.CAPTURE_CONFIG`` (and its ``FALLBACK_CONFIG``) set during a capture (``ABSENT`` where
+    this torch lacks one)."""
     out = {}
-    for module_path, attr_path, _, _ in torch_compat.CAPTURE_CONFIG:
+    for module_path, attr_path, _, _ in torch_compat.CAPTURE_CONFIG + (torch_compat.FALLBACK_CONFIG,):
         try:
             value: Any = importlib.import_module(module_path)
             for name in attr_path.split("."):

@@ -19,7 +19,7 @@ from .decoders import UNKNOWN, DecodeContext, decode
 from .fold import Fold
 from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
 from .outside import OutsideDynamo
-from .raw import RawCapture, RawEvent, Tally, describe_error
+from .raw import WHERE, RawCapture, RawEvent, Tally, describe_error
 from .records import CacheRecord, ExportedProgramText, GraphExecution
 
 NO_DECODER = "no decoder for this event in this explorer version"
@@ -27,6 +27,7 @@ NO_COMPILATION = "decoded, but the record names no compile id, so it belongs to 
 # only a compile id's last record of these is decoded (the rest were replaced)
 SUPERSEDED = {"bytecode_hook", "traced_code"}
 UNKNOWN_DEVICE = "unknown"
+MEMO_MIN = 1024  # payloads shorter than this are decoded again rather than looked up
 
 DeviceNamer = Callable[[list[str]], str]
 
@@ -34,9 +35,13 @@ DeviceNamer = Callable[[list[str]], str]
 class Assembly:
     """Builds the CaptureData of one RawCapture; ``run`` fills it step by step, ``data`` reads it."""
 
-    def __init__(self, raw: RawCapture, torch_version: Optional[str] = None) -> None:
+    def __init__(self, raw: RawCapture, torch_version: Optional[str] = None, memo: Optional[dict] = None) -> None:
+        """``torch_version``: of the torch that wrote the records (a few read differently); ``memo``: decoded
+        records by content, shared across captures (``Decoded``): a job's ranks and a trace's repeats decode each
+        distinct record once, and share what it decodes to."""
         self.raw = raw
-        self.torch_version = torch_version  # of the torch that wrote the records: a few read differently
+        self.torch_version = torch_version
+        self.memo = memo
         self.compilations: list[Compilation] = []
         self.problems: list[Problem] = list(raw.problems)
         self.others = Tally()
@@ -65,7 +70,7 @@ class Assembly:
             key = _compilation_key(ev.compile_id)
             if ev.name in SUPERSEDED and last.get((ev.name, key)) != ev.seq:
                 continue
-            result = decode(ev, ctx)
+            result = self._decode(ev, ctx)
             fold = folds.get(key) if key is not None else None
             if fold is None and key is not None:
                 fold = folds[key] = Fold(key)
@@ -73,6 +78,20 @@ class Assembly:
                 continue
             self._place(ev, result, fold)
         return folds
+
+    def _decode(self, ev: RawEvent, ctx: DecodeContext) -> Any:
+        """``decode``, or the record an equal one decoded to (decoders read only the payload and the event's own
+        metadata; records are frozen, so one object can serve every capture that holds the record)."""
+        if self.memo is None or not isinstance(ev.payload, str) or len(ev.payload) < MEMO_MIN:
+            return decode(ev, ctx)
+        fields = ev.metadata.get(ev.name.split(":", 1)[0])
+        key = (ev.name, repr(fields), ev.payload)
+        found = self.memo.get(key)
+        if found is None:
+            found = decode(ev, ctx)
+            if not isinstance(found, Problem):  # a problem names its record: each is said where it is
+                self.memo[key] = found
+        return found
 
     def _outside(self, ev: RawEvent, result: Any, folds: dict[CompileId, Fold]) -> bool:
         """Records no compile id names: an export program, a capture-wide cache record, or part of
@@ -95,7 +114,9 @@ class Assembly:
 
     def _place(self, ev: RawEvent, result: Any, fold: Optional[Fold]) -> None:
         if result is UNKNOWN:
-            self.others.add(ev.name, ev.compile_id, ev.size, NO_DECODER)
+            # read from a log file: where the first of them is (``trace_file``)
+            at = ev.metadata.get(WHERE)
+            self.others.add(ev.name, ev.compile_id, ev.size, f"{NO_DECODER}; the first at {at}" if at else NO_DECODER)
         elif isinstance(result, Problem):
             self.problems.append(result)
             if fold is not None:
@@ -111,7 +132,7 @@ class Assembly:
         try:
             fold.add(record)
         except Exception as e:  # noqa: BLE001 - a record the fold cannot take: named, the others still fold
-            self.problems.append(Problem("fold", describe_error(e), ev.name, fold.compile_id.key))
+            self.problems.append(Problem("fold", describe_error(e), ev.name, fold.key or fold.compile_id.key))
 
     def data(self, *, torch_version: str, device: Union[str, DeviceNamer], python_version: str,
              wall_time_s: Optional[float], notes: list[str], error: Optional[str]) -> CaptureData:

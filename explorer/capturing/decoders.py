@@ -25,10 +25,10 @@ from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
-from .parse_guards import parse_guards
+from .parse_guards import has_guard
 from .parse_output_code import graph_kind
 from .parse_side_effects import parse_side_effects
-from .raw import DecodeError, RawEvent, describe_error
+from .raw import WHERE, DecodeError, RawEvent, describe_error
 from .records import (
     AotGraph,
     BytecodeListing,
@@ -116,7 +116,7 @@ def decode_dynamo_graph(ev: RawEvent, ctx: DecodeContext) -> DynamoGraph:
 
 def decode_guards(ev: RawEvent, ctx: DecodeContext) -> GuardTree:
     text = _text(ev).strip("\n")
-    if "GuardManager" not in text or not parse_guards(text):
+    if "GuardManager" not in text or not has_guard(text):
         raise DecodeError(f"no guard manager or guard line in the guard tree ({_excerpt(text)})")
     return GuardTree(text)
 
@@ -342,5 +342,7 @@ def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Problem, None, Unk
         return decoder(ev, ctx)
     except Exception as e:  # noqa: BLE001 - one odd record must cost only itself: it is named in the report
         message = describe_error(e, where=not isinstance(e, DecodeError))
-        return Problem("decoder", message, ev.name, ev.compile_id.trace_key if ev.compile_id else None)
+        if WHERE in ev.metadata:  # read from a log file: the record's file and line
+            message = f"{ev.metadata[WHERE]}: {message}"
+        return Problem.of_record("decoder", message, ev.name, ev.compile_id)
 

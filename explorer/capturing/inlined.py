@@ -93,6 +93,8 @@ def inlined_from_graph(graph: FxGraph, frame: Frame, frame_source: Optional[str]
         if span is None:
             continue
         name, first, end = span
+        if filename == frame.filename and first <= frame.lineno <= end:
+            continue  # the frame's own function (a resume function's frame is the rest of it): not inlined
         source = source_lines(filename, first, end)
         key = (filename, first, name)
         calls = max(max(lines.values()), found[key].calls if key in found else 0)

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
 from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
-from .compile_id import CompileId
+from .compile_id import CompileId, CompileKey
 from .graph_model import FxGraph, FxNode, SourceLoc
 from .usage import (
     CacheLookup,
@@ -60,6 +60,9 @@ class Bytecode:
     source: Optional[str] = None  # the function's source text, when it is known
     decompiled: Optional[str] = None  # readable Python for rewritten code
     decompile_error: Optional[str] = None  # why `decompiled` is missing
+    # where `source` came from: "code" (the code object's file, as it ran), or for a trace read from a file (no
+    # code objects): "file" (the recorded path, as it is on this machine now), "quoted" (only the lines it quotes)
+    source_origin: str = "code"
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ class Kernel:
     aten_ops: tuple[str, ...] = ()
     user_lines: tuple[SourceLoc, ...] = ()
     wrapper_lineno: Optional[int] = None  # where it is defined in the output code
-    # warm captures: "built" (compiled during this capture) or "loaded" (its binary came from a cache); None: not known
+    # "built" (compiled during this capture) or "loaded" (its binary came from torch's code cache, or in a warm
+    # capture from a graph cache's bundle); None: not known
     build: Optional[str] = None
     # torch's own ordered ops of the kernel, where it writes them (the per-kernel trace, kernel_information.json)
     op_trace: tuple[str, ...] = ()
@@ -152,6 +156,15 @@ class OutputCode:
     # "[Provenance debug handles]" comment) -> the post-grad nodes it computes; extern calls too
     provenance: dict[str, tuple[str, ...]] = field(default_factory=dict)
     language: str = "python"  # the wrapper's language: python (torch.compile), cpp (AOTInductor's C++ wrapper)
+
+    def calls(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(kernel name, the post-grad nodes it computes) per provenance entry, in the order of torch's debug
+        handles: the ``kernel:handle`` keys are torch's strings, read here so nothing above the capture splits them."""
+        def order(key: str) -> tuple[int, str]:
+            tail = key.rpartition(":")[2]
+            return (int(tail), key) if tail.isdigit() else (1 << 30, key)
+
+        return [(key.rpartition(":")[0] or key, self.provenance[key]) for key in sorted(self.provenance, key=order)]
 
 
 @dataclass(frozen=True)
@@ -168,7 +181,7 @@ class OtherArtifact:
     """
 
     name: str  # the event name, or "artifact:<name>" for torch's named artifacts
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
     count: int = 1
     size: int = 0  # characters of payload, summed
     why: str = "no decoder for this event in this explorer version"
@@ -185,7 +198,7 @@ class Finding:
 
     message: str
     stage: Optional[str] = None  # a stage id of ``explorer.stages``; None: the run as a whole (the header)
-    compile_id: Optional[str] = None  # the compilation's key (``CaptureData.compilation_key``)
+    compile_id: Optional[CompileKey] = None  # the compilation's key (``CaptureData.compilation_key``)
     lineno: Optional[int] = None  # the user line (the cell's line) it concerns, if one
     hint: Optional[str] = None  # what the user can do about it
 
@@ -195,21 +208,31 @@ class Problem:
     """Something the explorer could not do, shown in every output (never a silent except).
 
     ``where`` names the step (a decoder, the recorder, timing, an output file);
-    ``event`` and ``compile_id`` name the record it concerns, when there is one.
+    ``event`` and ``compile_id`` name the record it concerns, when there is one, and ``attempt`` which of
+    Dynamo's restarts of that compilation it came from (0: the first).
     """
 
     where: str
     message: str
     event: Optional[str] = None
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
+    attempt: int = 0
 
     @classmethod
     def of(cls, where: str, error: BaseException | str) -> Problem:
         """A step's failure: its exception as ``Type: message``, or words already written."""
         return cls(where, error if isinstance(error, str) else f"{type(error).__name__}: {error}")
 
+    @classmethod
+    def of_record(cls, where: str, message: str, event: Optional[str], compile_id: Optional[CompileId]) -> Problem:
+        """A record that could not be read: its compilation's key, and the attempt it came from."""
+        if compile_id is None:
+            return cls(where, message, event)
+        return cls(where, message, event, CompileKey(compile_id.key), compile_id.attempt)
+
     def one_line(self) -> str:
-        about = " ".join(x for x in (f"[{self.compile_id}]" if self.compile_id else "", self.event or "") if x)
+        cid = f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id  # as torch prints a restart
+        about = " ".join(x for x in (f"[{cid}]" if cid else "", self.event or "") if x)
         return f"{self.where}{' ' + about if about else ''}: {self.message.splitlines()[0] if self.message else ''}"
 
 
@@ -291,8 +314,18 @@ class OpEstimate:
 
 
 @dataclass(frozen=True)
+class Phase:
+    """One phase of a compilation's compile time, from torch's chromium events (``capturing.phases``)."""
+
+    name: str  # torch's span: entire_frame_compile, backend_compile, inductor_compile, GraphLowering.codegen, ...
+    depth: int  # 0: outermost; a phase's children follow it, one deeper
+    seconds: float  # summed over the times it ran (``count``)
+    count: int = 1
+
+
+@dataclass(frozen=True)
 class Compilation:
-    compile_id: str
+    compile_id: CompileKey
     frame: Frame
     status: str  # compiled | no_graph | failed | skipped
     original_bytecode: Optional[Bytecode] = None
@@ -340,6 +373,13 @@ class Compilation:
     # ---- the code Dynamo traced (capturing/inlined.py) ----
     inlined: tuple[InlinedFunction, ...] = ()  # every function inlined into the graph, once each, in tracing order
     entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
+    # ---- a TORCH_TRACE's chromium events (explorer open) ----
+    phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
+
+    @property
+    def cid(self) -> Optional[CompileId]:
+        """Its compile id as a value (ordered, its frame and generation); None for a lowering outside Dynamo."""
+        return CompileId.parse(self.compile_id)
 
     @property
     def is_resume(self) -> bool:
@@ -380,13 +420,15 @@ class CaptureData:
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
     cudagraphs: Optional[CudaGraphs] = None  # reduce-overhead: used or not, and why
-    # cold: caches off while capturing (every stage lowered afresh); warm: the user's caches as they are
+    # cold: the graph caches off while capturing (every stage lowered afresh; torch's code caches serve as in a
+    # plain run); warm: the user's caches as they are
     cache_mode: str = "cold"
     stance: str = "default"  # torch.compiler.set_stance in force when the capture began
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
     exports: tuple[ExportedProgram, ...] = ()  # torch.export programs (and their AOTInductor compiles)
     cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
-    graph_execution: tuple[str, ...] = ()  # the compile ids of the graphs that ran, in order (graph_execution)
+    # the compilations' keys of the graphs that ran, in order (graph_execution; "?" where torch named none)
+    graph_execution: tuple[str, ...] = ()
 
     # ---- derived counts used by every view ----
     @property
@@ -488,7 +530,7 @@ class TritonKernel:
     """
 
     name: str
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
     graph_kind: str = ""
     heuristic: str = ""  # pointwise | reduction | persistent_reduction | template | ...
     size_hints: dict[str, int] = field(default_factory=dict)
@@ -512,7 +554,7 @@ class ExternCall:
     """A call Inductor leaves to a library (cuBLAS, cuDNN, oneDNN, ATen): not generated code."""
 
     name: str  # as the wrapper calls it: extern_kernels.mm, torch.ops.aten.convolution.default
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
     graph_kind: str = ""
     count: int = 1  # calls per graph call
 
@@ -534,7 +576,7 @@ class Autotuning:
     inputs: tuple[str, ...] = ()  # the inputs' shapes and dtypes, as text
     choices: tuple[AutotuneChoice, ...] = ()
     winner: Optional[str] = None
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ Each check line reads ``+- KIND: code  # user source  # file:line in fn`` (a typ
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
@@ -20,21 +21,31 @@ _MANAGER_RE = re.compile(
 _LOC_RE = re.compile(r"^(?P<file>\S+):(?P<line>\d+) in (?P<fn>\S+)(?: \(HINT: [^)]*\))?$")
 
 
+_ANY_LINE_RE = re.compile(_LINE_RE.pattern, re.M)
+
+
+def has_guard(tree: str) -> bool:
+    """Whether the text holds one guard line (what ``parse_guards`` would find one of), without parsing it all."""
+    return _ANY_LINE_RE.search(tree) is not None
+
+
+@functools.lru_cache(maxsize=16)  # the same tree again (a job's ranks, a capture's repeats): parsed once
 def parse_guards(tree: str, frame_filename: Optional[str] = None) -> tuple[Guard, ...]:
     guards: list[Guard] = []
-    managers: dict[int, str] = {}  # depth -> source
+    managers: list[Optional[str]] = []  # the open managers' sources by depth (a tree: a new one closes deeper ones)
     for raw in tree.splitlines():
         m = _MANAGER_RE.match(raw)
         if m:
             depth = _depth(m["bars"])
-            managers = {d: s for d, s in managers.items() if d < depth}  # a deeper one ended with its branch
-            managers[depth] = m["source"].strip()
+            del managers[depth:]
+            managers.extend([None] * (depth - len(managers)))
+            managers.append(m["source"].strip())
             continue
         m = _LINE_RE.match(raw)
         if not m:
             continue
         depth = _depth(m["bars"])
-        subject = next((managers[d] for d in sorted(managers, reverse=True) if d < depth), None)
+        subject = next((s for s in reversed(managers[:depth]) if s is not None), None)
         guards.append(_guard(m["kind"], m["rest"], subject, frame_filename))
     return tuple(guards)
 

@@ -16,9 +16,10 @@ from typing import Any, Optional
 from .compile_id import CompileId
 from .model import OtherArtifact, Problem
 
+WHERE = "_where"  # a record read from a log file: "file:line" (``trace_file``), for problems to name
 # keys of a structured-trace record that are envelope, not the event's name
 ENVELOPE = frozenset({"frame_id", "frame_compile_id", "attempt", "has_payload", "rank", "compiled_autograd_id",
-                      "stack", "severity", "timestamp", "pathname", "thread", "subgraph_name"})
+                      "stack", "severity", "timestamp", "pathname", "thread", "subgraph_name", WHERE})
 NO_NAME = "<unnamed record>"
 
 

@@ -15,7 +15,7 @@ import time
 from typing import Callable, Iterable, Optional
 
 from . import torch_compat
-from .assemble import Assembly
+from .assemble import Assembly, DeviceNamer
 from .model import CaptureData, Problem
 from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
@@ -98,18 +98,24 @@ def _output_code_files(raw: RawCapture) -> list[str]:
     return out
 
 
-def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], error: Optional[str]) -> CaptureData:
+def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], error: Optional[str],
+         torch_version: Optional[str] = None, device: Optional[DeviceNamer] = None,
+         python_version: Optional[str] = None, memo: Optional[dict] = None) -> CaptureData:
     """The CaptureData of a finished capture; never raises for what torch emitted.
 
     Only a bug in the assembly's own loop gets here as an exception: then
     the compilations built before it are kept, and the report says what happened.
+    ``torch_version``, ``device``, ``python_version``: this process's unless given (a trace read from a file
+    says its own); ``memo``: records already decoded, shared with other captures (``Assembly``).
     """
-    assembly = Assembly(raw, torch_compat.torch_version())
+    assembly = Assembly(raw, torch_version or torch_compat.torch_version(), memo)
     try:
         assembly.run()
     except Exception as e:  # noqa: BLE001 - a bug in the assembly's loop: keep what it built, say what happened
         assembly.problems.append(Problem("assemble", f"the explorer stopped reading what torch emitted "
                                          f"({describe_error(e)}); compilations after this point are missing; "
                                          f"please report this"))
-    return assembly.data(torch_version=torch_compat.torch_version(), device=torch_compat.describe_devices,
-                         python_version=platform.python_version(), wall_time_s=wall_time_s, notes=notes, error=error)
+    return assembly.data(torch_version=torch_version or torch_compat.torch_version(),
+                         device=device or torch_compat.describe_devices,
+                         python_version=python_version or platform.python_version(), wall_time_s=wall_time_s,
+                         notes=notes, error=error)

@@ -42,9 +42,26 @@ DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"
 # force_non_lazy_backward_lowering costs a training forward's compile 1.3-1.8x (the backward's
 # whole Inductor compile, which a plain torch.compile does only at the first .backward()); it is
 # kept because a backward lowered lazily, later, came out without torch's kernel provenance.
-CAPTURE_CONFIG = (
-    ("torch.compiler.config", "force_disable_caches", True,
-     "a cache hit skips lowering, hiding post-grad graphs, IR and code"),
+#
+# Only the graph-level caches are turned off: a hit there skips lowering, hiding post-grad graphs, IR and
+# code. torch's code caches (the C++ builds, Triton's kernels) stay as a plain run has them: they are keyed
+# by the generated source and serve below lowering, so every stage is still logged while a re-run loads
+# what an earlier run built (a cold capture of a three-line function: 14.2 s every run with every cache
+# off, against 4.2 s for a plain re-run). Where one cannot be turned off (an environment variable that
+# forces it on), the capture turns every cache off instead: ``FALLBACK_CONFIG``.
+GRAPH_CACHES = (
+    ("torch._inductor.config", "fx_graph_cache", False,
+     "an FX graph cache hit skips lowering, hiding post-grad graphs, IR and code"),
+    ("torch._inductor.config", "fx_graph_remote_cache", False,
+     "a remote FX graph cache hit skips lowering, hiding post-grad graphs, IR and code"),
+    ("torch._functorch.config", "enable_autograd_cache", False,
+     "an AOTAutograd cache hit skips tracing and lowering, hiding the AOT graphs and all after them"),
+    ("torch._functorch.config", "enable_remote_autograd_cache", False,
+     "a remote AOTAutograd cache hit skips tracing and lowering, hiding the AOT graphs and all after them"),
+)
+FALLBACK_CONFIG = ("torch.compiler.config", "force_disable_caches", True,
+                   "a graph cache forced on would skip lowering, hiding post-grad graphs, IR and code")
+CAPTURE_CONFIG = GRAPH_CACHES + (
     ("torch._functorch.config", "force_non_lazy_backward_lowering", True,
      "the backward graph is otherwise lowered only at its first call: a capture of a forward would show "
      "no backward kernels, and a backward lowered later loses torch's provenance for its kernels"),
@@ -127,9 +144,10 @@ def interned_strings() -> dict[int, str]:
 
 
 def traced_code() -> Optional[tuple[Any, ...]]:
-    """The code objects Dynamo traced into the graph it is outputting now: the frame's first, then each function
-    it inlined, once per inlining, as each finished (``TracingContext.traced_code``, 2.11-2.14); None outside one.
-    Read while Dynamo writes its output graph: the frame's tracing context is gone by the bytecode hook."""
+    """The code objects Dynamo has traced in the compile under way: the frame's first, then each function it
+    inlined, once per inlining, as each finished (``TracingContext.traced_code``, 2.11-2.14); None outside one.
+    Read while a structured-trace record of that compile arrives (Dynamo's output graph: the frame's tracing
+    context is gone by the bytecode hook). The Source pane's inlined functions and the is_compiling finding read it."""
     from torch._guards import TracingContext
 
     ctx = TracingContext.try_get()
@@ -233,7 +251,8 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
 # lowers it (functorch's config is part of AOTAutograd's cache key: forcing the backward's lowering
 # would miss every entry the user's own runs wrote; log_tlparse is part of the FX graph cache's key).
 # Provenance tracking is not part of any cache key.
-WARM_KEEPS = ("force_disable_caches", "force_non_lazy_backward_lowering", "log_tlparse")
+WARM_KEEPS = tuple(attr for _, attr, _, _ in GRAPH_CACHES + (FALLBACK_CONFIG,)) + ("force_non_lazy_backward_lowering",
+                                                                                  "log_tlparse")
 
 
 @contextlib.contextmanager
@@ -242,8 +261,9 @@ def capture_config(notes: list[str], warm: bool = False, export: bool = False) -
 
     ``export``: torch's detailed trace (``dtrace_structured``) is on too, so that
     ``torch.export`` writes the program it made (``exported_program``).
-    The temporary folders Inductor makes while caches are disabled are the
-    session's to remove (``remove_fresh_cache_dirs``): only it knows which are its own.
+    Where every cache is off (``FALLBACK_CONFIG``, or the user's own ``force_disable_caches``), Inductor
+    makes temporary folders: they are the session's to remove (``remove_fresh_cache_dirs``): only it knows
+    which are its own.
     """
     saved: list[tuple[Any, str, Any]] = []
     # torch warns that disabling caches disables profile-guided dynamic shapes: expected here.
@@ -253,17 +273,18 @@ def capture_config(notes: list[str], warm: bool = False, export: bool = False) -
     if export:
         saved += _detailed_trace(notes)
     try:
-        for module_path, attr_path, value, why in CAPTURE_CONFIG:
+        forced = []
+        for entry in CAPTURE_CONFIG:
+            module_path, attr_path, value, why = entry
             if warm and attr_path in WARM_KEEPS:
                 continue
-            try:
-                obj, name = _resolve(module_path, attr_path)
-                old = getattr(obj, name)
-            except (ImportError, AttributeError):
-                notes.append(f"{module_path}.{attr_path} does not exist in this torch: {why}")
-                continue
-            saved.append((obj, name, old))
-            setattr(obj, name, value)
+            if not _set_config(entry, saved, notes) and entry in GRAPH_CACHES:
+                forced.append(f"{module_path}.{attr_path}")
+        if forced:  # forced on by the environment (TORCHINDUCTOR_FX_GRAPH_CACHE=1, ...): every cache off instead
+            _set_config(FALLBACK_CONFIG, saved, notes)
+            notes.append(f"{', '.join(forced)} stays on (forced by the environment, e.g. "
+                         "TORCHINDUCTOR_FX_GRAPH_CACHE=1 or TORCHINDUCTOR_AUTOGRAD_CACHE=1): a hit would hide the "
+                         "stages, so every cache is off for this capture, C++ and Triton kernels built afresh")
         yield
     finally:
         for obj, name, old in reversed(saved):
@@ -271,6 +292,21 @@ def capture_config(notes: list[str], warm: bool = False, export: bool = False) -
         if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
+
+
+def _set_config(entry: tuple[str, str, Any, str], saved: list[tuple[Any, str, Any]], notes: list[str]) -> bool:
+    """Sets one config value, its old value kept in ``saved``; False where it did not take (absent from this
+    torch: noted; or forced by an environment variable, which torch's config reads before any set value)."""
+    module_path, attr_path, value, why = entry
+    try:
+        obj, name = _resolve(module_path, attr_path)
+        old = getattr(obj, name)
+    except (ImportError, AttributeError):
+        notes.append(f"{module_path}.{attr_path} does not exist in this torch: {why}")
+        return True  # nothing to fall back from: this torch has no such cache
+    saved.append((obj, name, old))
+    setattr(obj, name, value)
+    return getattr(obj, name) == value
 
 
 def _detailed_trace(notes: list[str]) -> list[tuple[Any, str, Any]]:
@@ -438,6 +474,36 @@ def _code_objects(fn: Any) -> list[Any]:
     return out
 
 
+# ---- torch.compiler.is_compiling(): the code Dynamo traced, and the user's own compiled functions ----
+
+# the functions Dynamo folds to True while it traces (torch/_dynamo/variables/torch.py, tracing_state_functions):
+# torch.compiler.is_compiling, torch.compiler.is_dynamo_compiling, torch._dynamo.is_compiling, torch._utils.is_compiling
+IS_COMPILING_NAMES = ("is_compiling", "is_dynamo_compiling")
+
+
+def compiled_codes(namespace: dict) -> set[Any]:
+    """The code objects of the functions (and module forwards) in ``namespace`` that torch.compile wraps: where
+    one is called, a plain run compiles it too. Only plain functions and OptimizedModules are looked into (an
+    attribute of any other object could run its code)."""
+    import types
+
+    from torch._dynamo import eval_frame
+
+    optimized = getattr(eval_frame, "OptimizedModule", None)
+    out = set()
+    for value in list(namespace.values()):
+        if isinstance(value, types.FunctionType) and "_torchdynamo_orig_callable" in vars(value):
+            inner = compiled_original(value)
+        elif optimized is not None and isinstance(value, optimized):
+            inner = getattr(compiled_original(value), "forward", None)
+        else:
+            continue
+        code = getattr(inner, "__code__", None)
+        if code is not None:
+            out.add(code)
+    return out
+
+
 # ---- cached guards, evaluated against new arguments (explorer.clinic.why) ----
 
 def compiled_original(fn: Any) -> Any:
@@ -453,8 +519,9 @@ def compiled_original(fn: Any) -> Any:
 
 
 def entry_compile_id(entry: Any) -> Optional[str]:
+    """A cached entry's compile id, as the report's key (torch prints ``0/1``; an attempt folds into it)."""
     cid = getattr(entry, "compile_id", None)
-    return None if cid is None else str(cid)
+    return None if cid is None else CompileId.key_of(str(cid))
 
 
 def evaluate_entry_guards(entry: Any, f_locals: dict[str, Any]) -> tuple[bool, Optional[str]]:
@@ -608,21 +675,23 @@ def _note_once(notes: list[str], text: str) -> None:
 
 @contextlib.contextmanager
 def uncached_compile() -> Iterator[None]:
-    """Compiles inside lower afresh (FX graph and AOT caches off); compiled .so/cubin files are reused.
+    """Compiles inside lower afresh (the graph caches off: ``GRAPH_CACHES``); torch's code caches serve, so a
+    kernel compiled before from the same source is loaded, not built again.
 
-    Each compile inside leaves a ``tmp*`` folder in the cache dir (see ``fresh_cache_dirs``):
-    the caller removes its own with ``remove_fresh_cache_dirs``.
+    Where a graph cache is forced on by the environment, every cache is off instead
+    (``FALLBACK_CONFIG``): then each compile inside leaves a ``tmp*`` folder in the cache
+    dir (see ``fresh_cache_dirs``), and the caller removes its own with ``remove_fresh_cache_dirs``.
     """
-    import torch
-
-    saved = torch.compiler.config.force_disable_caches
-    torch.compiler.config.force_disable_caches = True
+    saved: list[tuple[Any, str, Any]] = []
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*force_disable_caches.*")
         try:
+            if not all([_set_config(entry, saved, []) for entry in GRAPH_CACHES]):  # every one, then decide
+                _set_config(FALLBACK_CONFIG, saved, [])
             yield
         finally:
-            torch.compiler.config.force_disable_caches = saved
+            for obj, name, old in reversed(saved):
+                setattr(obj, name, old)
 
 
 @contextlib.contextmanager

@@ -35,8 +35,9 @@ _EXTERN = re.compile(r"\b(extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?)\("
 
 
 def with_kernel_details(data: CaptureData, *, ir_limit: int = IR_LIMIT,
-                        total_limit: int = IR_TOTAL_LIMIT) -> CaptureData:
-    """The capture with ``triton_kernels`` and ``extern_calls`` filled from the loaded output modules."""
+                        total_limit: int = IR_TOTAL_LIMIT, live: bool = True) -> CaptureData:
+    """The capture with ``triton_kernels`` and ``extern_calls`` filled from the loaded output modules
+    (``live=False``: from the wrappers' text only, for a trace read from a file: no module of it is loaded)."""
     budget = [total_limit]
     kernels: list[TritonKernel] = []
     externs: list[ExternCall] = []
@@ -46,7 +47,7 @@ def with_kernel_details(data: CaptureData, *, ir_limit: int = IR_LIMIT,
             triton = [k for k in comp.kernels if k.language == "triton" and k.graph_kind == oc.graph_kind]
             if not triton:
                 continue
-            module = torch_compat.output_module(oc.filename)
+            module = torch_compat.output_module(oc.filename) if live else None
             tuners = torch_compat.triton_autotuners(module) if module is not None else {}
             for k in triton:
                 kernels.append(describe(k, oc.code, tuners.get(k.name), comp, ir_limit, budget, oc.filename))

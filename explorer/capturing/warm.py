@@ -1,11 +1,12 @@
 """What a capture records about how it ran: cold or warm caches, the compile stance, kernels built or loaded.
 
-A cold capture (the default) turns caches off, so every stage is lowered
-afresh; a warm one leaves the user's caches as they are, as a second run of
-their program would. Either way the stance in force
-(``torch.compiler.set_stance``) is read when the capture starts, when each
-compilation starts (``dynamo_start``, live) and when it ends. In a warm
-capture each C++ kernel is looked up in the module Inductor loaded: a binary
+A cold capture (the default) turns the graph caches off, so every stage is
+lowered afresh, while torch's code caches serve it as they serve a plain run
+(a kernel whose source an earlier run compiled is loaded, not built again); a
+warm one leaves every cache as it is, as a second run of the program would.
+Either way the stance in force (``torch.compiler.set_stance``) is read when the
+capture starts, when each compilation starts (``dynamo_start``, live) and when it
+ends, and each C++ kernel is looked up in the module Inductor loaded: a binary
 written since the capture began was built by it, an older one came from the cache.
 """
 
@@ -42,14 +43,14 @@ class SessionUsage:
             self._unsubscribe = None
 
     def apply(self, data: CaptureData, *, warm: bool, since: float) -> CaptureData:
-        comps = tuple(self._compilation(c, warm, since) for c in data.compilations)
+        comps = tuple(self._compilation(c, since) for c in data.compilations)
         return dataclasses.replace(
             data, compilations=comps, cache_mode="warm" if warm else "cold", stance=self.stance_start,
             stance_at_end=self.stance_end if self.stance_end != self.stance_start else None)
 
-    def _compilation(self, c: Compilation, warm: bool, since: float) -> Compilation:
+    def _compilation(self, c: Compilation, since: float) -> Compilation:
         stance = self.stances.get(c.compile_id)
-        kernels = kernel_builds(c, since) if warm else c.kernels
+        kernels = kernel_builds(c, since)
         if stance == c.stance and kernels is c.kernels:
             return c
         return dataclasses.replace(c, stance=stance, kernels=kernels)

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
 from ..capturing.model import Finding
-from ..capturing.recorder import CALLBACKS, RESET, listening
+from ..capturing.recorder import CALLBACKS, RESET, TRACE, listening
 from .function import TORCH_MARKER, CellFunction
+from .is_compiling import IsCompilingSites
 from .watch import Watch, reset_finding
 
 
@@ -55,12 +56,14 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
     value: Any = None
     error: Optional[BaseException] = None
     watch = Watch(cell, findings)
+    asking = IsCompilingSites(cell.namespace, skip=cell.filename)  # functions the cell calls: is_compiling()
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(_recursion_headroom())
             watch.user_suppresses = _user_suppresses()
             watch.suppressing = stack.enter_context(_cell_config(fullgraph, findings))
             stack.enter_context(watch)
+            stack.enter_context(listening(asking.on_event, seams=(TRACE,)))
             stack.enter_context(_module_state(cell))
             try:
                 value = compiled()
@@ -74,6 +77,7 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
     finally:
         watch.forget_compilations()
     findings.extend(watch.conclude(error, fullgraph))
+    findings.extend(asking.cell_findings())
     return CellRun(value=value if error is None else None, error=error, findings=tuple(_unique(findings)),
                    returns_value=cell.returns_value, interrupted_at=watch.interrupted_at(error))
 

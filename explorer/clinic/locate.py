@@ -29,6 +29,7 @@ def _library_roots() -> tuple[str, ...]:
     return tuple(sorted(os.path.normpath(r) + os.sep for r in roots if r))
 
 
+@lru_cache(maxsize=4096)  # asked for every guard and frame, of a few files
 def is_library_file(filename: Optional[str]) -> bool:
     """True for the standard library, installed packages, and frozen/builtin pseudo-files."""
     if not filename:
@@ -41,7 +42,14 @@ def is_library_file(filename: Optional[str]) -> bool:
     if not os.path.isabs(path):
         # torch names its own files relative to its package in guard comments ("nn/modules/dropout.py")
         return _library_relative(path)
-    return f"{os.sep}torch{os.sep}" in path and f"{os.sep}site-packages{os.sep}" in path
+    # another machine's installs (a trace of a job that ran elsewhere): its packages and standard library
+    return bool(_OTHER_LIBRARY.search(path.replace(os.sep, "/")))
+
+
+_COMMENT = re.compile(r"#.*")  # a Python comment, to the end of the line
+
+
+_OTHER_LIBRARY = re.compile(r"/(?:site|dist)-packages/|/lib/python3\.\d+/")
 
 
 def is_torch_or_python_file(filename: Optional[str]) -> bool:
@@ -125,6 +133,8 @@ def first_read(name: Optional[str], code: Bytecode) -> Optional[int]:
     root, attr = parts[0], parts[1] if len(parts) > 1 else None
     if not root.isidentifier():
         return None
+    if not code.instructions:  # a frame read from a trace has no code object: its source, line by line
+        return _first_read_in_source(root, attr, code)
     previous = None
     for ins in code.instructions:
         loads_root = ins.opname in _LOADS and root in ins.argrepr.replace(",", " ").split()
@@ -134,6 +144,20 @@ def first_read(name: Optional[str], code: Bytecode) -> Optional[int]:
         if ins.line and (reads_attr if attr is not None else loads_root):
             return ins.line
         previous = ins if loads_root else None
+    return None
+
+
+def _first_read_in_source(root: str, attr: Optional[str], code: Bytecode) -> Optional[int]:
+    """``first_read`` from the frame's source text: the first line after its ``def`` line that names the local
+    (or ``local.attr``) outside a comment."""
+    pattern = re.compile(rf"\b{re.escape(root)}\s*\.\s*{re.escape(attr)}\b" if attr else rf"\b{re.escape(root)}\b")
+    lines = (code.source or "").split("\n")
+    body = 0
+    if lines[0].lstrip().startswith(("def ", "async def ", "@")):  # after the signature (quoted lines may lack it)
+        body = next((i + 1 for i, line in enumerate(lines) if line.rstrip().endswith(":")), 1)
+    for i, line in enumerate(lines[body:], start=body):
+        if pattern.search(_COMMENT.sub("", line)):
+            return code.firstlineno + i
     return None
 
 

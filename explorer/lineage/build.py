@@ -15,7 +15,7 @@ from ..capturing.model import CaptureData, Compilation, FxGraph
 from . import bytecode as bc
 from .graphs import GraphLines, Row
 from .inductor import Lowering
-from .model import SOURCES, Lineage, TextLines
+from .model import SOURCES, Lineage, Origin, TextLines
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _SOURCE_OF = {"export_graph": "graph", "aot_joint": "graph", "aot_forward": "graph", "aot_backward": "graph",
@@ -25,36 +25,50 @@ _GRAPHS = ("graph", "export_graph", "aot_joint", "aot_forward", "aot_backward", 
            "post_grad_graph_backward")
 
 
+# every field of a Compilation the builder reads: a compilation equal to a recent one in these has its chain
+_READS = ("compile_id", *_GRAPHS, "original_bytecode", "rewritten_bytecode", "graph_break", "output_code",
+          "kernels", "ir_pre_fusion", "ir_post_fusion")
+_RECENT: list[tuple[tuple, Lineage]] = []  # (those fields, the chain) of the last compilations built
+_KEEP = 16
+
+
 def lineage_of(data: CaptureData) -> tuple[Lineage, ...]:
     """Every compilation's chain: each line of each stage with the user lines it came from."""
-    return tuple(_Builder(c).build() for c in data.compilations)
+    return tuple(_lineage(c) for c in data.compilations)
+
+
+def _lineage(c: Compilation) -> Lineage:
+    """A compilation's chain, or that of a recent one equal in what the chain reads: a job's ranks (each read
+    from its own log, sharing the records they hold alike) compile the same graphs, and the chain is the
+    costliest step after decoding. Compared field by field, shared objects compare by identity at once."""
+    key = tuple(getattr(c, f) for f in _READS)
+    for seen, lineage in _RECENT:
+        if seen == key:
+            return lineage
+    lineage = _Builder(c).build()
+    _RECENT.append((key, lineage))
+    del _RECENT[:-_KEEP]
+    return lineage
 
 
 class _Builder:
     def __init__(self, comp: Compilation) -> None:
         self.comp = comp
-        self.origin_index: dict[str, int] = {}
-        self.origins: list[str] = []
-        self.set_index: dict[tuple[str, ...], int] = {(): 0}
+        self.origin_index: dict[Origin, int] = {}
+        self.origins: list[Origin] = []
+        self.set_index: dict[tuple[Origin, ...], int] = {(): 0}
         self.sets: list[tuple[int, ...]] = [()]
         self.texts: list[TextLines] = []
-        self._keys: dict[str, tuple[str, int]] = {}
 
     # ---- origin sets ----
-    def _key(self, origin: str) -> tuple[str, int]:
-        key = self._keys.get(origin)
-        if key is None:
-            file, _, line = origin.rpartition(":")
-            key = self._keys[origin] = (file, int(line) if line.isdigit() else 0)
-        return key
-
-    def union(self, groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
+    def union(self, groups: Iterable[tuple[Origin, ...]]) -> tuple[Origin, ...]:
+        """One set of several: its origins in file and line order."""
+        seen: dict[Origin, None] = {}
         for g in groups:
             seen.update(dict.fromkeys(g))
-        return tuple(sorted(seen, key=self._key)) if len(seen) > 1 else tuple(seen)
+        return tuple(sorted(seen)) if len(seen) > 1 else tuple(seen)
 
-    def _set(self, origins: tuple[str, ...]) -> int:
+    def _set(self, origins: tuple[Origin, ...]) -> int:
         idx = self.set_index.get(origins)
         if idx is None:
             ids = []

@@ -73,13 +73,23 @@ def mode_blocks(data: CaptureData) -> list[dict]:
                     "text": ["caches:" + lines[0]] + [f"  {line}" for line in lines[1:]]})
     else:
         out.append({"t": "p", "cls": "cx-muted cx-usage",
-                    "r": "caches: cold (off while capturing: every stage lowered afresh; --warm for a second run's "
-                         "view)"})
+                    "r": "caches: cold (the graph caches off while capturing: every stage lowered afresh; "
+                         f"{_code_cache_words(data)}; --warm for a second run's view)"})
     if data.stance != "default" or data.stance_at_end:
         end = f" (at the end: {data.stance_at_end})" if data.stance_at_end else ""
         out.append({"t": "p", "cls": "cx-muted cx-usage", "r": f"stance: {data.stance}{end} "
                                                                "(torch.compiler.set_stance)"})
     return out
+
+
+def _code_cache_words(data: CaptureData) -> str:
+    """What torch's code cache did in a cold capture: the kernels it loaded (their source compiled before)."""
+    kernels = [k for comp in data.compilations for k in comp.kernels if k.build]
+    if not kernels:
+        return "torch's code cache serves kernels compiled before from the same source"
+    built = sum(1 for k in kernels if k.build == "built")
+    return f"kernels: {len(kernels) - built} loaded from torch's code cache (compiled before from the same source), " \
+           f"{built} built"
 
 
 def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[dict]:

@@ -121,7 +121,7 @@ class GraphRecorder:
         return self._inner(fresh_graph_module(graph.gm), list(graph.inputs))
 
     def profiling_build(self, graph: RecordedGraph) -> Optional[ProfilingBuild]:
-        """The recorded graph compiled again, cold, with the profiling options; None where none is needed.
+        """The recorded graph compiled again, lowered afresh, with the profiling options; None where not needed.
 
         Kept per graph. Its generated code (kernel sources, wrapper) is read from
         Inductor's output-code event while it compiles; the capture's code stays
@@ -145,8 +145,8 @@ class ProfilingBuild:
     label: str
 
 
-PROFILE_BUILD_LABEL = ("separate profiling build: the recorded graph compiled again, cold, with {opts} "
-                       "(C++ kernels as profiler rows); the kernels shown elsewhere are the user's build")
+PROFILE_BUILD_LABEL = ("separate profiling build: the recorded graph compiled again, lowered afresh, with "
+                       "{opts} (C++ kernels as profiler rows); the kernels shown elsewhere are the user's build")
 
 
 def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBuild:

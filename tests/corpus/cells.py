@@ -28,7 +28,7 @@ class Cell:
     compiled: bool | None = True
     findings: tuple[str, ...] = ()
     backend: str = "eager"  # "inductor" only where Inductor itself is what differs
-    same_stdout: bool = True  # False where the output holds timings (%time) or file paths
+    same_stdout: bool = True  # False where the output holds timings (%time), file paths, or values that differ
     teardown: str = ""
     timed: bool = False
     capture_only: bool = False
@@ -241,6 +241,11 @@ TUTORIAL = (
          "    except Exception as e:\n        print(type(e).__name__)", compiled=None),
     Cell("recipe: is_compiling in the cell", "r = 1 if torch.compiler.is_compiling() else -1\ny = torch.ones(2) * r",
          findings=("is_compiling",)),
+    # the tutorial's foo without its own torch.compile (the magic compiles the cell): Dynamo traces foo into the
+    # compiled cell and folds is_compiling() to True, so the printed values differ (that is the finding)
+    Cell("recipe: a function of another cell asks is_compiling", "print(foo(inp))",
+         setup=_STANCE_FOO.replace("@torch.compile(backend='eager')\n", ""), same_stdout=False,
+         findings=("line 2 (in foo): `if torch.compiler.is_compiling():` asks torch.compiler.is_compiling()",)),
     # the programming model: a reset between two compiles keeps both compilations (see test_cell.py)
     Cell("reset between two compiles", "opt_f = torch.compile(f, backend='eager')\na = opt_f(torch.ones(3))\n"
          "torch._dynamo.reset()\nopt_g = torch.compile(g, backend='eager')\nb = opt_g(torch.ones(3))",

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 
-import { readPayload } from "../../explorer/present/frontend/src/model.js";
+import { applyPatch, readPayload } from "../../explorer/present/frontend/src/model.js";
 
 const doc = {
   format: 1,
@@ -30,4 +30,14 @@ test("a widget's bytes, gzipped or not, and plain JSON text read back the same",
   const raw = Buffer.from(JSON.stringify(doc), "utf-8");
   assert.deepEqual(await readPayload(new DataView(raw.buffer, raw.byteOffset, raw.byteLength), "utf-8"), doc);
   assert.deepEqual(await readPayload(JSON.stringify(doc)), doc);
+});
+
+test("another rank written as a patch of a rank written in full reads back as that rank's payload", () => {
+  const base = { header: { chips: [["rank", "1 of 4"]] }, views: [{ cid: "0/0", t: 1.5 }], gone: true };
+  const ops = [[["header", "chips", 0, 1], "2 of 4"], [["views", 0, "t"], 2.25], [["gone"]], [["new"], { a: 1 }]];
+  assert.deepEqual(applyPatch(structuredClone(base), ops), {
+    header: { chips: [["rank", "2 of 4"]] },
+    views: [{ cid: "0/0", t: 2.25 }],
+    new: { a: 1 },
+  });
 });
