@@ -429,9 +429,9 @@ def table(res: dict) -> list[tuple[str, str, str, str]]:
                 "not measured" + ("" if key == "page" else " (--lab)"))
             continue
         add(f"{where}: switch to {bw}", got["switch_backward_ms"], LIMITS["switch_ms"], ".0f", " ms",
-            f"({got['backward_dom']:,} elements)")
+            f"({got['backward_dom']:,.0f} elements)")
         add(f"{where}: switch to the guards", got["switch_guards_ms"], LIMITS["switch_ms"], ".0f", " ms",
-            f"({got['guards_dom']:,} elements)")
+            f"({got['guards_dom']:,.0f} elements)")
         add(f"{where}: hover", max(got["hover_ms"], got["hover_backward_ms"]), LIMITS["hover_ms"], ".1f", " ms",
             f"(source | graph {got['hover_ms']:.1f}, source | backward {got['hover_backward_ms']:.1f})")
     return rows
