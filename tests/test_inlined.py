@@ -28,7 +28,7 @@ from explorer.capturing.model import (
     Instruction,
     SourceLoc,
 )
-from explorer.lineage import lineage_of
+from explorer.lineage import Origin, lineage_of
 from explorer.present import viewmodel as vm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,8 +136,8 @@ def test_the_source_pane_shows_each_inlined_function_of_the_users_once_linked_by
     (lin,) = lineage_of(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
     assert [(t.stage, t.part) for t in lin.texts if "source" in t.stage or "bytecode" in t.stage] == [
         ("source", 0), ("source", 1), ("source", 2), ("source", 3), ("original_bytecode", 0)]  # one part per function
-    assert lin.origins_at("source", 2, part=2) == ("/u/blocks.py:4",)
-    graph_nodes = [link.element for link in lin.reached_from("/u/blocks.py:4") if link.stage == "graph"]
+    assert lin.origins_at("source", 2, part=2) == (Origin("/u/blocks.py", 4),)
+    graph_nodes = [link.element for link in lin.reached_from(Origin("/u/blocks.py", 4)) if link.stage == "graph"]
     assert [n for n in graph_nodes if n] == ["y", "y_1"]
 
 
@@ -207,8 +207,8 @@ def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(stacked_r
     assert block["first"] == model_line("def forward(self, x)", after=model_line("class Block"))
     assert block["file"] == MODEL
     (lin,) = [x for x in stacked_report.lineage if x.compile_id == comp.compile_id]
-    attention = f"{MODEL}:{model_line('scaled_dot_product_attention')}"
-    line = int(attention.rsplit(":", 1)[1]) - block["first"] + 1
+    attention = Origin(MODEL, model_line("scaled_dot_product_attention"))
+    line = attention.line - block["first"] + 1
     assert lin.origins_at("source", line, part=k + 1) == (attention,)
     reached = lin.reached_from(attention)
     sdpa = [x.element for x in reached if x.stage == "graph" and x.element]
@@ -216,7 +216,7 @@ def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(stacked_r
     stages = {x.stage for x in reached}
     assert {"graph", "aot_forward", "aot_backward", "post_grad_graph", "output_code"} <= stages, stages
     # the block that differs: the MLP's line became GELU in four layers and SiLU in one
-    mlp = {x.element for x in lin.reached_from(f"{MODEL}:{model_line('self.down(self.act(')}") if x.stage == "graph"}
+    mlp = {x.element for x in lin.reached_from(Origin(MODEL, model_line("self.down(self.act("))) if x.stage == "graph"}
     acts = sorted(re.sub(r"_\d+$", "", n) for n in mlp if n and n.startswith(("gelu", "silu")))
     assert acts == ["gelu"] * 4 + ["silu"], acts
 
