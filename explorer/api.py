@@ -109,24 +109,19 @@ def explore_export(model: Any, args: Sequence[Any], kwargs: Optional[dict] = Non
 
 
 def show(report: Union[str, os.PathLike, Report], *, rank: Optional[int] = None) -> None:
-    """Shows a saved report (a path to its JSON, or a Report): the explorer's view in a notebook, text elsewhere.
+    """Shows a report (a Report, or a path to its saved JSON): the interactive view in a notebook, text elsewhere.
 
-    In a Jupyter kernel the view is displayed (the widget, with its static HTML and text copies);
-    in a terminal or a script the summary is printed. ``rank``: one rank of a merged multi-rank
-    report (``python -m explorer run --nproc-per-node N``, ``python -m explorer merge``); the merged
-    report's own view shows every rank compared, then its lowest rank, with a rank picker for the others.
+    In Jupyter (JupyterLab, Notebook 7, VS Code, Colab) and marimo the view is displayed in the running cell's
+    output (the widget, with its static HTML and text copies); in a terminal or a script the summary is printed.
+    ``rank``: one rank of a merged multi-rank report (``python -m explorer run --nproc-per-node N``,
+    ``python -m explorer merge``); the merged report's own view shows every rank compared, then its lowest rank,
+    with a rank picker for the others.
     """
     if not isinstance(report, Report):
         report = Report.load(report)
     if rank is not None:
         report = report.rank(rank)
-    from .ipython_compat import in_kernel
+    from . import hosts
 
-    if in_kernel():
-        from IPython.display import display
-
-        from .widget import ExplorerView
-
-        display(ExplorerView(report))
-    else:
+    if not (hosts.widgets_live() and hosts.display(report._notebook_view())):
         print(report.summary())

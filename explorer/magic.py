@@ -184,10 +184,8 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
         _show_from_cell(outcome.error, shell, target.interrupted_at)
         attach_report(outcome.error, report)
         raise outcome.error
-    if args.return_report:
-        from .widget import NotebookReport
-
-        return NotebookReport.of(report)
+    if args.return_report:  # a report displays as the view in a kernel, as an explore() or capture() report does
+        return report
     return outcome.value if cell_fn.returns_value else None  # a trailing `;` sets returns_value False
 
 

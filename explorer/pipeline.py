@@ -31,7 +31,7 @@ from .capturing.gpu_watch import GpuWatch
 from .capturing.model import CaptureData, Finding, Problem
 from .capturing.session import CaptureSession
 from .capturing.triton_asm import with_kernel_details
-from .ipython_compat import cell_name
+from .hosts import cell_name
 from .lineage import lineage_of
 from .options import Options
 from .report import Clinic, Report

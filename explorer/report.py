@@ -5,7 +5,8 @@ fix list and explained recompiles, timing, the mode comparisons, findings and
 problems, the options it was made with) under a ``schema_version``; the JSON
 Schema ``explorer/report.schema.json`` ships with the package, and
 ``Report.from_json(text)`` gives back a report equal to the original, field by
-field. Views (``explorer.present``) read a report and never change it; nothing
+field. A report of an earlier version is upgraded as it loads (``upgrade``).
+Views (``explorer.present``) read a report and never change it; nothing
 here builds HTML, and nothing here imports a view: the presentation layer sits
 above the report and hands it its renderers when it is imported (``use_views``;
 ``import explorer`` does that), so ``save_html()``, ``summary()`` and a
@@ -31,14 +32,22 @@ from .serial import from_jsonable, to_jsonable
 from .structure import Structure
 from .timing.model import ModeResult, TimingReport
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: compile keys, {file, line} origins, a problem's attempt beside its key (upgrade.py: 2)
 _VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
+_NOTEBOOK: Any = None  # explorer.widget's notebook view, handed over by ``import explorer`` (``use_notebook_view``)
 
 
 def use_views(views: Any) -> None:
     """Called by ``explorer.present`` when it is imported: the renderers a report displays itself with."""
     global _VIEWS
     _VIEWS = views
+
+
+def use_notebook_view(notebook: Any) -> None:
+    """Called by ``import explorer``: ``notebook.view(report)`` makes the interactive view a notebook displays
+    (``ExplorerView``), ``notebook.live()`` says whether a widget made here would reach a front end."""
+    global _NOTEBOOK
+    _NOTEBOOK = notebook
 
 
 def _views() -> Any:
@@ -160,9 +169,11 @@ class Report:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Report:
-        version = doc.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"this report has schema_version {version!r}; this explorer reads {SCHEMA_VERSION}")
+        """A report from its parsed JSON; one of an earlier schema version is upgraded first (``upgrade``)."""
+        if doc.get("schema_version") != SCHEMA_VERSION:
+            from .upgrade import upgrade
+
+            doc = upgrade(doc, SCHEMA_VERSION)
         return from_jsonable(cls, doc)
 
     @classmethod
@@ -202,10 +213,7 @@ class Report:
             raise LookupError("no compilation was captured")
         if compile_id is None:
             return comps[0]
-        from .capturing.compile_id import CompileId
-
-        cid = CompileId.parse(compile_id)
-        key = cid.key if cid is not None else compile_id
+        key = self._ready().compilation_key(compile_id)  # "[0/1]", "0/1_2": the compilation's key
         for comp in comps:
             if comp.compile_id == key:
                 return comp
@@ -229,9 +237,34 @@ class Report:
     def __repr__(self) -> str:
         return self.summary() if self.capture is not None else "<Report: capture still running>"
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    def widget(self) -> Any:
+        """The interactive view as a widget (an anywidget ``AnyWidget``): what a notebook displays for this report.
+
+        Jupyter shows it when the report is displayed; marimo takes it as ``mo.ui.anywidget(report.widget())``.
+        One widget per report: asking again gives the same one."""
+        return self._notebook_view().widget()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled (or deep-copied) report leaves its view behind: a widget belongs to this kernel's front end
+        return {k: v for k, v in self.__dict__.items() if k != "_view"}
+
+    def _notebook_view(self) -> Any:
+        view = self.__dict__.get("_view")
+        if view is None:
+            if _NOTEBOOK is None:
+                raise RuntimeError("no notebook view is loaded: `import explorer`")
+            self._ready()
+            view = _NOTEBOOK.view(self)
+            self.__dict__["_view"] = view  # not a field: a view is how the report shows, not what it holds
+        return view
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        """The interactive view where the host draws widgets (a Jupyter kernel, marimo), with the static HTML copy
+        and the text in the same bundle (saved notebooks, GitHub, hosts without JavaScript); else those two."""
         if self.capture is None:
             return {"text/plain": repr(self)}
+        if _NOTEBOOK is not None and _NOTEBOOK.live():
+            return self._notebook_view()._repr_mimebundle_(include, exclude)
         return _views().mimebundle(self)
 
     def _ready(self) -> CaptureData:

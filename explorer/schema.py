@@ -18,8 +18,9 @@ import types
 import typing
 from typing import Any, Union
 
+from .capturing.compile_id import KEY_PATTERN, CompileKey
 from .schema_docs import FIELDS, OBJECTS
-from .serial import _hints
+from .serial import _hints, named_fields
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.schema.json")
 _PRIMITIVES = {str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
@@ -39,8 +40,8 @@ def report_schema() -> dict[str, Any]:
 
 def _object(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     hints = _hints(cls)
-    props = {f.name: {**_type(hints[f.name], defs), **_described(cls.__name__, f.name)}
-             for f in dataclasses.fields(cls) if f.compare}
+    names = named_fields(cls) or [f.name for f in dataclasses.fields(cls) if f.compare]
+    props = {name: {**_type(hints[name], defs), **_described(cls.__name__, name)} for name in names}
     for name in getattr(cls, "_json_derived", ()):
         props[name] = {**_type(typing.get_type_hints(getattr(cls, name).fget)["return"], defs),
                        **_described(cls.__name__, name)}
@@ -66,11 +67,13 @@ def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if origin is dict:
         args = typing.get_args(hint)
         return {"type": "object", "additionalProperties": _type(args[1], defs) if len(args) == 2 else {}}
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or named_fields(hint) is not None):
         if hint.__name__ not in defs:
             defs[hint.__name__] = {}  # placeholder first: the classes nest
             defs[hint.__name__] = _object(hint, defs)
         return {"$ref": f"#/$defs/{hint.__name__}"}
+    if hint is CompileKey:  # a compilation's key: only CompileId reads it back into its parts
+        return {"type": "string", "pattern": KEY_PATTERN}
     if hint in _PRIMITIVES:
         if hint is float:
             return {"type": "number"}

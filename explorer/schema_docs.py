@@ -37,7 +37,9 @@ OBJECTS = {
 
 FIELDS = {
     # ---- the report ----
-    "Report.schema_version": "The schema's version; a report of another version is refused by `Report.from_json`.",
+    "Report.schema_version": "The schema's version (3 since compile keys, `{file, line}` user lines and a problem's "
+                             "`attempt`); `Report.from_json` upgrades a report of version 2 as it loads it and "
+                             "refuses any other.",
     "Report.entry": "Which entry point made it: `explore`, `magic`, `cli` or `capture`.",
     "Report.options": "How it was made, with the same names in every entry point.",
     "Report.capture": "What torch.compile did.",
@@ -103,7 +105,8 @@ FIELDS = {
     "CaptureData.exports": "Each `torch.export` program.",
     "CaptureData.cache_events": "Cache records outside any compilation (Dynamo's precompile cache), shaped like "
                                 "a compilation's `caches`.",
-    "Compilation.compile_id": "torch's compile id as its key: `0/0`, `g1 0/0` after a reset, `aoti/0`.",
+    "Compilation.compile_id": "torch's compile id as the report's key (see [compile keys](#compile-keys)): `0/0`, "
+                              "`g1 0/0` after a reset, `aoti/0`; never Dynamo's restart attempt.",
     "Compilation.frame": "The frame compiled; resume functions are named `torch_dynamo_resume_in_<fn>_at_<line>`.",
     "Compilation.status": "`compiled`, `no_graph`, `skipped` or `failed`.",
     "Compilation.failure": "Why, when it failed.",
@@ -345,7 +348,9 @@ FIELDS = {
     "Problem.where": "The step: a decoder, the recorder, timing, an output file.",
     "Problem.message": "What went wrong.",
     "Problem.event": "The trace record's event, for a record that could not be read.",
-    "Problem.compile_id": "Its compilation.",
+    "Problem.compile_id": "Its compilation's key.",
+    "Problem.attempt": "Which of Dynamo's restarts of that compilation the record came from (0: the first; torch "
+                       "prints `[0/1_2]` for attempt 2).",
     "ExportedProgram.text": "torch's print of the program.",
     "ExportedProgram.graph": "Its graph.",
     "ExportedProgram.inputs": "User inputs, parameters with their attribute, buffers.",
@@ -542,7 +547,9 @@ FIELDS = {
     "ModeResult.notes": "What the view says.",
     # ---- the line-level chain ----
     "Lineage.compile_id": "The compilation.",
-    "Lineage.origins": "The user lines, `\"FILE:LINE\"`, each once.",
+    "Lineage.origins": "The user lines, each once.",
+    "Origin.file": "The file, as the capture names it: a script's or module's path, a notebook cell's file name.",
+    "Origin.line": "The line in it (1-based).",
     "Lineage.sets": "The distinct sets of them, as indices into `origins`; `sets[0]` is the empty set.",
     "Lineage.texts": "One per text a view shows.",
     "TextLines.stage": _ENUM_STAGE + ".",
@@ -650,7 +657,9 @@ FIELDS = {
     "Difference.lineno": "The user line.",
     "Difference.key": "The compilation it concerns (a `MatchedCompilation` key).",
     "Difference.hang": "Whether it may hang the job (another order or kind of collective).",
-    "MatchedCompilation.key": "Frame, file, line and `nth`: `step@train.py:10#0`.",
+    "MatchedCompilation.key": "Its name, which `Difference.key` and `GraphCollectives.key` refer to it by: "
+                              "`step@train.py:10#0`. A name only: its parts are `frame`, `filename`, `lineno` and "
+                              "`nth`.",
     "MatchedCompilation.frame": "The frame.",
     "MatchedCompilation.filename": "Its file.",
     "MatchedCompilation.lineno": "Its line.",
@@ -679,8 +688,8 @@ FIELDS = {
     "Collective.line_from": "How its user line was found: `graph` (the node's stack), `call` (Dynamo's call stack, "
                             "`call_sites`) or `inferred`.",
     # ---- torch's other artifacts ----
-    "CaptureData.graph_execution": "The compile ids of the graphs that ran, in order (torch's `graph_execution`, "
-                                   "written when code runs under "
+    "CaptureData.graph_execution": "The keys of the compilations whose graphs ran, in order (`?` where torch named "
+                                   "none; torch's `graph_execution`, written when code runs under "
                                    "`torch._inductor.debug.record_and_log_graph_execution_order()`).",
     "Compilation.min_cut": "The partitioner's knapsack over the joint graph, or null unless torch logged it "
                            "(`AOT_PARTITIONER_DEBUG=1` and `activation_memory_budget` below 1).",

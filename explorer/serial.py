@@ -3,7 +3,9 @@
 Every piece of a report (capture, clinic, timing) is a frozen dataclass of
 strings and numbers, so one generic pair of functions writes and reads all of
 them: ``to_jsonable`` turns tuples into lists and adds the read-only figures a
-class names in ``_json_derived`` (for readers of the JSON); ``from_jsonable``
+class names in ``_json_derived`` (for readers of the JSON); a ``NamedTuple``
+(a small value kept as a tuple for speed, such as the chain's ``Origin``) is an
+object of its fields, like a dataclass; ``from_jsonable``
 rebuilds the exact objects from the field annotations and ignores those
 derived keys, so ``from_jsonable(T, to_jsonable(x)) == x``.
 Imports nothing of the explorer: every layer may use it.
@@ -36,9 +38,9 @@ def to_jsonable(obj: Any) -> Any:
 
 @cache
 def _json_names(cls: type) -> Any:
-    """A dataclass's field names, then its ``_json_derived`` ones; None for any other class."""
+    """A dataclass's field names, then its ``_json_derived`` ones; a NamedTuple's fields; None for any other class."""
     if not dataclasses.is_dataclass(cls):
-        return None
+        return named_fields(cls)
     return tuple(f.name for f in dataclasses.fields(cls)) + tuple(getattr(cls, "_json_derived", ()))
 
 
@@ -61,6 +63,9 @@ def from_jsonable(hint: Any, value: Any) -> Any:
         args = typing.get_args(hint)
         item = args[1] if len(args) == 2 else Any
         return {k: from_jsonable(item, v) for k, v in value.items()}
+    if named_fields(hint) is not None:
+        hints = _hints(hint)
+        return hint(**{name: from_jsonable(hints[name], value[name]) for name in hint._fields if name in value})
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         hints = _hints(hint)
         kwargs = {f.name: from_jsonable(hints[f.name], value[f.name])
@@ -69,6 +74,11 @@ def from_jsonable(hint: Any, value: Any) -> Any:
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     return value
+
+
+def named_fields(cls: Any) -> Any:
+    """A NamedTuple class's field names; None for anything else."""
+    return cls._fields if isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields") else None
 
 
 @cache

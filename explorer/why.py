@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 
-def why_recompile_line(shell: Any, expr: str) -> Any:
-    """``%compile --why f(x, n=2)``: the call's function and arguments are evaluated, f is not called."""
+def why_recompile_line(namespace: Any, expr: str) -> Any:
+    """``%compile --why f(x, n=2)``: the call's function and arguments are evaluated in ``namespace`` (the
+    notebook's variables: a dict, or an IPython shell's ``user_ns``), f is not called."""
     import ast
 
-    from IPython.core.error import UsageError
-
     from .clinic import why_recompile
+
+    UsageError = _usage_error()
+    namespace = getattr(namespace, "user_ns", namespace)
 
     try:
         call = ast.parse(expr.strip(), mode="eval").body
@@ -26,7 +28,7 @@ def why_recompile_line(shell: Any, expr: str) -> Any:
     if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) \
             or any(k.arg is None for k in call.keywords):
         raise UsageError("--why needs a plain call such as f(x, n=2) (no *args or **kwargs)")
-    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), shell.user_ns)  # noqa: E731
+    ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), namespace)  # noqa: E731
     fn = ev(call.func)
     verdicts = why_recompile(fn, *[ev(a) for a in call.args], **{k.arg: ev(k.value) for k in call.keywords})
     if not verdicts:
@@ -36,3 +38,13 @@ def why_recompile_line(shell: Any, expr: str) -> Any:
     if verdicts and not any(v.reused for v in verdicts):
         print("=> this call would recompile")
     return None
+
+
+def _usage_error() -> type:
+    """IPython's UsageError (a magic's error, shown without a traceback) where IPython is here; marimo may not
+    have it, and a ValueError says the same there."""
+    try:
+        from IPython.core.error import UsageError
+    except ImportError:
+        return ValueError
+    return UsageError

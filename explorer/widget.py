@@ -6,23 +6,27 @@ JupyterLab, Notebook 7, VS Code, Colab, marimo and a browser. The widget is one
 ipywidgets model (no Layout child either): a view made by each ``%%compile``
 run costs one widget, however big the report. Its state: ``payload`` (the
 report, one JSON string), ``made_at`` (when the view was made: the front end
-records its own latency against it) and ``selection`` (the panes' stages and
+records its own latency against it), ``selection`` (the panes' stages and
 the pinned chain, written by the front end, settable from Python by
-``ExplorerView.select``).
+``ExplorerView.select``) and ``pictures`` (those the kernel has drawn, kept so
+a notebook saved with its widgets' state shows them without a kernel).
 
 What needs the kernel is offered only here (the page has no kernel): the front
 end sends ``{"type": "action", "id", "action", "args"}`` and gets
 ``{"type": "result", "id", "ok", ...}`` back. ``ACTIONS`` is the hook; it holds
-``rest`` (a big report's view is drawn from what its first panes need, and the
-rest follows), ``rank`` (another rank of a merged multi-rank report, sent when
-the view first shows it: the widget carries only the lowest rank's),
+``ping`` (asked when the view is drawn: kernel actions are offered only once a
+kernel answers, as a saved notebook or an exported page has none), ``rest``
+(a big report's view is drawn from what its first panes need, and the rest
+follows), ``rank`` (another rank of a merged multi-rank report, sent when the
+view first shows it: the widget carries only the lowest rank's),
 ``diff`` (a pane against any other the view does not carry: ``viewmodel.pane_diff``),
 ``pictures`` (Graphviz runs in the kernel after the view is up), ``why``
 ("would this call recompile?", ``%compile --why`` on an expression of the
 notebook) and ``save_html``. Both ``rest`` and ``pictures`` keep the view
 within a fraction of a second of the capture, however big the report.
 
-``ExplorerView`` is what a cell displays: its mime bundle carries the widget,
+``ExplorerView`` is what a cell displays (a Report displayed where widgets reach a
+front end shows its own, ``report.widget()``: ``explorer.hosts``): its mime bundle carries the widget,
 a static HTML copy of the report (for GitHub and nbviewer, which run no
 JavaScript; no pictures and a size budget, so it is quick to make) and the text
 summary.
@@ -31,14 +35,13 @@ summary.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import os
 import time
 from typing import Any, Callable, Optional
 
 from .present.escape import esc
-from .present.html import KERNEL_PREFIX, render_fragment
+from .present.html import render_fragment
 from .report import Report
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -62,6 +65,9 @@ def _widget_class() -> type:
         payload_encoding = traitlets.Unicode("utf-8").tag(sync=True)  # "utf-8" JSON, or "gzip" of it
         made_at = traitlets.Float(0.0).tag(sync=True)
         selection = traitlets.Dict().tag(sync=True)
+        # the graph pictures the kernel has drawn ({id: svg}): a trait, so a notebook saved with its widgets' state
+        # (and a page made from it) keeps them, where no kernel is there to draw them again
+        pictures = traitlets.Dict().tag(sync=True)
         # no Layout widget: the module styles itself, and a view must stay one widget
         layout = traitlets.Any(None, allow_none=True).tag(sync=True)
 
@@ -115,7 +121,7 @@ class ExplorerView:
         self._model: Optional[dict] = None
         self._defer: Optional[bool] = None
         self._dots: dict[str, str] = {}
-        self._origins: Optional[list[str]] = None  # a merged report's: every rank's chain indexes them
+        self._origins: Optional[list[Any]] = None  # a merged report's: every rank's chain indexes them
         self._selects = 0
 
     # ---- mime bundle ----
@@ -177,9 +183,10 @@ class ExplorerView:
         """The payload the widget carries, decoded (what the front end reads)."""
         return decode_payload(self.widget().payload, self.widget().payload_encoding)
 
-    def select(self, comp_index: Optional[int] = None, left: Optional[str] = None,
-               right: Optional[str] = None, rank: Optional[int] = None) -> None:
-        """Shows a compilation and/or stages in the panes (stage ids, or ``kernel:KEY``); ``rank``: that rank
+    def select(self, comp_index: Optional[int] = None, left: Optional[str | dict] = None,
+               right: Optional[str | dict] = None, rank: Optional[int] = None) -> None:
+        """Shows a compilation and/or stages in the panes (stage ids, or one kernel: ``{"stage": "kernels",
+        "kernel": REF}``, REF as the kernels pane names it); ``rank``: that rank
         of a merged multi-rank report (``comp_index`` then counts that rank's compilations)."""
         self._selects += 1
         sel: dict[str, Any] = {"from": "python", "n": self._selects}
@@ -234,37 +241,50 @@ def _rank(view: ExplorerView, args: dict) -> dict:
     return {"encoding": encoding, "_buffers": [data]}
 
 
+def _ping(view: ExplorerView, args: dict) -> dict:
+    """The view asks when it is drawn: an answer means a kernel runs this view's Python side. Without one (a saved
+    notebook, ``marimo export html``, an nbconvert page, a kernel restarted since) the view offers no kernel action
+    and says what needs one. ``actions``: those this host can do ("why" needs the notebook's variables)."""
+    from . import hosts
+
+    offered = [a for a in ("why", "save_html") if a != "why" or hosts.namespace() is not None]
+    return {"host": hosts.name(), "actions": offered}
+
+
 def _diff(view: ExplorerView, args: dict) -> dict:
     """A pane against another that the view does not carry (it carries a recompile's against what it replaced,
-    and two ranks' where they compiled differently): sides ``{"cid", "key", ["rank"]}``."""
+    and two ranks' where they compiled differently): sides ``{"cid", "stage", ["kernel"], ["rank"]}``."""
     from .present.viewmodel import pane_diff
 
     return {"diff": pane_diff(view.report, dict(args["a"]), dict(args["b"]))}
 
 
 def _pictures(view: ExplorerView, args: dict) -> dict:
+    """Draws the pictures asked for into the widget's ``pictures`` trait (the view redraws from it)."""
     from .present.payload import draw_pictures
 
     ids = [i for i in args.get("ids", ()) if i in view._dots]
-    return {"pictures": draw_pictures({i: view._dots[i] for i in ids})}
+    drawn = draw_pictures({i: view._dots[i] for i in ids})
+    widget = view.widget()
+    widget.pictures = {**widget.pictures, **drawn}
+    return {"count": len(drawn)}
 
 
 def _why(view: ExplorerView, args: dict) -> dict:
     """``%compile --why EXPR``: which cached compilation the call would reuse, or which guard fails."""
-    from IPython import get_ipython
-
+    from . import hosts
     from .why import why_recompile_line
 
-    shell = get_ipython()
+    namespace = hosts.namespace()
     expr = str(args.get("expr") or "").strip()
-    if shell is None:
-        raise RuntimeError("no IPython kernel here")
+    if namespace is None:
+        raise RuntimeError("no notebook's variables here to evaluate the call in")
     if not expr:
         return {"text": "Type a call, e.g. f(torch.randn(16)): its guards are checked, nothing is compiled or run."}
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
-            why_recompile_line(shell, expr)
+            why_recompile_line(namespace, expr)
     except Exception as e:  # noqa: BLE001 - UsageError and the call's own errors: said, not raised
         out.write(f"{type(e).__name__}: {e}")
     return {"text": out.getvalue().strip()}
@@ -278,6 +298,7 @@ def _save_html(view: ExplorerView, args: dict) -> dict:
 
 
 ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
+    "ping": _ping,
     "rest": _rest,
     "rank": _rank,
     "diff": _diff,
@@ -287,19 +308,4 @@ ACTIONS: dict[str, Callable[[ExplorerView, dict], dict]] = {
 }
 
 
-class NotebookReport(Report):
-    """The Report ``%%compile -o`` returns: it displays as the explorer view."""
-
-    @classmethod
-    def of(cls, report: Report) -> NotebookReport:
-        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report) if f.init}
-        made = cls(**fields)
-        return made.freeze() if report.frozen else made
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        if self.capture is None:
-            return super()._repr_mimebundle_(include, exclude)
-        return ExplorerView(self)._repr_mimebundle_(include, exclude)
-
-
-__all__ = ["ACTIONS", "ExplorerView", "NotebookReport", "WIDGET_MIME", "KERNEL_PREFIX", "esc", "widget_class"]
+__all__ = ["ACTIONS", "ExplorerView", "WIDGET_MIME", "esc", "widget_class"]

@@ -76,7 +76,8 @@ def test_the_saved_tensors_stage_follows_the_partitioned_graphs_and_its_rows_lea
     pane = view["panes"]["saved_tensors"]
     saved, recomputed = [b for b in pane if b["t"] == "table"]
     relu = next(r for r in saved["rows"] if r["c"][0]["code"] == "relu")
-    assert relu["c"][0]["go"] == {"stage": "aot_joint"} and relu["origin"] == f"{PROGRAM}:{_line('self.fc2(torch')}"
+    assert relu["c"][0]["go"] == {"stage": "aot_joint"}
+    assert relu["origin"] == {"file": PROGRAM, "line": _line("self.fc2(torch")}
     assert "256 B" in relu["text"] and "aten.relu.default" in relu["text"]
     assert [r["c"][0]["code"] for r in recomputed["rows"]] == ["permute_1"]
     assert "The forward saves 3 values" in "".join(str(x) for x in pane[0]["r"])

@@ -138,12 +138,15 @@ def side(view, which):
 
 
 def show(pane, stage=None, cid=None, diff=None):
+    """``diff``: the pane to diff against, ``{"cid", "stage", ["rank"]}`` (each picker option says which in data-*)."""
     if cid is not None:
         pane.locator(".cx-cid-pick").select_option(cid)
     if stage is not None:
         pane.locator(".cx-stage-pick").select_option(stage)
     if diff is not None:
-        pane.locator(".cx-diff-pick").select_option(diff)
+        rank = f"[data-rank='{diff['rank']}']" if diff.get("rank") is not None else ":not([data-rank])"
+        option = pane.locator(f".cx-diff-pick option[data-cid='{diff['cid']}'][data-stage='{diff['stage']}']{rank}")
+        pane.locator(".cx-diff-pick").select_option(option.first.get_attribute("value"))  # the same pane may recur
 
 
 def check_side_by_side(view):
@@ -197,7 +200,7 @@ def check_chain(view, page):
 
 def check_recompile_diff(view, first, second):
     right = side(view, "right")
-    show(right, "graph", cid=second, diff=f"{first}|graph")
+    show(right, "graph", cid=second, diff={"cid": first, "stage": "graph"})
     dels, adds = right.locator(".cx-diff .cx-ln.cx-del"), right.locator(".cx-diff .cx-ln.cx-add")
     assert dels.count() >= 1 and adds.count() >= 1
     assert set(dels.all_inner_texts()).isdisjoint(adds.all_inner_texts())
@@ -283,20 +286,39 @@ def test_page_offers_the_diffs_it_carries_and_says_the_kernel_makes_the_others(p
     right = side(open_page(page, sin_page), "right")
     show(right, "graph", cid=b)
     options = right.locator(".cx-diff-pick option")
-    values = options.evaluate_all("os => os.map(o => [o.value, o.disabled, o.textContent])")
-    assert [v for v, disabled, _ in values if v and not disabled] == [f"{a}|graph"]
-    assert values[-1] == ["", True, front("diff_needs_kernel")]
+    values = options.evaluate_all("os => os.map(o => [o.value, o.disabled, o.textContent, o.dataset.cid || null, "
+                                  "o.dataset.stage || null, o.dataset.rank || null])")
+    assert [(cid, stage, rank) for v, disabled, _, cid, stage, rank in values if v and not disabled] == [
+        (a, "graph", None)]
+    assert values[-1][:3] == ["", True, front("diff_needs_kernel")]
 
 
 def check_kernel_diff(view, page, cid):
     """A diff the view does not carry (this pane against the other pane's source): the kernel makes it."""
     right = side(view, "right")
     show(side(view, "left"), "source", cid=cid)
-    show(right, "graph", cid=cid, diff=f"{cid}|source")
+    show(right, "graph", cid=cid, diff={"cid": cid, "stage": "source"})
     page.wait_for_function("(p) => p.querySelector('.cx-diff .cx-ln.cx-add')", arg=right.element_handle(),
                            timeout=30_000)
     assert f"{cid}" in right.locator(".cx-diff-head").inner_text()
     assert right.locator(".cx-diff .cx-ln.cx-del").count() >= 1  # the source's lines, against the graph's
+
+
+def test_page_kernel_link_shows_that_kernel_alone(page, sin_page, sin_report):
+    """One kernel is the kernels stage with the kernel beside it (no ``kernel:REF`` key): a link in the kernels
+    index shows it alone, and the stage picker names it."""
+    b = sin_report.compilations[1].compile_id
+    name = sin_report.compilations[1].kernels[0].name
+    right = side(open_page(page, sin_page), "right")
+    show(right, "kernels", cid=b)
+    right.locator("table.cx-kindex .cx-link", has_text=name).first.click()
+    assert right.locator(".cx-kernel").count() == 1 and right.locator(f".cx-kernel[data-kernel='{name}']").count()
+    pick = right.locator(".cx-stage-pick")
+    assert pick.input_value() == "kernels"
+    assert pick.evaluate("s => s.selectedOptions[0].dataset.kernel") == name
+    assert f"— {name}" in right.locator(".cx-explain").inner_text()
+    pick.select_option("graph")
+    assert right.locator(".cx-kernel").count() == 0 and "—" not in right.locator(".cx-explain b").inner_text()
 
 
 def test_page_keyboard_navigation(page, sin_page):
@@ -456,6 +478,7 @@ def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(pa
     assert group.locator("tr").count() == 0  # not drawn until opened
     group.locator("summary").click()
     rows = group.locator("tr")
+    rows.first.wait_for()  # drawn on the details' toggle event, which the browser fires after the click, not in it
     assert rows.count() > 20 and "_modules['layers']._modules['0']" in rows.nth(1).inner_text()
     assert left.locator("details.cx-rep-odd summary").first.inner_text().startswith("model.layers.2 differs")
 
@@ -544,7 +567,7 @@ def check_ranks(view, page, report):
     assert left.locator(".cx-ln.cx-lit", has_text="print(").count() == 1  # the rank-only line, lit in the source
 
     pick.select_option("0")
-    show(right, "graph", cid="0/0", diff="@1:0/0|graph")
+    show(right, "graph", cid="0/0", diff={"rank": 1, "cid": "0/0", "stage": "graph"})
     head = right.locator(".cx-diff-head").inner_text()
     assert "− rank 1 0/0" in head and "+ rank 0 0/0" in head
     dels, adds = right.locator(".cx-diff .cx-ln.cx-del"), right.locator(".cx-diff .cx-ln.cx-add")
@@ -569,7 +592,8 @@ def test_page_of_a_job_whose_lowest_rank_compiled_nothing_still_offers_the_other
     view = open_page(page, _page_file(tmp_path_factory, "idle.html", merge({0: idle, 1: report.rank(1)})))
     assert view.locator(".cx-empty").is_visible() and not view.locator(".cx-panes").is_visible()
     view.locator(".cx-rank-pick").select_option("1")
-    assert not view.locator(".cx-empty").is_visible() and view.locator(".cx-panes").is_visible()
+    view.locator(".cx-panes").wait_for(state="visible")  # a rank's page is unpacked when picked: not at once
+    assert not view.locator(".cx-empty").is_visible()
     assert view.locator(".cx-comp-pick option").count() == len(report.rank(1).capture.compilations)
     assert side(view, "right").locator(".cx-pane-body .cx-code").count() >= 1
 
@@ -594,6 +618,11 @@ NOTEBOOK_CELLS = [
     "with explorer.capture() as rep:\n    cg = torch.compile(g)\n    cg(torch.randn(8))\n    cg(torch.randn(16))\n"
     "ExplorerView(rep)",
 ]
+# after the saved job's view (explorer.show): a report displayed as a cell's value, as users write it
+DISPLAYED_CELLS = [
+    "def h(x):\n    return torch.cos(x) + 1\n\nr = explorer.explore(h, torch.randn(8))\nr",
+    "%%compile -q -o\nw = torch.randn(4).exp().sum()\nw",
+]
 # JupyterLab's own noise, not ours
 LAB_NOISE = (r"Failed to load resource", r"favicon", r"/api/(workspaces|settings|lab|nbconvert|translations)",
              r"Could not load schema", r"JupyterLab.*translation", r"the server responded with a status of 404")
@@ -616,7 +645,8 @@ def jupyterlab(tmp_path_factory, diverge):
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS + [shown]])
+    cells = NOTEBOOK_CELLS + [shown] + DISPLAYED_CELLS
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "view.ipynb")
     port = _free_port()
@@ -659,7 +689,7 @@ def lab_page(browser, jupyterlab):
                          " return k && k.status === 'idle' && k.connectionStatus === 'connected'; })()", timeout=90_000)
     pg.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
     pg.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    pg.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 3", timeout=300_000)
+    pg.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 5", timeout=300_000)
     yield pg
     pg.console.phase = " while closing"
     ctx.close()
@@ -681,7 +711,58 @@ def test_lab_widget_panes_stepping_and_text(lab_page):
     latency = float(view.get_attribute("data-latency-ms"))
     print(f"\nwidget: shown {latency:.0f} ms after the capture finished (target 300 ms)")
     assert latency < 3000  # the target is 0.3 s; a first view in a fresh kernel also imports anywidget
-    assert view.locator(".cx-kernel-actions").count() == 1  # a kernel is connected: its actions are offered
+    assert view.locator(".cx-kernel-actions[data-kernel=up]").count() == 1  # the kernel answered: its actions
+    assert view.locator(".cx-why-input").count() == 1
+
+
+@pytest.mark.slow
+def test_lab_draws_a_displayed_report_interactively(lab_page):
+    """``r = explorer.explore(f, x); r`` and ``%%compile -o``'s value, displayed in a cell: the interactive view
+    (was: the static HTML copy only), with its kernel actions and its pictures drawn by the kernel."""
+    for i in (3, 4):
+        view = lab_views(lab_page).nth(i)
+        view.scroll_into_view_if_needed()
+        assert view.get_attribute("data-ready") == "1"
+        check_side_by_side(view)
+        lab_page.wait_for_function("(v) => v.querySelector('.cx-kernel-actions[data-kernel=up]')",
+                                   arg=view.element_handle(), timeout=30_000)
+    view = lab_views(lab_page).nth(3)
+    show(side(view, "right"), "graph")
+    side(view, "right").locator(".cx-seg button", has_text="Picture").click()
+    if shutil.which("dot"):
+        lab_page.wait_for_function("(v) => v.querySelector('.cx-pane[data-side=right] .cx-svg svg')",
+                                   arg=view.element_handle(), timeout=30_000)
+
+
+@pytest.mark.slow
+def test_lab_first_click_on_a_line_of_the_inactive_pane_pins_it(lab_page):
+    """Pressing on the inactive pane makes it the active one; the toolbar must not reflow under the pointer, or
+    the line moves between mousedown and mouseup and the click is lost (it was, at some of Lab's output widths:
+    the step label's new text rewrapped the toolbar, 167 -> 141 px). Every width from a narrow Lab to a wide one."""
+    view = lab_views(lab_page).nth(0)
+    left, right = side(view, "left"), side(view, "right")
+    show(left, "source")
+    show(right, "graph")
+    if view.locator(".cx-clear").count():
+        view.locator(".cx-clear").click()
+    lost = []
+    try:
+        for width in range(600, 1420, 20):
+            lab_page.set_viewport_size({"width": width, "height": 1000})
+            right.locator(".cx-pane-body").click(position={"x": 5, "y": 5})  # the right pane is the active one
+            assert "cx-active" in right.get_attribute("class") and "cx-active" not in left.get_attribute("class")
+            line = left.locator(".cx-ln", has_text="torch.sin").first
+            line.scroll_into_view_if_needed()
+            toolbar = view.locator(".cx-toolbar").bounding_box()["height"]
+            line.click()
+            lab_page.mouse.move(0, 0)  # hovering lights too: only a pinned chain stays lit once the pointer leaves
+            if "cx-lit" not in line.get_attribute("class"):
+                lost.append((width, toolbar, view.locator(".cx-toolbar").bounding_box()["height"]))
+            if view.locator(".cx-clear").count():
+                view.locator(".cx-clear").click()
+    finally:
+        lab_page.set_viewport_size({"width": 1400, "height": 1000})
+    assert lost == [], f"first clicks lost at (browser width, toolbar height before, after): {lost}"
 
 
 @pytest.mark.slow

@@ -68,9 +68,11 @@ def test_timings_carry_the_compile_ids_and_compile_times_of_the_capture(timed_ru
 
 def test_the_summary_on_stderr_shows_the_timing(timed_run):
     _, doc, err, *_ = timed_run
-    assert "timing on cpu" in err
+    assert "Timing on cpu: median per call" in err
     for g in doc["timing"]["graphs"]:
         assert f"{g['label']}: eager " in err
+    for w in doc["timing"]["warnings"]:
+        assert err.count(w) == 1, w  # each graph's warning is said once, not once per list it sits in
 
 
 def test_timing_leaves_compiler_config_and_environment_as_they_were(timed_run):

@@ -4,7 +4,7 @@ names (a finding, a recompile's cached entry) is a compilation the report has.""
 import pytest
 
 from explorer.capturing.compile_id import CompileId
-from explorer.capturing.model import CaptureData, Compilation, Frame
+from explorer.capturing.model import CaptureData, Compilation, Frame, Problem
 
 
 def test_every_printed_form_names_one_compilation():
@@ -24,6 +24,28 @@ def test_a_capture_names_only_its_own_compilations():
     assert data.compilation_key("[g1 0/0]") == "g1 0/0"
     assert data.compilation_key("1/0") is None and data.compilation_key("?") is None
     assert data.compilation_key(None) is None
+
+
+def test_a_compilation_holds_its_id_as_a_value():
+    """Above the capture, code orders and matches compilations by ``cid``; a key is never split by hand."""
+    later, first = (Compilation(k, Frame("f", "f.py", 1), "ok") for k in ("g1 0/2", "3/0"))
+    assert later.cid == CompileId(0, 2, generation=1) and first.cid == CompileId(3, 0)
+    assert first.cid < later.cid  # a reset's generation comes after every id before it
+    assert Compilation("aoti/0", Frame("<AOTInductor>", "?", 0), "ok").cid is None  # no Dynamo id names it
+
+
+def test_a_problem_names_its_compilation_by_key_and_the_attempt_beside_it():
+    p = Problem.of_record("decoder", "bad record", "dynamo_output_graph", CompileId(0, 1, attempt=2))
+    assert (p.compile_id, p.attempt) == ("0/1", 2)
+    assert p.one_line() == "decoder [0/1_2] dynamo_output_graph: bad record"  # as torch prints a restart
+    assert Problem.of_record("decoder", "bad", "x", CompileId(0, 1, generation=1)).compile_id == "g1 0/1"
+    assert Problem.of_record("decoder", "bad", "x", None).compile_id is None
+
+
+def test_torchs_printed_id_is_read_in_the_generation_of_its_text():
+    assert CompileId.from_torch("[0/1_2]", 1) == CompileId(0, 1, 2, generation=1)
+    assert CompileId.from_torch("0/0").key == "0/0"
+    assert CompileId.from_torch("?") is None
 
 
 torch = pytest.importorskip("torch")

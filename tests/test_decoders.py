@@ -245,7 +245,9 @@ def _garbage(event, payload=None, metadata=None, frame=0):
 def test_graph_payload_garbage_is_a_problem_and_the_other_stages_stay():
     data = _data(_replay_changed("breaks", _garbage("dynamo_output_graph", payload="garbage\x00 not a graph")))
     (p,) = data.problems
-    assert (p.where, p.event, p.compile_id) == ("decoder", "dynamo_output_graph", "0/0_1")
+    # the compilation's key, and the restart it came from beside it (one key form in the JSON)
+    assert (p.where, p.event, p.compile_id, p.attempt) == ("decoder", "dynamo_output_graph", "0/0", 1)
+    assert "[0/0_1]" in p.one_line()
     assert "not an FX graph" in p.message and "garbage" in p.message
     c = data.compilations[0]
     assert c.graph is None and "could not read its dynamo_output_graph record" in c.missing["graph"]
@@ -256,7 +258,7 @@ def test_graph_payload_garbage_is_a_problem_and_the_other_stages_stay():
 def test_guards_payload_garbage_is_a_problem_and_the_graph_stays():
     data = _data(_replay_changed("breaks", _garbage("dynamo_cpp_guards_str", payload="}{ nothing like a tree")))
     (p,) = data.problems
-    assert (p.event, p.compile_id) == ("dynamo_cpp_guards_str", "0/0_1") and "guard" in p.message
+    assert (p.event, p.compile_id, p.attempt) == ("dynamo_cpp_guards_str", "0/0", 1) and "guard" in p.message
     c = data.compilations[0]
     assert c.guards == () and c.guard_tree is None and c.graph is not None
     assert data.compilations[1].guards

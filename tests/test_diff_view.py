@@ -38,7 +38,7 @@ def test_a_recompiles_diff_is_made_once_and_every_view_draws_it():
     model = vm.build(report)
     assert model["compilations"][0]["diffs"] == []
     guards, graph = model["compilations"][1]["diffs"]
-    assert (graph["a"], graph["b"]) == ({"cid": "0/0", "key": "graph"}, {"cid": "0/1", "key": "graph"})
+    assert (graph["a"], graph["b"]) == ({"cid": "0/0", "stage": "graph"}, {"cid": "0/1", "stage": "graph"})
     assert graph["rows"][0][0] == "~" and graph["rows"][0][4] == [[len("def forward(self, "), len('][1]cpu"):')]]
     assert graph["counts"] == "1 added, 1 removed, 3 unchanged lines" and "same" not in graph
     assert guards["rows"] == [["-", 0, 1], ["+", 0, 2]]  # one line became two: none paired to mark inside
@@ -88,13 +88,13 @@ def test_any_other_pair_is_made_by_the_kernel_on_request():
     from explorer.widget import ACTIONS, ExplorerView
 
     view = ExplorerView(recompiled())
-    reply = ACTIONS["diff"](view, {"a": {"cid": "0/0", "key": "guards"}, "b": {"cid": "0/1", "key": "graph"}})
+    reply = ACTIONS["diff"](view, {"a": {"cid": "0/0", "stage": "guards"}, "b": {"cid": "0/1", "stage": "graph"}})
     d = reply["diff"]
-    assert d["t"] == "diff" and d["a"] == {"cid": "0/0", "key": "guards"} and d["rows"]
+    assert d["t"] == "diff" and d["a"] == {"cid": "0/0", "stage": "guards"} and d["rows"]
     assert d["lines"][0] == [{"key": "guards:0", "rows": ["TENSOR_MATCH  check_tensor(L['x'], size=[8])"]}]
     assert d["lines"][1] == [{"key": "graph:0", "src": "graph.code"}]  # the page reads the text it has
-    assert ACTIONS["diff"](view, {"a": {"cid": "0/1", "key": "graph"},
-                                  "b": {"cid": "0/1", "key": "graph"}})["diff"]["same"] == "— identical"
+    assert ACTIONS["diff"](view, {"a": {"cid": "0/1", "stage": "graph"},
+                                  "b": {"cid": "0/1", "stage": "graph"}})["diff"]["same"] == "— identical"
 
 
 def test_the_line_diff_is_difflibs_with_the_common_head_and_tail_matched_first():

@@ -29,6 +29,7 @@ from explorer.jobs import env as rank_env
 from explorer.jobs.launch import ended_text, exit_code, rank_words
 from explorer.jobs.merge import merge
 from explorer.jobs.rank import RankTerminated, TermGuard
+from explorer.lineage import Origin
 from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
 
@@ -495,7 +496,8 @@ def test_show_displays_the_view_in_a_kernel_and_prints_the_summary_elsewhere(job
     explorer.show(path)
     assert "ranks compared:" in capsys.readouterr().out
     shown = []
-    monkeypatch.setattr("explorer.ipython_compat.in_kernel", lambda: True)
+    monkeypatch.setattr("explorer.hosts.widgets_live", lambda: True)
+    monkeypatch.setattr("explorer.hosts.name", lambda: "jupyter")
     monkeypatch.setattr("IPython.display.display", shown.append)
     explorer.show(path, rank=1)
     (view,) = shown
@@ -547,10 +549,11 @@ def test_the_view_model_leads_each_difference_to_its_rank_compilation_and_stage(
     line = line_of(program("diverge.py"), "print(f\"rank {rank}")
     broke = next(c for c in rank1.compilations if c.graph_break is not None and c.graph_break.lineno == line)
     assert by_kind["graph break"] == {"rank": 1, "stage": "graph_break", "cid": broke.compile_id,
-                                      "origins": [f"{program('diverge.py')}:{broke.graph_break.lineno}"]}
+                                      "origins": [{"file": program("diverge.py"), "line": broke.graph_break.lineno}]}
     step_recompile = next(i["go"] for i in items if "recompile of step " in i["text"])
     assert step_recompile["cid"] == "0/1" and rank1.compilations[1].recompile_reason  # rank 1's 0/1 replaced 0/0
-    assert by_kind["graph"] == {"rank": 0, "stage": "graph", "cid": "0/0", "diff": "@1:0/0|graph"}
+    assert by_kind["graph"] == {"rank": 0, "stage": "graph", "cid": "0/0",
+                                "diff": {"rank": 1, "cid": "0/0", "stage": "graph"}}  # an object, not "@1:0/0|graph"
 
 
 def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_report):
@@ -562,7 +565,8 @@ def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_repo
     assert [v["cid"] for v in other["views"]] == [c.compile_id for c in report.rank(1).capture.compilations]
     assert other["header"]["chips"][0] == ["rank", "1 of 2"] and payload["header"]["chips"][0] == ["rank", "0 of 2"]
     assert other["lineage"]["origins"] == payload["lineage"]["origins"]  # a pinned line is the same line on each
-    assert f"{program('diverge.py')}:15" in payload["lineage"]["origins"]  # rank 1's print: rank 0 never ran it
+    # rank 1's print: rank 0 never ran it
+    assert {"file": program("diverge.py"), "line": 15} in payload["lineage"]["origins"]
     assert all(r["capture"] is None for r in payload["report"]["distributed"]["ranks"])  # each rank sent once
     assert build_rest(report)["lineage"]["origins"] == payload["lineage"]["origins"]  # a deferred view's rest too
     single, _ = build(breaks_report, pictures="none", other_ranks=True)
@@ -611,7 +615,8 @@ def test_a_possible_hang_leads_to_its_graph_with_the_collective_nodes_lit(jobs):
              and gc.stage == "graph"]
     assert (go["rank"], go["cid"], go["stage"]) == (1, gc.compile_id, "graph")
     lin = next(x for x in report.rank(1).lineage if x.compile_id == gc.compile_id)
+    lit_lines = {Origin(**o) for o in go["origins"]}  # {"file", "line"}
     lit = {el for line, el in lin.text("graph").elements.items() if set(lin.origins_at("graph", int(line)))
-           & set(go["origins"])}
+           & lit_lines}
     assert {c.node for c in gc.collectives} <= lit  # each collective node of rank 1's graph lights up
-    assert {f"{program('collectives.py')}:{c.lineno}" for c in gc.collectives} <= set(go["origins"])
+    assert {Origin(program("collectives.py"), c.lineno) for c in gc.collectives} <= lit_lines

@@ -85,6 +85,8 @@ def _scrub(node, key=""):
             k: _scrub(v, k)
             for k, v in node.items()
             if not _TIME_KEYS.search(k) and not (dropped and k in ("size", "count"))
+            # built by the first entry point, loaded from torch's code cache by the next: the cache's doing
+            and not (k == "build" and "language" in node)
         }
     if isinstance(node, list):
         if key == "user_traceback":  # frames above the program are its caller: the entry point

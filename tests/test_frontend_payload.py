@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from explorer.capturing.model import CaptureData, Compilation, Frame, Kernel, OutputCode
-from explorer.lineage import LineLink
+from explorer.lineage import LineLink, Origin
 from explorer.present.html import kernel_refs
 from explorer.present.page import module_text, payload_script, render_page
 from explorer.present.payload import FIRST_STAGES, build, compact_lineage, to_json, to_script_json
@@ -69,12 +69,18 @@ def test_kernels_are_keyed_stably():
     b, _ = build(data, pictures="inline")
     assert a["views"][0]["kernels"] == b["views"][0]["kernels"] == kernel_refs(comp)
     # a chain line names its kernel by index (part); a repeated name alone is ambiguous and is skipped
-    links = (LineLink("kernels", 1, ("/u/p.py:2",), part=1, kernel="cpp_fused_0"),
-             LineLink("kernels", 1, ("/u/p.py:3",), part=0, kernel="cpp_fused_1"),  # index and name disagree
-             LineLink("kernels", 1, ("/u/p.py:4",), part=2, kernel="cpp_fused_1"))
+    links = (LineLink("kernels", 1, (Origin("/u/p.py", 2),), part=1, kernel="cpp_fused_0"),
+             LineLink("kernels", 1, (Origin("/u/p.py", 3),), part=0, kernel="cpp_fused_1"),  # index, name disagree
+             LineLink("kernels", 1, (Origin("/u/p.py", 4),), part=2, kernel="cpp_fused_1"))
     lin = type("L", (), {"compile_id": "0/0", "links": links})()
-    blocks = compact_lineage([lin], {"0/0": kernel_refs(comp)})["compilations"]["0/0"]["blocks"]
-    assert set(blocks) == {"kernels:backward/cpp_fused_0", "kernels:cpp_fused_1"}
+    packed = compact_lineage([lin], {"0/0": kernel_refs(comp)})["compilations"]["0/0"]
+    assert set(packed["blocks"]) == {"kernels:backward/cpp_fused_0", "kernels:cpp_fused_1"}
+    # what each block is travels beside its key, which no view splits
+    assert packed["stages"] == {"kernels:backward/cpp_fused_0": "kernels", "kernels:cpp_fused_1": "kernels"}
+    # a link to one kernel is an object: the kernels stage, and the kernel beside it
+    index = a["views"][0]["panes"]["kernels"][0]
+    assert [r["c"][0]["go"]["stage"] for r in index["rows"]] == ["kernels"] * 3
+    assert [r["c"][0]["go"]["kernel"] for r in index["rows"]] == kernel_refs(comp)
 
 
 def test_derivable_fields_are_left_out_and_come_back_exactly(breaks_report):
@@ -116,8 +122,8 @@ def test_the_chain_survives_compaction(breaks_report):
     lineage = lineage_of(breaks_report.capture)
     refs = {c.compile_id: kernel_refs(c) for c in breaks_report.capture.compilations}
     packed = compact_lineage(lineage, refs)
-    origins = packed["origins"]
-    assert origins == sorted(origins, key=lambda o: (o.rpartition(":")[0], int(o.rpartition(":")[2])))
+    origins = [Origin(**o) for o in packed["origins"]]  # {"file", "line"}: nothing to split
+    assert origins == sorted(origins) and all(set(o) == {"file", "line"} for o in packed["origins"])
     seen = 0
     for lin in lineage:
         comp = packed["compilations"][lin.compile_id]

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import explorer
+from explorer.lineage import Origin
 
 HAS_HALIDE = importlib.util.find_spec("halide") is not None
 needs_halide = pytest.mark.skipif(not HAS_HALIDE, reason="the halide package is not installed")
@@ -27,8 +28,8 @@ def _check_halide_report(report, x, device):
     assert kernels and {k.language for k in kernels} == {"halide"}, [(k.name, k.language) for k in kernels]
     for k in kernels:
         assert "@hl.generator" in k.source and k.name.startswith("halide_kernel")
-    sin_line = f"{__file__}:{sin_then_sum.__code__.co_firstlineno + 1}"
-    assert any(sin_line in {f"{u.filename}:{u.lineno}" for u in k.user_lines} for k in kernels)
+    sin_line = Origin(__file__, sin_then_sum.__code__.co_firstlineno + 1)
+    assert any(sin_line in {Origin(u.filename, u.lineno) for u in k.user_lines} for k in kernels)
     lit = {(link.stage, link.kernel) for lin in report.lineage for link in lin.reached_from(sin_line)}
     assert any(stage == "kernels" and name.startswith("halide_kernel") for stage, name in lit), lit
     assert report.capture.device.startswith(device)

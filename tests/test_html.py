@@ -90,11 +90,11 @@ def test_every_stage_has_content_or_says_why_not(fixture, request):
     data = request.getfixturevalue(fixture).data
     for comp in data.compilations:
         for key, _label in stage_keys(comp):
-            pane = stage_html(comp, key)
+            pane = stage_html(comp, **key)
             assert text_of(pane).strip(), f"{comp.compile_id} {key}: empty pane"
-            stage = BY_ID.get(key)
-            if stage is not None and stage.scope == "compilation" and not stage.present(comp):
-                why = why_missing(key, comp)
+            stage = BY_ID.get(key["stage"])
+            if "kernel" not in key and stage.scope == "compilation" and not stage.present(comp):
+                why = why_missing(stage.id, comp)
                 assert 'class="cx-missing"' in pane and html.escape(why) in pane, (comp.compile_id, key)
 
 
@@ -334,13 +334,14 @@ def test_kernels_are_listed_and_highlighted(breaks_report):
 
 
 def test_one_kernel_per_stage_key(breaks_report):
+    """One kernel is the kernels stage with the kernel named beside it: an object, not a ``kernel:NAME`` key."""
     comp = comp_by_id(breaks_report.data, "0/0")
-    keys = dict(stage_keys(comp))
     k = comp.kernels[0]
-    assert keys[f"kernel:{k.name}"] == f"Kernel {k.name}"
-    pane = stage_html(comp, f"kernel:{k.name}")
-    assert pane.count("data-kernel=") == 1 and k.name in pane
-    assert "No such kernel" in stage_html(comp, "kernel:nope")
+    assert ({"stage": "kernels", "kernel": k.name}, f"Kernel {k.name}") in stage_keys(comp)
+    pane = stage_html(comp, "kernels", k.name)
+    assert pane.count("data-kernel=") == 2 and k.name in pane  # the pane names its kernel, and so does its div
+    assert pane.startswith(f'<div class="cx-pane" data-stage="kernels" data-kernel="{k.name}">')
+    assert "No such kernel" in stage_html(comp, "kernels", "nope")
     assert kernel_html(k) in pane
 
 
@@ -356,9 +357,9 @@ def test_triton_kernel_shows_its_source_and_facts():
 def test_duplicate_kernel_names_get_distinct_keys():
     ks = (Kernel("k0", "cpp", "int a;", graph_kind="forward"), Kernel("k0", "cpp", "int b;", graph_kind="backward"))
     comp = tiny_comp(kernels=ks)
-    keys = [k for k, _ in stage_keys(comp) if k.startswith("kernel:")]
-    assert keys == ["kernel:forward/k0", "kernel:backward/k0"]
-    assert "int b;" in text_of(stage_html(comp, "kernel:backward/k0"))
+    keys = [k["kernel"] for k, _ in stage_keys(comp) if "kernel" in k]
+    assert keys == ["forward/k0", "backward/k0"]
+    assert "int b;" in text_of(stage_html(comp, "kernels", "backward/k0"))
 
 
 # ---- long texts, big reports ----
@@ -434,7 +435,7 @@ def test_every_user_string_is_escaped_in_hand_built_data(compress):
     assert "<img" not in page.lower()
     assert EVIL in page_payload(page)  # the string travels as data, which the front end shows as text
     for key, _ in stage_keys(data.compilations[0]):
-        assert "<img" not in stage_html(data.compilations[0], key).lower()
+        assert "<img" not in stage_html(data.compilations[0], **key).lower()
 
 
 EVIL_PROGRAM = '''
@@ -509,12 +510,12 @@ def test_code_blocks_keep_the_text_exactly_and_escaped(breaks_report, lang):
     comp = comp_by_id(breaks_report.data, "0/0")
     text = comp.graph.code if lang == "python" else comp.kernels[0].source
     text += f"\n# {EVIL} 'a\\'b' \"\"\"x\ny\"\"\" /* c */ 1.5e3f\n"
-    key = "graph" if lang == "python" else f"kernel:{comp.kernels[0].name}"
+    key = {"stage": "graph"} if lang == "python" else {"stage": "kernels", "kernel": comp.kernels[0].name}
     if lang == "python":
         comp = dataclasses.replace(comp, graph=dataclasses.replace(comp.graph, code=text))
     else:
         comp = dataclasses.replace(comp, kernels=(dataclasses.replace(comp.kernels[0], source=text),))
-    out = stage_html(comp, key, max_chars=10**9)
+    out = stage_html(comp, **key, max_chars=10**9)
     assert "<img" not in out
     code = re.search(r'<pre class="cx-code">(.*?)</pre>', out, re.S).group(1)
     assert html.unescape(code) == text.rstrip("\n")

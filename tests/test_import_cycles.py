@@ -21,11 +21,11 @@ ROOT = Path(__file__).resolve().parents[1] / "explorer"
 
 # (floor, modules and packages on it, named below ``explorer``; "__init__" is the package itself), lowest first
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("plain helpers", ("serial", "ipython_compat")),
+    ("plain helpers", ("serial", "ipython_compat", "hosts")),
     ("capture", ("capturing",)),
     ("stages", ("stages",)),
     ("analyses", ("clinic", "timing", "lineage", "structure", "distributed", "preview")),
-    ("report", ("report", "options", "schema", "schema_docs")),
+    ("report", ("report", "options", "schema", "schema_docs", "upgrade")),
     ("pipeline", ("pipeline", "targets", "cell", "roomy_stack", "jobs", "traces")),
     ("presentation", ("present",)),
     ("entry points", ("api", "magic", "cli", "widget", "why", "progress", "tracebacks", "__init__", "__main__")),

@@ -6,10 +6,13 @@ changing a field means regenerating it and describing the field in ``explorer/sc
 """
 
 import json
+import re
+from pathlib import Path
 
 import jsonschema
 import pytest
 
+from explorer.lineage import Origin
 from explorer.report import SCHEMA_VERSION, Report
 from explorer.schema import SCHEMA_PATH, report_schema
 from explorer.schema_docs import FIELDS, OBJECTS
@@ -61,9 +64,111 @@ def test_round_trip_keeps_timing_and_clinic(timed_report, breaks_report):
 
 def test_a_report_of_another_schema_version_is_refused(breaks_report):
     doc = json.loads(breaks_report.to_json())
-    doc["schema_version"] = 1
-    with pytest.raises(ValueError, match="schema_version 1"):
-        Report.from_json(json.dumps(doc))
+    for version in (1, SCHEMA_VERSION + 1, "3"):
+        doc["schema_version"] = version
+        with pytest.raises(ValueError, match=f"schema_version {version!r}"):
+            Report.from_json(json.dumps(doc))
+
+
+# ---- a report of the previous version: tests/data/report_v2.json ----
+# conftest's breaks_report program (print and a data-dependent branch, backward, then a recompile on a new size),
+# captured and saved by the explorer of schema version 2 (torch 2.13 on a CPU), before ids were typed in the JSON
+
+V2 = Path(__file__).parent / "data" / "report_v2.json"
+
+
+def _v2_doc():
+    return json.loads(V2.read_text(encoding="utf-8"))
+
+
+def test_a_version_2_report_loads_as_this_version_and_round_trips():
+    doc = _v2_doc()
+    assert doc["schema_version"] == 2 and isinstance(doc["lineage"][0]["origins"][0], str)  # "FILE:LINE" then
+    old = Report.from_dict(doc)
+    assert old.schema_version == SCHEMA_VERSION
+    text = old.to_json()
+    jsonschema.validate(json.loads(text), _schema())  # what it holds now is this version's JSON
+    again = Report.from_json(text)
+    assert again == old and again.to_json() == text
+    origins = [o for lin in old.lineage for o in lin.origins]
+    assert origins and all(isinstance(o, Origin) and o.line > 0 and o.file.endswith(".py") for o in origins)
+    assert {f"{o.file}:{o.line}" for o in origins} == {o for lin in doc["lineage"] for o in lin["origins"]}
+
+
+def test_a_version_2_problem_gives_its_attempt_beside_the_compilations_key():
+    """Version 2 wrote a restart's problem as torch prints the id (``0/1_2``): it loads as the key and the attempt."""
+    doc = _v2_doc()
+    doc["capture"]["problems"] = [{"where": "decoder", "message": "bad record", "event": "dynamo_output_graph",
+                                   "compile_id": "0/1_2"}]
+    doc["capture"]["graph_execution"] = ["0/0", "[0/1]"]
+    doc["problems"] = [{"where": "timing", "message": "no time", "event": None, "compile_id": None}]
+    old = Report.from_dict(doc)
+    (p,) = old.capture.problems
+    assert (p.compile_id, p.attempt) == ("0/1", 2) and "[0/1_2]" in p.one_line()
+    assert old.capture.graph_execution == ("0/0", "0/1") and old.problems[0].compile_id is None
+    jsonschema.validate(json.loads(old.to_json()), _schema())
+
+
+def test_a_version_2_report_shows_its_stages_labels_and_fixes_in_the_three_views():
+    """The page, the static copy and the text of an old report: every compilation with its present stages,
+    its label and the fix list's rows, read from what the upgrade made."""
+    from explorer.present.html import render_fragment
+    from explorer.present.payload import build
+    from explorer.present.viewmodel import build as view_model
+
+    old = Report.load(V2)
+    model = view_model(old)
+    comps = old.capture.compilations
+    assert [c["cid"] for c in model["compilations"]] == [c.compile_id for c in comps] == [
+        "0/0", "0/1", "1/0", "1/1", "2/0", "2/1"]
+    assert [c["label"][len(c["cid"]):] for c in model["compilations"]][:2] == [" breaks (basics.py:5)"] * 2
+    page = old.to_html()
+    assert 'id="cx-payload"' in page
+    payload, _ = build(old, pictures="none")
+    assert payload["lineage"]["origins"] and all(set(o) == {"file", "line"} for o in payload["lineage"]["origins"])
+    assert [v["present"] for v in payload["views"]] == [c["present"] for c in model["compilations"]]
+    frag = render_fragment(old, pictures=False)
+    for c in model["compilations"]:
+        part = frag[frag.index(f'data-compile-id="{c["cid"]}"'):]
+        assert re.findall(r'<details class="cx-stage" data-stage="([a-z_]+)"', part)[:len(c["present"])] == \
+            c["present"]
+    text = old.summary()
+    assert text.startswith("compile-explorer: 6 compilations, 6 graphs, 4 graph breaks, 3 recompiles, 10 kernels")
+    for site in old.clinic.fix_list:
+        assert site.reason in text and f"basics.py:{site.lineno}" in text
+    assert len(old.clinic.fix_list) == 2 and old.clinic.recompiles
+
+
+def test_a_version_2_report_shows_what_the_same_programs_version_3_report_shows(breaks_report):
+    """The same program captured now: the same compilations (by frame), stages, labels and fix rows."""
+    from explorer.clinic.locate import basename
+    from explorer.present.viewmodel import build
+
+    old = Report.load(V2)
+    if breaks_report.capture.torch_version.split("+")[0] != old.capture.torch_version.split("+")[0]:
+        pytest.skip(f"the old report was captured with torch {old.capture.torch_version}")
+
+    def shown(report):  # compile ids count on across a test session: compilations are compared in order
+        model = build(report)
+        return ([(c["frame"], c["label"][len(c["cid"]):], c["present"], sorted(c["why"]), c["kernels"])
+                 for c in model["compilations"]],
+                [(basename(s.filename), s.lineno, s.reason, s.count) for s in report.clinic.fix_list],
+                [e.primary.describe() if e.primary else e.reason_text for e in report.clinic.recompiles],
+                model["stages"], model["labels"])
+
+    assert shown(old) == shown(breaks_report)
+
+
+def test_a_compile_id_is_one_key_the_schema_names(breaks_report):
+    """Every compile id in the JSON is a compilation's key (no attempt, no brackets): the schema's pattern."""
+    doc = json.loads(breaks_report.to_json())
+    jsonschema.validate(doc, _schema())
+    for bad in ("0/1_2", "[0/1]", "0/1|graph"):
+        doc["capture"]["compilations"][0]["compile_id"] = bad
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(doc, _schema())
+    doc["capture"]["compilations"][0]["compile_id"] = "g1 0/0"
+    jsonschema.validate(doc, _schema())
 
 
 def test_missing_stages_are_null_with_a_reason(module_report):

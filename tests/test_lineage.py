@@ -29,7 +29,7 @@ import explorer
 from explorer import pipeline
 from explorer.capturing.model import CaptureData
 from explorer.cell import build_cell_function, register_source
-from explorer.lineage import Lineage, lineage_of
+from explorer.lineage import Lineage, Origin, lineage_of
 from explorer.options import Options
 from explorer.report import Report
 from explorer.schema import SCHEMA_PATH
@@ -140,7 +140,7 @@ def _pairs(data, lins):
 
 
 def _loc(filename, line):
-    return f"{filename}:{line}"
+    return Origin(filename, line)
 
 
 def _inferred(comp, lin, kernel, nodes):
@@ -265,7 +265,7 @@ def test_kernel_lines_name_only_nodes_and_lines_torch_gives_the_kernel(lineage_r
             keys = [key for key in torch_nodes if key.split(":")[0] == k.name]
             assert keys, f"torch gave no provenance for {k.name}"
             nodes = {n for key in keys for n in torch_nodes[key]}
-            lines = {f"{f}:{ln}" for key in keys for tr in torch_traces.get(key, ())
+            lines = {Origin(f, int(ln)) for key in keys for tr in torch_traces.get(key, ())
                      for f, ln in re.findall(r'File "([^"]+)", line (\d+)', tr)}
             rows = _lines(lin, comp, "kernels", i)
             assert {e for _, _, e in rows if e and e != k.name} <= nodes
@@ -328,7 +328,7 @@ def test_a_notebook_cell_is_named_by_its_registered_file(lineage_runs):
     assert _loc(filename, 1) in lin.origins and _loc(filename, 2) in lin.origins
     got = _sin_chain(comp, lin, _loc(filename, 1))
     assert any(e == "sin" for _, e in got["kernels"])
-    assert all(o.startswith(filename + ":") for o in lin.origins)
+    assert all(o.file == filename for o in lin.origins)
 
 
 def test_wrapper_allocations_follow_their_buffer_and_bookkeeping_is_glue(lineage_runs):
@@ -363,7 +363,7 @@ def test_triton_kernels_get_lines_too(cuda_runs, name):
         nodes = {n for key in keys for n in torch_nodes[key]}
         rows = _lines(lin, comp, "kernels", i)
         assert {e for _, _, e in rows if e and e != k.name} <= nodes
-        lines = {f"{f}:{ln}" for key in keys for tr in torch_traces.get(key, ())
+        lines = {Origin(f, int(ln)) for key in keys for tr in torch_traces.get(key, ())
                  for f, ln in re.findall(r'File "([^"]+)", line (\d+)', tr)}
         assert {o for _, origins, _ in rows for o in origins} == lines | _inferred(comp, lin, k, nodes)
 
@@ -391,6 +391,7 @@ def test_lineage_round_trips_and_matches_the_schema(lineage_runs):
     doc = json.loads(text)["lineage"][0]
     assert set(doc) == {"compile_id", "origins", "sets", "texts"}
     assert doc["sets"][0] == []
+    assert all(set(o) == {"file", "line"} and isinstance(o["line"], int) for o in doc["origins"])  # not "FILE:LINE"
 
 
 def test_links_give_one_line_link_per_line(lineage_runs):
@@ -425,5 +426,5 @@ def test_backward_nodes_keep_their_user_line_in_torch_2_14s_comment_layout():
     graph = parse_graph(code)
     locs = {n.name: (n.loc.lineno, n.loc.code) if n.loc else None for n in graph.nodes}
     assert locs["div"] == (29, "return (h * h).mean()") and locs["sin"] == (28, "h = torch.sin(x @ w)")
-    assert GraphLines(graph).origins == {"div": ("/u/prog.py:29",), "sin": ("/u/prog.py:28",),
-                                         "mul": ("/u/prog.py:28",)}
+    assert GraphLines(graph).origins == {"div": (Origin("/u/prog.py", 29),), "sin": (Origin("/u/prog.py", 28),),
+                                         "mul": (Origin("/u/prog.py", 28),)}

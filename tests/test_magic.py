@@ -169,14 +169,16 @@ def test_progress_line_is_replaced_by_the_view(ip):
     assert WIDGET_MIME in last.data
 
 
-def test_quiet_shows_nothing_and_o_returns_the_report(ip):
+def test_quiet_shows_nothing_and_o_returns_the_report(ip, monkeypatch):
     _fresh(ip)
     with capture_output() as cap:
         report = ip.run_cell_magic("compile", "--backend eager -q -o", "y = torch.ones(3) * 2")
     assert cap.outputs == []
-    from explorer import Report
+    from explorer import Report, hosts
 
     assert isinstance(report, Report) and report.data.compilations
+    assert WIDGET_MIME not in report._repr_mimebundle_()  # a terminal's IPython: no front end for a widget
+    monkeypatch.setattr(hosts, "widgets_live", lambda: True)  # a kernel's: displayed, the report is the view
     assert WIDGET_MIME in report._repr_mimebundle_()
 
 

@@ -26,7 +26,7 @@ HOLE = "\x00"  # where a template's or an f-string's value goes
 # (file, the literal's start): the front end's own words, said before (or without) a view model to read
 ALLOWED = {
     ("entry.js", "compile-explorer could not "),  # the payload could not be read or drawn: no words to read
-    ("entry.js", "the kernel could not do it"),  # a failed kernel action without its own text
+    ("kernel.js", "the kernel could not do it"),  # a failed kernel action without its own text
     ("model.js", "no report arrived"),  # reading the payload
     ("model.js", "this browser cannot unpack it"),
     ("entry.js", "compile-explorer: drawing the report…"),  # the widget, while the payload is read

@@ -9,6 +9,7 @@ run, so both saw the same compile) and two ranks on gloo; and, where ``CX_TLPARS
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -385,13 +386,18 @@ def test_a_trace_torch_wrote_decodes_to_the_capture_of_the_same_run(traced_run):
     opened = open_trace(str(job))
     assert [c.compile_id for c in opened.compilations] == [c.compile_id for c in captured.compilations]
     for got, want in zip(opened.compilations, captured.compilations):
+        # whether a kernel was built or loaded is read from the live process's cache folder, which a trace
+        # does not record: the capture says so when torch's code caches were warm (as on a second run)
+        want = dataclasses.replace(want, kernels=tuple(dataclasses.replace(k, build=None) for k in want.kernels))
         _same(got, want)
         # loop-level IR from the TORCH_COMPILE_DEBUG folder, as the IR loggers gave it in-process
         assert got.ir_pre_fusion == want.ir_pre_fusion and got.ir_post_fusion == want.ir_post_fusion
     assert [s.location for s in opened.clinic.fix_list] == [s.location for s in captured.clinic.fix_list]
     assert [e.one_line() for e in opened.clinic.recompiles] == [e.one_line() for e in captured.clinic.recompiles]
     assert not _problems(opened)
-    assert opened.capture.torch_version == gaps.installed_torch()
+    # the wheel's metadata may drop the build's local tag (2.14.1 for torch.__version__'s 2.14.1+cu130)
+    assert opened.capture.torch_version.split("+")[0] == gaps.installed_torch().split("+")[0]
+    assert gaps.version_note(opened.capture.torch_version, gaps.installed_torch()) is None
     assert all(c.phases for c in opened.compilations if c.graph is not None)
 
 

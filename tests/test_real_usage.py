@@ -24,7 +24,7 @@ from explorer.capturing.model import OutputCode
 from explorer.capturing.raw import RawCapture, RawEvent
 from explorer.capturing.regions import _wrapper_functions
 from explorer.clinic.guard_filter import dropped_guards, user_name
-from explorer.lineage import lineage_of
+from explorer.lineage import Origin, lineage_of
 from explorer.present import viewmodel as vm
 from explorer.present.text import flat
 from explorer.report import Report
@@ -286,7 +286,7 @@ def test_the_chain_runs_from_a_user_line_to_the_aotinductor_kernel_line(exported
     report, _, _ = exported
     comp = report.compilation(report.capture.exports[0].compile_id)
     lineage = next(lin for lin in report.lineage if lin.compile_id == comp.compile_id)
-    origin = f"{PROGRAM}:{line_of('the exported line followed to its kernel')}"
+    origin = Origin(PROGRAM, line_of("the exported line followed to its kernel"))
     reached = lineage.reached_from(origin)
     stages = {link.stage for link in reached}
     assert {"export_graph", "post_grad_graph", "output_code", "kernels"} <= stages

@@ -19,7 +19,7 @@ from explorer.present.html import kernel_refs, stage_html, stage_keys
 from explorer.present.page import module_text
 from explorer.present.text import summary
 from explorer.stages import STAGES
-from explorer.widget import ACTIONS, ExplorerView, NotebookReport, widget_class
+from explorer.widget import ACTIONS, ExplorerView, widget_class
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 XSS = "<img src=x onerror=alert(1)>"
@@ -89,19 +89,56 @@ def test_payload_travels_as_bytes_gzipped_when_big(breaks_report):
     assert isinstance(w.payload, bytes) and w.payload_encoding in ("utf-8", "gzip")
 
 
-def test_pictures_are_drawn_by_the_kernel_on_request(breaks_report):
+def test_pictures_are_drawn_by_the_kernel_on_request_into_the_widgets_state(breaks_report):
+    """Drawn pictures land in the widget's ``pictures`` trait: the view redraws from it, and a notebook saved with
+    its widgets' state (or a page made from it) still has them where no kernel runs."""
     from explorer.present import graphviz_svg
 
     view = ExplorerView(breaks_report.data)
     p = payload_of(view)
     ids = sorted({pid for v in p["views"] for pid in v["pictures"].values()})
+    assert ids and view.widget().pictures == {}
     sent = []
     view.widget().send = lambda content, buffers=None: sent.append(content)
     view._on_msg(view.widget(), {"type": "action", "id": 7, "action": "pictures", "args": {"ids": ids[:2]}}, [])
     (reply,) = sent
-    assert reply["id"] == 7 and reply["ok"] is True
-    if graphviz_svg.dot_program() is not None and ids:
-        assert sorted(reply["pictures"]) == ids[:2] and all(s.startswith("<svg") for s in reply["pictures"].values())
+    assert reply["id"] == 7 and reply["ok"] is True and reply["count"] == len(ids[:2])
+    drawn = view.widget().pictures
+    assert sorted(drawn) == ids[:2]
+    if graphviz_svg.dot_program() is not None:
+        assert all(s.startswith("<svg") for s in drawn.values())
+    state = view.widget().get_state()  # what a saved notebook's widget state holds
+    assert sorted(state["pictures"]) == ids[:2]
+
+
+def test_ping_answers_with_the_actions_this_host_can_do(breaks_report, monkeypatch):
+    """The view enables kernel actions only on this answer; "why" needs the notebook's variables."""
+    from explorer import hosts
+
+    view = ExplorerView(breaks_report.data)
+    sent = []
+    view.widget().send = lambda content, buffers=None: sent.append(content)
+    monkeypatch.setattr(hosts, "namespace", lambda: {"f": print})
+    view._on_msg(view.widget(), {"type": "action", "id": 3, "action": "ping", "args": {}}, [])
+    monkeypatch.setattr(hosts, "namespace", lambda: None)
+    view._on_msg(view.widget(), {"type": "action", "id": 4, "action": "ping", "args": {}}, [])
+    assert [(r["id"], r["ok"], r["actions"]) for r in sent] == [(3, True, ["why", "save_html"]),
+                                                                 (4, True, ["save_html"])]
+
+
+def test_why_evaluates_the_call_in_the_hosts_namespace(breaks_report, monkeypatch):
+    """In marimo there is no IPython shell: the call is evaluated in the notebook's own variables all the same."""
+    import torch
+
+    from explorer import hosts
+
+    f = torch.compile(lambda x: x.sin(), backend="eager")
+    f(torch.randn(4))
+    monkeypatch.setattr(hosts, "namespace", lambda: {"f": f, "torch": torch})
+    view = ExplorerView(breaks_report.data)
+    same = ACTIONS["why"](view, {"expr": "f(torch.randn(4))"})["text"]
+    other = ACTIONS["why"](view, {"expr": "f(torch.randn(4, 4))"})["text"]
+    assert "reused" in same and "recompile" in other, (same, other)
 
 
 def test_unknown_or_failing_actions_answer_with_text(breaks_report, monkeypatch):
@@ -138,8 +175,8 @@ def test_static_pane_html_and_pickers_for_other_outputs(breaks_report):
     data = breaks_report.data
     i = next(i for i, c in enumerate(data.compilations) if c.kernels)
     keys = [k for k, _ in stage_keys(data.compilations[i])]
-    assert keys[: len(STAGES)] == [s.id for s in STAGES]
-    assert keys[len(STAGES):] == ["kernel:" + r for r in kernel_refs(data.compilations[i])]
+    assert keys[: len(STAGES)] == [{"stage": s.id} for s in STAGES]
+    assert keys[len(STAGES):] == [{"stage": "kernels", "kernel": r} for r in kernel_refs(data.compilations[i])]
     assert "cx-missing" in stage_html(data.compilations[0], "aot_inference", report=breaks_report)
 
 
@@ -151,9 +188,41 @@ def test_no_compilations_still_makes_a_view():
     assert payload_of(view)["report"]["capture"]["compilations"] == []
 
 
-def test_notebook_report_displays_as_the_view(module_report):
-    bundle = NotebookReport(module_report.data)._repr_mimebundle_()
-    assert WIDGET_MIME in bundle and "text/html" in bundle
+def test_a_report_displays_as_the_view_where_widgets_reach_a_front_end(module_report, monkeypatch):
+    """An explore() or capture() report, and %%compile -o's, displayed in a cell: the interactive view, with the
+    static copy and the text in the same bundle; without a host (a script, nbconvert's text) those two only."""
+    from explorer import hosts
+    from explorer.report import Report
+
+    report = Report(capture=module_report.data)
+    plain = report._repr_mimebundle_()
+    assert WIDGET_MIME not in plain and set(plain) == {"text/plain", "text/html"}
+    monkeypatch.setattr(hosts, "widgets_live", lambda: True)
+    bundle = report._repr_mimebundle_()
+    assert bundle[WIDGET_MIME]["model_id"] == report.widget().model_id  # one widget per report
+    assert bundle["text/html"].startswith('<div class="cx-report">') and bundle["text/plain"] == plain["text/plain"]
+    assert report._repr_mimebundle_()[WIDGET_MIME]["model_id"] == bundle[WIDGET_MIME]["model_id"]
+    assert isinstance(report.widget(), widget_class())
+    import copy
+    import pickle
+
+    assert pickle.loads(pickle.dumps(report)) == report == copy.deepcopy(report)  # the view stays behind
+
+
+def test_widgets_are_live_in_a_kernel_and_where_marimo_put_its_comm_in_place(monkeypatch):
+    import comm
+
+    from explorer import hosts
+
+    monkeypatch.setattr(hosts, "name", lambda: None)
+    assert not hosts.widgets_live()
+    monkeypatch.setattr(hosts, "name", lambda: "jupyter")
+    assert hosts.widgets_live()
+    monkeypatch.setattr(hosts, "name", lambda: "marimo")
+    monkeypatch.setattr(comm, "create_comm", comm._create_comm)  # the comm package's no-op: marimo's is not in place
+    assert not hosts.widgets_live()
+    monkeypatch.setattr(comm, "create_comm", lambda **kw: None)
+    assert hosts.widgets_live()
 
 
 def _hostile_data():
@@ -173,7 +242,7 @@ def test_user_strings_are_escaped_in_the_static_copy_and_data_in_the_payload():
     bundle = view._repr_mimebundle_()
     assert XSS not in bundle["text/html"] and "&lt;img" in bundle["text/html"]
     for key, _ in stage_keys(data.compilations[0]):
-        assert XSS not in stage_html(data.compilations[0], key, report=view.report)
+        assert XSS not in stage_html(data.compilations[0], **key, report=view.report)
     p = payload_of(view)  # the front end sets these as text (checked in a browser by test_browser.py)
     assert p["report"]["capture"]["device"] == XSS and p["report"]["capture"]["compilations"][0]["failure"] == XSS
 

@@ -69,6 +69,8 @@ def _type(prop: dict[str, Any]) -> str:
     if "anyOf" in prop:
         return " or ".join(_type(option) for option in prop["anyOf"])
     kind = prop.get("type")
+    if kind == "string" and "pattern" in prop:  # the one patterned string: a compilation's key
+        return "[compile key](#compile-keys)"
     if kind == "array":
         return f"list of {_type(prop.get('items', {}))}"
     if kind == "object":

@@ -132,7 +132,7 @@ class Assembly:
         try:
             fold.add(record)
         except Exception as e:  # noqa: BLE001 - a record the fold cannot take: named, the others still fold
-            self.problems.append(Problem("fold", describe_error(e), ev.name, fold.compile_id.key))
+            self.problems.append(Problem("fold", describe_error(e), ev.name, fold.key or fold.compile_id.key))
 
     def data(self, *, torch_version: str, device: Union[str, DeviceNamer], python_version: str,
              wall_time_s: Optional[float], notes: list[str], error: Optional[str]) -> CaptureData:

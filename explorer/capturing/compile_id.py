@@ -9,6 +9,13 @@ id and adds a generation: how many resets came before the compilation within
 one capture (``Generations``). Generation 0 prints as torch prints (``[0/1]``,
 key ``"0/1"``, what ``torch._guards.CompileId.from_string`` reads); a later one
 leads with it: ``[g1 0/0]``, key ``"g1 0/0"``.
+
+The key is the one form a compilation is named by in the report and its JSON
+(``CompileKey``; the schema names its pattern, ``KEY_PATTERN``): never the attempt
+(a restart folds into its compilation; a record that names one says so beside the
+key), and for a lowering no Dynamo compile id names, ``aoti/N`` or ``inductor/N``
+(``outside.py``). Only this module reads a key or torch's printed id back into
+its parts: above the capture, code holds ``Compilation.cid`` or compares keys.
 """
 
 from __future__ import annotations
@@ -16,10 +23,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import NewType, Optional
 
 # torch's own form (``0/1``, ``1/0_2``), as its log lines and recompile reasons print it: for patterns of others
 TORCH_ID = r"\d+/\d+(?:_\d+)?"
+# the report's key of a compilation: a Dynamo compile id (generation after a reset), or a lowering outside Dynamo
+KEY_PATTERN = r"^(?:g[0-9]+ )?[0-9]+/[0-9]+$|^(?:aoti|inductor)/[0-9]+$"
+CompileKey = NewType("CompileKey", str)  # a str of KEY_PATTERN: what the report's compile_id fields hold
 _KEY_RE = re.compile(r"^\[?(?:g(?P<gen>\d+) )?(?P<frame>\d+)/(?P<compile>\d+)(?:_(?P<attempt>\d+))?\]?$")
 
 
@@ -34,10 +44,14 @@ class CompileId:
     @classmethod
     def parse(cls, text: str) -> Optional[CompileId]:
         """``"0/1"``, ``"[0/1]"``, ``"1/0_2"`` or ``"g1 0/0"``; None for anything else."""
-        m = _KEY_RE.match(text.strip()) if isinstance(text, str) else None
-        if m is None:
-            return None
-        return cls(int(m["frame"]), int(m["compile"]), int(m["attempt"] or 0), int(m["gen"] or 0))
+        return _parsed(text) if isinstance(text, str) else None
+
+    @classmethod
+    def from_torch(cls, text: str, generation: int = 0) -> Optional[CompileId]:
+        """An id as torch prints it in its own text (a recompile reason's cached entry, ``[0/1_2]``), which names no
+        generation: in ``generation``, the one of the compilation whose text it is. None for anything else."""
+        cid = cls.parse(text)
+        return cid.in_generation(generation) if cid is not None else None
 
     @classmethod
     def of_metadata(cls, metadata: dict) -> Optional[CompileId]:
@@ -95,6 +109,15 @@ class CompileId:
 
     def __str__(self) -> str:
         return f"[{self.trace_key}]"
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> Optional[CompileId]:
+    """A report names a few hundred compilations many times over: each key is read once."""
+    m = _KEY_RE.match(text.strip())
+    if m is None:
+        return None
+    return CompileId(int(m["frame"]), int(m["compile"]), int(m["attempt"] or 0), int(m["gen"] or 0))
 
 
 @dataclass

@@ -17,6 +17,7 @@ import re
 from typing import Any, Optional
 
 from .artifacts import KernelCompileInfo, MinCut, MinCutCandidate
+from .compile_id import CompileId
 from .decode_usage import json_payload
 from .graph_model import SourceLoc
 from .raw import DecodeError, RawEvent
@@ -109,7 +110,7 @@ def decode_graph_execution(ev: RawEvent, ctx: Any) -> GraphExecution:
     ids = []
     for item in order:  # {"compile_id": "0/0"} per call; tlparse also reads plain strings
         cid = item.get("compile_id") if isinstance(item, dict) else item
-        ids.append(str(cid) if cid is not None else "?")
+        ids.append(CompileId.key_of(str(cid)) if cid is not None else "?")  # the compilations' keys
     return GraphExecution(tuple(ids))
 
 

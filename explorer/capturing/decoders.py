@@ -344,5 +344,5 @@ def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Problem, None, Unk
         message = describe_error(e, where=not isinstance(e, DecodeError))
         if WHERE in ev.metadata:  # read from a log file: the record's file and line
             message = f"{ev.metadata[WHERE]}: {message}"
-        return Problem("decoder", message, ev.name, ev.compile_id.trace_key if ev.compile_id else None)
+        return Problem.of_record("decoder", message, ev.name, ev.compile_id)
 

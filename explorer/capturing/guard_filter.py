@@ -31,7 +31,7 @@ class GuardFilterRecorder:
         key = cid.key if cid is not None else "?"
         for row in rows:
             if isinstance(row, BaseException):
-                self.problems.append(Problem("guard filter", f"{type(row).__name__}: {row}", None, key))
+                self.problems.append(Problem("guard filter", f"{type(row).__name__}: {row}", None, cid and cid.key))
                 continue
             kept, kind, subject, value, derived, is_global, filename, lineno, source = row
             self.rows.setdefault(key, []).append(FilteredGuard(kept, kind, subject, value, derived, is_global,

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from ..serial import from_jsonable, to_jsonable
 from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
-from .compile_id import CompileId
+from .compile_id import CompileId, CompileKey
 from .graph_model import FxGraph, FxNode, SourceLoc
 from .usage import (
     CacheLookup,
@@ -158,6 +158,15 @@ class OutputCode:
     provenance: dict[str, tuple[str, ...]] = field(default_factory=dict)
     language: str = "python"  # the wrapper's language: python (torch.compile), cpp (AOTInductor's C++ wrapper)
 
+    def calls(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(kernel name, the post-grad nodes it computes) per provenance entry, in the order of torch's debug
+        handles: the ``kernel:handle`` keys are torch's strings, read here so nothing above the capture splits them."""
+        def order(key: str) -> tuple[int, str]:
+            tail = key.rpartition(":")[2]
+            return (int(tail), key) if tail.isdigit() else (1 << 30, key)
+
+        return [(key.rpartition(":")[0] or key, self.provenance[key]) for key in sorted(self.provenance, key=order)]
+
 
 @dataclass(frozen=True)
 class IrDump:
@@ -173,7 +182,7 @@ class OtherArtifact:
     """
 
     name: str  # the event name, or "artifact:<name>" for torch's named artifacts
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
     count: int = 1
     size: int = 0  # characters of payload, summed
     why: str = "no decoder for this event in this explorer version"
@@ -190,7 +199,7 @@ class Finding:
 
     message: str
     stage: Optional[str] = None  # a stage id of ``explorer.stages``; None: the run as a whole (the header)
-    compile_id: Optional[str] = None  # the compilation's key (``CaptureData.compilation_key``)
+    compile_id: Optional[CompileKey] = None  # the compilation's key (``CaptureData.compilation_key``)
     lineno: Optional[int] = None  # the user line (the cell's line) it concerns, if one
     hint: Optional[str] = None  # what the user can do about it
 
@@ -200,21 +209,31 @@ class Problem:
     """Something the explorer could not do, shown in every output (never a silent except).
 
     ``where`` names the step (a decoder, the recorder, timing, an output file);
-    ``event`` and ``compile_id`` name the record it concerns, when there is one.
+    ``event`` and ``compile_id`` name the record it concerns, when there is one, and ``attempt`` which of
+    Dynamo's restarts of that compilation it came from (0: the first).
     """
 
     where: str
     message: str
     event: Optional[str] = None
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
+    attempt: int = 0
 
     @classmethod
     def of(cls, where: str, error: BaseException | str) -> Problem:
         """A step's failure: its exception as ``Type: message``, or words already written."""
         return cls(where, error if isinstance(error, str) else f"{type(error).__name__}: {error}")
 
+    @classmethod
+    def of_record(cls, where: str, message: str, event: Optional[str], compile_id: Optional[CompileId]) -> Problem:
+        """A record that could not be read: its compilation's key, and the attempt it came from."""
+        if compile_id is None:
+            return cls(where, message, event)
+        return cls(where, message, event, CompileKey(compile_id.key), compile_id.attempt)
+
     def one_line(self) -> str:
-        about = " ".join(x for x in (f"[{self.compile_id}]" if self.compile_id else "", self.event or "") if x)
+        cid = f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id  # as torch prints a restart
+        about = " ".join(x for x in (f"[{cid}]" if cid else "", self.event or "") if x)
         return f"{self.where}{' ' + about if about else ''}: {self.message.splitlines()[0] if self.message else ''}"
 
 
@@ -307,7 +326,7 @@ class Phase:
 
 @dataclass(frozen=True)
 class Compilation:
-    compile_id: str
+    compile_id: CompileKey
     frame: Frame
     status: str  # compiled | no_graph | failed | skipped
     original_bytecode: Optional[Bytecode] = None
@@ -360,6 +379,11 @@ class Compilation:
     phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
 
     @property
+    def cid(self) -> Optional[CompileId]:
+        """Its compile id as a value (ordered, its frame and generation); None for a lowering outside Dynamo."""
+        return CompileId.parse(self.compile_id)
+
+    @property
     def is_resume(self) -> bool:
         return self.frame.name.startswith("torch_dynamo_resume_in_")
 
@@ -405,7 +429,8 @@ class CaptureData:
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
     exports: tuple[ExportedProgram, ...] = ()  # torch.export programs (and their AOTInductor compiles)
     cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
-    graph_execution: tuple[str, ...] = ()  # the compile ids of the graphs that ran, in order (graph_execution)
+    # the compilations' keys of the graphs that ran, in order (graph_execution; "?" where torch named none)
+    graph_execution: tuple[str, ...] = ()
 
     # ---- derived counts used by every view ----
     @property
@@ -507,7 +532,7 @@ class TritonKernel:
     """
 
     name: str
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
     graph_kind: str = ""
     heuristic: str = ""  # pointwise | reduction | persistent_reduction | template | ...
     size_hints: dict[str, int] = field(default_factory=dict)
@@ -531,7 +556,7 @@ class ExternCall:
     """A call Inductor leaves to a library (cuBLAS, cuDNN, oneDNN, ATen): not generated code."""
 
     name: str  # as the wrapper calls it: extern_kernels.mm, torch.ops.aten.convolution.default
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
     graph_kind: str = ""
     count: int = 1  # calls per graph call
 
@@ -553,7 +578,7 @@ class Autotuning:
     inputs: tuple[str, ...] = ()  # the inputs' shapes and dtypes, as text
     choices: tuple[AutotuneChoice, ...] = ()
     winner: Optional[str] = None
-    compile_id: Optional[str] = None
+    compile_id: Optional[CompileKey] = None
 
 
 @dataclass(frozen=True)

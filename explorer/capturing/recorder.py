@@ -336,7 +336,7 @@ class Recorder:
 
     def record_failure(self, where: str, error: BaseException, event: Optional[str],
                        compile_id: Optional[CompileId] = None) -> None:
-        self.raw.add_problem(Problem(where, describe_error(error), event, compile_id.trace_key if compile_id else None))
+        self.raw.add_problem(Problem.of_record(where, describe_error(error), event, compile_id))
 
     # ---- subscribers ----
     def _readers(self, seam: str) -> list[Subscription]:
@@ -351,9 +351,8 @@ class Recorder:
                 sub.fn(event)
             except Exception as e:  # noqa: BLE001 - a subscriber's bug is reported, never raised into the compile
                 sub.failed = describe_error(e)
-                cid = event.compile_id.trace_key if event.compile_id else None
                 message = f"{sub.failed}; not called again in this capture"
-                self.raw.add_problem(Problem(f"subscriber {sub.name}", message, event.name, cid))
+                self.raw.add_problem(Problem.of_record(f"subscriber {sub.name}", message, event.name, event.compile_id))
 
     def _next(self) -> int:
         with self._lock:

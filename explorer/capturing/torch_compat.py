@@ -555,8 +555,9 @@ def compiled_original(fn: Any) -> Any:
 
 
 def entry_compile_id(entry: Any) -> Optional[str]:
+    """A cached entry's compile id, as the report's key (torch prints ``0/1``; an attempt folds into it)."""
     cid = getattr(entry, "compile_id", None)
-    return None if cid is None else str(cid)
+    return None if cid is None else CompileId.key_of(str(cid))
 
 
 def evaluate_entry_guards(entry: Any, f_locals: dict[str, Any]) -> tuple[bool, Optional[str]]:

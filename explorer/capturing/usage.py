@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from .compile_id import CompileKey
 from .graph_model import FxGraph
 
 
@@ -142,7 +143,7 @@ class ExportedProgram:
     inputs: tuple[ExportSpec, ...] = ()
     outputs: tuple[ExportSpec, ...] = ()
     range_constraints: tuple[RangeConstraint, ...] = ()
-    compile_id: Optional[str] = None  # the AOTInductor compilation made from it (``aoti/0``), if any
+    compile_id: Optional[CompileKey] = None  # the AOTInductor compilation made from it (``aoti/0``), if any
     decompositions: tuple[Decomposition, ...] = ()
     package_path: Optional[str] = None  # the .pt2 package AOTInductor wrote, when known
     package_files: tuple[PackageFile, ...] = ()

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..capturing.compile_id import CompileId
 from ..capturing.decoders import DecodeContext, decode
 from ..capturing.model import Finding, GraphBreak
 from ..capturing.raw import RawEvent
@@ -69,7 +70,7 @@ class Watch:
         self._last_failed: Optional[_Failure] = None
         self._last_start: Optional[FrameStart] = None  # the frame Dynamo started on last (None: none named)
         self._meta_failures: list[str] = []
-        self._rng_ids: list[Optional[str]] = []  # compile ids of graphs drawing Inductor's random numbers
+        self._rng_ids: list[Optional[CompileId]] = []  # the graphs drawing Inductor's random numbers
         self._stack = contextlib.ExitStack()
         self.suppressing = False  # suppress_errors is on for the cell (set by run_cell)
         self.user_suppresses = False  # the user's own suppress_errors (set by run_cell)
@@ -186,7 +187,7 @@ class Watch:
             from ..capturing import torch_compat
 
             if any(marker in record.code for marker in torch_compat.INDUCTOR_RNG_MARKERS):
-                self._rng_ids.append(cid)
+                self._rng_ids.append(event.compile_id.compilation if event.compile_id is not None else None)
 
     def _on_failed_compile(self, failure: _Failure) -> None:
         """A failed compile that must raise instead of running its frame unconverted.
@@ -303,7 +304,6 @@ class Watch:
 
     def conclude(self, error: Optional[BaseException], fullgraph: bool) -> list[Finding]:
         from ..capturing import torch_compat
-        from ..capturing.compile_id import sort_key
 
         out: list[Finding] = []
         if self.resets:
@@ -328,12 +328,13 @@ class Watch:
         for message in self._meta_failures:  # a fake-tensor failure no suppressed frame explained
             out.append(Finding(f"fake tensors: {message}"))
         if self._rng_ids and torch_compat.inductor_fallback_random() is False:
-            ids = ", ".join(sorted({cid or "?" for cid in self._rng_ids}, key=sort_key))
+            ids = ", ".join([c.key for c in sorted({c for c in self._rng_ids if c is not None})]
+                            + ["?"] * (None in self._rng_ids))
             out.append(Finding(
                 f"graph {ids} draws random numbers with Inductor's own generator: after "
                 "torch.manual_seed it gives other values than eager PyTorch. For the same values set "
                 "torch._inductor.config.fallback_random = True (slower)", "output_code",
-                next(filter(None, self._rng_ids), None)))
+                next((c.key for c in self._rng_ids if c is not None), None)))
         if error is not None and raised_while_compiling(error):
             at = self.interrupted_at(error)
             where = self._frame_words(at[2], at[0], at[1]) if at else "the cell"

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from ..capturing.compile_id import CompileKey
 from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
 from ..capturing.torch_compat import resumed
 from .locate import basename, is_library_file, rel, repaired, user_frame
@@ -37,8 +38,8 @@ class BreakSite:
     hints: tuple[str, ...] = ()
     gb_code: Optional[str] = None
     doc_url: Optional[str] = None
-    compile_ids: tuple[str, ...] = ()  # compilations that hit this site
-    resume_ids: tuple[str, ...] = ()  # compilations of the resume functions that picked up after it
+    compile_ids: tuple[CompileKey, ...] = ()  # compilations that hit this site
+    resume_ids: tuple[CompileKey, ...] = ()  # compilations of the resume functions that picked up after it
     resume_functions: tuple[str, ...] = ()
     user_traceback: tuple[SourceLoc, ...] = ()
     stopped_at: Optional[SourceLoc] = None  # where Dynamo stopped, when that is library code

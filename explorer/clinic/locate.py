@@ -46,6 +46,9 @@ def is_library_file(filename: Optional[str]) -> bool:
     return bool(_OTHER_LIBRARY.search(path.replace(os.sep, "/")))
 
 
+_COMMENT = re.compile(r"#.*")  # a Python comment, to the end of the line
+
+
 _OTHER_LIBRARY = re.compile(r"/(?:site|dist)-packages/|/lib/python3\.\d+/")
 
 
@@ -153,7 +156,7 @@ def _first_read_in_source(root: str, attr: Optional[str], code: Bytecode) -> Opt
     if lines[0].lstrip().startswith(("def ", "async def ", "@")):  # after the signature (quoted lines may lack it)
         body = next((i + 1 for i, line in enumerate(lines) if line.rstrip().endswith(":")), 1)
     for i, line in enumerate(lines[body:], start=body):
-        if pattern.search(line.split("#", 1)[0]):
+        if pattern.search(_COMMENT.sub("", line)):
             return code.firstlineno + i
     return None
 

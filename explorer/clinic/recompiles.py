@@ -87,9 +87,15 @@ class GuardFailure:
     @property
     def guard_line(self) -> Optional[str]:
         """``file:line `source``` of the user line that introduced the guard, if torch recorded it."""
+        return self.guard_where()
+
+    def guard_where(self, cells: Optional[dict[str, str]] = None) -> Optional[str]:
+        """``guard_line``, a notebook cell's file named as the user names the cell (``cells``: ``Clinic.cells``,
+        ``{file: "cell [5]"}``): ``cell [5], line 2 `source```."""
         if not self.lineno:
             return None
-        where = f"{(self.filename or '?').rsplit('/', 1)[-1]}:{self.lineno}"
+        cell = (cells or {}).get(self.filename or "")
+        where = f"{cell}, line {self.lineno}" if cell else f"{(self.filename or '?').rsplit('/', 1)[-1]}:{self.lineno}"
         return where + (f" `{self.source}`" if self.source else "")
 
 
@@ -120,8 +126,9 @@ class RecompileExplanation:
             return f"raise torch._dynamo.config.recompile_limit ({limit}cache_size_limit on older torch){cause}"
         return self.primary.remedy if self.primary else ""
 
-    def one_line(self) -> str:
-        """``0/1 f: size of x at dim 0: 8 -> 16 (guard from f.py:3 `y = x.sin()`); fix: ...``."""
+    def one_line(self, cells: Optional[dict[str, str]] = None) -> str:
+        """``0/1 f: size of x at dim 0: 8 -> 16 (guard from f.py:3 `y = x.sin()`); fix: ...``; ``cells`` names the
+        notebook cells' files (``Clinic.cells``)."""
         head = f"{self.compile_id} {self.frame_name}: "
         if self.refused_by:
             head += (f"recompile refused by set_stance({self.refused_by!r}) (the call raised instead of "
@@ -132,7 +139,7 @@ class RecompileExplanation:
         p = self.primary
         if p is None:
             return head + (self.reason_text.splitlines()[0] if self.reason_text else "recompiled")
-        line = f" (guard from {p.guard_line})" if p.guard_line else ""
+        line = f" (guard from {p.guard_where(cells)})" if p.lineno else ""
         return f"{head}{p.describe()}{line}; fix: {self.remedy}"
 
 
@@ -142,8 +149,8 @@ def explain_recompile(comp: Compilation, data: CaptureData) -> Optional[Recompil
     if not comp.recompile_reason and not limit_hit:
         return None
     by_id = {c.compile_id: c for c in data.compilations}
-    entries = _in_generation(reason_entries(comp.recompile_reason or ""), CompileId.parse(comp.compile_id))
-    failures = tuple(_failure(cid, block, by_id.get(cid), comp) for cid, block in entries)
+    entries = _in_generation(reason_entries(comp.recompile_reason or ""), comp.cid)
+    failures = tuple(_failure(key, block, by_id.get(key), comp) for _, key, block in entries)
     limit = None
     if limit_hit:
         m = _LIMIT_VALUE_RE.search(comp.failure or "")
@@ -175,29 +182,30 @@ def explain_refusal(data: CaptureData) -> Optional[RecompileExplanation]:
     failures_text = "\n".join(line.strip()[2:] if line.strip().startswith("- ") else line.strip()
                               for line in text.splitlines() if line.strip()
                               and not line.strip().startswith("triggered by"))
-    ids = [cid for cid in (CompileId.parse(c.compile_id) for c in data.compilations) if cid is not None]
+    ids = [c.cid for c in data.compilations if c.cid is not None]
     latest = max(ids, default=None)  # the refusal came after every compilation: torch's ids are in its generation
     entries = _in_generation(reason_entries(failures_text), latest)
     by_id = {c.compile_id: c for c in data.compilations}
-    cached = [CompileId.parse(cid) for cid, _ in entries]
-    first = next((c for c in cached if c is not None), None)
+    first = next((cid for cid, _, _ in entries if cid is not None), None)
     newest = max((c for c in ids if first is not None and c.same_frame(first)), default=None)
     next_id = (replace(newest.compilation, frame_compile_id=newest.frame_compile_id + 1).key
                if newest is not None else "?")
     placeholder = Compilation(next_id, Frame(m["fn"], m["file"], int(m["line"])), "refused")
-    failures = tuple(_failure(cid, block, by_id.get(cid), placeholder) for cid, block in entries)
+    failures = tuple(_failure(key, block, by_id.get(key), placeholder) for _, key, block in entries)
     return RecompileExplanation(compile_id=next_id, frame_name=m["fn"], failures=failures,
                                 reason_text=failures_text, refused_by=m["stance"])
 
 
-def _in_generation(entries: list[tuple[str, str]], of: Optional[CompileId]) -> list[tuple[str, str]]:
-    """Torch's ids in a recompile reason as the report's keys: in the generation of the compilation they
-    explain (torch numbers from 0/0 again after a reset, and prints no generation)."""
+def _in_generation(entries: list[tuple[str, str]],
+                   of: Optional[CompileId]) -> list[tuple[Optional[CompileId], str, str]]:
+    """Torch's ids in a recompile reason as (id, the report's key, the entry's text): in the generation of the
+    compilation they explain (torch numbers from 0/0 again after a reset, and prints no generation); text that
+    names no id is kept as its key."""
     generation = of.generation if of is not None else 0
     out = []
     for text, block in entries:
-        cid = CompileId.parse(text)
-        out.append((cid.in_generation(generation).key if cid is not None else text, block))
+        cid = CompileId.from_torch(text, generation)
+        out.append((cid, cid.key if cid is not None else text, block))
     return out
 
 
@@ -329,15 +337,16 @@ def _at_first_read(failure: GuardFailure, code: Bytecode) -> GuardFailure:
                    source=linecache.getline(code.filename, line).strip() or None)
 
 
-def failure_from(cid: str, block: str, info: dict, guard: Optional[Guard] = None,
+def failure_from(key: str, block: str, info: dict, guard: Optional[Guard] = None,
                  in_resume: Optional[str] = None) -> GuardFailure:
-    """A GuardFailure located at the guard's user line, else at the line torch's text names."""
+    """A GuardFailure against the cached entry ``key`` names (the report's key of its compilation, ``?`` when
+    torch's text named none), located at the guard's user line, else at the line torch's text names."""
     where = _reason_location(block)
     if guard is not None and guard.lineno and (not is_library_file(guard.filename) or not where[1]):
         # the guard's text loses a source line's own "# comment" (the tree uses "  # " as separator)
         full = linecache.getline(guard.filename or "", guard.lineno).strip()
         where = (guard.filename, guard.lineno, full or guard.source)
-    return GuardFailure(against=CompileId.key_of(cid), text=block.splitlines()[0].strip(), guard=guard,
+    return GuardFailure(against=key, text=block.splitlines()[0].strip(), guard=guard,
                         remedy=remedy_for(info, in_resume), filename=where[0], lineno=where[1], source=where[2], **info)
 
 
@@ -436,9 +445,9 @@ def _frame_name(comp: Compilation, data: CaptureData) -> str:
     """A compilation that failed early lacks its frame; earlier compilations of the same frame id have it."""
     if comp.frame.name != "?":
         return comp.frame.name
-    cid = CompileId.parse(comp.compile_id)
+    cid = comp.cid
     for c in data.compilations:
-        other = CompileId.parse(c.compile_id)
+        other = c.cid
         if cid is not None and other is not None and other.same_frame(cid) and c.frame.name != "?":
             return c.frame.name
     return "?"

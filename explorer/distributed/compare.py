@@ -19,7 +19,6 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
-from ..capturing.compile_id import CompileId
 from ..capturing.model import Compilation
 from ..clinic.locate import basename
 from .collectives import STAGES, compilation_collectives, first_mismatch
@@ -27,6 +26,7 @@ from .model import (
     Difference,
     GraphCollectives,
     MatchedCompilation,
+    MatchKey,
     RankCounts,
     RankGroup,
     RankRun,
@@ -46,7 +46,7 @@ def compare(ranks: Sequence[RankRun]) -> tuple[list[RankCounts], list[RankGroup]
     present = [r for r in ranks if r.capture is not None]
     keys = {r.rank: compilation_keys(r.capture.compilations) for r in present}
     collectives = [gc for r in present for c, key in zip(r.capture.compilations, keys[r.rank], strict=True)
-                   for gc in compilation_collectives(r.rank, c, key)]
+                   for gc in compilation_collectives(r.rank, c, key.text)]
     matched = _matched(present, keys, collectives)
     all_ranks = tuple(r.rank for r in ranks)
     diffs = (_failures(ranks) + _breaks(present, all_ranks) + _recompiles(present, keys)
@@ -59,27 +59,26 @@ def compare(ranks: Sequence[RankRun]) -> tuple[list[RankCounts], list[RankGroup]
 
 # ---- matching compilations across ranks ----
 
-def compilation_keys(comps: Sequence[Compilation]) -> list[str]:
-    """``frame@file:line#n`` per compilation: the n-th compilation of that frame in this process."""
-    seen: dict[str, int] = defaultdict(int)
+def compilation_keys(comps: Sequence[Compilation]) -> list[MatchKey]:
+    """Per compilation, its frame and n: the n-th compilation of that frame in this process."""
+    seen: dict[tuple, int] = defaultdict(int)
     out = []
     for c in comps:
-        base = f"{c.frame.name}@{basename(c.frame.filename)}:{c.frame.lineno}"
-        out.append(f"{base}#{seen[base]}")
-        seen[base] += 1
+        frame = (c.frame.name, basename(c.frame.filename), c.frame.lineno)
+        out.append(MatchKey(c.frame.name, c.frame.filename, c.frame.lineno, seen[frame]))
+        seen[frame] += 1
     return out
 
 
-def _matched(present: Sequence[RankRun], keys: dict[int, list[str]],
+def _matched(present: Sequence[RankRun], keys: dict[int, list[MatchKey]],
              collectives: Sequence[GraphCollectives]) -> list[MatchedCompilation]:
     order: dict[str, MatchedCompilation] = {}
     by_key: dict[str, dict[int, Compilation]] = defaultdict(dict)
     for r in present:
         for c, key in zip(r.capture.compilations, keys[r.rank], strict=True):
-            by_key[key][r.rank] = c
-            if key not in order:
-                order[key] = MatchedCompilation(key, c.frame.name, c.frame.filename, c.frame.lineno,
-                                                int(key.rsplit("#", 1)[1]))
+            by_key[key.text][r.rank] = c
+            if key.text not in order:
+                order[key.text] = MatchedCompilation(key.text, c.frame.name, c.frame.filename, c.frame.lineno, key.nth)
     colls = defaultdict(dict)
     for gc in collectives:
         colls[gc.key].setdefault(gc.rank, []).append(gc)
@@ -144,7 +143,7 @@ def _breaks(present: Sequence[RankRun], all_ranks: tuple[int, ...]) -> list[Diff
     return out
 
 
-def _recompiles(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[Difference]:
+def _recompiles(present: Sequence[RankRun], keys: dict[int, list[MatchKey]]) -> list[Difference]:
     """Recompiles grouped by frame and what changed; those every rank had are not differences."""
     found: dict[tuple, dict[int, str]] = defaultdict(dict)
     detail: dict[tuple, tuple] = {}
@@ -153,7 +152,8 @@ def _recompiles(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[
         for e in r.recompiles:
             p = e.primary
             what = p.describe() if p else (e.reason_text.splitlines()[0] if e.reason_text else "recompiled")
-            frame = by_id.get(e.compile_id, e.frame_name).rsplit("#", 1)[0]
+            match = by_id.get(e.compile_id)
+            frame = match.site if match is not None else e.frame_name
             key = (frame, norm_rank(what))
             found[key][r.rank] = what
             detail.setdefault(key, (e.frame_name, what, p))
@@ -170,7 +170,7 @@ def _recompiles(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[
 
 
 def _compilations(present: Sequence[RankRun], matched: Sequence[MatchedCompilation],
-                  keys: dict[int, list[str]]) -> list[Difference]:
+                  keys: dict[int, list[MatchKey]]) -> list[Difference]:
     """Frames compiled on some ranks only, and graphs or guards that differ for the same frame."""
     out = []
     for m in matched:
@@ -247,15 +247,17 @@ def _schedule_diff(present: Sequence[RankRun], m: MatchedCompilation, where: str
                       f"on {_ranks_phrase(odd)}: {shown}", tuple(odd), m.filename, m.lineno, m.key, hang=True)
 
 
-def _graph_orders(present: Sequence[RankRun], keys: dict[int, list[str]]) -> list[Difference]:
+def _graph_orders(present: Sequence[RankRun], keys: dict[int, list[MatchKey]]) -> list[Difference]:
     """torch's graph_execution order of each rank that recorded one, by matched compilation: ranks running their
     graphs in another order (a rank-only branch, a skipped step) issue their collectives in another order too."""
     orders: dict[tuple, list[int]] = defaultdict(list)
+    sites: dict[str, str] = {}  # a matched compilation's key -> its frame, in words
     for r in present:
         if not r.capture.graph_execution:
             continue
         key_of = dict(zip((c.compile_id for c in r.capture.compilations), keys[r.rank], strict=True))
-        orders[tuple(key_of.get(CompileId.key_of(cid), cid) for cid in r.capture.graph_execution)].append(r.rank)
+        sites.update((k.text, k.site) for k in keys[r.rank])
+        orders[tuple(key_of[cid].text if cid in key_of else cid for cid in r.capture.graph_execution)].append(r.rank)
     if len(orders) < 2:
         return []
     ref = max(orders.values(), key=len)
@@ -263,14 +265,16 @@ def _graph_orders(present: Sequence[RankRun], keys: dict[int, list[str]]) -> lis
     odd = sorted(rk for rs in orders.values() if rs is not ref for rk in rs)
     mine = next(o for o, rs in orders.items() if odd[0] in rs)
     i = next((k for k, (a, b) in enumerate(zip(ref_order, mine)) if a != b), min(len(ref_order), len(mine)))
-    said = (f"call {i + 1} runs {_frame_of(ref_order, i)} on {_ranks_phrase(ref)} and {_frame_of(mine, i)} on "
+    said = (f"call {i + 1} runs {_frame_of(ref_order, i, sites)} on {_ranks_phrase(ref)} and "
+            f"{_frame_of(mine, i, sites)} on "
             f"{_ranks_phrase(odd)}")
     return [Difference("graph_order", f"graphs ran in another order on {_ranks_phrase(odd)}: {said} "
                        f"({len(ref_order)} against {len(mine)} graph calls)", tuple(odd))]
 
 
-def _frame_of(order: tuple, i: int) -> str:
-    return order[i].rsplit("#", 1)[0] if i < len(order) else "nothing (its graph calls ended)"
+def _frame_of(order: tuple, i: int, sites: dict[str, str]) -> str:
+    """The frame the i-th graph call ran (by its matched key; the id torch logged for a compilation not captured)."""
+    return sites.get(order[i], order[i]) if i < len(order) else "nothing (its graph calls ended)"
 
 
 
@@ -345,7 +349,7 @@ def _counts(r: RankRun, collectives: Sequence[GraphCollectives]) -> RankCounts:
                       sum(len(c.guards) for c in d.compilations), len(d.kernels), n_colls, d.compile_time_s)
 
 
-def _groups(present: Sequence[RankRun], keys: dict[int, list[str]], collectives: Sequence[GraphCollectives],
+def _groups(present: Sequence[RankRun], keys: dict[int, list[MatchKey]], collectives: Sequence[GraphCollectives],
             counts: Sequence[RankCounts]) -> list[RankGroup]:
     """Ranks whose compilations match one for one (frames, graphs, guards, breaks, recompiles, collectives)."""
     sig: dict[str, list[int]] = defaultdict(list)
@@ -353,7 +357,7 @@ def _groups(present: Sequence[RankRun], keys: dict[int, list[str]], collectives:
     for gc in collectives:
         by_rank_colls[gc.rank].append(gc)
     for r in present:
-        parts = [f"{k}|{c.status}|{_graph_fingerprint(c)}|{_guards_fingerprint(c)}|{_break_key(c)}|"
+        parts = [f"{k.text}|{c.status}|{_graph_fingerprint(c)}|{_guards_fingerprint(c)}|{_break_key(c)}|"
                  f"{norm_rank(c.recompile_reason or '')}|{len(c.kernels)}"
                  for c, k in zip(r.capture.compilations, keys[r.rank], strict=True)]
         parts.append(_colls_fingerprint(by_rank_colls[r.rank]))

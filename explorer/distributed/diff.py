@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..capturing.compile_id import CompileId
 from ..capturing.model import Compilation
 from ..clinic.diff import CompilationDiff, diff_compilations
 from .compare import norm_rank
@@ -24,8 +23,10 @@ def diff_ranks(report: Any, a: int, b: int, compilation: str) -> CompilationDiff
     if dist is None or not dist.merged:
         raise LookupError("not a merged multi-rank report")
     match = next((m for m in dist.compilations if m.key == compilation), None)
-    if match is None:
-        match = next((m for m in dist.compilations if m.compile_ids.get(str(a)) == CompileId.key_of(compilation)), None)
+    if match is None:  # a compile id of rank a, in any printed form
+        capture = dist.rank_run(a).capture
+        key = capture.compilation_key(compilation) if capture is not None else None
+        match = next((m for m in dist.compilations if key is not None and m.compile_ids.get(str(a)) == key), None)
     if match is None:
         raise LookupError(f"no compilation {compilation!r} on rank {a}; keys: "
                           f"{', '.join(m.key for m in dist.compilations)}")

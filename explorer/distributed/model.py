@@ -11,8 +11,9 @@ Frozen dataclasses of strings and numbers, like the capture: no torch here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import NamedTuple, Optional
 
+from ..capturing.compile_id import CompileKey
 from ..capturing.model import CaptureData, Finding, Problem
 from ..clinic.fixlist import BreakSite
 from ..clinic.recompiles import RecompileExplanation
@@ -105,6 +106,27 @@ class RankGroup:
     text: str  # "5 compilations, 2 graphs, 1 graph break, ..." (compile times differ and are given per rank)
 
 
+class MatchKey(NamedTuple):
+    """Which compilation of which frame, as ranks are matched: the frame (name, file, first line) and how many times
+    it was compiled before (``nth``). Its ``text`` is a ``MatchedCompilation``'s ``key``: a name other parts of the
+    report refer to it by (``Difference.key``, ``GraphCollectives.key``), written here and never split."""
+
+    frame: str
+    filename: str
+    lineno: int
+    nth: int
+
+    @property
+    def site(self) -> str:
+        """``step@train.py:12``: the frame, in words."""
+        return f"{self.frame}@{_base(self.filename)}:{self.lineno}"
+
+    @property
+    def text(self) -> str:
+        """``step@train.py:12#0``."""
+        return f"{self.site}#{self.nth}"
+
+
 @dataclass(frozen=True)
 class MatchedCompilation:
     """One compilation as each rank numbered it: the same frame, compiled for the same time (``nth``).
@@ -114,13 +136,17 @@ class MatchedCompilation:
     ``compile_ids`` maps a rank (as text, a JSON key) to its compile id.
     """
 
-    key: str  # "step@train.py:12#0": frame, file, first line, and which compilation of that frame
+    key: str  # "step@train.py:12#0" (MatchKey.text): a name for references; its parts are the fields below
     frame: str
     filename: str
     lineno: int
     nth: int
-    compile_ids: dict[str, str] = field(default_factory=dict)
+    compile_ids: dict[str, CompileKey] = field(default_factory=dict)
     differs: tuple[str, ...] = ()  # what differs between the ranks that have it; empty when all agree
+
+    @property
+    def match(self) -> MatchKey:
+        return MatchKey(self.frame, self.filename, self.lineno, self.nth)
 
 
 @dataclass(frozen=True)
@@ -192,7 +218,7 @@ class GraphCollectives:
     """The collectives of one graph of one rank, in the order the graph issues them."""
 
     rank: int
-    compile_id: str
+    compile_id: CompileKey
     key: str  # the MatchedCompilation key
     stage: str  # the stage read: graph, aot_forward, aot_backward, aot_inference, post_grad_graph, ...
     collectives: tuple[Collective, ...] = ()

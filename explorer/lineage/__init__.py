@@ -2,7 +2,7 @@
 
 For each compilation, every line of every stage's text *as the views show it*
 (a source line, a bytecode listing row, an FX graph line, a loop-IR line, a
-wrapper or kernel line) is linked to the user lines (``"FILE:LINE"``) it came
+wrapper or kernel line) is linked to the user lines (``Origin(file, line)``) it came
 from. A line whose origins are empty came from no user line: glue (guards,
 Dynamo's bookkeeping bytecode, graph inputs, wrapper allocations of inputs,
 imports). Views colour lines of the same origin alike and light the whole chain
@@ -21,6 +21,6 @@ Sits on the capture model: pure functions, no torch.
 """
 
 from .build import lineage_of
-from .model import SOURCES, Lineage, LineLink, TextLines
+from .model import SOURCES, Lineage, LineLink, Origin, TextLines
 
-__all__ = ["SOURCES", "LineLink", "Lineage", "TextLines", "lineage_of"]
+__all__ = ["SOURCES", "LineLink", "Lineage", "Origin", "TextLines", "lineage_of"]

@@ -15,7 +15,7 @@ from ..capturing.model import CaptureData, Compilation, FxGraph
 from . import bytecode as bc
 from .graphs import GraphLines, Row
 from .inductor import Lowering
-from .model import SOURCES, Lineage, TextLines
+from .model import SOURCES, Lineage, Origin, TextLines
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _SOURCE_OF = {"export_graph": "graph", "aot_joint": "graph", "aot_forward": "graph", "aot_backward": "graph",
@@ -54,28 +54,21 @@ def _lineage(c: Compilation) -> Lineage:
 class _Builder:
     def __init__(self, comp: Compilation) -> None:
         self.comp = comp
-        self.origin_index: dict[str, int] = {}
-        self.origins: list[str] = []
-        self.set_index: dict[tuple[str, ...], int] = {(): 0}
+        self.origin_index: dict[Origin, int] = {}
+        self.origins: list[Origin] = []
+        self.set_index: dict[tuple[Origin, ...], int] = {(): 0}
         self.sets: list[tuple[int, ...]] = [()]
         self.texts: list[TextLines] = []
-        self._keys: dict[str, tuple[str, int]] = {}
 
     # ---- origin sets ----
-    def _key(self, origin: str) -> tuple[str, int]:
-        key = self._keys.get(origin)
-        if key is None:
-            file, _, line = origin.rpartition(":")
-            key = self._keys[origin] = (file, int(line) if line.isdigit() else 0)
-        return key
-
-    def union(self, groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
+    def union(self, groups: Iterable[tuple[Origin, ...]]) -> tuple[Origin, ...]:
+        """One set of several: its origins in file and line order."""
+        seen: dict[Origin, None] = {}
         for g in groups:
             seen.update(dict.fromkeys(g))
-        return tuple(sorted(seen, key=self._key)) if len(seen) > 1 else tuple(seen)
+        return tuple(sorted(seen)) if len(seen) > 1 else tuple(seen)
 
-    def _set(self, origins: tuple[str, ...]) -> int:
+    def _set(self, origins: tuple[Origin, ...]) -> int:
         idx = self.set_index.get(origins)
         if idx is None:
             ids = []

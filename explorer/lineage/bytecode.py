@@ -28,8 +28,9 @@ from typing import Union
 
 from ..capturing.model import Bytecode, Compilation, InlinedFunction
 from .graphs import Row
+from .model import Origin
 
-_GLUE: tuple[str, ...] = ()
+_GLUE: tuple[Origin, ...] = ()
 _OPNAME = re.compile(r"\b([A-Z][A-Z0-9_]{2,})\b")
 _RESUME = re.compile(r"__resume_at_(\d+)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -40,11 +41,11 @@ def source_rows(bc: Union[Bytecode, InlinedFunction]) -> list[Row]:
     """The frame's source, or a function inlined into it (each its own part of the stage): line i is its own origin."""
     if not bc.source:
         return []
-    return [((f"{bc.filename}:{bc.firstlineno + i}",) if line.strip() else _GLUE, None)
+    return [((Origin(bc.filename, bc.firstlineno + i),) if line.strip() else _GLUE, None)
             for i, line in enumerate(bc.source.splitlines())]
 
 
-def _listing_rows(bc: Bytecode, origin_of: list[tuple[str, ...]]) -> list[Row]:
+def _listing_rows(bc: Bytecode, origin_of: list[tuple[Origin, ...]]) -> list[Row]:
     """One row per listing line; instruction rows get ``origin_of[k]`` for the k-th instruction."""
     rows: list[Row] = []
     k, n = 0, len(bc.instructions)
@@ -60,23 +61,23 @@ def _listing_rows(bc: Bytecode, origin_of: list[tuple[str, ...]]) -> list[Row]:
 
 
 def original_rows(bc: Bytecode) -> list[Row]:
-    origin_of = [(f"{bc.filename}:{i.line}",) if i.line else _GLUE for i in bc.instructions]
+    origin_of = [(Origin(bc.filename, i.line),) if i.line else _GLUE for i in bc.instructions]
     return _listing_rows(bc, origin_of)
 
 
-def resume_origins(comp: Compilation, offset: int) -> tuple[str, ...]:
+def resume_origins(comp: Compilation, offset: int) -> tuple[Origin, ...]:
     """The user lines of the original code from ``offset`` on: what a resume function at it runs."""
     bc = comp.original_bytecode
     if bc is None:
         return _GLUE
     lines = sorted({i.line for i in bc.instructions if i.line and i.offset >= offset})
-    return tuple(f"{bc.filename}:{line}" for line in lines)
+    return tuple(Origin(bc.filename, line) for line in lines)
 
 
-def rewritten_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[str, ...]) -> list[Row]:
+def rewritten_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[Origin, ...]) -> list[Row]:
     ins = bc.instructions
-    origin_of: list[tuple[str, ...]] = [
-        (f"{bc.filename}:{i.line}",) if i.line and i.line != bc.firstlineno else _GLUE for i in ins]
+    origin_of: list[tuple[Origin, ...]] = [
+        (Origin(bc.filename, i.line),) if i.line and i.line != bc.firstlineno else _GLUE for i in ins]
     k = 0
     while k < len(ins):
         arg = ins[k].argrepr
@@ -99,7 +100,7 @@ def rewritten_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[str, ..
     return _listing_rows(bc, origin_of)
 
 
-def decompiled_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[str, ...]) -> list[Row]:
+def decompiled_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[Origin, ...]) -> list[Row]:
     if not bc.decompiled:
         return []
     brk = comp.graph_break
@@ -110,14 +111,14 @@ def decompiled_rows(bc: Bytecode, comp: Compilation, graph_origins: tuple[str, .
     for line in bc.decompiled.splitlines():
         stripped = line.strip()
         if stripped.startswith("def ") and line == stripped:
-            rows.append(((f"{bc.filename}:{bc.firstlineno}",), None))
+            rows.append(((Origin(bc.filename, bc.firstlineno),), None))
         elif "__compiled_fn" in line:
             rows.append((graph_origins, None))
         elif "__resume_at_" in line:
             m = _RESUME.search(line)
             rows.append((resume_origins(comp, int(m.group(1))) if m else _GLUE, None))
         elif break_names and _names_any(line, break_names):
-            rows.append(((f"{brk.filename}:{brk.lineno}",), None))
+            rows.append(((Origin(brk.filename, brk.lineno),), None))
         else:
             rows.append((_GLUE, None))
     return rows

@@ -18,13 +18,14 @@ from typing import Optional
 
 from ..capturing.model import FxGraph
 from .match import NodeInfo, op_of
+from .model import Origin
 
-Row = tuple[tuple[str, ...], Optional[str]]  # (origins, element)
+Row = tuple[tuple[Origin, ...], Optional[str]]  # (origins, element)
 
 _FILE_RE = re.compile(r"^\s*#.*?\bFile: (?P<file>.+?):(?P<line>\d+) in ")  # as capturing/parse_fx.py reads it
 _PARAM_RE = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)\s*:\s*"[^"]*"\s*(?:,|#|$)')
 _PARAM_NAME = re.compile(r"[A-Za-z_]\w*")
-_GLUE: tuple[str, ...] = ()
+_GLUE: tuple[Origin, ...] = ()
 _SEARCH_LIMIT = 64  # nodes looked at per node without a stack trace
 
 
@@ -33,7 +34,7 @@ class GraphLines:
 
     def __init__(self, graph: FxGraph) -> None:
         self.rows: list[Row] = []
-        self.origins: dict[str, tuple[str, ...]] = {}  # node -> user lines (after inheritance)
+        self.origins: dict[str, tuple[Origin, ...]] = {}  # node -> user lines (after inheritance)
         self.table: dict[str, NodeInfo] = {}  # node -> (op, inputs, order), for kernels and IR
         self._read(graph)
 
@@ -42,7 +43,7 @@ class GraphLines:
         for order, n in enumerate(graph.nodes):
             if n.op not in ("placeholder", "output"):
                 self.table[n.name] = (op_of(n.target), n.inputs, order)
-        loc: tuple[str, ...] = _GLUE  # the user line of the current `# File:` group
+        loc: tuple[Origin, ...] = _GLUE  # the user line of the current `# File:` group
         pending: list[tuple[int, str]] = []  # rows of nodes printed without a user line
         in_return = in_signature = False
         rows, table, origins = self.rows, self.table, self.origins
@@ -55,7 +56,7 @@ class GraphLines:
             first = stripped[0]
             if first == "#":
                 m = _FILE_RE.match(line)
-                loc = (f"{m['file']}:{m['line']}",) if m else _GLUE
+                loc = (Origin(m["file"], int(m["line"])),) if m else _GLUE
                 rows.append((loc, None))
                 continue
             if in_signature:  # `def forward(\n self,\n primals_1: "f32[8]",  # PlainAOTInput(idx=0)\n ):`
@@ -105,7 +106,7 @@ class GraphLines:
                 self.origins[name] = found
                 self.rows[row] = (found, name)
 
-    def node_origins(self, name: str) -> tuple[str, ...]:
+    def node_origins(self, name: str) -> tuple[Origin, ...]:
         return self.origins.get(name, _GLUE)
 
 

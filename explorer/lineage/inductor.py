@@ -29,8 +29,9 @@ from ..capturing.inductor_code import kernel_params, parse_call, split_args
 from ..capturing.model import Compilation, IrDump, Kernel, OutputCode
 from . import match
 from .graphs import GraphLines, Row
+from .model import Origin
 
-_GLUE: tuple[str, ...] = ()
+_GLUE: tuple[Origin, ...] = ()
 _HANDLE = re.compile(r"#\s*\[Provenance debug handles\] (\S+)")
 _BUF = re.compile(r"\bbuf\d+\b")
 _FRAGMENT_NODE = re.compile(r"^#\s+%(?P<name>\w+) : .*= (?P<kind>call_function|PlaceHolder)")
@@ -54,28 +55,28 @@ class Call:
         self.row, self.callee, self.kernel, self.handle = row, callee, kernel, handle
         self.args, self.lhs = args, lhs
         self.nodes: tuple[str, ...] = ()
-        self.origins: tuple[str, ...] = _GLUE
+        self.origins: tuple[Origin, ...] = _GLUE
 
 
 class Lowering:
     """The rows of one lowering's wrapper module, its kernels and its IR dumps."""
 
     def __init__(self, comp: Compilation, post: Optional[GraphLines],
-                 union: Callable[[Iterable[tuple[str, ...]]], tuple[str, ...]]) -> None:
+                 union: Callable[[Iterable[tuple[Origin, ...]]], tuple[Origin, ...]]) -> None:
         self.comp, self.post = comp, post
         self.union = union  # origin sets -> one sorted origin set
         self.table = post.table if post else {}
         self.kernel_rows: dict[int, list[Row]] = {}  # index in comp.kernels -> rows
-        self.kernel_origins: dict[int, tuple[str, ...]] = {}
+        self.kernel_origins: dict[int, tuple[Origin, ...]] = {}
         self.kernel_nodes: dict[int, dict[str, None]] = {}  # from its calls' provenance
         self.kernel_sources: dict[int, str] = {}  # kernel -> which record linked it (lineage.SOURCES key)
         self._wrapper_sources: dict[int, str] = {}
         self.buffer_writer: dict[str, Call] = {}
         self.buffer_alias: dict[str, list[str]] = {}
         self.ir_calls: dict[str, Call] = {}  # scheduler node -> the call computing it (post-fusion dump first)
-        self.buffer_ir: dict[str, tuple[str, ...]] = {}  # buffer -> user lines of the scheduler node writing it
+        self.buffer_ir: dict[str, tuple[Origin, ...]] = {}  # buffer -> user lines of the scheduler node writing it
         self._wrappers: dict[int, tuple[list[str], dict, set[int], list[Call]]] = {}
-        self._origins_memo: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._origins_memo: dict[tuple[str, ...], tuple[Origin, ...]] = {}
         self._matchers: dict[tuple[str, ...], match.Matcher] = {}
         self._assign_memo: dict = {}
         self._by_op: dict[str, list[str]] = {}  # op -> post-grad nodes, in graph order (extern calls by name)
@@ -87,7 +88,7 @@ class Lowering:
         self._kernel_memo: dict[tuple, tuple] = {}
         self._params: dict[int, list[str]] = {}
 
-    def origins_of(self, nodes: tuple[str, ...]) -> tuple[str, ...]:
+    def origins_of(self, nodes: tuple[str, ...]) -> tuple[Origin, ...]:
         if self.post is None or not nodes:
             return _GLUE
         if len(nodes) == 1:
@@ -212,7 +213,7 @@ class Lowering:
             spans[i] = (head, start, first, end)
         return spans
 
-    def _header_row(self, line: str, korigins: tuple[str, ...]) -> Row:
+    def _header_row(self, line: str, korigins: tuple[Origin, ...]) -> Row:
         m = _FRAGMENT_NODE.match(line)
         if m:
             name = m["name"]
@@ -330,7 +331,7 @@ class Lowering:
         for b in written:
             self.buffer_writer.setdefault(b, call)
 
-    def buffer_origins(self, buf: str) -> tuple[str, ...]:
+    def buffer_origins(self, buf: str) -> tuple[Origin, ...]:
         """The user lines of what writes ``buf`` (its scheduler node, else its call), or of the
         buffers it is reused as or viewed from."""
         seen, todo = {buf}, [buf]
@@ -377,10 +378,10 @@ class Lowering:
         self.kernel_rows[i] = rows
         self.kernel_origins[i] = origins
 
-    def kernel_source_rows(self, k: Kernel, nodes: tuple[str, ...]) -> tuple[list[Row], tuple[str, ...]]:
+    def kernel_source_rows(self, k: Kernel, nodes: tuple[str, ...]) -> tuple[list[Row], tuple[Origin, ...]]:
         lines = k.source.splitlines()
         matcher = self.matcher(nodes)
-        stated = tuple(f"{u.filename}:{u.lineno}" for u in k.user_lines if u.lineno)
+        stated = tuple(Origin(u.filename, u.lineno) for u in k.user_lines if u.lineno)
         korigins = self.union((self.origins_of(nodes), stated))
         rows: list[Row] = [(_GLUE, None)] * len(lines)
         # a model's layers make kernels alike but for constants and names: read each shape once
@@ -405,8 +406,8 @@ class Lowering:
         blocks, n = _ir_blocks(dump.text)
         calls = self._ir_calls(blocks)
         rows: list[Row] = [(_GLUE, None)] * n
-        node_origins: dict[str, tuple[str, ...]] = {}
-        bodies: dict[str, list[tuple[int, tuple[str, ...], Optional[str]]]] = {}
+        node_origins: dict[str, tuple[Origin, ...]] = {}
+        bodies: dict[str, list[tuple[int, tuple[Origin, ...], Optional[str]]]] = {}
         for name, block in blocks.items():
             call = calls.get(name)
             body_nodes: tuple[str, ...] = ()
@@ -432,7 +433,7 @@ class Lowering:
         return rows
 
     def _body(self, text: str, nodes: tuple[str, ...]
-              ) -> tuple[list[tuple[int, tuple[str, ...], Optional[str]]], tuple[str, ...]]:
+              ) -> tuple[list[tuple[int, tuple[Origin, ...], Optional[str]]], tuple[str, ...]]:
         """A loop body's lines matched among ``nodes``. Bodies alike but for buffer names and
         constants (the same node before and after fusion, a model's layers) are read once."""
         exact = self._body_exact.get((text, nodes))
@@ -448,7 +449,7 @@ class Lowering:
             matched = matcher.ranks(stmts) if stmts else ([], [])
             got = self._body_memo[key] = [(s.row, ns, d) for s, ns, d in zip(stmts, *matched)]
         names = matcher.everything
-        out: list[tuple[int, tuple[str, ...], Optional[str]]] = []
+        out: list[tuple[int, tuple[Origin, ...], Optional[str]]] = []
         found: dict[str, None] = {}
         for row, ns, d in got:
             named = tuple(names[i] for i in ns)

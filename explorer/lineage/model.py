@@ -6,7 +6,21 @@ Plain frozen dataclasses (``explorer.lineage`` says how they are stored and why)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Iterator, NamedTuple, Optional
+
+from ..capturing.compile_id import CompileKey
+
+
+class Origin(NamedTuple):
+    """A user line an element came from: the file as the capture names it, and the line in it.
+
+    A tuple (cheap to hash and compare, ordered by file then line, as the chain keeps origin sets); in the JSON an
+    object ``{"file", "line"}``. The views' ``data-origin`` attribute writes it ``FILE:LINE``
+    (``present.fmt.origin_key``, and the front end's ``originKey``): built from these two, never split.
+    """
+
+    file: str
+    line: int
 
 
 @dataclass(frozen=True)
@@ -15,7 +29,7 @@ class LineLink:
 
     stage: str  # a stage id of explorer.stages ("kernels" for a kernel's source)
     line: int  # 1-based line of that text as shown
-    origins: tuple[str, ...] = ()  # "FILE:LINE" of user code; empty: no user line (glue)
+    origins: tuple[Origin, ...] = ()  # the user lines; empty: no user line (glue)
     part: int = 0  # which item of the stage's content (IR dump, wrapper module, kernel) the line is in
     kernel: Optional[str] = None  # for stage "kernels": the kernel's name
     element: Optional[str] = None  # what the line defines: an FX node, a buffer, a scheduler node
@@ -70,15 +84,15 @@ class TextLines:
 class Lineage:
     """One compilation's chain: every line of every stage, with the user lines it came from."""
 
-    compile_id: str
-    origins: tuple[str, ...] = ()  # the user lines named anywhere here, "FILE:LINE", each once
+    compile_id: CompileKey
+    origins: tuple[Origin, ...] = ()  # the user lines named anywhere here, each once
     sets: tuple[tuple[int, ...], ...] = ((),)  # distinct origin sets, as indices into origins; sets[0] == ()
     texts: tuple[TextLines, ...] = ()
 
     def text(self, stage: str, part: int = 0) -> Optional[TextLines]:
         return next((t for t in self.texts if t.stage == stage and t.part == part), None)
 
-    def origins_at(self, stage: str, line: int, part: int = 0) -> tuple[str, ...]:
+    def origins_at(self, stage: str, line: int, part: int = 0) -> tuple[Origin, ...]:
         """The user lines of one line of one text (() for glue or a line not covered)."""
         t = self.text(stage, part)
         if t is None or line < 1:
@@ -100,6 +114,6 @@ class Lineage:
         """One LineLink per line of every text."""
         return tuple(self.iter_links())
 
-    def reached_from(self, origin: str) -> tuple[LineLink, ...]:
-        """Every line that came from the user line ``origin`` (``"FILE:LINE"``)."""
+    def reached_from(self, origin: Origin) -> tuple[LineLink, ...]:
+        """Every line that came from the user line ``origin`` (``Origin(file, line)``)."""
         return tuple(link for link in self.iter_links() if origin in link.origins)

@@ -8,8 +8,8 @@ they are shown as they are. The line diff is ``clinic.diff.line_opcodes``, the e
 
 A ``diff`` block::
 
-    {"t": "diff", "a": SIDE, "b": SIDE,          # SIDE: {"cid", "key", ["rank"]}: the removed side, the added
-     "lines": [SEGMENTS_A, SEGMENTS_B],           #   side (the pane that shows it); how each side reads as lines:
+    {"t": "diff", "a": SIDE, "b": SIDE,          # SIDE: {"cid", "stage", ["kernel"], ["rank"]}: the removed side,
+     "lines": [SEGMENTS_A, SEGMENTS_B],           #   the added side (the pane that shows it); how each reads as lines:
                                                   #   {"key", "src", ["head"]} a code block's text (after its
                                                   #   heading line), {["key"], "rows"} lines given as they are
      "del", "add", ["note"], "counts", ["same"],  # the heading's words
@@ -97,7 +97,7 @@ def side_lines(segs: Sequence[dict], text_of: TextOf) -> list[str]:
 # ---- the diff ----
 
 def diff_block(a: dict, a_pane: Pane, b: dict, b_pane: Pane, titles: tuple[str, str] = ("", "")) -> dict:
-    """``b``'s pane against ``a``'s (sides ``{"cid", "key", ["rank"]}``; panes as ``pane_lines`` gives them;
+    """``b``'s pane against ``a``'s (sides ``{"cid", "stage", ["rank"]}``; panes as ``pane_lines`` gives them;
     ``titles``: what each pane is, for the heading)."""
     ranks = a.get("rank") is not None and a.get("rank") != b.get("rank")
     norm: Callable[[str], str] = (lambda t: norm_rank(normalise(t))) if ranks else normalise
@@ -166,5 +166,9 @@ def changed_span(a: str, b: str) -> list[int]:
 
 # ---- which panes ----
 
-def side(cid: str, key: str, rank: Optional[int] = None) -> dict:
-    return {"cid": cid, "key": key, **({"rank": rank} if rank is not None else {})}
+def side(cid: str, stage: str, rank: Optional[int] = None, *, kernel: Optional[str] = None) -> dict:
+    """A pane a diff compares, and where a diff target leads (a ``go``'s ``diff``): its compilation, its stage (and of
+    the kernels stage, one kernel by its key), and its rank when it is another rank's. An object the views read as
+    it is: no string to split."""
+    return {"cid": cid, "stage": stage, **({"kernel": kernel} if kernel is not None else {}),
+            **({"rank": rank} if rank is not None else {})}

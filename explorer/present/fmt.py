@@ -36,9 +36,16 @@ def _loc_text(filename: Optional[str], lineno: Optional[int], function: Optional
     return where + (f" in {function}" if function else "")
 
 
-def origin_of(filename: Optional[str], lineno: Optional[int]) -> str:
-    """``FILE:LINE``: the user line an element came from (the views' ``data-origin`` contract)."""
-    return f"{filename}:{lineno}" if filename and lineno else ""
+def origin_of(filename: Optional[str], lineno: Optional[int]) -> Optional[dict]:
+    """``{"file", "line"}``: the user line an element came from, as the view model names it (the chain's
+    ``lineage.Origin`` as JSON); None when there is none."""
+    return {"file": filename, "line": lineno} if filename and lineno else None
+
+
+def origin_key(origin: Optional[dict]) -> str:
+    """An origin as the views' ``data-origin`` attribute writes it, ``FILE:LINE`` (the front end's ``originKey``
+    builds the same): written from the object, never read back."""
+    return f"{origin['file']}:{origin['line']}" if origin else ""
 
 
 def flat(r: Any) -> str:
@@ -49,9 +56,11 @@ def flat(r: Any) -> str:
         return str(r)
     if isinstance(r, list):
         return "".join(flat(x) for x in r)
-    for key in ("b", "muted", "a", "chip", "code", "origin"):
+    for key in ("b", "muted", "a", "chip", "code"):
         if key in r:
             return flat(r[key]) + (" " if key == "chip" else "")
+    if "origin" in r:
+        return origin_key(r["origin"])
     return "; " if "br" in r else ""
 
 

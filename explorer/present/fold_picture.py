@@ -36,7 +36,7 @@ class Box:
     id: str  # the DOT node's name (its SVG <title>): "box:model.layers.0-16"
     title: str  # the opened panel's heading
     picture: str  # the key of the picture it opens
-    origins: tuple[str, ...] = ()  # the user lines of its nodes (``FILE:LINE``): the box lights with them
+    origins: tuple[dict, ...] = ()  # the user lines of its nodes (``{"file", "line"}``): the box lights with them
 
 
 @dataclass
@@ -166,8 +166,9 @@ class _Folder:
 
     def open(self, bid: str, members: list[int]) -> None:
         """The box's own picture (a run's: its group's first member's), and how its panel is titled."""
-        origins = tuple(sorted({o for i in members if (loc := self.fx.nodes[i].loc) is not None
-                                and (o := origin_of(loc.filename, loc.lineno))}))
+        lines = sorted({(loc.filename, loc.lineno) for i in members if (loc := self.fx.nodes[i].loc) is not None
+                        and loc.filename and loc.lineno})
+        origins = tuple(origin_of(f, n) for f, n in lines)
         if bid in self.runs:
             r, k, run = self.runs[bid]
             g = r.groups[k]

@@ -1,8 +1,9 @@
 """Static HTML of the view model (``present.viewmodel``): what a notebook shows without JavaScript.
 
 Public API, used by the report, the widget and the CLI:
-  stage_keys(comp)                  -> every (key, label) a pane can show: the registry's stages, then each kernel
-  stage_html(comp, key, report=...) -> one stage of one compilation
+  stage_keys(comp)                  -> every (pane, label) a pane can show: the registry's stages ({"stage"}),
+                                       then each kernel ({"stage": "kernels", "kernel": REF})
+  stage_html(comp, stage, kernel=None, report=...) -> one stage (or one kernel) of one compilation
   kernel_html(kernel)               -> one kernel
   render_fragment(report)           -> self-contained HTML for a notebook output (no script)
   render_page(report)               -> the standalone page (``present.page``: the interactive view)
@@ -26,13 +27,12 @@ from ..stages import BY_ID, STAGES
 from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
 from .escape import esc
-from .fmt import loc_text
+from .fmt import loc_text, origin_key
 from .plots import bar_chart
 from .structure_view import structure_for
 from .style import ROOT, stylesheet
 from .words import NODE_HEAD, front, static, static_note
 
-KERNEL_PREFIX = vm.KERNEL_PREFIX
 kernel_refs = vm.kernel_refs  # re-exported: other views key kernels by it
 resolve, pane_blocks = vm.resolve, vm.pane_blocks
 _OPEN_STAGES = ("graph_break", "graph")
@@ -96,7 +96,7 @@ def runs(r: Any) -> str:
         inner = f"<code>{esc(r['code'])}</code>"
         return f'<a href="#{esc(anchor)}">{inner}</a>' if anchor else inner
     if "code" in r or "origin" in r:
-        return f"<code>{esc(r.get('code', r.get('origin')))}</code>"
+        return f"<code>{esc(r['code'] if 'code' in r else origin_key(r['origin']))}</code>"
     if "br" in r:
         return "<br>"
     return ""  # {bar}: the static copy draws charts instead
@@ -120,8 +120,8 @@ def block(b: dict, ctx: Ctx) -> str:
         return f'<div class="{esc(b["cls"])}">{runs(b["r"])}</div>'
     if t == "list":
         tag = "ol" if b.get("ordered") else "ul"
-        items = "".join(f'<li{_attr("data-origin", i.get("origin"))}>{runs(i["r"])}{blocks(i.get("body", ()), ctx)}'
-                        "</li>" for i in b["items"])
+        items = "".join(f'<li{_attr("data-origin", origin_key(i.get("origin")))}>{runs(i["r"])}'
+                        f'{blocks(i.get("body", ()), ctx)}</li>' for i in b["items"])
         return f'<{tag} class="{_cls("cx-list", b.get("cls"))}">{items}</{tag}>'
     if t == "table":
         return table(b)
@@ -158,7 +158,7 @@ def table(b: dict) -> str:
     for r in b["rows"]:
         cells = [runs(c) for c in r["c"]]
         first = f"<th>{cells[0]}</th>" if r.get("th") else f"<td>{cells[0]}</td>"
-        rows.append(f'<tr{_attr("class", r.get("cls"))}{_attr("data-origin", r.get("origin"))}>{first}'
+        rows.append(f'<tr{_attr("class", r.get("cls"))}{_attr("data-origin", origin_key(r.get("origin")))}>{first}'
                     + "".join(f"<td>{c}</td>" for c in cells[1:]) + "</tr>")
     caption = f"<caption>{esc(b['caption'])}</caption>" if b.get("caption") else ""
     return (f'<table class="{_cls("cx-table", b.get("cls"))}">{caption}{f"<tr>{head}</tr>" if head else ""}'
@@ -254,10 +254,11 @@ def graph_picture(fx: FxGraph, ctx: Ctx, stage: str = "graph", folded: Optional[
 
 # ---- one stage ----
 
-def stage_keys(comp: Compilation) -> list[tuple[str, str]]:
-    """Every key ``stage_html`` accepts for this compilation, with labels (for pickers)."""
-    return [(s.id, s.title) for s in STAGES] + [(KERNEL_PREFIX + r, front("kernel_option", ref=r))
-                                                for r in kernel_refs(comp)]
+def stage_keys(comp: Compilation) -> list[tuple[dict, str]]:
+    """Every pane ``stage_html`` shows for this compilation (``stage_html(comp, **pane)``), with labels (for
+    pickers): each stage ``{"stage"}``, then each kernel ``{"stage": "kernels", "kernel": REF}``."""
+    return [({"stage": s.id}, s.title) for s in STAGES] + [({"stage": "kernels", "kernel": r},
+                                                            front("kernel_option", ref=r)) for r in kernel_refs(comp)]
 
 
 def missing(view: dict, key: str) -> str:
@@ -265,27 +266,27 @@ def missing(view: dict, key: str) -> str:
     return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(vm.why_not(view, key))}</div>'
 
 
-def stage_html(comp: Compilation, key: str, *, max_chars: int = 200_000, ctx: Optional[Ctx] = None,
-               report: Any = None, view: Optional[dict] = None) -> str:
-    """One stage of one compilation; a missing stage says why, never an empty pane."""
+def stage_html(comp: Compilation, stage: str, kernel: Optional[str] = None, *, max_chars: int = 200_000,
+               ctx: Optional[Ctx] = None, report: Any = None, view: Optional[dict] = None) -> str:
+    """One stage of one compilation (of the kernels stage, ``kernel`` picks one kernel by its key); a missing stage
+    says why, never an empty pane."""
     ctx = ctx or Ctx(max_chars=max_chars)
     ctx.comp = comp
     if view is None:
         report = vm.as_report(report if report is not None else _alone(comp))
-        view = vm.compilation(comp, report, panes=("kernels" if key.startswith(KERNEL_PREFIX) else key,))
-    bs = pane_blocks(view, key)
+        view = vm.compilation(comp, report, panes=(stage,))
+    bs = pane_blocks(view, stage, kernel)
     if bs is not None:
-        stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
         found = [f for f in view.get("findings", ()) if f["stage"] == stage]
         body = blocks(found + bs, ctx)
-    elif key.startswith(KERNEL_PREFIX):
+    elif kernel is not None:
         body = (f'<div class="cx-missing"><b>{esc(static("no_such_kernel"))}</b> '
-                f'{esc(static("in_compilation", ref=key[len(KERNEL_PREFIX):], cid=comp.compile_id))}</div>')
-    elif key not in BY_ID:
-        body = f'<div class="cx-missing"><b>{esc(static("unknown_stage"))}</b> {esc(key)}</div>'
+                f'{esc(static("in_compilation", ref=kernel, cid=comp.compile_id))}</div>')
+    elif stage not in BY_ID:
+        body = f'<div class="cx-missing"><b>{esc(static("unknown_stage"))}</b> {esc(stage)}</div>'
     else:
-        body = missing(view, key)
-    return f'<div class="cx-pane" data-stage="{esc(key)}">{body}</div>'
+        body = missing(view, stage)
+    return f'<div class="cx-pane" data-stage="{esc(stage)}"{_attr("data-kernel", kernel)}>{body}</div>'
 
 
 def _alone(comp: Compilation) -> Any:

@@ -21,7 +21,8 @@ Format (``"format": 1``)::
           "why":        {"aot_backward": "..."},     # for every other stage: why it is empty (stages.why_missing)
           "kernels":    ["cpp_fused_sin_0", "backward/cpp_fused_1"],  # stable kernel keys, parallel to
                                                      # compilation.kernels: the name, or graph_kind/name when
-                                                     # a name repeats; a pane shows one as "kernel:KEY"
+                                                     # a name repeats; a pane shows one as
+                                                     # {"stage": "kernels", "kernel": KEY}
           "previous":   "0/0" | null,                # the compilation a recompile replaced (for its diff)
           "diffs":      [{"t": "diff", ...}],        # its panes against that one's, computed in Python
                                                      # (present/diff_view.py): the page carries no other
@@ -34,12 +35,13 @@ Format (``"format": 1``)::
       "pictures": {"PICTURE-ID": "<svg ...>"},  # sanitised Graphviz SVG; empty when "pictures_lazy"
       "pictures_lazy": false,                # true in the widget: it asks the kernel to draw them
       "lineage": {                           # Report.lineage, compacted
-          "origins": ["FILE:LINE", ...],     # every user line the chain reaches, sorted by file and line
+          "origins": [{"file", "line"}, ...],  # every user line the chain reaches, sorted by file and line
           "compilations": {"0/0": {
               "blocks":   {"graph:0": [0, 3, 3, -1, [3, 4], ...]},  # per line of the block (index 0 is
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
-              "elements": {"graph:0": {"5": "sin"}}}}},             # what a line defines (node, buffer)
+              "elements": {"graph:0": {"5": "sin"}},                # what a line defines (node, buffer)
+              "stages":   {"graph:0": "graph", "kernels:k": "kernels"}}}},  # each block's stage
       "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks), with
                                              # "diffs": two ranks' panes where they compiled differently
       "rank_payloads": {"1": {...}},         # every other rank's own payload (this format; its
@@ -52,10 +54,11 @@ Format (``"format": 1``)::
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
     }
 
-A block key names one text as a pane shows it: ``STAGE:PART`` (``source:0``,
+A block key names one text as a pane shows it (``viewmodel.block_key``): ``STAGE:PART`` (``source:0``,
 ``original_bytecode:0``, ``graph:0``, ``ir_pre_fusion:1``, ``output_code:0``;
-``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source.
-LineLink.line, .part and .kernel (explorer.lineage) map onto it directly.
+``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source. A name only: its stage travels
+beside it (``stages``; a kernels block is one kernel), so no view splits it. LineLink.line, .part and .kernel
+(explorer.lineage) map onto it.
 
 Left out of ``report`` (derivable, and most of a big report's size): each FX
 graph's ``nodes`` table and ``dot`` text (the code shows the nodes; pictures
@@ -76,11 +79,13 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..distributed.model import RankRun
+from ..lineage import Origin
 from ..serial import to_jsonable
 from ..stages import STAGES
 from . import fold_picture, graphviz_svg, viewmodel
+from .fmt import origin_of
 from .structure_view import structure_for
-from .viewmodel import as_report, kernel_refs
+from .viewmodel import as_report, block_key, kernel_refs
 
 FORMAT = 1
 OMITTED = (
@@ -111,7 +116,7 @@ FIRST_PANES = FIRST_STAGES | {"timing"}
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
           defer: bool = False, model: Optional[dict] = None, other_ranks: bool = False,
-          origins: Optional[list[str]] = None,
+          origins: Optional[list[Origin]] = None,
           on_rank: Optional[Callable[[str, dict], None]] = None) -> tuple[dict, dict[str, str]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
@@ -173,7 +178,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     return payload, dots
 
 
-def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[str]] = None,
+def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[Origin]] = None,
                  made_at: Optional[float] = None) -> tuple[dict, dict[str, str]]:
     """Rank ``rank``'s own payload, out of a merged report: what the view swaps in when that rank is picked.
     Its chain indexes the job's ``origins`` (every rank's the same list), so a pinned line stays lit."""
@@ -181,16 +186,16 @@ def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Opt
                  origins=origins if origins is not None else job_origins(report))
 
 
-def job_origins(report: Any) -> Optional[list[str]]:
+def job_origins(report: Any) -> Optional[list[Origin]]:
     """Every user line the chain of any rank of a merged report reaches, in one order; None for any other report."""
     dist = getattr(report, "distributed", None)
     if dist is None or not dist.merged:
         return None
-    found: set[str] = set()
+    found: set[Origin] = set()
     for lineages in [report.lineage] + [r.lineage for r in dist.ranks]:
         for lin in lineages:
             found.update(lin.origins if hasattr(lin, "texts") else (o for k in lin.links for o in k.origins))
-    return sorted(found, key=origin_sort_key)
+    return sorted(found)
 
 
 def build_rest(report: Any, model: Optional[dict] = None) -> dict:
@@ -358,17 +363,8 @@ def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
 
 # ---- the chain, compacted ----
 
-def origin_sort_key(origin: str) -> tuple[str, int]:
-    file, _, line = origin.rpartition(":")
-    return (file, int(line)) if line.isdigit() else (origin, 0)
-
-
-def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
-    return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
-
-
 def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
-                    stages: Optional[frozenset] = None, origins: Optional[list[str]] = None) -> dict:
+                    stages: Optional[frozenset] = None, origins: Optional[list[Origin]] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 
     Reads each ``explorer.lineage.Lineage`` from its ``texts`` (run-length coded origin
@@ -379,14 +375,14 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
     list to index (it holds every origin of ``lineages``; a job's, shared by the payloads of its ranks)."""
     lineages = list(lineages)
     if origins is None:
-        found: set[str] = set()
+        found: set[Origin] = set()
         for lin in lineages:
             if hasattr(lin, "texts"):
                 found.update(lin.origins)
             else:
                 for link in lin.links:
                     found.update(link.origins)
-        origins = sorted(found, key=origin_sort_key)
+        origins = sorted(found)
     ordered = list(origins)
     index = {o: i + 1 for i, o in enumerate(ordered)}
     comps = {}
@@ -397,13 +393,13 @@ def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
         else:
             links = lin.links if stages is None else [k for k in lin.links if k.stage in stages]
             comps[lin.compile_id] = _compact_links(links, index, comp_refs)
-    return {"origins": ordered, "compilations": comps}
+    return {"origins": [origin_of(*o) for o in ordered], "compilations": comps}
 
 
 def _kernel_ref(stage: str, part: int, kernel: Optional[str], refs: list[str]) -> Optional[str]:
     if stage != "kernels":
         return None
-    if 0 <= part < len(refs) and (kernel is None or refs[part].rsplit("/", 1)[-1] == kernel):
+    if 0 <= part < len(refs) and (kernel is None or refs[part] == kernel or refs[part].endswith("/" + kernel)):
         return refs[part]
     return kernel if kernel in refs else ""  # "": cannot tell which kernel
 
@@ -412,17 +408,20 @@ def _entry(numbers: list[int]):
     return -1 if not numbers else numbers[0] if len(numbers) == 1 else numbers
 
 
-def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str]) -> dict:
+def _compact_links(links: Iterable[Any], index: dict[Origin, int], refs: list[str]) -> dict:
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}
+    stage_of: dict[str, str] = {}
     keys: dict[tuple, Optional[str]] = {}  # (stage, part, kernel) -> block key; None: an unknown kernel
-    entries: dict[tuple[str, ...], Any] = {(): -1}
+    entries: dict[tuple[Origin, ...], Any] = {(): -1}
     for link in links:
         where = (link.stage, link.part, link.kernel)
         key = keys.get(where, "")
         if key == "":
             ref = _kernel_ref(link.stage, link.part, link.kernel, refs)
             key = keys[where] = None if ref == "" else block_key(link.stage, link.part, ref)
+            if key is not None:
+                stage_of[key] = link.stage
         line = link.line
         if key is None or line < 1:
             continue
@@ -441,13 +440,14 @@ def _compact_links(links: Iterable[Any], index: dict[str, int], refs: list[str])
         arr[line - 1] = entry
         if link.element:
             elements.setdefault(key, {})[str(line)] = link.element
-    return {"blocks": blocks, "elements": elements}
+    return {"blocks": blocks, "elements": elements, "stages": stage_of}
 
 
-def _compact_texts(lin: Any, index: dict[str, int], refs: list[str], stages: Optional[frozenset] = None) -> dict:
+def _compact_texts(lin: Any, index: dict[Origin, int], refs: list[str], stages: Optional[frozenset] = None) -> dict:
     sets = [_entry(sorted(index[lin.origins[i]] for i in s)) for s in lin.sets]
     blocks: dict[str, list] = {}
     elements: dict[str, dict[str, str]] = {}
+    stage_of: dict[str, str] = {}
     for t in lin.texts:
         if stages is not None and t.stage not in stages:
             continue
@@ -456,6 +456,7 @@ def _compact_texts(lin: Any, index: dict[str, int], refs: list[str], stages: Opt
             continue
         key = block_key(t.stage, t.part, ref)
         blocks[key] = [sets[i] for i in t.sets_per_line()]
+        stage_of[key] = t.stage
         if t.elements:
             elements[key] = dict(t.elements)
-    return {"blocks": blocks, "elements": elements}
+    return {"blocks": blocks, "elements": elements, "stages": stage_of}

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ..distributed.model import Difference, Distributed, GraphCollectives, RankRun
+from ..lineage import Origin
 from . import diff_view
 from .fmt import origin_of
 
@@ -188,7 +189,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
             go["cid"] = cid
             other = _diff_side(d, match, go["stage"])
             if other is not None:
-                go["diff"] = rank_target(other["rank"], other["cid"], other["key"])
+                go["diff"] = other  # {"cid", "stage", "rank"}: the same compilation on a rank that has the usual one
         if d.kind == "collectives":
             gcs = [gc for gc in dist.collectives if gc.key == d.key and gc.rank == rank]
             if gcs:
@@ -230,11 +231,6 @@ def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
     return out
 
 
-def rank_target(rank: int, cid: str, stage: str) -> str:
-    """A pane's diff source on another rank, as the interactive views name it: ``@RANK:CID|STAGE``."""
-    return f"@{rank}:{cid}|{stage}"
-
-
 # ---- collectives ----
 
 def collectives_section(dist: Distributed) -> list[dict]:
@@ -247,13 +243,14 @@ def collectives_section(dist: Distributed) -> list[dict]:
     firsts: dict[str, tuple[str, list[GraphCollectives]]] = {}
     for (key, stage), gcs in by_key.items():
         firsts.setdefault(key, (stage, gcs))  # the first stage that has any: what the user's code issued
+    sites = {m.key: m.match.site for m in dist.compilations}
     captured = len([r for r in dist.ranks if r.capture is not None])
     rows = []
     for key, (stage, gcs) in list(firsts.items())[:MAX_COLLECTIVE_GRAPHS]:
         groups: dict[str, list[GraphCollectives]] = {}
         for gc in gcs:  # ranks agree when their collectives agree in kind, size and what each one combines
             groups.setdefault(" -> ".join(c.described() for c in gc.collectives), []).append(gc)
-        frame = key.rsplit("#", 1)[0]
+        frame = sites.get(key, key)
         for seq, members in groups.items():
             ranks = [gc.rank for gc in members]
             cids = ", ".join(sorted({gc.compile_id for gc in members}))
@@ -272,17 +269,17 @@ def collectives_section(dist: Distributed) -> list[dict]:
              "text": "collectives (per graph, in order; waits left out):", "body": body}]
 
 
-def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[str]:
+def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[dict]:
     """What to light for a graph's collectives: the user lines that issued them and the collective nodes
     themselves (the chain gives each node the line of torch's functional collective it was traced from)."""
-    found = [origin_of(c.filename, c.lineno) for c in gc.collectives]
+    found = [Origin(c.filename, c.lineno) for c in gc.collectives if c.filename and c.lineno]
     lin = next((x for x in dist.rank_run(gc.rank).lineage if x.compile_id == gc.compile_id), None)
     text = lin.text(gc.stage) if lin is not None and hasattr(lin, "text") else None
     if text is not None:
         nodes = {c.node for c in gc.collectives}
         found += [o for line, el in text.elements.items() if el in nodes
                   for o in lin.origins_at(gc.stage, int(line))]
-    return list(dict.fromkeys(o for o in found if o))
+    return [origin_of(*o) for o in dict.fromkeys(found)]
 
 
 # ---- words ----

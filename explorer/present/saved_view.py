@@ -109,7 +109,7 @@ def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> dict:
         line = loc_text(s.loc.filename, s.loc.lineno) if s.loc else ""
         rows.append({"c": [_name(s.name, s.in_joint), _what(s), {"code": s.op or ""}, {"code": s.type or ""},
                            size_text(s.size), _line(s.loc)] + ([decided] if knapsack else []),
-                     "origin": origin_of(s.loc.filename, s.loc.lineno) if s.loc else "",
+                     "origin": origin_of(s.loc.filename, s.loc.lineno) if s.loc else None,
                      "text": "  ".join(x for x in (s.name, _what(s), s.op or "", s.type or "", size_text(s.size), line,
                                                    decided) if x)})
     return {"t": "table", "cls": "cx-saved", "rows": rows,
@@ -124,7 +124,7 @@ def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> dict:
         line = loc_text(r.loc.filename, r.loc.lineno) if r.loc else ""
         rows.append({"c": [_name(r.name, True), {"code": r.op}, {"code": r.type or ""}, size_text(r.size),
                            _line(r.loc)] + ([decided] if knapsack else []),
-                     "origin": origin_of(r.loc.filename, r.loc.lineno) if r.loc else "",
+                     "origin": origin_of(r.loc.filename, r.loc.lineno) if r.loc else None,
                      "text": "  ".join(x for x in (r.name, r.op, r.type or "", f"(saving it: {size_text(r.size)})",
                                                    line, decided) if x)})
     return {"t": "table", "cls": "cx-recomputed", "rows": rows,

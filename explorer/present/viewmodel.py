@@ -19,22 +19,28 @@ Blocks (``{"t": KIND, ...}``); optional keys in brackets:
            cell heads its row
            key: the lineage block of the rows (row i is line i + 1); origin: the row's own user line
   code     {key, src, lang, [first], [linenos], [marks], [title], [sub]}
-           key: the lineage block (``STAGE:PART`` or ``kernels:REF``); marks: rows (1-based) to mark
+           key: the lineage block (``block_key``: ``STAGE:PART``, ``kernels:REF``; a name, never split);
+           marks: rows (1-based) to mark
   details  {s: runs, body: [blocks], [open], [cls]}
   section  {title, body, [open], [text]}     a header section (the fix list, recompiles); text: its plain form
   div      {body, cls, [data], [id], [fold]} a group (one kernel: data {"kernel": name, "ref": ref}); fold: a
            summary under which a long page may fold it
   graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
   chart    {title, rows: [[label, value, text, colour]]}   bars
-  button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it)
+  button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it); diff: the
+           pane to diff against, ``{cid, stage, [rank]}`` (``diff_view.side``)
   diff     a pane against another, computed in Python (``present.diff_view`` has its format)
 A table row or a list item may carry ``go`` ({rank, [cid], [stage], [diff], [origins]}: where a click on it
-leads in the interactive views: that rank, its compilation and stage, a diff source, user lines to light;
+leads in the interactive views: that rank, its compilation and stage, a diff source (``{cid, stage, [rank]}``),
+user lines to light;
 static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
 summary prints it instead; a list of strings is several lines): on p, h, note, a table row, a list item,
 details; on a section, its heading line. ``summary: False`` leaves a block (or a table row) out of the text.
+An origin (``origin``, ``origins``) is a user line as an object ``{file, line}`` (``fmt.origin_of``; the views
+write it ``FILE:LINE`` in their ``data-origin`` attribute, ``fmt.origin_key``).
 Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
-| {chip: str} | {go: {stage, [anchor]}, code: str} (a link to another pane) | {bar: percent} | {br: true}
+| {chip: str} | {go: {stage, [kernel], [anchor]}, code: str} (a link to another pane: ``kernel`` names one kernel
+of the kernels stage by its key, ``kernel_refs``) | {bar: percent} | {br: true}
 | {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
 
 Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called, the
@@ -50,7 +56,8 @@ in capture order: ``cid``, ``label``, ``frame``, ``summary``, ``failed``, ``pres
 caches, kernels loaded or built, the stance: drawn over every pane of the compilation;
 ``present.usage_view`` builds it and the other parts of real programs' use) and ``panes`` (stage id ->
 blocks, for every present stage, or those ``build(panes=...)`` asked for: ``ensure_panes`` adds the
-others; ``kernels`` holds one ``div`` per kernel, which a ``kernel:REF`` pane shows alone). Whether a
+others; ``kernels`` holds one ``div`` per kernel, which a pane of stage ``kernels`` with a ``kernel`` shows alone).
+Whether a
 stage has content is ``present``, not ``panes``. A new pane or section adds blocks here, never a
 renderer's branch.
 
@@ -78,13 +85,13 @@ from .fmt import (
     launched_by_text,
     loc_text,
     measurement_text,
+    origin_key,
     origin_of,
     ratio_text,
     speedup_text,
 )
 from .inlined_view import inlined_blocks
 
-KERNEL_PREFIX = "kernel:"
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
                   "timing": "Not timed"}  # any other empty stage: "Not captured here"
 MAX_TABLE_ROWS = 2_000
@@ -104,6 +111,12 @@ def as_report(obj: Any) -> Report:
     return Report.of(obj)
 
 
+def block_key(stage: str, part: int = 0, kernel: Optional[str] = None) -> str:
+    """The name of one text a pane shows, as code blocks and the chain's compacted blocks name it (``STAGE:PART``;
+    ``kernels:REF`` for one kernel's source): built here only, and only ever compared, never split."""
+    return f"kernels:{kernel}" if stage == "kernels" and kernel else f"{stage}:{part}"
+
+
 def kernel_refs(comp: Compilation) -> list[str]:
     """A stable key per kernel, parallel to ``comp.kernels``: its name, or ``graph_kind/name`` when a
     name repeats (forward and backward can each have a ``cpp_fused_0``)."""
@@ -113,10 +126,9 @@ def kernel_refs(comp: Compilation) -> list[str]:
 
 def previous_compilation(comp: Compilation, data: CaptureData) -> Optional[Compilation]:
     """The frame's compilation before ``comp`` (what a recompile replaced), or None."""
-    from ..capturing.compile_id import sort_key
-
-    prev = [c for c in data.compilations if c.frame == comp.frame and c.compile_id != comp.compile_id
-            and sort_key(c.compile_id) < sort_key(comp.compile_id)]
+    mine = comp.cid
+    prev = [c for c in data.compilations if c.frame == comp.frame and mine is not None and c.cid is not None
+            and c.cid < mine]
     return prev[-1] if prev else None
 
 
@@ -185,7 +197,7 @@ def header(report: Report) -> dict:
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
     body += fix_list(report.clinic.fix_list, len(data.graph_breaks))
-    body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations})
+    body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations}, report.clinic.cells)
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
         body.append(note("cx-missing cx-finding", [{"b": f"torch.compile differs from a plain run{where}: "},
@@ -269,28 +281,28 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
              "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
 
 
-def recompiles(explained: Any, cids: Any = ()) -> list[dict]:
+def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[dict]:
     """One line per recompile: the failing guard, old -> new value, the user line, the remedy. One a stance
     refused reads the same, marked refused; it leads to the guards of the compilation it failed (``cids``:
-    the compilations this report has)."""
+    the compilations this report has; ``cells``: the notebook cells' names, ``Clinic.cells``)."""
     if not explained:
         return []
-    items = [recompile_item(e, cids) for e in explained]
+    items = [recompile_item(e, cids, cells) for e in explained]
     return [{"t": "section", "title": f"Recompiles ({len(items)})", "open": len(items) <= 4,
              "text": f"recompiles: {len(items)}", "body": [{"t": "list", "cls": "cx-recompiles", "items": items}]}]
 
 
-def recompile_item(e: Any, cids: Any = ()) -> dict:
-    item = {"r": e.one_line(), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else ""}
+def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> dict:
+    item = {"r": e.one_line(cells), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
     if not e.refused_by:
         return item
-    item.update(text=e.one_line(), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"}, " ",
-                                                         e.one_line()])
+    item.update(text=e.one_line(cells), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"},
+                                                              " ", e.one_line(cells)])
     item["body"] = [{"t": "p", "cls": "cx-muted", "r": [
         f"The call would have compiled {e.compile_id} (a new entry for {e.frame_name}); the stance made it raise "
         "instead, so no compilation exists for it. Its cached entries' failing guards:"]},
         {"t": "list", "items": [{"r": [{"code": f.against}, f" {f.describe()}",
-                                       {"muted": f" (guard from {f.guard_line})"} if f.guard_line else ""],
+                                       {"muted": f" (guard from {f.guard_where(cells)})"} if f.lineno else ""],
                                  "origin": origin_of(f.filename, f.lineno)} for f in e.failures]}]
     against = e.primary.against.strip("[]") if e.primary else ""
     if against in cids:
@@ -340,42 +352,42 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     prev = previous_compilation(comp, report.capture) if comp.recompile_reason and "graph_break" in drawn else None
     if prev is not None:  # after the recompile's reason: its diff, one click away
         at = next(i for i, b in enumerate(drawn["graph_break"]) if b.get("key") == "recompile:0") + 1
-        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph", "diff": f"{prev.compile_id}|graph"},
+        drawn["graph_break"].insert(at, {"t": "button", "go": {"stage": "graph",
+                                                               "diff": diff_view.side(prev.compile_id, "graph")},
                                          "r": f"Show the FX graph's diff against {prev.compile_id}"})
     return drawn
 
 
 # ---- diffs: a pane against another (present.diff_view computes them) ----
 
-def pane_title(key: str) -> str:
-    """What a pane shows: its stage's title, or the kernel's."""
-    if key.startswith(KERNEL_PREFIX):
-        return words.front("kernel_title", ref=key[len(KERNEL_PREFIX):])
-    return BY_STAGE[key].title if key in BY_STAGE else key
+def pane_title(stage: str, kernel: Optional[str] = None) -> str:
+    """What a pane shows: its stage's title, or one kernel's."""
+    if kernel is not None:
+        return words.front("kernel_title", ref=kernel)
+    return BY_STAGE[stage].title if stage in BY_STAGE else stage
 
 
 def pane_lines(report: Report, side: dict) -> diff_view.Pane:
-    """The lines of the pane a diff's side names (``{"cid", "key", ["rank"]}``: its rank's in a merged report),
-    built as the views build it."""
+    """The lines of the pane a diff's side names (``{"cid", "stage", ["kernel"], ["rank"]}``: its rank's in a merged
+    report), built as the views build it."""
     if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
         report = report.rank(int(side["rank"]))
     comp = report.compilation(side["cid"])
-    key = side["key"]
-    stage = "kernels" if key.startswith(KERNEL_PREFIX) else key
+    stage = side["stage"]
     if stage == "timing":
         blocks = timing_pane(report, comp.compile_id) or []
     elif stage in BY_STAGE and BY_STAGE[stage].scope == "compilation" and BY_STAGE[stage].present(comp):
-        blocks = pane_blocks({"panes": stage_panes(comp, report, [stage])}, key) or []
+        blocks = pane_blocks({"panes": stage_panes(comp, report, [stage])}, stage, side.get("kernel")) or []
     else:
         blocks = []
     return diff_view.pane_lines(blocks, lambda src: resolve(comp, src))
 
 
 def pane_diff(report: Report, a: dict, b: dict) -> dict:
-    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "key", ["rank"]}``."""
-    a, b = (diff_view.side(str(s["cid"]), str(s["key"]), s.get("rank")) for s in (a, b))
+    """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "stage", ["kernel"], ["rank"]}``."""
+    a, b = (diff_view.side(str(s["cid"]), str(s["stage"]), s.get("rank"), kernel=s.get("kernel")) for s in (a, b))
     return diff_view.diff_block(a, pane_lines(report, a), b, pane_lines(report, b),
-                                (pane_title(a["key"]), pane_title(b["key"])))
+                                (pane_title(a["stage"], a.get("kernel")), pane_title(b["stage"], b.get("kernel"))))
 
 
 def recompile_diffs(comp: Compilation, prev: Compilation, report: Report) -> list[dict]:
@@ -420,10 +432,11 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     sources = {(t.stage, t.part): t.source for t in lin.texts if t.source} if lin is not None else {}
     for sid in ("output_code", "ir_pre_fusion", "ir_post_fusion"):
         bs = drawn.get(sid, [])
+        captions = {block_key(sid, part): source for (stage, part), source in sources.items() if stage == sid}
         for i in reversed(range(len(bs))):
-            part = bs[i].get("key", "").rpartition(":")[2] if bs[i]["t"] == "code" else ""
-            if part.isdigit() and sources.get((sid, int(part))):
-                bs.insert(i, usage_view.chain_caption(sources[(sid, int(part))]))
+            source = captions.get(bs[i].get("key")) if bs[i]["t"] == "code" else None
+            if source:
+                bs.insert(i, usage_view.chain_caption(source))
     # the kernels' sources: once over the pane when they agree (a big report has thousands), else per kernel
     index = {ref: i for i, ref in enumerate(refs)}
     kernels = drawn.get("kernels", [])
@@ -443,13 +456,13 @@ def why_not(view: dict, key: str) -> str:
     return view["why"].get(key) or view["why_report"].get(key) or words.front("not_recorded")
 
 
-def pane_blocks(view: dict, key: str) -> Optional[list[dict]]:
-    """The blocks a pane shows for ``key`` (a kernel's key picks its own part of the kernels pane)."""
-    if key.startswith(KERNEL_PREFIX):
-        ref = key[len(KERNEL_PREFIX):]
-        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == ref]
+def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optional[list[dict]]:
+    """The blocks a pane shows for ``stage``; of the kernels stage, ``kernel`` (its key, ``kernel_refs``) picks that
+    kernel's own part."""
+    if stage == "kernels" and kernel is not None:
+        divs = [b for b in view["panes"].get("kernels", ()) if b["t"] == "div" and b["data"]["ref"] == kernel]
         return divs or None
-    return view["panes"].get(key)
+    return view["panes"].get(stage)
 
 
 def finding_note(f: Any) -> dict:
@@ -463,7 +476,7 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     if comp.graph is not None:
         bits.append(f"{max(comp.graph.num_nodes, len(comp.graph.nodes)):,} nodes")
     if comp.kernels:
-        bits.append(f"{len(comp.kernels)} kernels")
+        bits.append(f"{len(comp.kernels)} kernel{'' if len(comp.kernels) == 1 else 's'}")
     if comp.graph_break is not None:
         bits.append("graph break")
     if comp.recompile_reason:
@@ -564,8 +577,8 @@ def _code(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     """Text in the stage's language; a tuple of wrapper modules gets one block per graph kind."""
     content = stage.content(comp)
     if isinstance(content, str):
-        return [code(f"{stage.id}:0", stage.field, stage.language)]
-    return [code(f"{stage.id}:{i}", f"{stage.field}.{i}.code", "wrapper", title=o.graph_kind, sub=o.filename)
+        return [code(block_key(stage.id), stage.field, stage.language)]
+    return [code(block_key(stage.id, i), f"{stage.field}.{i}.code", "wrapper", title=o.graph_kind, sub=o.filename)
             for i, o in enumerate(content)]
 
 
@@ -659,7 +672,7 @@ def _graph_break(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]
 
 def _ir(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     """Inductor's loop-level IR, one dump per lowered graph (forward, backward, inference)."""
-    return [code(f"{stage.id}:{i}", f"{stage.field}.{i}.text", "python", title=d.graph_kind)
+    return [code(block_key(stage.id, i), f"{stage.field}.{i}.text", "python", title=d.graph_kind)
             for i, d in enumerate(stage.content(comp))]
 
 
@@ -672,7 +685,7 @@ def linked(filename: Optional[str], lineno: Optional[int]) -> dict:
     """A user line as code, linked to the chain; its text is left out when it is the origin itself
     (a kernel of a big report names thousands: each is sent once)."""
     text, origin = loc_text(filename, lineno), origin_of(filename, lineno)
-    return {"origin": origin} if text == origin else {"code": text, "origin": origin}
+    return {"origin": origin} if text == origin_key(origin) else {"code": text, "origin": origin}
 
 
 def _lines(locs: Any) -> list:
@@ -699,12 +712,12 @@ def kernel_div(k: Kernel, ref: str, i: int, compiled: Any = None) -> dict:
                             usage_view.build_chip(k)]}
     return {"t": "div", "cls": "cx-kernel", "id": kernel_anchor(k.name), "data": {"kernel": k.name, "ref": ref},
             "fold": [{"code": k.name}, f" ({k.language}, {k.source.count(chr(10)) + 1:,} lines)"],
-            "body": [head, facts, code(f"kernels:{ref}", f"kernels.{i}.source", k.language)]}
+            "body": [head, facts, code(block_key("kernels", kernel=ref), f"kernels.{i}.source", k.language)]}
 
 
 def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     times = kernel_compiles(comp)
-    rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(k.name)}, "code": ref},
+    rows = [{"c": [{"go": {"stage": "kernels", "kernel": ref, "anchor": kernel_anchor(k.name)}, "code": ref},
                    k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
                    ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]  # each kernel's part links them
                   + ([_compile_time(times.get((k.graph_kind, k.name)))] if times else [])}
@@ -715,7 +728,7 @@ def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
 
     def link(name: str) -> dict:
         ref = ref_of.get(name)
-        return {"go": {"stage": KERNEL_PREFIX + ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
+        return {"go": {"stage": "kernels", "kernel": ref, "anchor": kernel_anchor(name)}, "code": name} if ref \
             else {"code": name}
 
     out = [index] + numbers_view.op_estimates(comp, link) + [
@@ -815,7 +828,9 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
                                    "timed in alternating repeats, ± their spread."})
         out.append({"t": "table", "cls": "cx-timing", "rows": rows,
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
-        warnings = list(timing.warnings) + [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
+        # the report's warnings already hold each graph's (labelled): each is said once
+        labelled = [f"{t.label}: {n}" for t in timed for n in t.notes + t.warnings]
+        warnings = dict.fromkeys(list(timing.warnings) + labelled)
         out += [note("cx-missing", w) for w in warnings]
         out += [note("cx-missing", [{"b": "Note: "}, n]) for n in timing.notes]
         out += [b for t in timed if (b := numbers_view.host_block(t)) is not None]
@@ -875,7 +890,7 @@ SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels 
 def _kernel_table(t: Any) -> dict:
     top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
     estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
-    rows = [{"c": [{"go": {"stage": KERNEL_PREFIX + k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
+    rows = [{"c": [{"go": {"stage": "kernels", "kernel": k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",

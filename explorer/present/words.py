@@ -36,6 +36,12 @@ FRONT: dict[str, Template] = {
     "side_by_side": "Side by side: ",
     "keys": "Keys: ← → step through the stages · ↑ ↓ move along a pane's lines · Enter follows a line · Esc clears",
     "with_kernel": "With the kernel: ",
+    # the widget asks its kernel when it is drawn (frontend/src/kernel.js): "asking" until it answers, "none" where
+    # none did (a saved notebook, an exported or converted page, a restarted kernel)
+    "kernel_asking": "Asking the kernel…",
+    "kernel_none": "Checking guards and saving as HTML need the kernel that made this view, and none answered: "
+                   "this is a saved notebook or page, or its kernel has restarted since: run the cell again to use "
+                   "them.",
     "why_label": "why would this call recompile? ",
     "why_aria": "a call to check against the guards",
     "check_guards": "Check guards",
@@ -67,8 +73,9 @@ FRONT: dict[str, Template] = {
     "not_captured": "Not captured here",
     "not_recorded": "it was not recorded",
     "loading_stage": "Loading this stage: the kernel is sending the rest of this big report…",
-    "stage_not_sent": "This stage is not in the view's first part, and no kernel is connected to send it: "
-                      "run the cell again, or open report.save_html().",
+    "stage_not_sent": "This stage is sent by the kernel after the view's first part (the report is big), and none "
+                      "answered: this is a saved notebook or page, or its kernel has restarted since: run the cell "
+                      "again, or save the report as HTML (report.save_html), which has all of it.",
     "loading_rest": "Loading: the kernel is sending the rest of this big report…",
     "computing_diff": "Computing the diff in the kernel…",
     "diff_failed": "The diff could not be computed: {error}",
@@ -101,6 +108,10 @@ FRONT: dict[str, Template] = {
     # pictures
     "no_picture": "No picture for this graph.",
     "drawing_picture": "Drawing the picture (Graphviz runs in the kernel)…",
+    "picture_asking": "Asking the kernel to draw the picture…",
+    "picture_none": "The picture is drawn by the kernel that made this view, and none answered: this is a saved "
+                    "notebook or page, or its kernel has restarted since: run the cell again, or save the report "
+                    "as HTML (report.save_html), which draws every picture.",
     "picture_not_drawn": "The picture was not drawn (no kernel is connected).",
     "picture_unreadable": "The picture could not be read.",
     "close_box": "close",
@@ -120,7 +131,8 @@ STATIC: dict[str, Template] = {
     "show_all": "show all ({n} more lines, {chars} characters)",
     "code": "code",
     "picture": "picture",
-    "picture_in_view": "The picture is drawn in the interactive view.",
+    "picture_in_view": "The picture is drawn in the interactive view (a notebook with its kernel running, or the "
+                       "report saved as HTML: report.save_html).",
     "node_table_below": " The node table is below.",
     "node_table": "node table",
     "no_dot": "no Graphviz text was captured for this graph",

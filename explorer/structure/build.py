@@ -27,6 +27,8 @@ _AOT = (("aot_joint", "aot_joint", False, None), ("aot_forward", "aot_forward", 
 _POSITIONAL = re.compile(r"^(?:primals_(?P<p>\d+)|arg(?P<a>\d+)_1)$")
 _POST_GRAD = {"forward": "post_grad_graph", "inference": "post_grad_graph", "backward": "post_grad_graph_backward"}
 
+_COMMENT = re.compile(r"#.*")  # a Python comment, to the end of the line
+
 
 def structure_of(data: CaptureData) -> tuple[Structure, ...]:
     """Per compilation with a graph: its structure (empty stages when no node names a module)."""
@@ -96,7 +98,7 @@ def returned(code: str) -> list[Optional[str]]:
         return []
     text, depth = "", 0
     for line in lines[start:]:
-        part = line.split("#", 1)[0]
+        part = _COMMENT.sub("", line)
         text += " " + part
         depth += part.count("(") + part.count("[") - part.count(")") - part.count("]")
         if depth <= 0:
@@ -148,14 +150,9 @@ def kernel_launches(comp: Compilation, owners: dict[str, dict[str, str]]) -> lis
     out = []
     for o in comp.output_code or ():
         graph = owners.get(_POST_GRAD.get(o.graph_kind, ""), {})
-        for key in sorted(o.provenance, key=_handle):
-            counts = Counter(graph[x] for x in o.provenance[key] if x in graph)
+        for kernel, nodes in o.calls():
+            counts = Counter(graph[x] for x in nodes if x in graph)
             modules = tuple(p for p, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-            out.append(Launch(kernel=key.rpartition(":")[0] or key, graph_kind=o.graph_kind, modules=modules))
+            out.append(Launch(kernel=kernel, graph_kind=o.graph_kind, modules=modules))
     return out
-
-
-def _handle(key: str) -> tuple[int, str]:
-    tail = key.rpartition(":")[2]
-    return (int(tail), key) if tail.isdigit() else (1 << 30, key)
 

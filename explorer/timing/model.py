@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..capturing.compile_id import CompileKey
 from ..serial import to_jsonable
 
 
@@ -207,7 +208,7 @@ class GraphTiming(_Dict):
     """One Dynamo graph timed eager (its FX graph run as is) vs compiled."""
 
     index: int  # order the graphs were compiled in
-    compile_id: Optional[str]  # "frame/compile", matching Compilation.compile_id
+    compile_id: Optional[CompileKey]  # its compilation's key, as Compilation.compile_id
     label: str
     device: str
     grad_enabled: bool  # timed with autograd recording, as the user's call ran

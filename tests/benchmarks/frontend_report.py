@@ -97,7 +97,7 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
         IrDump,
         OutputCode,
     )
-    from explorer.lineage import LineLink
+    from explorer.lineage import LineLink, Origin
     from explorer.report import Clinic, Report
 
     first = 10
@@ -128,7 +128,7 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
                    "    def body(self, ops):", "        get_index = self.get_index('index0')",
                    f"        load = ops.load('buf{i - 1}', get_index)", "        sin = ops.sin(load)",
                    f"        store = ops.store('buf{i}', get_index, sin, None)", "        return store", ""]
-        ir_pre_links += [(start + k, f"{USER_FILE}:{loc_line}", f"op{i}" if k == 0 else None) for k in range(16)]
+        ir_pre_links += [(start + k, Origin(USER_FILE, loc_line), f"op{i}" if k == 0 else None) for k in range(16)]
     ir_post = [line.replace("SchedulerNode", "FusedSchedulerNode") for line in ir_pre[: len(ir_pre) // 2]]
     wrapper = ["# AOT ID: ['0_inference']", "from ctypes import c_void_p, c_long, c_int", "import torch",
                "async_compile = AsyncCompile()", ""]
@@ -163,27 +163,27 @@ def synthetic(num_nodes: int = 2_300, num_kernels: int = 100):
                        wall_time_s=101.0)
     links = []
     for j in range(1, len(src_lines)):
-        links.append(LineLink("source", j, (f"{USER_FILE}:{first + j}",)))
+        links.append(LineLink("source", j, (Origin(USER_FILE, first + j),)))
     row = 0
     for text in listing_text.split("\n"):
         row += 1
-        links.append(LineLink("original_bytecode", row, (f"{USER_FILE}:{first + 1 + (row - 1) // 6}",) if text else ()))
-        links.append(LineLink("rewritten_bytecode", row,
-                              (f"{USER_FILE}:{first + 1 + (row - 1) // 6}",) if text else ()))
+        at = (Origin(USER_FILE, first + 1 + (row - 1) // 6),) if text else ()
+        links.append(LineLink("original_bytecode", row, at))
+        links.append(LineLink("rewritten_bytecode", row, at))
     for stage, fx_links in (("graph", g_links), ("aot_inference", a_links), ("post_grad_graph", p_links)):
         for item in fx_links:
             line, loc = item[0], item[1]
-            links.append(LineLink(stage, line, (f"{loc.filename}:{loc.lineno}",),
+            links.append(LineLink(stage, line, (Origin(loc.filename, loc.lineno),),
                                   element=item[2] if len(item) > 2 else None))
     for i in range(len(comp.guards)):
-        links.append(LineLink("guards", i + 1, (f"{USER_FILE}:{comp.guards[i].lineno}",)))
+        links.append(LineLink("guards", i + 1, (Origin(USER_FILE, comp.guards[i].lineno),)))
     for line, origin, element in ir_pre_links:
         links.append(LineLink("ir_pre_fusion", line, (origin,), element=element))
         if line <= len(ir_post):
             links.append(LineLink("ir_post_fusion", line, (origin,), element=element))
     for i, k in enumerate(kernels):
         for j in range(22):
-            links.append(LineLink("kernels", 14 + j, (f"{USER_FILE}:{first + 1 + j}",), part=i, kernel=k.name))
+            links.append(LineLink("kernels", 14 + j, (Origin(USER_FILE, first + 1 + j),), part=i, kernel=k.name))
     for n in range(1, len(wrapper) + 1):
         links.append(LineLink("output_code", n, ()))
     report = Report(capture=data, clinic=Clinic.of(data), lineage=(as_lineage("0/0", links),), entry="explore")
@@ -194,7 +194,7 @@ def as_lineage(compile_id, links):
     """explorer.lineage.Lineage from one LineLink per line (lines no link names are glue)."""
     from explorer.lineage import Lineage, TextLines
 
-    origins: dict[str, int] = {}
+    origins: dict = {}
     sets: dict[tuple, int] = {(): 0}
     texts: dict[tuple, dict[int, tuple]] = {}
     for link in links:

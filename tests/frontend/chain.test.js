@@ -46,7 +46,8 @@ test("linked elements carry data-origin and their origin's colour", () => {
   assert.deepEqual(one.cls, ["cx-l", "cx-t", "cx-c1"]);
   const two = linkAttrs(m, [0, 1]);
   assert.equal(two.attrs["data-origins"], JSON.stringify(["/u/p.py:4", "/u/p.py:5"]));
-  const unseen = m.origin("/u/p.py:99"); // a source line nothing came from: linked, not coloured
+  const unseen = m.origin({ file: "/u/p.py", line: 99 }); // a source line nothing came from: linked, not coloured
+  assert.equal(linkAttrs(m, [unseen]).attrs["data-origin"], "/u/p.py:99"); // FILE:LINE, made from the object
   assert.deepEqual(linkAttrs(m, [unseen]).cls, ["cx-l"]);
 });
 

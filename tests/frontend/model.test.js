@@ -2,7 +2,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { diffTargets, fill, Model, sideLines, stepFrom, stepList } from "../../explorer/present/frontend/src/model.js";
+import {
+  diffTargets,
+  fill,
+  Model,
+  sameTarget,
+  sideLines,
+  stepFrom,
+  stepList,
+} from "../../explorer/present/frontend/src/model.js";
 import { graphDiff, payload } from "./payload.js";
 
 test("a wrapper's kernel sources are spliced back into its text", () => {
@@ -13,16 +21,17 @@ test("a wrapper's kernel sources are spliced back into its text", () => {
 
 test("the chain bar reads a user line's text from the frame's source or a function inlined into it", () => {
   const m = new Model(payload());
-  assert.equal(m.originText(m.origin("/u/p.py:4")), "y = x.sin()");
-  assert.equal(m.originText(m.origin("/u/m.py:11")), "return x.cos()");
-  assert.equal(m.originText(m.origin("/u/m.py:12")), null); // past its last line (the source ends in a newline)
+  assert.equal(m.originText(m.origin({ file: "/u/p.py", line: 4 })), "y = x.sin()");
+  assert.equal(m.originText(m.origin({ file: "/u/m.py", line: 11 })), "return x.cos()");
+  assert.equal(m.originText(m.origin({ file: "/u/m.py", line: 12 })), null); // past its last line (the source ends in a newline)
 });
 
 test("a kernel's key shows its own part of the kernels pane", () => {
   const m = new Model(payload());
-  const [div] = m.blocks("0/0", "kernel:cpp_fused_sin_0");
+  const [div] = m.blocks("0/0", "kernels", "cpp_fused_sin_0");
   assert.equal(div.data.kernel, "cpp_fused_sin_0");
-  assert.equal(m.blocks("0/0", "kernel:nope"), null);
+  assert.equal(m.blocks("0/0", "kernels", "nope"), null);
+  assert.equal(m.blocks("0/0", "kernels").length, 2); // no kernel named: the whole stage
   assert.equal(m.blocks("0/0", "graph_break"), null); // absent: the pane says why
   assert.equal(m.why("0/0", "graph_break"), "not a recompile");
   assert.equal(m.why("0/0", "timing"), "timing was not asked for");
@@ -47,7 +56,7 @@ test("stepping goes through the present stages in pipeline order", () => {
   );
   assert.equal(stepFrom(m, "0/0", "source", 1), "graph");
   assert.equal(stepFrom(m, "0/0", "source", -1), "source"); // stays at the first
-  assert.equal(stepFrom(m, "0/0", "kernel:cpp_fused_sin_0", -1), "output_code"); // a kernel is the kernels stage
+  assert.equal(stepFrom(m, "0/0", "kernels", -1), "output_code"); // a kernel's pane is on the kernels stage
   assert.equal(stepFrom(m, "0/0", "graph_break", 1), "output_code"); // an absent stage: its neighbours
   assert.equal(stepFrom(m, "0/0", "graph_break", -1), "guards");
   assert.equal(stepFrom(m, "0/1", "guards", 1), "graph_break"); // present in the recompile
@@ -82,9 +91,10 @@ test("a diff's sides read back as lines from the texts they name, each with its 
 
 test("a recompile's diff against what it replaced is the one the payload carries, found by its two sides", () => {
   const m = new Model(payload());
-  assert.equal(m.diffOf("0/1", "graph", { rank: null, cid: "0/0", key: "graph" }), graphDiff);
-  assert.equal(m.diffOf("0/1", "guards", { rank: null, cid: "0/0", key: "guards" }), undefined); // the kernel's
-  assert.equal(m.diffOf("0/1", "graph", { rank: 1, cid: "0/0", key: "graph" }), undefined); // another rank's
+  const pane = { cid: "0/1", stage: "graph" };
+  assert.equal(m.diffOf(pane, { cid: "0/0", stage: "graph" }), graphDiff);
+  assert.equal(m.diffOf({ cid: "0/1", stage: "guards" }, { cid: "0/0", stage: "guards" }), undefined); // the kernel's
+  assert.equal(m.diffOf(pane, { rank: 1, cid: "0/0", stage: "graph" }), undefined); // another rank's
 });
 
 test("the view model's words are filled in, a pair picking its singular or plural", () => {
@@ -97,10 +107,12 @@ test("the view model's words are filled in, a pair picking its singular or plura
 
 test("the diff picker names the compilation a recompile replaced", () => {
   const m = new Model(payload());
-  const targets = new Map(diffTargets(m, "0/1", "graph", { cid: "0/0", stage: "source" }));
-  assert.equal(targets.get("0/0|source"), "vs the other pane (0/0 Source)");
-  assert.equal(targets.get("0/0|graph"), "vs 0/0 (same stage) — before the recompile");
-  assert.ok(targets.has("0/1|source") && !targets.has("0/1|guards")); // guards are no text to diff against
+  const targets = diffTargets(m, { cid: "0/1", stage: "graph" }, { cid: "0/0", stage: "source" });
+  const label = (t) => (targets.find(([x]) => sameTarget(x, t)) || [])[1];
+  assert.equal(label({ cid: "0/0", stage: "source" }), "vs the other pane (0/0 Source)");
+  assert.equal(label({ cid: "0/0", stage: "graph" }), "vs 0/0 (same stage) — before the recompile");
+  assert.ok(label({ cid: "0/1", stage: "source" }) && !label({ cid: "0/1", stage: "guards" })); // guards: no text
+  assert.deepEqual(targets[0][0], { cid: "0/0", stage: "source" }); // an object: nothing to split
 });
 
 test("a compiled region's graph, in a list item of the Dynamo graph's pane, is read by its path", () => {
@@ -129,16 +141,23 @@ test("a deferred payload's pane that comes with the rest is offered, waits, and 
   const m = new Model(p);
   assert.equal(m.has("0/0", "kernels"), true); // present: the picker offers it, stepping reaches it
   assert.ok(stepList(m, "0/0").some((s) => s.id === "kernels"));
-  assert.equal(m.kernelExists("0/0", "kernel:cpp_fused_sin_0"), true); // a kernel's pane stays picked
-  assert.equal(m.kernelExists("0/0", "kernel:nope"), false);
+  assert.equal(m.kernelExists("0/0", "cpp_fused_sin_0"), true); // a kernel's pane stays picked
+  assert.equal(m.kernelExists("0/0", "nope"), false);
   assert.equal(m.blocks("0/0", "kernels"), null);
   assert.equal(m.pending("0/0", "kernels"), true);
-  assert.equal(m.pending("0/0", "kernel:cpp_fused_sin_0"), true);
+  assert.equal(m.pending("0/0", "kernels", "cpp_fused_sin_0"), true);
   assert.equal(m.pending("0/0", "graph_break"), false); // absent, not waiting: the pane says why
-  assert.ok(diffTargets(m, "0/1", "kernels", null).some(([v]) => v === "0/0|kernels"));
+  assert.ok(
+    diffTargets(m, { cid: "0/1", stage: "kernels" }, null).some(([t]) =>
+      sameTarget(t, { cid: "0/0", stage: "kernels" }),
+    ),
+  );
+  const kernel = { cid: "0/1", stage: "kernels", kernel: "cpp_fused_sin_0" }; // one kernel against the same one
+  assert.ok(diffTargets(m, kernel, null).some(([t]) => sameTarget(t, { ...kernel, cid: "0/0" })));
+  assert.ok(!sameTarget({ cid: "0/0", stage: "kernels" }, { ...kernel, cid: "0/0" })); // the stage is not one kernel
   const kernels = payload().views[0].panes.kernels;
   m.merge({ compilations: { "0/0": { kernel_sources: ["void k() {}"], panes: { kernels } } } });
   assert.equal(m.pending("0/0", "kernels"), false);
-  assert.equal(m.blocks("0/0", "kernel:cpp_fused_sin_0")[0].data.ref, "cpp_fused_sin_0");
+  assert.equal(m.blocks("0/0", "kernels", "cpp_fused_sin_0")[0].data.ref, "cpp_fused_sin_0");
   assert.equal(m.comp("0/0").panes, undefined); // the panes go to the view, not into the report's data
 });

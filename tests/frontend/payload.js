@@ -18,8 +18,8 @@ export const UI = {
 // 0/1's graph against 0/0's (present/diff_view.py): `mul = sin * 2` replaces `return sin`, then `return mul`
 export const graphDiff = {
   t: "diff",
-  a: { cid: "0/0", key: "graph" },
-  b: { cid: "0/1", key: "graph" },
+  a: { cid: "0/0", stage: "graph" },
+  b: { cid: "0/1", stage: "graph" },
   lines: [[{ key: "graph:0", src: "graph.code" }], [{ key: "graph:0", src: "graph.code" }]],
   del: "− 0/0 Graph",
   add: "+ 0/1 Graph",
@@ -115,11 +115,15 @@ export function payload({ deferred = false } = {}) {
       { ...view("0/1", "0/0", { graph_break: [{ t: "p", r: "Recompiled" }] }), diffs: [graphDiff] },
     ],
     lineage: {
-      origins: ["/u/p.py:4", "/u/p.py:5"],
+      origins: [
+        { file: "/u/p.py", line: 4 },
+        { file: "/u/p.py", line: 5 },
+      ],
       compilations: {
         "0/0": {
           blocks: { "graph:0": [-1, 1, 2], "kernels:cpp_fused_sin_0": [0, 1, 0], "guards:0": [1] },
           elements: {},
+          stages: { "graph:0": "graph", "kernels:cpp_fused_sin_0": "kernels", "guards:0": "guards" },
         },
       },
     },

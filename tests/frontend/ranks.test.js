@@ -4,13 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { fill, Model } from "../../explorer/present/frontend/src/model.js";
-import {
-  parseTarget,
-  rankDiffOf,
-  rankTarget,
-  rankTargets,
-  sameCompilation,
-} from "../../explorer/present/frontend/src/ranks.js";
+import { rankDiffOf, rankTargets, sameCompilation } from "../../explorer/present/frontend/src/ranks.js";
 import { payload, UI } from "./payload.js";
 
 const w = (k, v) => fill(UI[k], v);
@@ -38,32 +32,36 @@ test("the same compilation on another rank is matched by frame, not by compile i
 });
 
 test("a pane's diff picker offers the same compilation on each other rank that compiled it", () => {
-  assert.deepEqual(rankTargets(info, 0, "1/0", "graph", w), [["@1:2/0|graph", "vs rank 1's 2/0 (same compilation)"]]);
-  assert.deepEqual(rankTargets(info, 1, "1/0", "graph", w), []); // only rank 1 has it
-  assert.deepEqual(rankTargets(null, 0, "0/0", "graph", w), []); // a single-rank report
-  assert.deepEqual(parseTarget(rankTarget(1, "2/0", "kernel:cpp_fused_0")), {
+  assert.deepEqual(rankTargets(info, 0, { cid: "1/0", stage: "graph" }, w), [
+    [{ rank: 1, cid: "2/0", stage: "graph" }, "vs rank 1's 2/0 (same compilation)"],
+  ]);
+  assert.deepEqual(rankTargets(info, 1, { cid: "1/0", stage: "graph" }, w), []); // only rank 1 has it
+  assert.deepEqual(rankTargets(null, 0, { cid: "0/0", stage: "graph" }, w), []); // a single-rank report
+  assert.deepEqual(rankTargets(info, 0, { cid: "0/0", stage: "kernels", kernel: "k" }, w)[0][0], {
+    cid: "0/0",
+    stage: "kernels",
+    kernel: "k",
     rank: 1,
-    cid: "2/0",
-    key: "kernel:cpp_fused_0",
-  });
-  assert.deepEqual(parseTarget("0/1|graph"), { rank: null, cid: "0/1", key: "graph" });
+  }); // one kernel: the same kernel of the other rank's compilation
 });
 
 test("a pane's diff against another rank is the one the job carries for that pair, whichever rank shows it", () => {
-  const d = { t: "diff", a: { rank: 1, cid: "2/0", key: "graph" }, b: { rank: 0, cid: "1/0", key: "graph" } };
+  const d = { t: "diff", a: { rank: 1, cid: "2/0", stage: "graph" }, b: { rank: 0, cid: "1/0", stage: "graph" } };
   const job = { ...info, diffs: [d] };
-  assert.equal(rankDiffOf(job, 0, "1/0", "graph", parseTarget("@1:2/0|graph")), d);
-  assert.equal(rankDiffOf(job, 0, "1/0", "guards", parseTarget("@1:2/0|guards")), undefined); // the kernel's
-  assert.equal(rankDiffOf(job, 1, "2/0", "graph", parseTarget("@0:1/0|graph")), undefined); // the other way round
-  assert.equal(rankDiffOf(job, 0, "1/0", "graph", parseTarget("2/0|graph")), undefined); // not another rank's
-  assert.equal(rankDiffOf(null, 0, "1/0", "graph", parseTarget("@1:2/0|graph")), undefined); // no job
+  const pane = (cid, stage) => ({ cid, stage });
+  assert.equal(rankDiffOf(job, 0, pane("1/0", "graph"), { rank: 1, cid: "2/0", stage: "graph" }), d);
+  assert.equal(rankDiffOf(job, 0, pane("1/0", "guards"), { rank: 1, cid: "2/0", stage: "guards" }), undefined);
+  assert.equal(rankDiffOf(job, 1, pane("2/0", "graph"), { rank: 0, cid: "1/0", stage: "graph" }), undefined); // reversed
+  assert.equal(rankDiffOf(job, 0, pane("1/0", "graph"), { cid: "2/0", stage: "graph" }), undefined); // this rank's
+  assert.equal(rankDiffOf(null, 0, pane("1/0", "graph"), { rank: 1, cid: "2/0", stage: "graph" }), undefined);
 });
 
 test("every rank's Model indexes one list of user lines, so a pinned line stays lit across ranks", () => {
   const m0 = new Model(payload(), null, 0);
   const m1 = new Model(payload(), m0.shared, 1);
-  const o = m1.origin("/u/other.py:7"); // a line only rank 1's source shows
-  assert.equal(m0.origin("/u/other.py:7"), o);
+  const o = m1.origin({ file: "/u/other.py", line: 7 }); // a line only rank 1's source shows
+  assert.equal(m0.origin({ file: "/u/other.py", line: 7 }), o);
+  assert.deepEqual(m0.places[o], { file: "/u/other.py", line: 7 });
   assert.deepEqual(m1.linkOf("0/0", "graph:0", 2), [0]);
   assert.equal(m0.origins[0], "/u/p.py:4");
   assert.equal(m1.rank, 1);

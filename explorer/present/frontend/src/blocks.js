@@ -4,6 +4,7 @@
 
 import { h, safeUrl } from "./dom.js";
 import { langOf, tokens, wrapperLangs } from "./highlight.js";
+import { originKey } from "./model.js";
 
 export const LH = 18; // px per code line: the same value as --cx-lh in explorer.css
 const CHUNK = 250; // code lines rendered at once; further chunks render when scrolled near
@@ -27,7 +28,7 @@ function runEl(ctx, r) {
   if ("chip" in r) return [h("span", { class: "cx-chip" }, r.chip)];
   if ("go" in r) {
     if (!ctx.pane) return [h("code", null, r.code)];
-    const go = () => ctx.pane.set({ stage: r.go.stage, diff: null });
+    const go = () => ctx.pane.set({ stage: r.go.stage, kernel: r.go.kernel ?? null, diff: null });
     return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
   if ("line" in r && ctx.pane) {
@@ -37,7 +38,7 @@ function runEl(ctx, r) {
   }
   if ("code" in r || "origin" in r) {
     if (!r.origin) return [h("code", null, r.code)];
-    const el = h("code", { class: "cx-uline" }, r.code ?? r.origin);
+    const el = h("code", { class: "cx-uline" }, r.code ?? originKey(r.origin));
     ctx.decorate(el, [ctx.m.origin(r.origin)]);
     return [el];
   }
@@ -219,7 +220,7 @@ export class CodeBlock {
     if (this.spec.file) {
       // the frame's source, or a function inlined into it: each line is its own user line
       const l = m.linkOf(this.cid, this.spec.key, line);
-      return l || [m.origin(`${this.spec.file}:${(this.spec.first || 1) + line - 1}`)];
+      return l || [m.origin({ file: this.spec.file, line: (this.spec.first || 1) + line - 1 })];
     }
     return m.linkOf(this.cid, this.spec.key, line);
   }

@@ -20,17 +20,18 @@ export function nextSelection(current, origins, from, pinnedFrom) {
   return { sel, from: sel.size ? from : null };
 }
 
-// per stage: the lines (and kernels) of one compilation that came from the selected origins
+// per stage: the lines (and kernels) of one compilation that came from the selected origins (a block's stage comes
+// with the chain, beside its key: Model.stageOf; a block of the kernels stage is one kernel)
 export function chainCounts(m, cid, sel) {
   const chain = m.chain(cid),
     counts = new Map();
   for (const o of sel) {
     for (const [key, line] of chain.get(o) || []) {
-      const stage = key.split(":")[0];
+      const stage = m.stageOf(cid, key);
       if (!counts.has(stage)) counts.set(stage, { lines: new Set(), kernels: new Set() });
       const c = counts.get(stage);
-      c.lines.add(`${key}|${line}`);
-      if (stage === "kernels") c.kernels.add(key.slice(8));
+      c.lines.add(JSON.stringify([key, line]));
+      if (stage === "kernels") c.kernels.add(key);
     }
   }
   return counts;

@@ -109,14 +109,37 @@ export const Controls = {
       ),
       h("div", { class: "cx-row" }, h("span", { class: "cx-muted" }, m.w("side_by_side")), presets, help),
     );
-    if (this.host.kernel) tb.append(this.kernelActions());
+    this.kernelBox = null;
+    this.renderKernelActions();
     this.updateStep();
   },
 
+  // the widget's kernel actions: offered once a kernel has answered, and only those it can do; while the view
+  // asks, a line says so; where none answered, one line says what needs a kernel. The page has no kernel: nothing.
+  renderKernelActions() {
+    if (!this.host.kernel || !this.toolbar) return;
+    const state = this.kernelState();
+    const box =
+      state === "up"
+        ? this.kernelActions()
+        : h(
+            "div",
+            { class: "cx-kernel-actions", "data-kernel": state },
+            h(
+              "span",
+              { class: "cx-muted cx-kernel-note" },
+              this.m.w(this.kernelGone() ? "kernel_none" : "kernel_asking"),
+            ),
+          );
+    if (this.kernelBox && this.kernelBox.parentNode === this.toolbar) this.kernelBox.replaceWith(box);
+    else this.toolbar.append(box);
+    this.kernelBox = box;
+  },
+
   kernelActions() {
-    // offered only where a kernel is connected (the widget); the page has none
+    const kernel = this.host.kernel;
     const m = this.m;
-    const box = h("div", { class: "cx-kernel-actions" });
+    const box = h("div", { class: "cx-kernel-actions", "data-kernel": "up" });
     const input = h("input", {
       type: "text",
       class: "cx-why-input",
@@ -128,7 +151,7 @@ export const Controls = {
     const run = (action, args) => {
       out.hidden = false;
       out.textContent = "…";
-      Promise.resolve(this.host.kernel.call(action, args)).then(
+      Promise.resolve(kernel.call(action, args)).then(
         (r) => {
           out.textContent = (r && r.text) || "";
         },
@@ -137,15 +160,20 @@ export const Controls = {
         },
       );
     };
+    const can = (action) => !kernel.can || kernel.can(action);
     box.append(
       h("span", { class: "cx-muted" }, m.w("with_kernel")),
-      h("label", { class: "cx-lbl" }, m.w("why_label"), input),
-      h(
-        "button",
-        { type: "button", class: "cx-btn", onclick: () => run("why", { expr: input.value }) },
-        m.w("check_guards"),
-      ),
-      h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, m.w("save_html")),
+      can("why") ? h("label", { class: "cx-lbl" }, m.w("why_label"), input) : null,
+      can("why")
+        ? h(
+            "button",
+            { type: "button", class: "cx-btn", onclick: () => run("why", { expr: input.value }) },
+            m.w("check_guards"),
+          )
+        : null,
+      can("save_html")
+        ? h("button", { type: "button", class: "cx-btn", onclick: () => run("save_html", {}) }, m.w("save_html"))
+        : null,
       out,
     );
     input.addEventListener("keydown", (e) => {

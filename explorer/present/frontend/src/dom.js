@@ -41,11 +41,6 @@ export function shortPath(p) {
   return parts.length > 3 ? parts.slice(-2).join("/") : p;
 }
 
-export function splitOrigin(o) {
-  const i = o.lastIndexOf(":");
-  return i < 0 ? [o, 0] : [o.slice(0, i), Number(o.slice(i + 1))];
-}
-
 export function trimNl(s) {
   return String(s ?? "").replace(/\n$/, "");
 }

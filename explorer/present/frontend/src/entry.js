@@ -18,6 +18,7 @@
 // chain) have the class cx-lit; the root has data-ready once the first render is done.
 
 import { h } from "./dom.js";
+import { kernelLink } from "./kernel.js";
 import { applyPatch, readPayload } from "./model.js";
 import { View } from "./view.js";
 
@@ -31,8 +32,8 @@ function failed(el, what, err) {
 }
 
 // The standalone page and tests: mount a view of `payload` into `el`.
-// host: {kernel: {call(action, args) -> Promise}} where a kernel is connected (else none),
-//       onState(state) after each change, and subscribe(fn) to receive state from outside.
+// host: {kernel: kernelLink(...)} in the widget (kernel.js: whether a kernel answers, and its actions; the page
+//       has none), onState(state) after each change, and subscribe(fn) to receive state from outside.
 export function mount(el, payload, host = {}) {
   const t0 = typeof performance !== "undefined" ? performance.now() : 0;
   let view;
@@ -109,16 +110,13 @@ export default {
     ensureStyles(el, model.get("styles"));
     // a host that draws views in a shadow root may attach `el` after render: its styles go there too
     if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => ensureStyles(el, model.get("styles")));
-    const pending = new Map();
-    let seq = 0;
-    const onMsg = (msg, buffers) => {
-      if (!msg || msg.type !== "result" || !pending.has(msg.id)) return;
-      const [ok, fail] = pending.get(msg.id);
-      pending.delete(msg.id);
-      if (msg.ok) ok({ ...msg, buffers: buffers || [] });
-      else fail(new Error(msg.text || "the kernel could not do it"));
-    };
+    // asks at once whether a kernel answers (a saved notebook or an exported page has none): kernel.js
+    const kernel = kernelLink((content) => model.send(content));
+    const onMsg = (msg, buffers) => kernel.answer(msg, buffers);
     model.on("msg:custom", onMsg);
+    // the pictures the kernel drew, kept in the widget's state (also what a saved notebook holds)
+    const onPictures = () => handle && handle.view && handle.view.gotPictures(model.get("pictures"));
+    model.on("change:pictures", onPictures);
     const subs = [];
     const onSel = () => {
       const s = model.get("selection");
@@ -127,15 +125,7 @@ export default {
     model.on("change:selection", onSel);
     let timer = 0;
     const host = {
-      kernel: {
-        call(action, args) {
-          const id = ++seq;
-          return new Promise((ok, fail) => {
-            pending.set(id, [ok, fail]);
-            model.send({ type: "action", id, action, args: args || {} });
-          });
-        },
-      },
+      kernel,
       onState(state) {
         clearTimeout(timer);
         timer = setTimeout(() => {
@@ -157,6 +147,7 @@ export default {
         el.setAttribute("data-arrived-ms", String(t0 - (model.get("made_at") || 0) * 1000)); // the view made -> here
         el.setAttribute("data-decode-ms", String(Date.now() - t0));
         el.replaceChildren();
+        payload.pictures = { ...(model.get("pictures") || {}), ...(payload.pictures || {}) };
         handle = mount(el, payload, host);
         const made = model.get("made_at");
         if (made) el.setAttribute("data-latency-ms", String(Date.now() - made * 1000));
@@ -168,6 +159,7 @@ export default {
     return () => {
       gone = true;
       model.off("msg:custom", onMsg);
+      model.off("change:pictures", onPictures);
       model.off("change:selection", onSel);
       clearTimeout(timer);
       if (handle) handle.destroy();

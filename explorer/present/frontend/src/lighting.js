@@ -2,7 +2,7 @@
 // chain bar (chain.js has the rules, this file applies them).
 
 import { chainCounts, countLabel, lightOf, linkAttrs, nextSelection, PALETTE } from "./chain.js";
-import { h, shortPath, splitOrigin } from "./dom.js";
+import { h, shortPath } from "./dom.js";
 
 export const Lighting = {
   // ---- the chain ----
@@ -61,7 +61,7 @@ export const Lighting = {
     const kids = [h("b", null, m.w("chain"))];
     for (const o of this.sel) {
       const text = m.originText(o),
-        [file, line] = splitOrigin(m.origins[o]);
+        { file, line } = m.places[o];
       kids.push(
         h(
           "button",

@@ -1,9 +1,13 @@
 // The payload, prepared: the view model (what each pane shows), the report's texts the
 // code blocks name, and the line-level chain. No DOM here: node's tests read it directly.
 
-import { splitOrigin, trimNl } from "./dom.js";
+import { trimNl } from "./dom.js";
 
-export const KERNEL_PREFIX = "kernel:";
+// A user line ({file, line}, as the payload names it) as the views' data-origin attribute writes it: FILE:LINE,
+// built here from the object and never read back.
+export function originKey(o) {
+  return `${o.file}:${o.line}`;
+}
 
 export function fieldOf(obj, path) {
   let v = obj;
@@ -35,7 +39,8 @@ export function fill(t, vars) {
 
 // One report's payload, read. A merged multi-rank report makes one per rank, all sharing `shared`: the user
 // lines the chain's indexes refer to (every rank's payload indexes the same list, so a pinned line stays lit
-// when the rank changes) and the graph pictures; `rank` is whose report it is (null: a single-rank report).
+// when the rank changes: `places` as {file, line}, `origins` their data-origin keys) and the graph pictures;
+// `rank` is whose report it is (null: a single-rank report).
 export class Model {
   constructor(payload, shared = null, rank = null) {
     this.p = payload;
@@ -50,11 +55,13 @@ export class Model {
     const lin = payload.lineage || {};
     if (shared) Object.assign(shared.pictures, payload.pictures || {});
     else {
-      const origins = (lin.origins || []).slice();
-      shared = { origins, originIdx: new Map(origins.map((o, i) => [o, i])), pictures: payload.pictures || {} };
+      const places = (lin.origins || []).slice(),
+        origins = places.map(originKey);
+      shared = { places, origins, originIdx: new Map(origins.map((o, i) => [o, i])), pictures: payload.pictures || {} };
     }
     this.shared = shared;
     this.rank = rank ?? (payload.ranks ? payload.ranks.rank : null);
+    this.places = shared.places;
     this.origins = shared.origins;
     this.originIdx = shared.originIdx;
     this.linkedOrigins = (lin.origins || []).length; // origins [0, linkedOrigins) appear in the chain
@@ -115,22 +122,21 @@ export class Model {
     return (this.labels.parts || {})[part] || part;
   }
 
-  // the blocks a pane shows: a stage's, or one kernel's part of the kernels stage; null: none
-  blocks(cid, key) {
+  // the blocks a pane shows: a stage's, or (`kernel`: its key) one kernel's part of the kernels stage; null: none
+  blocks(cid, stage, kernel = null) {
     const panes = this.view(cid).panes || {};
-    if (!key.startsWith(KERNEL_PREFIX)) return panes[key] || null;
-    const ref = key.slice(KERNEL_PREFIX.length);
-    const divs = (panes.kernels || []).filter((b) => b.t === "div" && b.data && b.data.ref === ref);
+    if (stage !== "kernels" || kernel == null) return panes[stage] || null;
+    const divs = (panes.kernels || []).filter((b) => b.t === "div" && b.data && b.data.ref === kernel);
     return divs.length ? divs : null;
   }
 
-  kernelExists(cid, key) {
-    return (this.view(cid).kernels || []).includes(key.slice(KERNEL_PREFIX.length));
+  kernelExists(cid, kernel) {
+    return (this.view(cid).kernels || []).includes(kernel);
   }
 
-  // a stage or a kernel this compilation shows
-  shows(cid, key) {
-    return key.startsWith(KERNEL_PREFIX) ? this.kernelExists(cid, key) : this.has(cid, key);
+  // a stage, or one kernel of it, this compilation shows
+  shows(cid, stage, kernel = null) {
+    return kernel != null ? stage === "kernels" && this.kernelExists(cid, kernel) : this.has(cid, stage);
   }
 
   // a text a code block names ("graph.code", "kernels.3.source"); undefined: not here yet (deferred)
@@ -163,19 +169,21 @@ export class Model {
   }
 
   // still waiting for the rest of a deferred report
-  pending(cid, key) {
+  pending(cid, stage, kernel = null) {
     if (!this.deferred) return false;
-    const blocks = this.blocks(cid, key);
-    if (!blocks) return this.shows(cid, key); // its pane comes with the rest
+    const blocks = this.blocks(cid, stage, kernel);
+    if (!blocks) return this.shows(cid, stage, kernel); // its pane comes with the rest
     return codeBlocks(blocks).some((b) => this.text(cid, b.src) === undefined);
   }
 
-  origin(key) {
-    // index of "FILE:LINE", added on first sight (source lines nothing came from)
+  origin(place) {
+    // index of a user line ({file, line}), added on first sight (source lines nothing came from)
+    const key = originKey(place);
     let i = this.originIdx.get(key);
     if (i === undefined) {
       i = this.origins.length;
       this.origins.push(key);
+      this.places.push({ file: place.file, line: place.line });
       this.originIdx.set(key, i);
     }
     return i;
@@ -195,6 +203,12 @@ export class Model {
   hasLineage(cid, key) {
     const c = this.lineage[cid];
     return !!(c && c.blocks && c.blocks[key]);
+  }
+
+  // the stage of a block of the chain (sent beside its key: the key is a name, never split)
+  stageOf(cid, key) {
+    const c = this.lineage[cid];
+    return (c && c.stages && c.stages[key]) || null;
   }
 
   // every (block, line) of a compilation per origin: what the chain bar counts
@@ -219,7 +233,7 @@ export class Model {
 
   // the user line's text for an origin, from any captured source (a frame's, or a function inlined into one)
   originText(o) {
-    const [file, line] = splitOrigin(this.origins[o] || "");
+    const { file, line } = this.places[o] || {};
     for (const c of this.comps) {
       for (const fn of [c.original_bytecode, ...(c.inlined || [])]) {
         if (!fn || !fn.source || fn.filename !== file) continue;
@@ -231,13 +245,11 @@ export class Model {
     return null;
   }
 
-  // the diff of pane (cid, key) against `target` ({rank, cid, key}: this rank's when rank is null) that this
+  // the diff of pane {cid, stage} against `target` ({cid, stage, rank}: this rank's when rank is null) that this
   // payload carries (a recompile against what it replaced: present/diff_view.py); undefined: not here
-  diffOf(cid, key, target) {
+  diffOf(pane, target) {
     if (target.rank != null) return undefined;
-    return (this.view(cid).diffs || []).find(
-      (d) => d.b.key === key && d.a.rank == null && d.a.cid === target.cid && d.a.key === target.key,
-    );
+    return (this.view(pane.cid).diffs || []).find((d) => sameTarget(d.b, pane) && sameTarget(d.a, target));
   }
 }
 
@@ -263,12 +275,11 @@ export function stepList(m, cid) {
   return m.stages.filter((s) => m.has(cid, s.id));
 }
 
-// The stage `delta` steps from `current` (a kernel counts as the kernels stage; an absent
+// The stage `delta` steps from stage `cur` (a pane of one kernel is on the kernels stage; an absent
 // stage steps to its nearest present neighbour in pipeline order); null: nothing to step to.
-export function stepFrom(m, cid, current, delta) {
+export function stepFrom(m, cid, cur, delta) {
   const list = stepList(m, cid);
   if (!list.length) return null;
-  const cur = current.startsWith(KERNEL_PREFIX) ? "kernels" : current;
   let i = list.findIndex((s) => s.id === cur);
   if (i < 0) {
     const order = m.stages.findIndex((s) => s.id === cur);
@@ -278,34 +289,56 @@ export function stepFrom(m, cid, current, delta) {
   return list[Math.max(0, Math.min(list.length - 1, i + delta))].id;
 }
 
-// "vs ..." choices of a pane's diff picker: the other pane, the same stage of other
-// compilations (marking the one a recompile replaced), other stages of this compilation.
-export function diffTargets(m, cid, key, other) {
+// A pane a diff compares, or a diff target: {cid, stage, [kernel]} on this rank, with `rank` on another
+// (present/diff_view.py side; `kernel`: one kernel of the kernels stage, by its key). Two name the same pane when
+// every part agrees (a missing rank is this rank's, a missing kernel the whole stage).
+export function sameTarget(a, b) {
+  return (
+    !!a &&
+    !!b &&
+    a.cid === b.cid &&
+    a.stage === b.stage &&
+    (a.kernel ?? null) === (b.kernel ?? null) &&
+    (a.rank ?? null) === (b.rank ?? null)
+  );
+}
+
+// {cid, stage, [kernel]}: a pane's target, the kernel left out when it shows the whole stage
+export function paneTarget(cid, stage, kernel = null) {
+  return kernel == null ? { cid, stage } : { cid, stage, kernel };
+}
+
+// "vs ..." choices of a pane's diff picker ({cid, stage, [kernel]}), as [target, label]: the other pane, the same
+// stage (or kernel) of other compilations (marking the one a recompile replaced), other stages of this compilation.
+export function diffTargets(m, pane, other) {
+  const { cid, stage, kernel = null } = pane;
   const out = [];
-  const title = (k) => titleOf(m, k);
   if (other)
-    out.push([`${other.cid}|${other.stage}`, m.w("vs_other_pane", { cid: other.cid, title: title(other.stage) })]);
+    out.push([
+      paneTarget(other.cid, other.stage, other.kernel),
+      m.w("vs_other_pane", { cid: other.cid, title: titleOf(m, other.stage, other.kernel) }),
+    ]);
   const prev = m.view(cid).previous;
   for (const c of m.comps) {
-    if (c.compile_id === cid || !m.shows(c.compile_id, key)) continue;
+    if (c.compile_id === cid || !m.shows(c.compile_id, stage, kernel)) continue;
     out.push([
-      `${c.compile_id}|${key}`,
+      paneTarget(c.compile_id, stage, kernel),
       m.w(c.compile_id === prev ? "vs_replaced" : "vs_compilation", { cid: c.compile_id }),
     ]);
   }
   for (const s of m.stages) {
-    if (s.id === key || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
+    if (s.id === stage || s.scope !== "compilation" || !m.has(cid, s.id) || ["guards", "graph_break"].includes(s.id)) {
       continue;
     }
-    out.push([`${cid}|${s.id}`, m.w("vs_stage", { title: s.title })]);
+    out.push([paneTarget(cid, s.id), m.w("vs_stage", { title: s.title })]);
   }
   return out;
 }
 
-export function titleOf(m, key) {
-  if (key.startsWith(KERNEL_PREFIX)) return m.w("kernel_title", { ref: key.slice(KERNEL_PREFIX.length) });
-  const s = m.byId.get(key);
-  return s ? s.title : key;
+export function titleOf(m, stage, kernel = null) {
+  if (kernel != null) return m.w("kernel_title", { ref: kernel });
+  const s = m.byId.get(stage);
+  return s ? s.title : stage;
 }
 
 // base64 text -> bytes: the browser's own decoder where it has one, else a plain loop (Uint8Array.from with a

@@ -1,10 +1,11 @@
-// One pane: a stage (or one kernel) of one compilation, or a diff of two texts.
+// One pane: a stage (or one kernel of the kernels stage: `kernel`, its key) of one compilation, or a diff of two
+// texts (`diff`: the other pane, {cid, stage, [kernel], [rank]}).
 
 import { renderDiff } from "./diff.js";
 import { h } from "./dom.js";
 import { CodeBlock, LH, renderBlocks } from "./blocks.js";
-import { diffTargets, KERNEL_PREFIX, sideLines } from "./model.js";
-import { parseTarget, rankTargets } from "./ranks.js";
+import { diffTargets, paneTarget, sameTarget, sideLines } from "./model.js";
+import { rankTargets } from "./ranks.js";
 
 export class Pane {
   constructor(view, side, state) {
@@ -12,6 +13,7 @@ export class Pane {
     this.side = side;
     this.cid = state.cid;
     this.stage = state.stage;
+    this.kernel = state.kernel ?? null;
     this.diff = state.diff || null;
     this.mode = state.mode || "code";
     this.linked = []; // every rendered element that carries origins
@@ -51,22 +53,29 @@ export class Pane {
   }
 
   state() {
-    return { cid: this.cid, stage: this.stage, diff: this.diff, mode: this.mode };
+    return { cid: this.cid, stage: this.stage, kernel: this.kernel, diff: this.diff, mode: this.mode };
   }
 
+  // {cid, stage, [kernel]}: what the pane shows, as a diff names it
+  target() {
+    return paneTarget(this.cid, this.stage, this.kernel);
+  }
+
+  // a new stage without a kernel shows the whole stage; a kernel the compilation lacks shows the kernels stage
   set(state) {
     const m = this.view.m;
     Object.assign(this, state);
+    if ("stage" in state && !("kernel" in state)) this.kernel = null;
+    this.kernel = this.kernel ?? null;
     if (!m.comp(this.cid)) this.cid = (m.comps[0] || {}).compile_id; // none: a rank that compiled nothing
-    if (this.stage.startsWith(KERNEL_PREFIX) && !m.kernelExists(this.cid, this.stage)) this.stage = "kernels";
-    if (!this.stage.startsWith(KERNEL_PREFIX) && !m.byId.has(this.stage)) this.stage = m.stages[0].id;
+    if (!m.byId.has(this.stage)) this.stage = m.stages[0].id;
+    if (this.kernel != null && !m.shows(this.cid, this.stage, this.kernel)) this.kernel = null;
     this.render();
     this.view.changed();
   }
 
   stageDef() {
-    const m = this.view.m;
-    return m.byId.get(this.stage.startsWith(KERNEL_PREFIX) ? "kernels" : this.stage);
+    return this.view.m.byId.get(this.stage);
   }
 
   render() {
@@ -77,7 +86,7 @@ export class Pane {
     this.blocks = [];
     this.head.replaceChildren(...this.controls());
     const st = this.stageDef();
-    const kernelTitle = this.stage.startsWith(KERNEL_PREFIX) ? ` — ${this.stage.slice(KERNEL_PREFIX.length)}` : "";
+    const kernelTitle = this.kernel != null ? ` — ${this.kernel}` : "";
     this.explain.replaceChildren(
       h("span", { class: `cx-part cx-part-${st.part}` }, m.partName(st.part)),
       h("b", null, st.title + kernelTitle),
@@ -109,23 +118,27 @@ export class Pane {
     });
     for (const s of m.stages) {
       const label = m.has(this.cid, s.id) ? s.title : m.w("not_captured_option", { title: s.title });
-      stageSel.append(h("option", { value: s.id, selected: s.id === this.stage }, label));
+      stageSel.append(h("option", { value: s.id, selected: s.id === this.stage && this.kernel == null }, label));
     }
     const refs = m.view(this.cid).kernels || [];
-    if (refs.length) {
-      const g = h("optgroup", { label: m.byId.has("kernels") ? m.byId.get("kernels").title : KERNEL_PREFIX });
+    if (refs.length && m.byId.has("kernels")) {
+      // one kernel: the kernels stage, that kernel named beside it (data-kernel)
+      const g = h("optgroup", { label: m.byId.get("kernels").title });
       for (const r of refs) {
         g.append(
           h(
             "option",
-            { value: KERNEL_PREFIX + r, selected: KERNEL_PREFIX + r === this.stage },
+            { value: "kernels", "data-kernel": r, selected: this.stage === "kernels" && this.kernel === r },
             m.w("kernel_option", { ref: r }),
           ),
         );
       }
       stageSel.append(g);
     }
-    stageSel.addEventListener("change", () => this.set({ stage: stageSel.value, diff: null }));
+    stageSel.addEventListener("change", () => {
+      const picked = stageSel.selectedOptions[0];
+      this.set({ stage: stageSel.value, kernel: (picked && picked.dataset.kernel) ?? null, diff: null });
+    });
     const cidSel = h("select", {
       class: "cx-cid-pick",
       "aria-label": m.w("cid_aria", { side }),
@@ -143,17 +156,21 @@ export class Pane {
     diffSel.append(h("option", { value: "" }, m.w("diff_off")));
     const other = this.view.panes.find((p) => p !== this);
     const job = this.view.job;
-    let targets = diffTargets(m, this.cid, this.stage, other).concat(
-      job ? rankTargets(job.info, m.rank, this.cid, this.stage, (k, v) => m.w(k, v)) : [],
+    let targets = diffTargets(m, this.target(), other && other.target()).concat(
+      job ? rankTargets(job.info, m.rank, this.target(), (k, v) => m.w(k, v)) : [],
     );
     // without a kernel, only the diffs the page carries (present/diff_view.py): the kernel computes the others
     const all = targets.length;
-    if (!this.view.host.kernel) targets = targets.filter(([value]) => this.view.diffOf(this, value) !== undefined);
-    for (const [value, label] of targets) {
-      diffSel.append(h("option", { value, selected: value === this.diff }, label));
-    }
+    if (this.view.kernelState() === "none") targets = targets.filter(([t]) => this.view.diffOf(this, t) !== undefined);
+    // an option names its target by its place in `targets`, and says which pane it is in data-* (for other tools)
+    targets.forEach(([t, label], i) => {
+      const data = { "data-cid": t.cid, "data-stage": t.stage, "data-kernel": t.kernel, "data-rank": t.rank ?? null };
+      diffSel.append(h("option", { value: String(i), selected: sameTarget(t, this.diff), ...data }, label));
+    });
     if (targets.length < all) diffSel.append(h("option", { value: "", disabled: true }, m.w("diff_needs_kernel")));
-    diffSel.addEventListener("change", () => this.set({ diff: diffSel.value || null }));
+    diffSel.addEventListener("change", () =>
+      this.set({ diff: diffSel.value === "" ? null : targets[Number(diffSel.value)][0] }),
+    );
     const out = [stageSel, cidSel, diffSel];
     const st = this.stageDef();
     if (st.kind === "graph" && !this.diff && m.has(this.cid, st.id)) {
@@ -210,10 +227,10 @@ export class Pane {
     const found = (view.findings || []).filter((f) => f.stage === st.id);
     // where this compilation came from (a warm capture's caches, its stance): over every stage of it
     const out = renderBlocks(this.ctx(), [...(view.from_where || []), ...found]);
-    const blocks = m.blocks(this.cid, this.stage);
-    if (m.pending(this.cid, this.stage)) {
+    const blocks = m.blocks(this.cid, this.stage, this.kernel);
+    if (m.pending(this.cid, this.stage, this.kernel)) {
       out.push(
-        h("p", { class: "cx-muted cx-pending" }, m.w(this.view.host.kernel ? "loading_stage" : "stage_not_sent")),
+        h("p", { class: "cx-muted cx-pending" }, m.w(this.view.kernelGone() ? "stage_not_sent" : "loading_stage")),
       );
       return out;
     }
@@ -228,7 +245,7 @@ export class Pane {
   renderDiff() {
     const view = this.view,
       m = view.m,
-      t = parseTarget(this.diff);
+      t = this.diff;
     const pending = (key, vars) => [h("p", { class: "cx-muted cx-pending" }, m.w(key, vars))];
     const om = t.rank == null ? m : view.rankModel(t.rank); // the other side: this rank, or another
     if (!om) {
@@ -240,10 +257,11 @@ export class Pane {
         );
       return pending(asked ? "loading_rank_report" : "rank_not_here", { rank: t.rank });
     }
-    const d = view.diffOf(this, this.diff);
+    const d = view.diffOf(this, t);
     if (d === undefined) {
-      if (!view.host.kernel) return pending("diff_not_here");
-      view.askDiff(this, this.diff).then(() => this.diff && this.render());
+      if (view.kernelState() === "none") return pending("diff_not_here");
+      if (!view.kernelUp()) return pending("computing_diff"); // asked when the kernel answers: kernelChanged
+      view.askDiff(this, t).then(() => this.diff && this.render());
       return pending("computing_diff");
     }
     if (d.error) return [h("div", { class: "cx-bad cx-error" }, m.w("diff_failed", { error: d.error }))];

@@ -21,7 +21,11 @@ export const Pictures = {
     const m = this.m,
       svg = m.pictures[pid];
     if (svg === undefined) {
-      return nopic(m.w(this.host.kernel ? "drawing_picture" : "picture_not_drawn"));
+      const state = this.kernelState();
+      let key = this.host.kernel ? "picture_none" : "picture_not_drawn";
+      if (state === "asking") key = "picture_asking";
+      if (state === "up") key = "drawing_picture";
+      return nopic(m.w(key));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
     const el = parseSvg(svg);
@@ -120,11 +124,9 @@ export const Pictures = {
         for (const b of Object.values(boxes)) if (!(b.pid in this.m.pictures)) want.push(b.pid);
     }
     if (!want.length) return;
+    // drawn into the widget's "pictures" state, which the view watches (entry.js): gotPictures
     Promise.resolve(this.host.kernel.call("pictures", { ids: [...new Set(want)] })).then(
-      (r) => {
-        Object.assign(this.m.pictures, (r && r.pictures) || {});
-        for (const p of this.panes) if (p.mode === "picture") p.render();
-      },
+      (r) => this.gotPictures(r && r.pictures),
       () => {},
     );
   },

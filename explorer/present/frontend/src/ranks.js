@@ -9,21 +9,7 @@
 
 import { renderBlocks } from "./blocks.js";
 import { h } from "./dom.js";
-import { Model, readPayload } from "./model.js";
-
-// A pane's diff source: "CID|KEY" on this rank, or "@RANK:CID|KEY" on another (present/ranks.py rank_target).
-export function parseTarget(t) {
-  const bar = t.indexOf("|"),
-    head = t.slice(0, bar),
-    key = t.slice(bar + 1);
-  if (!head.startsWith("@")) return { rank: null, cid: head, key };
-  const colon = head.indexOf(":");
-  return { rank: Number(head.slice(1, colon)), cid: head.slice(colon + 1), key };
-}
-
-export function rankTarget(rank, cid, key) {
-  return `@${rank}:${cid}|${key}`;
-}
+import { Model, readPayload, sameTarget } from "./model.js";
 
 // The compile id on rank `to` of the compilation that is `cid` on rank `from`: matched by frame and by how many
 // times that frame was compiled before (compile ids shift on a rank that broke or recompiled); undefined: none.
@@ -33,34 +19,27 @@ export function sameCompilation(info, from, cid, to) {
   return match ? match.ids[String(to)] : undefined;
 }
 
-// "vs rank B" choices of a pane's diff picker: the same compilation on each other rank that compiled it
-// (`w`: the view model's words, Model.w).
-export function rankTargets(info, rank, cid, key, w) {
+// "vs rank B" choices of the diff picker of a pane ({cid, stage, [kernel]}) of rank `rank`: the same compilation on
+// each other rank that compiled it, as [target, label] (a target: {cid, stage, [kernel], rank}; `w`: the view
+// model's words, Model.w).
+export function rankTargets(info, rank, pane, w) {
   if (!info) return [];
-  const match = info.compilations.find((c) => c.ids[String(rank)] === cid);
+  const match = info.compilations.find((c) => c.ids[String(rank)] === pane.cid);
   if (!match) return [];
   const out = [];
   for (const r of info.ranks) {
     const other = match.ids[String(r.rank)];
     if (r.rank !== rank && other !== undefined)
-      out.push([rankTarget(r.rank, other, key), w("vs_rank", { rank: r.rank, cid: other })]);
+      out.push([{ ...pane, cid: other, rank: r.rank }, w("vs_rank", { rank: r.rank, cid: other })]);
   }
   return out;
 }
 
-// The diff of rank `rank`'s pane (cid, key) against another rank's (`target`) that the job carries: the diffs
-// its differences lead to (present/ranks.py, computed in present/diff_view.py); undefined: not here.
-export function rankDiffOf(info, rank, cid, key, target) {
+// The diff of rank `rank`'s pane ({cid, stage, [kernel]}) against another rank's (`target`) that the job carries:
+// the diffs its differences lead to (present/ranks.py, computed in present/diff_view.py); undefined: not here.
+export function rankDiffOf(info, rank, pane, target) {
   if (!info || target.rank == null) return undefined;
-  return (info.diffs || []).find(
-    (d) =>
-      d.b.rank === rank &&
-      d.b.cid === cid &&
-      d.b.key === key &&
-      d.a.rank === target.rank &&
-      d.a.cid === target.cid &&
-      d.a.key === target.key,
-  );
+  return (info.diffs || []).find((d) => sameTarget(d.b, { ...pane, rank }) && sameTarget(d.a, target));
 }
 
 export const Ranks = {
@@ -82,10 +61,10 @@ export const Ranks = {
       return m;
     }
     if (job.waiting.has(r)) return null;
-    // the page: the rank's own element, unpacked only now; the widget: asked of the kernel
+    // the page: the rank's own element, unpacked only now; the widget: asked of the kernel, once it answers
     const source = this.host.rankPayload
       ? this.host.rankPayload(r)
-      : this.host.kernel &&
+      : this.kernelUp() &&
         Promise.resolve(this.host.kernel.call("rank", { rank: r })).then((res) =>
           readPayload(res.buffers && res.buffers[0], res.encoding),
         );
@@ -120,10 +99,11 @@ export const Ranks = {
       for (const p of this.panes) {
         const cid = sameCompilation(this.job.info, from, p.cid, r);
         p.cid = cid ?? (m.comps[0] || {}).compile_id;
+        if (p.kernel != null && !m.shows(p.cid, p.stage, p.kernel)) p.kernel = null; // that rank lacks the kernel
         if (p.diff) {
-          const t = parseTarget(p.diff);
+          const t = p.diff;
           const dcid = t.rank == null ? sameCompilation(this.job.info, from, t.cid, r) : t.cid;
-          p.diff = t.rank === r || dcid === undefined ? null : t.rank == null ? `${dcid}|${t.key}` : p.diff;
+          p.diff = t.rank === r || dcid === undefined ? null : t.rank == null ? { ...t, cid: dcid } : t;
         }
       }
       this.m = m;
@@ -151,7 +131,7 @@ export const Ranks = {
       this.renderChain();
       this.changed();
     }
-    if (this.host.kernel && m.p.pictures_lazy) this.fetchPictures();
+    if (this.kernelUp() && m.p.pictures_lazy) this.fetchPictures();
   },
 
   rankNote(text) {
@@ -198,7 +178,8 @@ export const Ranks = {
       if (go.cid || go.stage) {
         const cid = go.cid || right.cid;
         left.set({ cid, diff: null });
-        right.set({ cid, stage: go.stage || right.stage, diff: go.diff || null, mode: "code" });
+        const stage = go.stage ? { stage: go.stage, kernel: go.kernel ?? null } : {};
+        right.set({ cid, ...stage, diff: go.diff || null, mode: "code" });
         this.setActive(right);
       }
       if (go.origins && go.origins.length) this.select(go.origins.map((o) => this.m.origin(o)));

@@ -3,11 +3,12 @@
 
 import { Controls } from "./controls.js";
 import { Input } from "./input.js";
+import { Kernel } from "./kernel.js";
 import { Lighting } from "./lighting.js";
-import { KERNEL_PREFIX, Model, readPayload, stepFrom, stepList } from "./model.js";
+import { Model, paneTarget, readPayload, stepFrom, stepList } from "./model.js";
 import { Pane } from "./pane.js";
 import { Pictures } from "./pictures.js";
-import { parseTarget, rankDiffOf, Ranks } from "./ranks.js";
+import { rankDiffOf, Ranks } from "./ranks.js";
 import { h } from "./dom.js";
 
 export class View {
@@ -67,8 +68,7 @@ export class View {
     this.renderChain();
     this.setActive(this.panes[1]);
     this.wire();
-    if (this.host.kernel && this.m.p.pictures_lazy) this.fetchPictures();
-    if (this.host.kernel && this.m.deferred) this.fetchRest();
+    this.watchKernel();
   }
 
   // the panes where the report has compilations, else what it says instead; true: there are some
@@ -82,14 +82,17 @@ export class View {
 
   fetchRest() {
     const m = this.m; // the payload's own rank (another rank's payload comes whole)
+    if (m._restAsked) return;
+    m._restAsked = true;
     Promise.resolve(this.host.kernel.call("rest", {}))
       .then((r) => readPayload(r.buffers && r.buffers[0], r.encoding))
       .then(
         (rest) => {
           const waiting = this.panes.filter((p) => {
-            const t = p.diff ? parseTarget(p.diff) : null;
-            const mine = this.m === m && m.pending(p.cid, p.stage);
-            return mine || (t && (t.rank == null ? this.m === m : t.rank === m.rank) && m.pending(t.cid, t.key));
+            const t = p.diff;
+            const mine = this.m === m && m.pending(p.cid, p.stage, p.kernel);
+            const theirs = t && (t.rank == null ? this.m === m : t.rank === m.rank);
+            return mine || (theirs && m.pending(t.cid, t.stage, t.kernel ?? null));
           });
           m.merge(rest);
           for (const p of waiting) p.render();
@@ -126,6 +129,7 @@ export class View {
 
   destroy() {
     if (this._mo) this._mo.disconnect();
+    if (this._unwatchKernel) this._unwatchKernel();
     if (this._mq && this._mq.removeEventListener) this._mq.removeEventListener("change", this._mqf);
     for (const p of this.panes) if (p.io) p.io.disconnect();
   }
@@ -140,7 +144,7 @@ export class View {
     if (!this.stepLabel || !this.panes.length) return;
     const pane = this.active || this.panes[1];
     const list = stepList(this.m, pane.cid);
-    const cur = pane.stage.startsWith(KERNEL_PREFIX) ? "kernels" : pane.stage;
+    const cur = pane.stage;
     const i = list.findIndex((s) => s.id === cur);
     const st = this.m.byId.get(cur);
     this.stepLabel.textContent = this.m.w("step", {
@@ -149,32 +153,30 @@ export class View {
       n: list.length,
       title: st ? st.title : cur,
     });
+    this.stepLabel.title = this.stepLabel.textContent; // the label has one width (explorer.css): a long one is cut
   }
 
-  // the diff of `pane` against diff source `value` that the view has: carried by the payload (a recompile's,
-  // two ranks'), or made by the kernel on request; undefined: not here
-  diffOf(pane, value) {
-    const t = parseTarget(value),
-      m = this.m;
-    const d =
-      t.rank == null
-        ? m.diffOf(pane.cid, pane.stage, t)
-        : rankDiffOf(this.job && this.job.info, m.rank, pane.cid, pane.stage, t);
+  // the diff of `pane` against diff target `t` ({cid, stage, [kernel], [rank]}) that the view has: carried by the
+  // payload (a recompile's, two ranks'), or made by the kernel on request; undefined: not here
+  diffOf(pane, t) {
+    const m = this.m,
+      here = pane.target();
+    const d = t.rank == null ? m.diffOf(here, t) : rankDiffOf(this.job && this.job.info, m.rank, here, t);
     return d !== undefined ? d : this._diffs.get(this.diffKey(pane, t));
   }
 
   diffKey(pane, t) {
-    return JSON.stringify([this.m.rank, pane.cid, pane.stage, t.rank, t.cid, t.key]);
+    const where = (x) => [x.rank ?? null, x.cid, x.stage, x.kernel ?? null];
+    return JSON.stringify([where({ ...pane.target(), rank: this.m.rank }), where(t)]);
   }
 
   // ask the kernel for a diff the view does not carry (widget.py's "diff" action: present/diff_view.py)
-  askDiff(pane, value) {
-    const t = parseTarget(value),
-      k = this.diffKey(pane, t),
+  askDiff(pane, t) {
+    const k = this.diffKey(pane, t),
       rank = this.m.rank;
     if (!this._asking.has(k)) {
-      const side = (r, cid, key) => (r == null ? { cid, key } : { rank: r, cid, key });
-      const args = { a: side(t.rank ?? rank, t.cid, t.key), b: side(rank, pane.cid, pane.stage) };
+      const side = (r, target) => (r == null ? target : { ...target, rank: r });
+      const args = { a: side(t.rank ?? rank, paneTarget(t.cid, t.stage, t.kernel)), b: side(rank, pane.target()) };
       const asked = Promise.resolve(this.host.kernel.call("diff", args)).then(
         (r) => this._diffs.set(k, r.diff),
         (e) => this._diffs.set(k, { error: String((e && e.message) || e) }),
@@ -204,7 +206,7 @@ export class View {
       ...(this.job ? { rank: this.m.rank } : {}),
       left: this.panes[0].state(),
       right: this.panes[1].state(),
-      selection: [...this.sel].map((o) => this.m.origins[o]),
+      selection: [...this.sel].map((o) => this.m.places[o]), // the pinned user lines, {file, line}
     };
   }
 
@@ -219,4 +221,4 @@ export class View {
   }
 }
 
-Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks);
+Object.assign(View.prototype, Controls, Lighting, Pictures, Input, Ranks, Kernel);

@@ -1,0 +1,84 @@
+"""Reports of an earlier schema version, read as this one: the one place their old string forms are taken apart.
+
+``Report.from_dict`` passes a document of an older ``schema_version`` through ``upgrade`` before reading it, so
+a report saved by an earlier explorer still loads and shows the same stages, labels and fixes. Each step turns
+one version's JSON into the next one's; nothing else in the explorer knows the old forms.
+
+Version 2 -> 3 (ids typed in the JSON): a user line of the chain (``Lineage.origins``) was ``"FILE:LINE"`` and
+is ``{"file", "line"}``; a problem named a restart attempt inside its compile id (``"0/1_2"``) and now names
+the compilation's key and the attempt beside it (``compile_id: "0/1", attempt: 2``); ``graph_execution``
+holds the compilations' keys. The same holds in a merged report's ranks and in a preview's capture.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from .capturing.compile_id import CompileId
+
+
+def upgrade(doc: dict[str, Any], to: int) -> dict[str, Any]:
+    """``doc`` (a report's parsed JSON) as version ``to``; a version it cannot read raises ValueError."""
+    version = doc.get("schema_version")
+    while version != to:
+        step = _STEPS.get(version) if isinstance(version, int) else None
+        if step is None:
+            older = ", ".join(str(v) for v in sorted(_STEPS))
+            raise ValueError(f"this report has schema_version {version!r}; this explorer reads {to} "
+                             f"(and upgrades {older} as it loads them)")
+        doc = step(doc)
+        version = doc["schema_version"]
+    return doc
+
+
+# ---- 2 -> 3 ----
+
+def _v2_to_v3(doc: dict[str, Any]) -> dict[str, Any]:
+    out = dict(doc, schema_version=3, capture=_capture(doc.get("capture")), lineage=_lineages(doc.get("lineage")),
+               problems=_problems(doc.get("problems")))
+    preview = doc.get("preview")
+    if isinstance(preview, dict):
+        out["preview"] = dict(preview, capture=_capture(preview.get("capture")))
+    dist = doc.get("distributed")
+    if isinstance(dist, dict) and dist.get("ranks"):
+        out["distributed"] = dict(dist, ranks=[dict(r, capture=_capture(r.get("capture")),
+                                                    lineage=_lineages(r.get("lineage")),
+                                                    problems=_problems(r.get("problems")))
+                                               for r in dist["ranks"]])
+    return out
+
+
+def _capture(capture: Optional[dict]) -> Optional[dict]:
+    if not isinstance(capture, dict):
+        return capture
+    order = capture.get("graph_execution") or []
+    return dict(capture, problems=_problems(capture.get("problems")),
+                graph_execution=[CompileId.key_of(cid) for cid in order])
+
+
+def _problems(problems: Optional[list]) -> Optional[list]:
+    return [_problem(p) for p in problems] if isinstance(problems, list) else problems
+
+
+def _problem(p: dict) -> dict:
+    """``"0/1_2"`` -> ``"0/1"`` and attempt 2 (v2 wrote the attempt into the id, as torch prints it)."""
+    cid = CompileId.parse(p.get("compile_id") or "")
+    if cid is None:
+        return p
+    return dict(p, compile_id=cid.key, attempt=cid.attempt)
+
+
+def _lineages(lineages: Optional[list]) -> Optional[list]:
+    if not isinstance(lineages, list):
+        return lineages
+    return [dict(lin, origins=[_origin(o) for o in lin.get("origins", ())]) for lin in lineages]
+
+
+def _origin(text: str) -> dict:
+    """``"/home/me/prog.py:7"`` -> ``{"file": "/home/me/prog.py", "line": 7}`` (a file name may hold colons: the
+    line is after the last one)."""
+    file, _, line = text.rpartition(":")
+    return {"file": file, "line": int(line)} if line.isdigit() else {"file": text, "line": 0}
+
+
+_STEPS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3}
