@@ -453,6 +453,26 @@ def llama_page(tmp_path_factory, llama_report):
     return _page_file(tmp_path_factory, "llama.html", llama_report)
 
 
+def test_a_big_pages_pictures_are_unpacked_when_a_picture_is_first_shown(page, llama_report, tmp_path_factory,
+                                                                        monkeypatch):
+    """Past ``PICTURES_APART`` the drawn pictures leave the payload for their own element, so the first paint
+    does not read megabytes of SVG: a picture pane says it is unpacking them, then shows its picture."""
+    from explorer.present import graphviz_svg
+    from explorer.present import page as page_module
+
+    if graphviz_svg.dot_program() is None:
+        pytest.skip("Graphviz's dot is not installed")
+    monkeypatch.setattr(page_module, "PICTURES_APART", 0)
+    html = _page_file(tmp_path_factory, "apart.html", llama_report)
+    assert 'id="cx-pictures"' in Path(html).read_text(encoding="utf-8")
+    view = open_page(page, html)
+    right = side(view, "right")
+    show(right, "graph")
+    right.get_by_role("button", name="Picture").click()
+    right.locator("g.node.cx-box").first.wait_for()
+    assert right.locator("g.node.cx-box").count() >= 3 and right.locator(".cx-nopic").count() == 0
+
+
 def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(page, llama_page):
     """Four decoder blocks, the third with another activation: the FX graph's picture is one box per run of
     alike blocks, and the odd block's box opens in place to its own nodes, linked to the chain; the guards

@@ -137,8 +137,8 @@ def test_the_source_pane_shows_each_inlined_function_of_the_users_once_linked_by
     (lin,) = lineage_of(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
     assert [(t.stage, t.part) for t in lin.texts if "source" in t.stage or "bytecode" in t.stage] == [
         ("source", 0), ("source", 1), ("source", 2), ("source", 3), ("original_bytecode", 0)]  # one part per function
-    assert lin.origins_at("source", 2, part=2) == ("/u/blocks.py:4",)
-    graph_nodes = [link.element for link in lin.reached_from("/u/blocks.py:4") if link.stage == "graph"]
+    assert lin.origins_at("source", 2, part=2) == (Origin("/u/blocks.py", 4),)
+    graph_nodes = [link.element for link in lin.reached_from(Origin("/u/blocks.py", 4)) if link.stage == "graph"]
     assert [n for n in graph_nodes if n] == ["y", "y_1"]
 
 

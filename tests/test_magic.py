@@ -340,7 +340,7 @@ def test_user_strings_are_escaped_in_widget_and_static_html(ip):
 
     for comp in report.data.compilations:
         for key, _ in stage_keys(comp):
-            assert XSS not in stage_html(comp, key, report=report), key
+            assert XSS not in stage_html(comp, **key, report=report), key
     assert "onerror" in stage_html(report.data.compilations[0], "source", report=report)  # shown, escaped
 
 

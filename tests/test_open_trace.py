@@ -395,7 +395,9 @@ def test_a_trace_torch_wrote_decodes_to_the_capture_of_the_same_run(traced_run):
     assert [s.location for s in opened.clinic.fix_list] == [s.location for s in captured.clinic.fix_list]
     assert [e.one_line() for e in opened.clinic.recompiles] == [e.one_line() for e in captured.clinic.recompiles]
     assert not _problems(opened)
-    assert opened.capture.torch_version == gaps.installed_torch()
+    # the wheel's metadata may drop the build's local tag (2.14.1 for torch.__version__'s 2.14.1+cu130)
+    assert opened.capture.torch_version.split("+")[0] == gaps.installed_torch().split("+")[0]
+    assert gaps.version_note(opened.capture.torch_version, gaps.installed_torch()) is None
     assert all(c.phases for c in opened.compilations if c.graph is not None)
 
 

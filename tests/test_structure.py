@@ -147,7 +147,7 @@ def test_the_text_summary_names_the_repeated_blocks_and_the_odd_one(llama_report
 
 
 def test_the_picture_is_folded_and_each_box_opens_to_its_own_picture(llama_report):
-    from explorer.present.payload import build
+    from explorer.present.payload import build, dot_text
 
     payload, dots = build(llama_report, pictures="lazy")
     view = payload["views"][0]
@@ -155,11 +155,11 @@ def test_the_picture_is_folded_and_each_box_opens_to_its_own_picture(llama_repor
     assert {"box:layers.0-1", "box:layers.2", "box:layers.3"} <= set(boxes)
     assert boxes["box:layers.0-1"]["pid"] == boxes["box:layers.3"]["pid"]  # alike: one picture
     assert boxes["box:layers.2"]["pid"] != boxes["box:layers.3"]["pid"]
-    overview = dots[view["pictures"]["graph"]]
+    overview = dot_text(dots[view["pictures"]["graph"]])
     assert '"box:layers.2"' in overview and "silu → gelu" in overview
     member = {n.name for n in llama_report.compilations[0].graph.nodes if n.target == "torch._C._nn.linear"}
     assert not any(f'"{name}" [' in overview for name in member)  # the layers' nodes are inside the boxes
-    opened = dots[boxes["box:layers.2"]["pid"]]
+    opened = dot_text(dots[boxes["box:layers.2"]["pid"]])
     assert "gelu" in opened and "box:" not in opened  # a block's own nodes
     assert all(b["origins"] for b in boxes.values() if b["pid"] != view["pictures"]["graph"])
 

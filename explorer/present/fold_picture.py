@@ -14,6 +14,7 @@ off the kernel's critical path). A graph whose nodes name no module is folded by
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -41,10 +42,31 @@ class Box:
 
 @dataclass
 class Folded:
-    """The pictures of one folded graph: ``""`` the overview, then one per box opened (keyed by scope)."""
+    """The pictures of one folded graph: ``""`` the overview, then one per box opened (keyed by scope).
 
-    dots: dict[str, str] = field(default_factory=dict)
+    Each picture's DOT text is made when it is first asked for (``dot``): the widget names every picture in its
+    first message, but draws only those a user opens, and writing the DOT of an 11,000-node graph's every box
+    would put that cost on the kernel's critical path. ``fingerprint`` names the graph as drawn (its nodes and
+    their modules), so a picture's id is known without its text."""
+
     boxes: dict[str, Box] = field(default_factory=dict)
+    specs: dict[str, Any] = field(default_factory=dict)  # key -> what its picture holds (the folder's arguments)
+    fingerprint: str = ""
+    _draw: Any = field(default=None, repr=False)
+    _made: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def keys(self) -> list[str]:
+        return list(self.specs)
+
+    def dot(self, key: str) -> str:
+        if key not in self._made:
+            self._made[key] = self._draw(*self.specs[key])
+        return self._made[key]
+
+    @property
+    def dots(self) -> dict[str, str]:
+        """Every picture's DOT text (all made now)."""
+        return {key: self.dot(key) for key in self.specs}
 
 
 def fold(fx: Any, structure: Optional[Structure], stage: str) -> Optional[Folded]:
@@ -58,7 +80,10 @@ def fold(fx: Any, structure: Optional[Structure], stage: str) -> Optional[Folded
     if not any(paths):
         paths = _by_function(fx.nodes)
     classes = structure.classes if structure is not None else {}
-    return _Folder(fx, paths, reps, classes).run()
+    folded = _Folder(fx, paths, reps, classes).run()
+    seen = "\n".join(f"{x.name} {x.target} {x.type} {' '.join(x.inputs)} {p}" for x, p in zip(fx.nodes, paths))
+    folded.fingerprint = hashlib.sha1(f"{stage}\n{seen}".encode()).hexdigest()
+    return folded
 
 
 def _by_function(nodes: Sequence[Any]) -> list[str]:
@@ -80,7 +105,7 @@ class _Folder:
     def __init__(self, fx: Any, paths: list[str], reps: list[Repeat], classes: dict[str, str]):
         self.fx, self.paths, self.classes = fx, paths, classes
         self.index = {node.name: i for i, node in enumerate(fx.nodes)}
-        self.out = Folded()
+        self.out = Folded(_draw=self.dot)
         # a family's members: consecutive alike members are one run, opened as their group's first member
         self.run_of: dict[str, str] = {}
         self.runs: dict[str, tuple[Repeat, int, list[str]]] = {}
@@ -103,15 +128,15 @@ class _Folder:
 
     # ---- one picture: a scope's nodes, as nodes and boxes ----
     def picture(self, key: str, scope: str, idx: list[int], *, overview: bool = False) -> None:
-        if key in self.out.dots:
+        if key in self.out.specs:
             return
-        self.out.dots[key] = ""  # taken: a box inside may lead back here
+        self.out.specs[key] = None  # taken: a box inside may lead back here
         if not overview and len(idx) <= PLAIN_MAX:
             items = {i: self.fx.nodes[i].name for i in idx}
             boxes: dict[str, list[int]] = {}
         else:
             items, boxes = self.items(scope, idx)
-        self.out.dots[key] = self.dot(idx, items, boxes, inputs=not overview)
+        self.out.specs[key] = (idx, items, boxes, not overview)
         for bid, members in boxes.items():
             self.open(bid, members)
 
@@ -218,7 +243,7 @@ class _Folder:
         return f"{self.paths[i]}.{m['name']}" if m and self.paths[i] else None
 
     # ---- DOT ----
-    def dot(self, idx: list[int], items: dict[int, str], boxes: dict[str, list[int]], *, inputs: bool) -> str:
+    def dot(self, idx: list[int], items: dict[int, str], boxes: dict[str, list[int]], inputs: bool) -> str:
         out = ["digraph G {", '  rankdir=TB; node [fontname="Helvetica", fontsize=10];']
         for i in idx:
             if items[i].startswith("box:"):
@@ -279,4 +304,4 @@ def overview_dot(fx: Any, structure: Optional[Structure], stage: str) -> Optiona
     """The DOT a graph's picture starts from: its folded overview, or its own (a small graph nothing repeats in);
     None when there is none (no Graphviz text was kept for it)."""
     folded = fold(fx, structure, stage)
-    return folded.dots[""] if folded is not None else (fx.dot or None)
+    return folded.dot("") if folded is not None else (fx.dot or None)

@@ -165,6 +165,7 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
     data = report.capture
     others = RankScripts()  # each other rank's payload in its own element, unpacked when its rank is picked
     payload, _ = build(report, pictures="inline", other_ranks=True, on_rank=others.add)
+    pictures = pictures_script(payload)
     dist = report.distributed
     ranks = f"{dist.world_size} ranks, rank {dist.rank}: " if dist is not None and dist.merged else ""
     title = (f"compile-explorer: {ranks}{len(data.compilations)} compilations, "
@@ -179,4 +180,21 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
             f"{payload_script(payload, compress=compress)}"
             # async: an inline module runs as soon as it is read, not once the whole page (every rank) is
             f'<script type="module"{" async" if others.scripts else ""}>{module_text()}{boot}</script>'
-            f"{others.html()}</body></html>\n")
+            f"{pictures}{others.html()}</body></html>\n")
+
+
+PICTURES_APART = 256 * 1024  # drawn pictures past this many characters go in their own element
+
+
+def pictures_script(payload: dict) -> str:
+    """A big report's drawn pictures, taken out of ``payload`` into ``<script id="cx-pictures">`` (gzip + base64):
+    the first paint reads and unpacks only the payload, a picture's SVG is unpacked when a picture is first shown.
+    A folded 2,300-node graph draws 13 pictures of 8 MB of SVG: reading them delayed every page's first paint,
+    whether a picture was looked at or not. "" when the pictures are small (they stay in the payload)."""
+    pics = payload.get("pictures") or {}
+    if sum(len(svg) for svg in pics.values()) <= PICTURES_APART:
+        return ""
+    payload["pictures"] = {}
+    packed = base64.b64encode(gzip.compress(to_json(pics).encode("utf-8"), compresslevel=RANK_LEVEL, mtime=0))
+    return (f'<script type="application/octet-stream" id="cx-pictures" data-encoding="gzip+base64">'
+            f'{packed.decode("ascii")}</script>')

@@ -73,11 +73,12 @@ code = parts[0] + source(refs[0]) + parts[1] + ...).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import time
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..distributed.model import RankRun
@@ -91,6 +92,7 @@ from .structure_view import structure_for
 from .viewmodel import as_report, block_key, kernel_refs
 
 FORMAT = 1
+Dot = Union[str, Callable[[], str]]  # a picture's DOT text, or what makes it when it is drawn (``dot_text``)
 OMITTED = (
     "capture.compilations[].{graph,aot_*,post_grad_graph*}.nodes: the node table (the graph's code shows it)",
     "capture.compilations[].{graph,aot_*,post_grad_graph*}.dot: Graphviz text (drawn into 'pictures')",
@@ -123,7 +125,7 @@ FIRST_PANES = FIRST_STAGES | {"timing"}
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
           defer: bool = False, model: Optional[dict] = None, other_ranks: bool = False,
           origins: Optional[list[Origin]] = None,
-          on_rank: Optional[Callable[[str, dict], None]] = None) -> tuple[dict, dict[str, str]]:
+          on_rank: Optional[Callable[[str, dict], None]] = None) -> tuple[dict, dict[str, Dot]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -185,7 +187,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
 
 
 def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[Origin]] = None,
-                 made_at: Optional[float] = None) -> tuple[dict, dict[str, str]]:
+                 made_at: Optional[float] = None) -> tuple[dict, dict[str, Dot]]:
     """Rank ``rank``'s own payload, out of a merged report: what the view swaps in when that rank is picked.
     Its chain indexes the job's ``origins`` (every rank's the same list), so a pinned line stays lit."""
     return build(report.rank(rank), pictures=pictures, made_at=made_at,
@@ -256,7 +258,7 @@ def script_safe(text: str) -> str:
 # ---- per compilation ----
 
 def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = False,
-          report: Any = None) -> tuple[dict, dict[str, str]]:
+          report: Any = None) -> tuple[dict, dict[str, Dot]]:
     """The view model's compilation, with the pictures its graph stages have (or why not) and, for a folded
     picture, what each of its boxes opens (``boxes``); ``defer``: only the first panes (``FIRST_PANES``)."""
     pics, no_pic, dots, boxes = {}, {}, {}, {}
@@ -275,9 +277,12 @@ def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = F
         if folded is None and not fx.dot:
             no_pic[s.id] = "No Graphviz text was captured for this graph."
             continue
-        drawn = folded.dots if folded is not None else {"": fx.dot}
-        ids = {key: picture_id(dot) for key, dot in drawn.items()}
-        dots.update({ids[key]: dot for key, dot in drawn.items()})
+        if folded is not None:  # named now, written when drawn (``Folded.dot``)
+            ids = {key: picture_id(f"{folded.fingerprint}\n{key}") for key in folded.keys()}
+            dots.update({ids[key]: functools.partial(folded.dot, key) for key in folded.keys()})
+        else:
+            ids = {"": picture_id(fx.dot)}
+            dots[ids[""]] = fx.dot
         pics[s.id] = ids[""]
         if folded is not None:
             boxes[s.id] = {b.id: {"pid": ids[b.picture], "title": b.title, "origins": list(b.origins)}
@@ -290,11 +295,16 @@ def picture_id(dot: str) -> str:
     return hashlib.sha1(dot.encode("utf-8")).hexdigest()[:16]
 
 
-def draw_pictures(dots: dict[str, str]) -> dict[str, str]:
+def dot_text(dot: Dot) -> str:
+    """A picture's DOT text: ``build``'s ``dots`` hold a folded graph's pictures as makers, called when drawn."""
+    return dot if isinstance(dot, str) else dot()
+
+
+def draw_pictures(dots: dict[str, Dot]) -> dict[str, str]:
     """``{id: svg}``, or ``{id: why not}`` (text, not starting with ``<svg``); ``dot`` runs in parallel."""
     if not dots:
         return {}
-    items = list(dots.items())
+    items = [(pid, dot_text(d)) for pid, d in dots.items()]
     if len(items) == 1:
         results = [graphviz_svg.render_svg(items[0][1])]
     else:

@@ -109,6 +109,7 @@ FRONT: dict[str, Template] = {
     "no_picture": "No picture for this graph.",
     "drawing_picture": "Drawing the picture (Graphviz runs in the kernel)…",
     "picture_asking": "Asking the kernel to draw the picture…",
+    "picture_unpacking": "Unpacking the pictures…",
     "picture_none": "The picture is drawn by the kernel that made this view, and none answered: this is a saved "
                     "notebook or page, or its kernel has restarted since: run the cell again, or save the report "
                     "as HTML (report.save_html), which draws every picture.",

@@ -78,8 +78,20 @@ export async function mountPage(root, script) {
       : new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(
           () => find(r) || Promise.reject(new Error(`#cx-rank-${r}`)),
         );
+  // a big report's pictures are in #cx-pictures, after the view's script: unpacked when a picture is first shown
+  let pictures = null;
+  const readPictures = () => {
+    const el = doc.getElementById("cx-pictures");
+    return el ? readPayload(el.textContent, el.dataset.encoding) : Promise.resolve({});
+  };
+  const pagePictures = () =>
+    (pictures =
+      pictures ||
+      (doc.readyState !== "loading"
+        ? readPictures()
+        : new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(readPictures)));
   try {
-    return mount(root, await readPayload(script.textContent, script.dataset.encoding), { rankPayload });
+    return mount(root, await readPayload(script.textContent, script.dataset.encoding), { rankPayload, pagePictures });
   } catch (err) {
     failed(root, "read", err && err.message);
     return null;

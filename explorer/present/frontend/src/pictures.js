@@ -20,6 +20,22 @@ export const Pictures = {
   svgPicture(pane, stageId, pid, boxes) {
     const m = this.m,
       svg = m.pictures[pid];
+    if (svg === undefined && this.host.pagePictures && this.pagePictures !== "read") {
+      // the page: its pictures are unpacked from their own element on first sight, then every picture pane redraws
+      // (one the page lacks then says it was not drawn: nothing waits forever)
+      if (!this.pagePictures) {
+        this.pagePictures = "reading";
+        this.host
+          .pagePictures()
+          .catch(() => ({}))
+          .then((p) => {
+            this.pagePictures = "read";
+            Object.assign(this.m.pictures, p || {});
+            for (const q of this.panes) if (q.mode === "picture") q.render();
+          });
+      }
+      return nopic(m.w("picture_unpacking"));
+    }
     if (svg === undefined) {
       const state = this.kernelState();
       let key = this.host.kernel ? "picture_none" : "picture_not_drawn";
