@@ -19,8 +19,11 @@ ROOT = os.path.dirname(HERE)
 _TIME_KEYS = re.compile(r"(_s$|^metrics$|^wall_time_s$|^times_s$)")
 
 
-def _env():
+def _env(out):
     env = dict(os.environ)
+    # each entry point a first run: its own Inductor cache (the graph caches and the explorer's stage store, the
+    # compiled kernels), so none is served what another lowered (that one's report would rightly say so)
+    env["TORCHINDUCTOR_CACHE_DIR"] = out + ".inductor-cache"
     env["PYTHONPATH"] = os.pathsep.join([ROOT, PROGRAMS, env.get("PYTHONPATH", "")])
     # Inductor decides per process whether the CPU can vectorize by building and loading a probe library in a
     # child process with a 60 s limit; on a loaded CI machine one of the three processes can miss it and write
@@ -32,19 +35,19 @@ def _env():
 def _via_explore(out):
     code = ("import explorer, same; "
             f"explorer.explore(same.f, same.make_input(), json={out!r})")
-    subprocess.run([sys.executable, "-c", code], check=True, env=_env(), cwd=PROGRAMS, capture_output=True)
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env(out), cwd=PROGRAMS, capture_output=True)
 
 
 def _via_cli(out):
     subprocess.run([sys.executable, "-m", "explorer", "run", "--quiet", "--json", out,
-                    os.path.join(PROGRAMS, "same_script.py")], check=True, env=_env(), cwd=PROGRAMS,
+                    os.path.join(PROGRAMS, "same_script.py")], check=True, env=_env(out), cwd=PROGRAMS,
                    capture_output=True)
 
 
 def _via_magic(out):
     from jupyter_client.manager import start_new_kernel
 
-    km, kc = start_new_kernel(kernel_name="python3", env=_env(), cwd=PROGRAMS)
+    km, kc = start_new_kernel(kernel_name="python3", env=_env(out), cwd=PROGRAMS)
     try:
         for cell in ("%load_ext explorer",
                      f"%%compile --capture-only -q --json {out}\nimport torch\nfrom same import f, make_input\n"
@@ -85,8 +88,6 @@ def _scrub(node, key=""):
             k: _scrub(v, k)
             for k, v in node.items()
             if not _TIME_KEYS.search(k) and not (dropped and k in ("size", "count"))
-            # built by the first entry point, loaded from torch's code cache by the next: the cache's doing
-            and not (k == "build" and "language" in node)
         }
     if isinstance(node, list):
         if key == "user_traceback":  # frames above the program are its caller: the entry point

@@ -178,8 +178,8 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
             "The whole report is in this file as JSON (the cx-payload script element); "
             "<code>python -m explorer show</code> reads a report's JSON as text.</noscript></div>"
             f"{payload_script(payload, compress=compress)}"
-            # async: an inline module runs as soon as it is read, not once the whole page (every rank) is
-            f'<script type="module"{" async" if others.scripts else ""}>{module_text()}{boot}</script>'
+            # async: an inline module runs as soon as it is read, not once the whole page (every rank, the pictures) is
+            f'<script type="module"{" async" if others.scripts or pictures else ""}>{module_text()}{boot}</script>'
             f"{pictures}{others.html()}</body></html>\n")
 
 
@@ -195,6 +195,6 @@ def pictures_script(payload: dict) -> str:
     if sum(len(svg) for svg in pics.values()) <= PICTURES_APART:
         return ""
     payload["pictures"] = {}
-    packed = base64.b64encode(gzip.compress(to_json(pics).encode("utf-8"), compresslevel=RANK_LEVEL, mtime=0))
+    packed = base64.b64encode(gzip.compress(to_json(pics).encode("utf-8"), compresslevel=6, mtime=0))
     return (f'<script type="application/octet-stream" id="cx-pictures" data-encoding="gzip+base64">'
             f'{packed.decode("ascii")}</script>')
