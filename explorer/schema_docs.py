@@ -562,28 +562,31 @@ FIELDS = {
     # ---- the model's structure ----
     "Structure.compile_id": "The compilation.",
     "Structure.classes": "Module path -> its class's qualified name, as Dynamo's type guards name it.",
-    "Structure.stages": "Per graph stage (and `guards`), which module each item came from.",
+    "Structure.stages": "Per graph stage (and `guards`, and each loop-IR dump), which module each item came from.",
     "Structure.launches": "Every kernel and library call of the generated wrappers, in call order.",
-    "Structure.repeats": "Per stage (a graph stage, `guards`, `kernels`), the numbered siblings of one container "
-                         "compared: the members alike in groups, the biggest first.",
+    "Structure.repeats": "Per stage (a graph stage, `guards`, `kernels`, a loop-IR dump), the numbered siblings of "
+                         "one container compared: the members alike in groups, the biggest first.",
     "Structure.notes": "What could not be read, in words.",
-    "StageModules.stage": _ENUM_STAGE + ", or `guards`.",
+    "StageModules.stage": _ENUM_STAGE + ", `guards`, or one loop-IR dump as `STAGE:PART` (`ir_pre_fusion:1`: the "
+                          "second dump before fusion, the backward's).",
     "StageModules.paths": "The module paths its items belong to, each once, as the user names them "
                           "(`model.layers.3.attn`); `\"\"` is the compiled function itself, outside any module.",
-    "StageModules.of": "Per item (the graph's nodes in order, or the guards in order): an index into `paths`. Read "
-                       "from torch's printed records (parameter names, user lines, guard sources); inferred where a "
-                       "node reads no parameter (`explorer.structure.assign` says how).",
+    "StageModules.of": "Per item (the graph's nodes in order, the guards in order, or a loop-IR dump's scheduler "
+                       "nodes in order): an index into `paths`. Read from torch's printed records (parameter names, "
+                       "user lines, guard sources); inferred where a node reads no parameter "
+                       "(`explorer.structure.assign` says how); a scheduler node is in the module of most of the "
+                       "post-grad nodes it computes.",
     "Launch.kernel": "The kernel (or library call) as the wrapper calls it.",
     "Launch.graph_kind": "`forward`, `backward` or `inference`.",
     "Launch.modules": "The modules of the post-grad nodes torch's provenance says this call computes, most nodes "
                       "first.",
-    "Repeat.stage": _ENUM_STAGE + ", `guards` or `kernels`.",
+    "Repeat.stage": _ENUM_STAGE + ", `guards`, `kernels`, or one loop-IR dump (`ir_post_fusion:0`).",
     "Repeat.parent": "The container: `model.layers`.",
     "Repeat.kind": "The members' class (`Block`), when Dynamo's type guards name it.",
     "Repeat.groups": "Members alike, the group with the most members first (its first member is the one the views "
                      "show); every other group differs from it.",
     "MemberGroup.members": "The members' names under the container (`\"0\"`, `\"1\"`, ...), in model order.",
-    "MemberGroup.size": "Nodes (guards, kernel launches) of one member.",
+    "MemberGroup.size": "Nodes (guards, kernel launches, scheduler nodes) of one member.",
     "MemberGroup.diff": "How these members differ from the first group: unified-diff lines of the two listings, "
                         "each member's own names written away (empty for the first group).",
     "MemberGroup.kind": "Their class, when it is not the family's.",

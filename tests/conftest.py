@@ -109,25 +109,11 @@ def diverge_job(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def stacked_report():
-    """A training step of a tiny GPT-style decoder (tests/programs/stacked): 4 identical blocks and one whose MLP
-    uses another activation, its code in a module of its own; the model compiled whole, as users do."""
-    import torch
-    from programs import stacked_blocks
-
-    import explorer
-
-    model = stacked_blocks.make(layers=4)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with explorer.capture() as report:
-        stacked_blocks.train_step(torch.compile(model), opt, *stacked_blocks.batch())
-    return report
-
-
-@pytest.fixture(scope="session")
 def llama_report():
-    """tests/programs/llama_blocks.py: a training step of four decoder blocks in `model.layers`, the third with
-    another activation (GELU for SiLU): three alike, one odd, in every stage."""
+    """tests/programs/llama_blocks.py: a training step of four decoder blocks in `layers`, the third with another
+    activation (GELU for SiLU), the model compiled whole as users do: three blocks alike, one odd, in every stage
+    (tests/test_structure.py), each block's code inlined into the compiled forward (tests/test_inlined.py). One
+    compile of a multi-layer training step serves both: it is one of the test run's slowest fixtures."""
     import torch
     from programs import llama_blocks
 
@@ -137,5 +123,5 @@ def llama_report():
     model = llama_blocks.Llama(layers=4, odd_layer=2)
     tokens, targets = llama_blocks.batch()
     with explorer.capture() as report:
-        torch.compile(llama_blocks.train_step)(model, tokens, targets)
+        llama_blocks.train_step(torch.compile(model), tokens, targets)
     return report

@@ -237,19 +237,24 @@ def test_page_chain_from_torch_sin_to_a_kernel_line_and_back(page, sin_page, sin
         assert re.fullmatch(r".+:\d+", value), value
 
 
-def test_page_a_models_block_line_lights_its_nodes_in_every_layer(page, tmp_path_factory, stacked_report):
-    """The model's own code is in the Source pane (tests/programs/stacked: Block.forward, inlined into the compiled
-    forward once per layer): its attention line lights the attention node of each of the five layers."""
-    view = open_page(page, _page_file(tmp_path_factory, "stacked.html", stacked_report))
+def test_page_a_models_block_line_lights_its_nodes_in_every_layer(page, llama_page):
+    """The model's own code is in the Source pane (tests/programs/llama_blocks.py: Block.forward and Attention.forward,
+    inlined into the compiled forward once per layer): its attention line lights the attention node of each of the
+    four layers."""
+    view = open_page(page, llama_page)
     left, right = side(view, "left"), side(view, "right")
     show(left, "source")
     show(right, "graph")
     block = left.locator(".cx-code", has_text="scaled_dot_product_attention")
     assert block.count() == 1 and block.get_attribute("data-block") not in (None, "source:0")  # not the frame's
     block.locator(".cx-ln", has_text="scaled_dot_product_attention").click()
-    lit = right.locator(".cx-ln.cx-lit").all_inner_texts()
+    lit = []
+    for chunk in right.locator(".cx-chunk").all():  # the graph's lines are drawn as they are scrolled near
+        chunk.scroll_into_view_if_needed()
+        chunk.locator(".cx-ln").first.wait_for()
+        lit += chunk.locator(".cx-ln.cx-lit").all_inner_texts()
     layers = {m for t in lit for m in re.findall(r"^\s*(y(?:_\d+)?):", t)}
-    assert layers == {"y", "y_1", "y_2", "y_3", "y_4"}, lit
+    assert layers == {"y", "y_1", "y_2", "y_3"}, lit
     assert "scaled_dot_product_attention" in view.locator(".cx-chainbar").inner_text()  # the line's own text
 
 
@@ -482,10 +487,10 @@ def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(pa
     show(right, "graph")
     right.get_by_role("button", name="Picture").click()
     assert right.locator("g.node.cx-box").count() >= 3
-    box = right.locator('g.node.cx-box[data-box="box:model.layers.2"]')
+    box = right.locator('g.node.cx-box[data-box="box:layers.2"]')
     box.click()
-    opened = right.locator('.cx-box-open[data-box="box:model.layers.2"]')
-    assert "differs from model.layers.0 (silu → gelu)" in opened.locator(".cx-h4").first.inner_text()
+    opened = right.locator('.cx-box-open[data-box="box:layers.2"]')
+    assert "differs from layers.0 (silu → gelu)" in opened.locator(".cx-h4").first.inner_text()
     assert opened.locator("svg g.node").count() >= 20 and "gelu" in opened.locator("svg").inner_html()
     opened.locator("svg g.node.cx-l", has_text="gelu").first.click()  # the odd block's own activation
     lit = left.locator(".cx-ln.cx-lit")
@@ -494,13 +499,44 @@ def test_page_of_repeated_blocks_opens_a_folded_box_and_a_folded_guards_group(pa
     assert opened.count() == 0  # opened again, it closes
     show(left, "guards")
     group = left.locator("details.cx-rep-same").first
-    assert group.locator("summary").inner_text().startswith("3× Block (model.layers.0–1, 3) alike")
+    assert group.locator("summary").inner_text().startswith("3× Block (layers.0–1, 3) alike")
     assert group.locator("tr").count() == 0  # not drawn until opened
     group.locator("summary").click()
     rows = group.locator("tr")
     rows.first.wait_for()  # drawn on the details' toggle event, which the browser fires after the click, not in it
     assert rows.count() > 20 and "_modules['layers']._modules['0']" in rows.nth(1).inner_text()
-    assert left.locator("details.cx-rep-odd summary").first.inner_text().startswith("model.layers.2 differs")
+    assert left.locator("details.cx-rep-odd summary").first.inner_text().startswith("layers.2 differs")
+
+
+def test_page_loop_ir_is_outlined_by_module_and_a_folded_row_leads_to_its_scheduler_node(page, llama_page,
+                                                                                        llama_report):
+    """The loop-level IR after fusion of the four-block model: each dump (forward, backward) has a module outline
+    over its text, the alike blocks in one row and the odd block called out with its diff; a row's lines put the
+    cursor on its first scheduler node in the dump, drawn whole (a text this long travels packed, unpacked when
+    the pane shows it)."""
+    from explorer.present.packed_text import PACK_OVER
+
+    (dump,) = [d for d in llama_report.compilations[0].ir_post_fusion if d.graph_kind == "backward"]
+    assert len(dump.text) > PACK_OVER  # so the page carries it packed
+    view = open_page(page, llama_page)
+    right = side(view, "right")
+    show(right, "ir_post_fusion")
+    outline = right.locator("details.cx-rep", has=page.locator("summary", has_text="backward: Modules:"))
+    assert outline.count() == 1 and outline.get_attribute("open") is not None
+    rows = outline.locator("tr")
+    alike = rows.filter(has_text="2× Block (layers.1, 3) alike")
+    odd = rows.filter(has_text="layers.2 differs")
+    assert alike.count() == 1 and odd.count() == 1
+    diff = outline.locator("details.cx-rep-diff", has=page.locator("summary", has_text="layers.2 differs"))
+    diff.locator("summary").click()  # drawn when opened: GELU's erf in the odd block's loop bodies
+    diff.locator("tr").first.wait_for()  # on the details' toggle event, which the browser fires after the click
+    assert any(t.startswith("+erf = ops.erf(") for t in diff.locator("tr").all_inner_texts())
+    odd.locator("button.cx-link").click()
+    cursor = right.locator(".cx-ln.cx-cursor")
+    assert cursor.count() == 1
+    node = re.search(r"\b(op\d+): \w*SchedulerNode\(", cursor.inner_text())
+    assert node, cursor.inner_text()  # a scheduler node of the dump, its text whole
+    assert f"\n{node[1]}: " in dump.text
 
 
 def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):
@@ -536,8 +572,10 @@ def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):
 
 
 # hover every 7th source line; the time until the highlight is applied and painted (median, ms)
-HOVER_JS = """async () => {
-  const lines = [...document.querySelectorAll('.cx-pane[data-side=left] .cx-ln.cx-l')];
+# the median hover highlight over every 7th linked line of the left pane: mouseover to the next frame drawn
+# (``root``: one view, a notebook's; the document's by default); the last line left lit no longer
+HOVER_JS = """async (root) => {
+  const lines = [...(root || document).querySelectorAll('.cx-pane[data-side=left] .cx-ln.cx-l')];
   const times = [];
   for (let i = 0; i < lines.length; i += 7) {
     await new Promise(r => requestAnimationFrame(r));
@@ -546,8 +584,9 @@ HOVER_JS = """async () => {
     await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
     times.push(performance.now() - t0);
   }
+  lines.length && lines[0].dispatchEvent(new MouseEvent('mouseout', {bubbles: true}));
   times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return times.length ? times[Math.floor(times.length / 2)] : -1;
 }"""
 
 

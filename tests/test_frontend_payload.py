@@ -20,8 +20,9 @@ import pytest
 from explorer.capturing.model import CaptureData, Compilation, Frame, Kernel, OutputCode
 from explorer.lineage import LineLink, Origin
 from explorer.present.html import kernel_refs
+from explorer.present.packed_text import unpack_texts
 from explorer.present.page import module_text, payload_script, render_page
-from explorer.present.payload import FIRST_STAGES, build, compact_lineage, to_json, to_script_json
+from explorer.present.payload import FIRST_STAGES, PICTURED, build, compact_lineage, to_json, to_script_json
 from explorer.stages import STAGES
 
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
@@ -88,6 +89,7 @@ def test_derivable_fields_are_left_out_and_come_back_exactly(breaks_report):
 
     for report in (breaks_report, synthetic()):
         payload, _ = build(report, pictures="none")
+        unpack_texts(payload)  # what the front end does with a packed text when a pane shows it
         for comp, doc in zip(report.capture.compilations, payload["report"]["capture"]["compilations"]):
             for name in ("graph", "aot_forward", "aot_backward", "aot_inference", "post_grad_graph"):
                 fx = getattr(comp, name)
@@ -124,17 +126,45 @@ def test_the_chain_survives_compaction(breaks_report):
     packed = compact_lineage(lineage, refs)
     origins = [Origin(**o) for o in packed["origins"]]  # {"file", "line"}: nothing to split
     assert origins == sorted(origins) and all(set(o) == {"file", "line"} for o in packed["origins"])
-    seen = 0
+    seen = named = 0
     for lin in lineage:
         comp = packed["compilations"][lin.compile_id]
         for link in lin.links:
             key = (f"kernels:{refs[lin.compile_id][link.part]}" if link.stage == "kernels"
                    else f"{link.stage}:{link.part}")
             assert set(decode_entry(origins, comp["blocks"][key][link.line - 1])) == set(link.origins), link
-            if link.element:
+            if link.element and link.stage in PICTURED:  # what a graph's picture links its nodes by
                 assert comp["elements"][key][str(link.line)] == link.element
+                named += 1
             seen += 1
-    assert seen > 100
+    assert seen > 100 and named > 10
+    # the other stages' elements (loop IR buffers, wrapper and kernel lines) are not read by the view: left out
+    assert all(key.split(":")[0] in PICTURED for c in packed["compilations"].values() for key in c["elements"])
+
+
+def test_a_models_loop_ir_travels_outlined_by_module(llama_report):
+    """The page's loop-IR panes (tests/programs/llama_blocks.py: four blocks, the third with GELU): over each dump,
+    forward and backward, its module outline, the alike blocks in one row and the odd one called out; each row's
+    line is a scheduler node of the text the payload carries for that dump (the backward's packed, read back)."""
+    from explorer.present.text import flat
+
+    comp = llama_report.compilations[0]
+    payload, _ = build(llama_report, pictures="none")
+    doc = payload["report"]["capture"]["compilations"][0]
+    assert any(isinstance(d["text"], dict) for d in doc["ir_post_fusion"])  # travels packed
+    unpack_texts(doc)
+    for stage in ("ir_pre_fusion", "ir_post_fusion"):
+        pane = payload["views"][0]["panes"][stage]
+        src = {b["key"]: b["src"] for b in pane if b["t"] == "code"}
+        outlines = [b for b in pane if b["t"] == "details" and b.get("cls") == "cx-rep"]
+        assert [flat(b["s"]).split(":")[0] for b in outlines] == [d.graph_kind for d in getattr(comp, stage)]
+        for outline in outlines:
+            rows = {flat(r["c"][0]): r["c"][3] for r in outline["body"][0]["rows"]}
+            assert {"2× Block (layers.1, 3) alike", "layers.2 differs"} <= set(rows), (stage, set(rows))
+            for where in rows.values():
+                field, part, name = src[where[0]["key"]].split(".")  # "ir_post_fusion.1.text"
+                lines = doc[field][int(part)][name].split("\n")
+                assert lines[where[0]["line"] - 1].startswith("op"), (stage, where)
 
 
 def test_the_chain_read_per_line_or_per_text_is_the_same(breaks_report):

@@ -33,6 +33,7 @@ from explorer.present import viewmodel as vm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(HERE, "programs", "stacked", "model.py")
+LLAMA = os.path.join(HERE, "programs", "llama_blocks.py")
 
 
 def model_line(text, after=0):
@@ -196,29 +197,37 @@ def test_a_resume_functions_trace_does_not_list_the_function_it_resumes_as_inlin
 
 # ---- a real model: N identical blocks and one that differs ----
 
-def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(stacked_report):
-    (comp,) = [c for c in stacked_report.compilations if c.graph is not None]
-    assert comp.label == f"{comp.compile_id} Decoder.forward (model.py:{model_line('def forward(self, idx)')})"
+def llama_line(text, after=0):
+    """The first line of tests/programs/llama_blocks.py holding ``text`` past line ``after``."""
+    with open(LLAMA, encoding="utf-8") as fh:
+        return next(i for i, line in enumerate(fh, 1) if text in line and i > after)
+
+
+def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(llama_report):
+    """tests/programs/llama_blocks.py compiled whole (the ``llama_report`` fixture): four blocks, the third with GELU
+    for SiLU; each block's forward, its attention's and MLP's, and the ``rotary`` helper inlined once per call."""
+    (comp,) = [c for c in llama_report.compilations if c.graph is not None]
+    assert comp.label == f"{comp.compile_id} Llama.forward (llama_blocks.py:{llama_line('def forward(self, tokens)')})"
     calls = {f.name: f.calls for f in comp.inlined}
-    assert calls["Block.forward"] == 5 and calls["MLP.forward"] == 5 and calls["split_heads"] == 15
+    assert calls["Block.forward"] == 4 and calls["MLP.forward"] == 4 and calls["rotary"] == 8
     pane = vm.stage_blocks(vm.BY_STAGE["source"], comp, vm.kernel_refs(comp))
-    k = next(i for i, f in enumerate(comp.inlined) if f.name == "Block.forward")
+    k = next(i for i, f in enumerate(comp.inlined) if f.name == "Attention.forward")
     block = next(b for b in pane if b.get("key") == f"source:{k + 1}")
-    assert block["first"] == model_line("def forward(self, x)", after=model_line("class Block"))
-    assert block["file"] == MODEL
-    (lin,) = [x for x in stacked_report.lineage if x.compile_id == comp.compile_id]
-    attention = Origin(MODEL, model_line("scaled_dot_product_attention"))
+    assert block["first"] == llama_line("def forward(self, x, cos, sin)", after=llama_line("class Attention"))
+    assert block["file"] == LLAMA
+    (lin,) = [x for x in llama_report.lineage if x.compile_id == comp.compile_id]
+    attention = Origin(LLAMA, llama_line("scaled_dot_product_attention"))
     line = attention.line - block["first"] + 1
     assert lin.origins_at("source", line, part=k + 1) == (attention,)
     reached = lin.reached_from(attention)
     sdpa = [x.element for x in reached if x.stage == "graph" and x.element]
-    assert len(sdpa) == 5, sdpa  # every layer's attention
+    assert len(sdpa) == 4, sdpa  # every layer's attention
     stages = {x.stage for x in reached}
     assert {"graph", "aot_forward", "aot_backward", "post_grad_graph", "output_code"} <= stages, stages
-    # the block that differs: the MLP's line became GELU in four layers and SiLU in one
-    mlp = {x.element for x in lin.reached_from(Origin(MODEL, model_line("self.down(self.act("))) if x.stage == "graph"}
+    # the block that differs: the MLP's line became SiLU in three layers and GELU in one
+    mlp = {x.element for x in lin.reached_from(Origin(LLAMA, llama_line("self.w2(self.act("))) if x.stage == "graph"}
     acts = sorted(re.sub(r"_\d+$", "", n) for n in mlp if n and n.startswith(("gelu", "silu")))
-    assert acts == ["gelu"] * 4 + ["silu"], acts
+    assert acts == ["gelu"] + ["silu"] * 3, acts
 
 
 # ---- a compiled module named as the module, by every entry point ----

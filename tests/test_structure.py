@@ -1,8 +1,8 @@
 """A model of repeated blocks, folded: the alike members in one entry, the odd one called out, in every view.
 
-tests/programs/llama_blocks.py at four layers, the third (``model.layers.2``) with GELU where the others have
+tests/programs/llama_blocks.py at four layers, the third (``layers.2``) with GELU where the others have
 SiLU (the ``llama_report`` fixture): the graph panes, the guards, the kernels, the picture and the text summary
-each say "3× Block (model.layers.0–1, 3)" and call ``model.layers.2`` out with what differs. The capture-free
+each say "3× Block (layers.0–1, 3)" and call ``layers.2`` out with what differs. The capture-free
 tests below build the records by hand: the module of each node read from Dynamo's names, the guard tree's dict
 entries, a big graph drawn folded.
 """
@@ -21,7 +21,7 @@ ALIKE, ODD = ("0", "1", "3"), ("2",)
 
 def family(report, stage):
     (s,) = [x for x in report.structure if x.compile_id == report.compilations[0].compile_id]
-    (r,) = [r for r in s.repeats if r.stage == stage and r.parent == "model.layers"]
+    (r,) = [r for r in s.repeats if r.stage == stage and r.parent == "layers"]
     return r
 
 
@@ -77,11 +77,36 @@ def test_the_graph_pane_outlines_the_modules_with_the_odd_block_and_its_diff(lla
     pane = view["panes"]["graph"]
     (outline,) = [b for b in pane if b.get("cls") == "cx-rep"]
     rows = [text_of(r["c"][0]) for r in outline["body"][0]["rows"]]
-    assert "3× Block (model.layers.0–1, 3) alike" in rows and "model.layers.2 differs" in rows
+    assert "3× Block (layers.0–1, 3) alike" in rows and "layers.2 differs" in rows
     diffs = [b for b in blocks_of(outline["body"]) if "cx-rep-diff" in b.get("cls", "")]
-    assert [text_of(d["s"]) for d in diffs] == ["model.layers.2 differs from model.layers.0: silu → gelu"]
+    assert [text_of(d["s"]) for d in diffs] == ["layers.2 differs from layers.0: silu → gelu"]
     lines = [r for r in outline["body"][0]["rows"] if text_of(r["c"][0]).startswith("3×")][0]["c"][3]
     assert lines[0]["key"] == "graph:0" and lines[0]["line"] > 1  # leads to the first member's code
+
+
+def test_the_loop_ir_is_grouped_by_module_with_the_odd_block_called_out(llama_report):
+    """Each scheduler node of Inductor's loop-level IR is placed in the module of the post-grad nodes it computes:
+    the dumps fold as the graphs do (the first layer differs there too: the embedding is fused into its norm)."""
+    from explorer.present import viewmodel as vm
+
+    comp = llama_report.compilations[0]
+    for stage in ("ir_pre_fusion", "ir_post_fusion"):
+        pane = vm.build(llama_report)["compilations"][0]["panes"][stage]
+        for part, dump in enumerate(getattr(comp, stage)):
+            r = family(llama_report, f"{stage}:{part}")
+            assert [g.members for g in r.groups] == [("1", "3"), ("0",), ("2",)], (stage, part)
+            odd = next(g for g in r.groups if g.members == ODD)
+            assert any(d.startswith("+erf = ops.erf(") for d in odd.diff), odd.diff  # GELU's erf, in the loop body
+            (outline,) = [b for b in pane if b.get("cls") == "cx-rep" and text_of(b["s"]).startswith(dump.graph_kind)]
+            rows = {text_of(r["c"][0]): r["c"][3] for r in outline["body"][0]["rows"]}
+            assert {"2× Block (layers.1, 3) alike", "layers.2 differs", "norm"} <= set(rows)
+            code = dump.text.split("\n")
+            for lines in rows.values():  # each row leads to a scheduler node of its own dump
+                assert lines[0]["key"] == f"{stage}:{part}" and code[lines[0]["line"] - 1].startswith("op")
+            i = next(i for i, b in enumerate(pane) if b.get("key") == f"{stage}:{part}")
+            assert pane.index(outline) < i  # over the dump's text
+    assert "layers.2 differs (silu → gelu) in" in llama_report.summary()
+    assert "Loop-level IR after fusion (backward)" in llama_report.summary()
 
 
 def test_the_guards_pane_folds_each_family_into_one_group(llama_report):
@@ -91,8 +116,8 @@ def test_the_guards_pane_folds_each_family_into_one_group(llama_report):
     pane = vm.build(llama_report)["compilations"][0]["panes"]["guards"]
     groups = [b for b in pane if b["t"] == "details" and "cx-rep" in b.get("cls", "")]
     titles = [text_of(g["s"]) for g in groups]
-    assert titles[0].startswith("3× Block (model.layers.0–1, 3) alike: ") and "model.layers.0's shown" in titles[0]
-    assert titles[1].startswith("model.layers.2 differs: ")
+    assert titles[0].startswith("3× Block (layers.0–1, 3) alike: ") and "layers.0's shown" in titles[0]
+    assert titles[1].startswith("layers.2 differs: ")
     assert all(g.get("lazy") for g in groups)  # drawn when opened
     tables = [b for b in pane if b["t"] == "table"]  # what the pane draws before anything is opened
     drawn = sum(len(t["rows"]) for t in tables)
@@ -111,14 +136,14 @@ def test_each_kernel_says_which_layers_launch_it(llama_report):
             for b in pane if b["t"] == "div"}
     (silu,) = [k.name for k in comp.kernels if k.graph_kind == "forward" and "silu" in k.name]
     (gelu,) = [k.name for k in comp.kernels if k.graph_kind == "forward" and "gelu" in k.name]
-    assert said[silu] == ["defined once, launched 3×, by model.layers.0–1, 3"]
-    assert said[gelu] == ["launched once, by model.layers.2"]
+    assert said[silu] == ["defined once, launched 3×, by layers.0–1, 3"]
+    assert said[gelu] == ["launched once, by layers.2"]
 
 
 def test_the_text_summary_names_the_repeated_blocks_and_the_odd_one(llama_report):
     text = llama_report.summary()
-    assert "repeated: 4× Block (model.layers.0–3)" in text
-    assert "model.layers.2 differs (silu → gelu) in Dynamo FX graph" in text
+    assert "repeated: 4× Block (layers.0–3)" in text
+    assert "layers.2 differs (silu → gelu) in Dynamo FX graph" in text
 
 
 def test_the_picture_is_folded_and_each_box_opens_to_its_own_picture(llama_report):
@@ -127,14 +152,14 @@ def test_the_picture_is_folded_and_each_box_opens_to_its_own_picture(llama_repor
     payload, dots = build(llama_report, pictures="lazy")
     view = payload["views"][0]
     boxes = view["boxes"]["graph"]
-    assert {"box:model.layers.0-1", "box:model.layers.2", "box:model.layers.3"} <= set(boxes)
-    assert boxes["box:model.layers.0-1"]["pid"] == boxes["box:model.layers.3"]["pid"]  # alike: one picture
-    assert boxes["box:model.layers.2"]["pid"] != boxes["box:model.layers.3"]["pid"]
+    assert {"box:layers.0-1", "box:layers.2", "box:layers.3"} <= set(boxes)
+    assert boxes["box:layers.0-1"]["pid"] == boxes["box:layers.3"]["pid"]  # alike: one picture
+    assert boxes["box:layers.2"]["pid"] != boxes["box:layers.3"]["pid"]
     overview = dot_text(dots[view["pictures"]["graph"]])
-    assert '"box:model.layers.2"' in overview and "silu → gelu" in overview
+    assert '"box:layers.2"' in overview and "silu → gelu" in overview
     member = {n.name for n in llama_report.compilations[0].graph.nodes if n.target == "torch._C._nn.linear"}
     assert not any(f'"{name}" [' in overview for name in member)  # the layers' nodes are inside the boxes
-    opened = dot_text(dots[boxes["box:model.layers.2"]["pid"]])
+    opened = dot_text(dots[boxes["box:layers.2"]["pid"]])
     assert "gelu" in opened and "box:" not in opened  # a block's own nodes
     assert all(b["origins"] for b in boxes.values() if b["pid"] != view["pictures"]["graph"])
 

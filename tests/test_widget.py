@@ -254,6 +254,7 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
     sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
     from frontend_report import synthetic
 
+    from explorer.present.packed_text import unpack_texts
     from explorer.present.payload import FIRST_FIELDS, _compilation_dict, build, build_rest
     from explorer.widget import decode_payload
 
@@ -271,10 +272,12 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
     assert reply["ok"] and "_buffers" not in reply and len(buffers) == 1
     rest = decode_payload(buffers[0], reply["encoding"])
     assert rest == json.loads(json.dumps(build_rest(report)))
+    unpack_texts(rest)  # the front end's reading of the packed texts
     merged = dict(comp, **{k: v for k, v in rest["compilations"]["0/0"].items()
                            if k not in ("kernel_sources", "panes")})
     for k, src in zip(merged["kernels"], rest["compilations"]["0/0"]["kernel_sources"]):
         k["source"] = src
+    unpack_texts(merged)  # the first part's texts travel packed too
     assert merged == json.loads(json.dumps(_compilation_dict(report.capture.compilations[0])))
     assert rest["lineage"]["origins"] == first["lineage"]["origins"]  # one index space for both parts
     # the panes: the first view's in the first part (not the kernels pane, a big report's largest), the others

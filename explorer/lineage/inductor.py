@@ -432,6 +432,23 @@ class Lowering:
                     rows[start + rel] = (origins_, element)
         return rows
 
+    def ir_nodes(self, dump: IrDump) -> list[tuple[str, int, tuple[str, ...]]]:
+        """Per scheduler node of the dump, in its order: its name, the row its block starts on, and the post-grad
+        nodes it computes (its loop body's, matched among its kernel's; else its kernel's). As ``ir_rows``, call it
+        on the post-fusion dump first."""
+        blocks, _ = _ir_blocks(dump.text)
+        calls = self._ir_calls(blocks)
+        out = []
+        for name, block in blocks.items():
+            call = calls.get(name)
+            nodes: tuple[str, ...] = ()
+            if call is not None and call.nodes:
+                if block.body is not None:
+                    nodes = self._body(block.body_text, call.nodes)[1]
+                nodes = nodes or call.nodes
+            out.append((name, block.span[0], nodes))
+        return out
+
     def _body(self, text: str, nodes: tuple[str, ...]
               ) -> tuple[list[tuple[int, tuple[Origin, ...], Optional[str]]], tuple[str, ...]]:
         """A loop body's lines matched among ``nodes``. Bodies alike but for buffer names and
@@ -632,3 +649,29 @@ def _extern_op(callee: str) -> str:
         while parts and parts[0] == prefix:
             parts = parts[1:]
     return parts[0] if parts else callee
+
+
+def ir_nodes(comp: Compilation, graphs: dict[str, GraphLines]) -> dict[tuple[str, int], list]:
+    """Per loop-IR dump of ``comp`` (``(stage, part)``): ``Lowering.ir_nodes`` of it, read as the chain reads it
+    (the wrappers first: a scheduler node is computed by the call that writes its buffers). ``graphs``: the
+    post-grad graphs read (``GraphLines``), by stage id. What ``explorer.structure`` places each node of the
+    loop IR in a module by."""
+    outputs = comp.output_code or ()
+    pre, post = comp.ir_pre_fusion or (), comp.ir_post_fusion or ()
+    out: dict[tuple[str, int], list] = {}
+    for kind in dict.fromkeys(d.graph_kind for d in post + pre):
+        graph = graphs.get("post_grad_graph_backward" if kind == "backward" else "post_grad_graph")
+        low = Lowering(comp, graph, lambda sets: tuple(sorted(set().union(*sets))))
+        for part, oc in enumerate(outputs):
+            if oc.graph_kind == kind:
+                low.read_wrapper(part, oc)
+        for stage, dumps in (("ir_post_fusion", post), ("ir_pre_fusion", pre)):
+            for part, dump in enumerate(dumps):
+                if dump.graph_kind == kind:
+                    out[(stage, part)] = low.ir_nodes(dump)
+    return out
+
+
+def ir_node_rows(text: str) -> list[int]:
+    """The row (from 0) each scheduler node of a loop-IR dump starts on, in the dump's order (``ir_nodes``')."""
+    return [b.span[0] for b in _ir_blocks(text)[0].values()]

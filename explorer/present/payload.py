@@ -14,7 +14,8 @@ Format (``"format": 1``)::
       "stages":  [Stage.to_dict(), ...],     # explorer.stages.STAGES, in pipeline order: the only list of stages
       "labels":  {...}, "header": {...}, "timing": {...} | null,   # the view model's (present.viewmodel);
                                              # labels.ui: the views' own words (present.words)
-      "report":  {...},                      # Report.to_dict(), less what "omitted" names
+      "report":  {...},                      # Report.to_dict(), less what "omitted" names; every text over
+                                             # 32 KB packed (present/packed_text.py: {"$lines": ...})
       "views":   [{                          # the view model's compilations, in capture order, with:
           "label":      "0/0 f (prog.py:3)",
           "present":    ["source", "graph", ...],   # stages with content (Stage.present)
@@ -40,7 +41,8 @@ Format (``"format": 1``)::
               "blocks":   {"graph:0": [0, 3, 3, -1, [3, 4], ...]},  # per line of the block (index 0 is
                           # line 1): 0 no data, -1 glue (came from no user line), k origins[k - 1],
                           # a list for several origins
-              "elements": {"graph:0": {"5": "sin"}},                # what a line defines (node, buffer)
+              "elements": {"graph:0": {"5": "sin"}},                # the node a graph's line defines (what
+                                             # its picture's node is linked by; other stages' are left out)
               "stages":   {"graph:0": "graph", "kernels:k": "kernels"}}}},  # each block's stage
       "ranks": {...} | null,                 # a merged multi-rank report: the view model's (present.ranks), with
                                              # "diffs": two ranks' panes where they compiled differently
@@ -85,6 +87,7 @@ from ..serial import to_jsonable
 from ..stages import STAGES
 from . import fold_picture, graphviz_svg, viewmodel
 from .fmt import origin_of
+from .packed_text import pack_texts
 from .structure_view import structure_for
 from .viewmodel import as_report, block_key, kernel_refs
 
@@ -95,11 +98,14 @@ OMITTED = (
     "capture.compilations[].{graph,aot_*,post_grad_graph*}.dot: Graphviz text (drawn into 'pictures')",
     "capture.compilations[].{original,rewritten}_bytecode.instructions: the listing shows them",
     "capture.compilations[].output_code[].code: when it embeds kernel sources verbatim, code_parts + kernel_refs",
-    "lineage: sent compacted under the payload's 'lineage'",
+    "lineage: sent compacted under the payload's 'lineage' (what a line defines, for the graph stages only)",
     "distributed.ranks[]: each rank's capture and analyses, in that rank's own payload ('rank_payloads', or the "
     "widget's 'rank' action)",
 )
 _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
+# The stages whose lines' elements (the node a line defines) travel: a picture's node is linked to the chain by
+# its name. The loop IR's, the wrapper's and the kernels' (most of an 80-layer chain's size) the view never reads.
+PICTURED = frozenset(s.id for s in STAGES if s.kind == "graph")
 
 
 # What a view draws first (the default panes: source and bytecode | Dynamo FX graph; the header);
@@ -164,7 +170,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
         "labels": model["labels"],
         "header": model["header"],
         "timing": model["timing"],
-        "report": _report_dict(report, first_only=defer),
+        "report": pack_texts(_report_dict(report, first_only=defer)),
         "views": views,
         "pictures": drawn,
         "pictures_lazy": pictures == "lazy",
@@ -214,10 +220,12 @@ def build_rest(report: Any, model: Optional[dict] = None) -> dict:
         rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
         later = [sid for sid in view["present"] if sid not in FIRST_PANES]
         panes = viewmodel.ensure_panes(view, comp, report, later)
+        pack_texts(rest)  # the report's texts; the panes are the view model's blocks, read as they are
         rest["panes"] = {sid: panes[sid] for sid in later}
         comps[comp.compile_id] = rest
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
-    return {"compilations": comps, "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
+    return {"compilations": comps,
+            "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
 
 
 def heavy_chars(report: Any) -> int:
@@ -448,7 +456,7 @@ def _compact_links(links: Iterable[Any], index: dict[Origin, int], refs: list[st
             entry = _entry(sorted(set((old if isinstance(old, list) else [old])
                                       + (entry if isinstance(entry, list) else [entry]))))
         arr[line - 1] = entry
-        if link.element:
+        if link.element and link.stage in PICTURED:
             elements.setdefault(key, {})[str(line)] = link.element
     return {"blocks": blocks, "elements": elements, "stages": stage_of}
 
@@ -467,6 +475,6 @@ def _compact_texts(lin: Any, index: dict[Origin, int], refs: list[str], stages: 
         key = block_key(t.stage, t.part, ref)
         blocks[key] = [sets[i] for i in t.sets_per_line()]
         stage_of[key] = t.stage
-        if t.elements:
+        if t.elements and t.stage in PICTURED:
             elements[key] = dict(t.elements)
     return {"blocks": blocks, "elements": elements, "stages": stage_of}

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ..capturing.model import Compilation
 from ..clinic.locate import guard_line
+from ..lineage.inductor import ir_node_rows
 from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
 from ..structure.paths import short_class
@@ -116,7 +117,7 @@ def summary(report: Any, comp: Compilation) -> list[str]:
         for r in reps:
             for g in r.groups[1:]:
                 for m in g.members:
-                    odd.setdefault(m, []).append(_stage_name(r.stage))
+                    odd.setdefault(m, []).append(_stage_name(r.stage, comp))
                     how.setdefault(m, first_change(g.diff) if r.stage in _GRAPH_STAGES else "")
         if not odd:
             out.append(f"repeated: {total}× {kind} ({members_text(parent, reps[0].members)}), alike in every stage")
@@ -137,8 +138,12 @@ _GRAPH_STAGES = ("graph", "aot_forward", "aot_inference", "aot_joint", "post_gra
                  "post_grad_graph_backward")
 
 
-def _stage_name(stage: str) -> str:
-    return {"guards": "guards", "kernels": "kernels"}.get(stage) or (BY_ID[stage].title if stage in BY_ID else stage)
+def _stage_name(stage: str, comp: Compilation) -> str:
+    """A stage's title; one loop-IR dump's (``ir_pre_fusion:1``) with the graph it lowered (``(backward)``)."""
+    sid, _, part = stage.partition(":")
+    title = {"guards": "guards", "kernels": "kernels"}.get(sid) or (BY_ID[sid].title if sid in BY_ID else sid)
+    dumps = getattr(comp, sid, None) or () if part.isdigit() else ()
+    return f"{title} ({dumps[int(part)].graph_kind})" if int(part or 0) < len(dumps) else title
 
 
 # ---- the panes ----
@@ -161,6 +166,15 @@ def fold_panes(drawn: dict[str, list[dict]], comp: Compilation, report: Any, gua
             blocks[at:at] = outline(s, sid, fx, _node_lines(lin, sid))
     if not modules:
         return
+    for sid in ("ir_pre_fusion", "ir_post_fusion"):
+        dumps = getattr(comp, sid, None) or ()
+        blocks = drawn.get(sid, [])
+        for i in reversed(range(len(blocks))):
+            key = blocks[i].get("key", "") if blocks[i]["t"] == "code" else ""
+            part = key.rpartition(":")[2]
+            st = s.stage(key) if part.isdigit() and int(part) < len(dumps) else None
+            if st is not None:
+                blocks[i:i] = ir_outline(s, key, dumps[int(part)])
     if "guards" in drawn and s.repeats_of("guards"):
         fold_guards(drawn["guards"], comp, s, guard_row)
     if "kernels" in drawn and s.launches:
@@ -180,22 +194,40 @@ def _node_lines(lin: Any, stage: str) -> dict[str, int]:
 def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[dict]:
     """The graph's modules, one row each at the depth its repeated members sit (or the top modules), a family's
     alike members in one row; the members that differ, each with its diff."""
+    at = [lines.get(n.name) for n in fx.nodes]
+    inputs = [n.op == "placeholder" for n in fx.nodes]
+    return outline_of(s, stage, f"{stage}:0", at, inputs, "nodes")
+
+
+def ir_outline(s: Structure, key: str, dump: Any) -> list[dict]:
+    """A loop-IR dump's scheduler nodes by module (``key``: ``ir_pre_fusion:1``), as a graph's outline."""
+    rows = ir_node_rows(dump.text)
+    if len(rows) != len(s.stage(key).of):
+        return []
+    return outline_of(s, key, key, [row + 1 for row in rows], None, "scheduler nodes", f"{dump.graph_kind}: ")
+
+
+def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inputs: Optional[list[bool]],
+               unit: str, what: str = "") -> list[dict]:
+    """The outline of one text's items by module (``stage``: its id in the structure; ``key``: its code block;
+    ``at``: each item's line in it; ``inputs``: the graph's inputs, which sit at the top of its code)."""
     st = s.stage(stage)
     reps = s.repeats_of(stage)
     paths = [st.paths[i] for i in st.of]
     depth = max((r.parent.count(".") + 2 if r.parent else 1 for r in reps), default=_top_depth(paths))
     rows: dict[str, list[int]] = {}
     # in the order their computation starts (graph inputs, listed first in the code, last)
-    for i in sorted(range(len(paths)), key=lambda i: (fx.nodes[i].op == "placeholder", i)):
+    for i in sorted(range(len(paths)), key=lambda i: (bool(inputs and inputs[i]), i)):
         rows.setdefault(".".join(paths[i].split(".")[:depth]) if paths[i] else "", []).append(i)
     rows = {k: sorted(v) for k, v in rows.items()}
     member_of = {r.path(m): (r, k) for r in reps for k, g in enumerate(r.groups) for m in g.members}
     out_rows, seen, odd_blocks = [], set(), []
-    for key, idx in rows.items():
-        hit = member_of.get(key)
+    for name, idx in rows.items():
+        hit = member_of.get(name)
         if hit is None:
-            out_rows.append(_outline_row(key or "(the compiled function itself)", short_class(s.classes.get(key, "")),
-                                         f"{len(idx):,}", idx, fx, lines, stage))
+            klass = short_class(s.classes.get(name, ""))
+            out_rows.append(_outline_row(name or "(the compiled function itself)", klass, f"{len(idx):,}", idx, at,
+                                         inputs, key, unit))
             continue
         r, k = hit
         if (r.parent, k) in seen:
@@ -205,17 +237,17 @@ def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[di
         first = rows.get(r.path(g.members[0]), idx)
         label = group_title(r, k)
         each = f"{g.size:,} each" if len(g.members) > 1 else f"{g.size:,}"
-        out_rows.append(_outline_row(label, g.kind or r.kind, each, first, fx, lines, stage,
+        out_rows.append(_outline_row(label, g.kind or r.kind, each, first, at, inputs, key, unit,
                                      shown=r.path(g.members[0]) if len(g.members) > 1 else "",
                                      cls="cx-rep-odd" if k else "cx-rep-same"))
         if k:
             odd_blocks.append(diff_block(f"{group_title(r, k)} from {r.path(r.groups[0].members[0])}"
                                          + (f": {first_change(g.diff)}" if first_change(g.diff) else ""), g.diff))
     n_mod = sum(1 for p in set(paths) if p)
-    head = f"Modules: {n_mod:,} modules"
+    head = f"{what}Modules: {n_mod:,} modules"
     if reps:
         head += "; " + "; ".join(group_title(r, k) for r in reps for k in range(len(r.groups)))
-    table = {"t": "table", "cls": "cx-modules", "head": ["module", "class", "nodes", "code"], "rows": out_rows}
+    table = {"t": "table", "cls": "cx-modules", "head": ["module", "class", unit, "code"], "rows": out_rows}
     return [{"t": "details", "cls": "cx-rep", "open": bool(reps), "s": head, "body": [table] + odd_blocks}]
 
 
@@ -227,15 +259,15 @@ def _top_depth(paths: Iterable[str]) -> int:
     return depth
 
 
-def _outline_row(name: str, klass: str, count: str, idx: list[int], fx: Any, lines: dict[str, int], stage: str, *,
-                 shown: str = "", cls: str = "") -> dict:
-    ops = [i for i in idx if fx.nodes[i].op != "placeholder"] or idx  # the inputs sit at the top of the code
-    at = sorted(lines[fx.nodes[i].name] for i in ops if fx.nodes[i].name in lines)
+def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Optional[int]],
+                 inputs: Optional[list[bool]], key: str, unit: str, *, shown: str = "", cls: str = "") -> dict:
+    ops = [i for i in idx if not (inputs and inputs[i])] or idx  # the inputs sit at the top of the code
+    found = sorted(at[i] for i in ops if at[i])
     where: Any = ""
-    if at:
-        text = f"lines {at[0]:,}–{at[-1]:,}" if at[-1] != at[0] else f"line {at[0]:,}"
-        where = [{"code": text, "line": at[0], "key": f"{stage}:0"}, {"muted": f" ({shown})"} if shown else ""]
-    row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} nodes"}
+    if found:
+        text = f"lines {found[0]:,}–{found[-1]:,}" if found[-1] != found[0] else f"line {found[0]:,}"
+        where = [{"code": text, "line": found[0], "key": key}, {"muted": f" ({shown})"} if shown else ""]
+    row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} {unit}"}
     if cls:
         row["cls"] = cls
     return row

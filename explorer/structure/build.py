@@ -13,11 +13,13 @@ from collections import Counter
 from typing import Any, Optional
 
 from ..capturing.model import CaptureData, Compilation, FxGraph
+from ..lineage.graphs import GraphLines
+from ..lineage.inductor import ir_nodes
 from .assign import assign, family, line_key
-from .fold import graph_listing, guard_listing, kernel_listing, repeats
+from .fold import graph_listing, guard_listing, ir_listing, kernel_listing, repeats
 from .model import Launch, Repeat, StageModules, Structure
 from .paths import classes as classes_of
-from .paths import guard_module, input_module, module_roots, parent_of, source_module, tensor_sources
+from .paths import common, guard_module, input_module, module_roots, parent_of, source_module, tensor_sources
 
 # graph stages after Dynamo's: (stage id, field, runs backward, the forward graph whose saved activations it reads)
 _AOT = (("aot_joint", "aot_joint", False, None), ("aot_forward", "aot_forward", False, None),
@@ -83,6 +85,9 @@ def compilation_structure(comp: Compilation) -> Structure:
         found += repeats(st.stage, paths, listing, classes)
     found += repeats("kernels", [k.modules[0] if k.modules else "" for k in launches], kernel_listing(launches),
                      classes)
+    for stage, paths, listing in ir_stages(comp, owners):
+        stages.append(_stage(stage, paths))
+        found += repeats(stage, paths, listing, classes)
     notes = () if any(p for st in stages for p in st.paths) else (
         "no node, guard or kernel names a module: the compiled code reads no nn.Module's parameters",)
     return Structure(compile_id=comp.compile_id, classes=classes, stages=tuple(s for s in stages if s.of),
@@ -141,6 +146,52 @@ def frame_lines(comp: Compilation) -> dict[str, set]:
         frame = parent_of(path) if not rest or rest.startswith(".__") or "hooks" in rest else path
         if frame:
             out.setdefault(family(frame), set()).add(line_key(g.filename, g.lineno))
+    return out
+
+
+def ir_stages(comp: Compilation, owners: dict[str, dict[str, str]]) -> list[tuple[str, list[str], Any]]:
+    """Per loop-IR dump (``ir_pre_fusion:1``): each scheduler node's module, that of most of the post-grad nodes it
+    computes (read as the chain reads the dump: the call writing its buffers, its loop body's lines), and the
+    listing its members are compared by."""
+    graphs = {stage: GraphLines(fx) for stage in set(_POST_GRAD.values())
+              for fx in [getattr(comp, stage)] if fx is not None and fx.code}
+    out = []
+    found = ir_nodes(comp, graphs)
+    for stage in ("ir_pre_fusion", "ir_post_fusion"):
+        for part, dump in enumerate(getattr(comp, stage) or ()):
+            ops = found.get((stage, part))
+            graph = owners.get(_POST_GRAD.get(dump.graph_kind, ""), {})
+            if not ops or not graph:
+                continue
+            lines = dump.text.split("\n")
+            paths: list[Optional[str]] = []
+            for _, row, nodes in ops:
+                counts = Counter(graph[n] for n in nodes if n in graph)
+                nop = _NOP in lines[row]  # computes nothing (a concatenation's buffer): where its neighbours are
+                paths.append(max(counts, key=lambda p: (counts[p], p.count("."))) if counts and not nop else None)
+            out.append((f"{stage}:{part}", _between(paths), ir_listing(dump.text, [row for _, row, _ in ops])))
+    return out
+
+
+_NOP = ": NopKernelSchedulerNode("
+
+
+def _between(paths: list[Optional[str]]) -> list[str]:
+    """A scheduler node of no module (None) in the deepest module holding the nearest placed nodes before and
+    after it: a concatenation inside a layer's attention is the attention's, one between two layers neither's."""
+    out = list(paths)
+    before = [None] * len(paths)
+    last = None
+    for i, p in enumerate(paths):
+        before[i] = last
+        last = p if p is not None else last
+    after = None
+    for i in range(len(paths) - 1, -1, -1):
+        if paths[i] is None:
+            near = [x for x in (before[i], after) if x is not None]
+            out[i] = common(near) if near else ""
+        else:
+            after = paths[i]
     return out
 
 

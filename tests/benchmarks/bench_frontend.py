@@ -191,22 +191,25 @@ def _run_cell(pg, i: int, first_view: int) -> Optional[list]:
     return pg.locator(".jp-OutputArea .cxv[data-ready]").nth(n - 1).evaluate(_LATENCY)
 
 
-def measure_lab(browser, checkouts: list[tuple[str, Path]], bigs: int = 3) -> None:
-    """The widget in one live JupyterLab, one notebook (and kernel) per checkout; each view after the previous one
-    is drawn (a view's latency is its own), the checkouts' cells interleaved."""
+def lab_folder(prefix: str) -> Path:
+    """A fresh folder for a JupyterLab server's notebooks, its settings saying no news (a first start shows some)."""
     import json
+
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    return root
+
+
+def start_lab(root: Path) -> tuple:
+    """A JupyterLab server on loopback over ``root`` (from ``lab_folder``), this checkout first on the kernels'
+    path, once it answers: the process (terminate it) and its URL."""
     import subprocess
     import urllib.request
 
     from test_browser import _free_port
 
-    root = Path(tempfile.mkdtemp(prefix="cx_lab_"))
-    settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    first_view = 0
-    for k, (_, src) in enumerate(checkouts):
-        first_view = _notebook(src, root / f"bench{k}.ipynb", bigs)
     port = _free_port()
     env = dict(os.environ,
                PYTHONPATH=os.pathsep.join([str(HERE.parents[1])] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
@@ -215,15 +218,26 @@ def measure_lab(browser, checkouts: list[tuple[str, Path]], bigs: int = 3) -> No
                              f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={root / '.settings'}",
                              "--LabApp.expose_app_in_browser=True"], env=env, cwd=root,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    return proc, url
+
+
+def measure_lab(browser, checkouts: list[tuple[str, Path]], bigs: int = 3) -> None:
+    """The widget in one live JupyterLab, one notebook (and kernel) per checkout; each view after the previous one
+    is drawn (a view's latency is its own), the checkouts' cells interleaved."""
+    root = lab_folder("cx_lab_")
+    first_view = 0
+    for k, (_, src) in enumerate(checkouts):
+        first_view = _notebook(src, root / f"bench{k}.ipynb", bigs)
+    proc, url = start_lab(root)
     pages = {}
     try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(180):
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
         for k, (name, _) in enumerate(checkouts):
             pages[name] = pg = browser.new_page(viewport={"width": 1400, "height": 1000})
             pg.goto(f"{url}/lab/tree/bench{k}.ipynb")

@@ -3,8 +3,8 @@
 RMSNorm, rotary embeddings, grouped-query attention and a SwiGLU MLP, as real decoders build them from
 ``nn.Module`` blocks, so torch.compile sees what it sees in a real LLM: a graph that repeats one layer N times.
 ``odd_layer`` makes one layer use another activation (GELU instead of SiLU in its MLP): the explorer's folded
-views must call it out. Width is tiny (dim 16) so a CPU test compiles it in seconds; the benchmark runs it at
-80 layers.
+views must call it out. Width is tiny (dim 16) so a CPU test compiles it in seconds; the benchmark
+(tests/benchmarks/bench_scale.py) runs it at 80 layers, and at Llama-2-7B's width on a GPU (``hidden``: the MLP's).
 
     python tests/programs/llama_blocks.py [LAYERS] [ODD_LAYER]   # one training step, compiled
 """
@@ -69,12 +69,12 @@ class MLP(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, dim: int, heads: int, kv_heads: int, activation: str = "silu"):
+    def __init__(self, dim: int, heads: int, kv_heads: int, activation: str = "silu", hidden: Optional[int] = None):
         super().__init__()
         self.attn_norm = RMSNorm(dim)
         self.attn = Attention(dim, heads, kv_heads)
         self.mlp_norm = RMSNorm(dim)
-        self.mlp = MLP(dim, 2 * dim, activation)
+        self.mlp = MLP(dim, hidden or 2 * dim, activation)
 
     def forward(self, x, cos, sin):
         x = x + self.attn(self.attn_norm(x), cos, sin)
@@ -83,10 +83,10 @@ class Block(nn.Module):
 
 class Llama(nn.Module):
     def __init__(self, layers: int = 4, dim: int = 16, heads: int = 4, kv_heads: int = 2, vocab: int = 32,
-                 odd_layer: Optional[int] = None, seq: int = 8):
+                 odd_layer: Optional[int] = None, seq: int = 8, hidden: Optional[int] = None):
         super().__init__()
         self.embed = nn.Embedding(vocab, dim)
-        self.layers = nn.ModuleList(Block(dim, heads, kv_heads, "gelu" if i == odd_layer else "silu")
+        self.layers = nn.ModuleList(Block(dim, heads, kv_heads, "gelu" if i == odd_layer else "silu", hidden)
                                     for i in range(layers))
         self.norm = RMSNorm(dim)
         self.head = nn.Linear(dim, vocab, bias=False)

@@ -2,6 +2,7 @@
 // code blocks name, and the line-level chain. No DOM here: node's tests read it directly.
 
 import { trimNl } from "./dom.js";
+import { unpacked } from "./packed.js";
 
 // A user line ({file, line}, as the payload names it) as the views' data-origin attribute writes it: FILE:LINE,
 // built here from the object and never read back.
@@ -144,7 +145,7 @@ export class Model {
     const k = `${cid}|${src}`;
     if (this._text.has(k)) return this._text.get(k);
     const comp = this.comp(cid);
-    let text = comp ? fieldOf(comp, src) : undefined;
+    let text = comp ? unpacked(fieldOf(comp, src)) : undefined; // a big text travels packed (packed.js)
     if (text == null && comp && src.endsWith(".code")) {
       // a wrapper module whose kernel sources travel in the kernels: spliced back in
       const o = fieldOf(comp, src.slice(0, -5));
@@ -159,11 +160,11 @@ export class Model {
   splice(cid, o) {
     const refs = this.view(cid).kernels || [],
       comp = this.comp(cid);
-    let text = o.code_parts[0];
+    let text = unpacked(o.code_parts[0]);
     for (let j = 0; j < o.kernel_refs.length; j++) {
       const k = comp.kernels[refs.indexOf(o.kernel_refs[j])];
       if (!k || k.source === undefined) return undefined;
-      text += k.source + o.code_parts[j + 1];
+      text += unpacked(k.source) + unpacked(o.code_parts[j + 1]);
     }
     return text;
   }
@@ -237,7 +238,7 @@ export class Model {
     for (const c of this.comps) {
       for (const fn of [c.original_bytecode, ...(c.inlined || [])]) {
         if (!fn || !fn.source || fn.filename !== file) continue;
-        const lines = trimNl(fn.source).split("\n"),
+        const lines = trimNl(unpacked(fn.source)).split("\n"),
           i = line - (fn.firstlineno || 1);
         if (i >= 0 && i < lines.length) return lines[i].trim();
       }
