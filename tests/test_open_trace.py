@@ -22,6 +22,7 @@ import pytest
 from fixtures import tape
 
 from explorer import cli
+from explorer.capturing import torch_compat
 from explorer.capturing.recorder import Recorder
 from explorer.capturing.session import read
 from explorer.present import viewmodel
@@ -221,11 +222,11 @@ def test_what_a_trace_cannot_hold_is_named_per_stage_with_how_to_get_it(write):
 
 
 def test_a_trace_of_another_torch_says_which_versions(write):
-    version = record({"artifact": {"name": "torch_version", "encoding": "json"}},
-                     json.dumps({"pytorch_version": "2.11.0+cu130", "commit": "abc", "oss": True}))
+    version = record({"artifact": {"name": "torch_version", "encoding": "json"}},  # a torch never installed here
+                     json.dumps({"pytorch_version": "2.10.0+cu128", "commit": "abc", "oss": True}))
     report = open_trace(write("old.log", version + tape_log("breaks")))
-    assert report.capture.torch_version == "2.11.0+cu130"
-    said = [n for n in report.capture.notes if "written by torch 2.11.0+cu130" in n]
+    assert report.capture.torch_version == "2.10.0+cu128"
+    said = [n for n in report.capture.notes if "written by torch 2.10.0+cu128" in n]
     assert said and f"torch {gaps.installed_torch()} is installed here" in said[0]
     assert len(report.compilations) == 3
     silent = open_trace(write("none.log", tape_log("breaks")))
@@ -395,9 +396,13 @@ def test_a_trace_torch_wrote_decodes_to_the_capture_of_the_same_run(traced_run):
     assert [s.location for s in opened.clinic.fix_list] == [s.location for s in captured.clinic.fix_list]
     assert [e.one_line() for e in opened.clinic.recompiles] == [e.one_line() for e in captured.clinic.recompiles]
     assert not _problems(opened)
-    # the wheel's metadata may drop the build's local tag (2.14.1 for torch.__version__'s 2.14.1+cu130)
-    assert opened.capture.torch_version.split("+")[0] == gaps.installed_torch().split("+")[0]
-    assert gaps.version_note(opened.capture.torch_version, gaps.installed_torch()) is None
+    installed = gaps.installed_torch()
+    if torch_compat.writes_version_record(installed):
+        # the wheel's metadata may drop the build's local tag (2.14.1 for torch.__version__'s 2.14.1+cu130)
+        assert opened.capture.torch_version.split("+")[0] == installed.split("+")[0]
+        assert gaps.version_note(opened.capture.torch_version, installed) is None
+    else:  # torch 2.11's trace names no version: the view says so, and reads it all the same
+        assert any("does not say which torch" in n for n in opened.capture.notes)
     assert all(c.phases for c in opened.compilations if c.graph is not None)
 
 

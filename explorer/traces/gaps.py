@@ -54,8 +54,8 @@ def with_gaps(comp: Compilation, ir_folder: bool) -> Compilation:
 def version_note(written_by: Optional[str], installed: Optional[str]) -> Optional[str]:
     """Which torch wrote the trace, when it is not the one installed (or when the trace does not say)."""
     if written_by is None:
-        return ("the trace does not say which torch wrote it (torch writes a torch_version record since 2.6): "
-                "it is read as this explorer reads torch 2.11-2.14")
+        return ("the trace does not say which torch wrote it (torch names itself in the trace since 2.12; 2.11 "
+                "does not): it is read as this explorer reads torch 2.11-2.14")
     if installed is None or _release(written_by) == _release(installed):
         return None
     here = f"torch {installed} is installed here" if installed else "no torch is installed here"
