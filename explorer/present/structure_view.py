@@ -169,12 +169,12 @@ def fold_panes(drawn: dict[str, list[dict]], comp: Compilation, report: Any, gua
     for sid in ("ir_pre_fusion", "ir_post_fusion"):
         dumps = getattr(comp, sid, None) or ()
         blocks = drawn.get(sid, [])
+        parts = {f"{sid}:{k}": k for k in range(len(dumps))}  # each dump's block key (viewmodel.block_key's form)
         for i in reversed(range(len(blocks))):
-            key = blocks[i].get("key", "") if blocks[i]["t"] == "code" else ""
-            part = key.rpartition(":")[2]
-            st = s.stage(key) if part.isdigit() and int(part) < len(dumps) else None
-            if st is not None:
-                blocks[i:i] = ir_outline(s, key, dumps[int(part)])
+            key = blocks[i].get("key") if blocks[i]["t"] == "code" else None
+            part = parts.get(key)
+            if part is not None and s.stage(key) is not None:
+                blocks[i:i] = ir_outline(s, key, dumps[part])
     if "guards" in drawn and s.repeats_of("guards"):
         fold_guards(drawn["guards"], comp, s, guard_row)
     if "kernels" in drawn and s.launches:
