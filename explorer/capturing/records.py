@@ -13,18 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from .artifacts import KernelCompileInfo, MinCut
-from .model import (
-    Bytecode,
-    CacheLookup,
-    Frame,
-    FxGraph,
-    GraphBreak,
-    InlinedFunction,
-    Mutation,
-    OpEstimate,
-    SourceLoc,
-    StoredStages,
-)
+from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, InlinedFunction, Mutation, OpEstimate, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -186,14 +175,6 @@ class CacheRecord:
 
 
 @dataclass(frozen=True)
-class StoreRecord:
-    """``explorer_stage_store``: the explorer's own record, put among torch's where a hit's skipped records were
-    given back from the stage store (or could not be): ``capturing.stage_store``."""
-
-    stored: StoredStages
-
-
-@dataclass(frozen=True)
 class AotiCode:
     """``graph_dump`` ``inductor_aot_wrapper_code`` / ``inductor_aot_kernel_code``: AOTInductor's C++."""
 
@@ -264,5 +245,4 @@ class TraceCall:
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
-               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode,
-               StoreRecord]
+               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode]
