@@ -153,6 +153,9 @@ def ir_stages(comp: Compilation, owners: dict[str, dict[str, str]]) -> list[tupl
     """Per loop-IR dump (``ir_pre_fusion:1``): each scheduler node's module, that of most of the post-grad nodes it
     computes (read as the chain reads the dump: the call writing its buffers, its loop body's lines), and the
     listing its members are compared by."""
+    if not any(path for stage in set(_POST_GRAD.values()) for path in owners.get(stage, {}).values()):
+        return []  # no post-grad node names a module (a cell's function): nothing to group, and reading the dumps
+        # against the wrappers is most of a big report's structure time
     graphs = {stage: GraphLines(fx) for stage in set(_POST_GRAD.values())
               for fx in [getattr(comp, stage)] if fx is not None and fx.code}
     out = []
