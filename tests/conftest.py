@@ -43,6 +43,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="module")
+def ip():
+    """IPython's shell with the extension loaded and torch imported, as a notebook has them after its first cell
+    (IPython keeps one shell per process: every module's tests share it)."""
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "explorer")
+    shell.run_cell("import torch")
+    return shell
+
+
 @pytest.fixture(scope="session")
 def breaks_report():
     """print + data-dependent branch, training (backward), then a recompile on a new size."""

@@ -52,15 +52,6 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("IPython")
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "explorer")
-    return shell
-
-
 def _report(ip, flags, source):
     from IPython.utils.capture import capture_output
 

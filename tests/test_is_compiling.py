@@ -23,16 +23,6 @@ TUTORIAL_FOO = ("def foo(x):\n    if torch.compiler.is_compiling():\n        # t
                 "inp = torch.zeros(3)")
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "explorer")
-    shell.run_cell("import torch")
-    return shell
-
-
 def _magic(ip, setup, cell):
     """The cell's stdout plainly, then under %%compile with its report; the setup runs as the notebook's cell
     In[ip.execution_count] (as its cell is named)."""

@@ -20,15 +20,6 @@ XSS = "<img src=x onerror=alert(1)>"
 IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "torch"}
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "explorer")
-    return shell
-
-
 def _fresh(ip, setup=""):
     # not ip.reset(): it would also drop the `__compiled_fn_N` helpers Dynamo put in the
     # namespace, and Dynamo's own clean-up then complains (KeyError) when it gets there

@@ -20,15 +20,6 @@ from explorer.capturing.compile_id import CompileId, Generations, sort_key  # no
 HELPERS = ("__compiled_fn", "__resume_at", "__builtins_dict", "__import_", "__compile_explorer")
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "explorer")
-    return shell
-
-
 def _run(ip, source, flags="--backend eager --no-time", setup=""):
     """(report, error, stdout) of one %%compile cell."""
     assert ip.run_cell("import torch").success

@@ -16,16 +16,6 @@ from IPython.utils.capture import capture_output  # noqa: E402
 BREAKING_CELL = "x = torch.ones(4)\ny = x.sin()\nprint('break here')\nz = y + 1"
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "explorer")
-    shell.run_cell("import torch")
-    return shell
-
-
 def _report(ip, flags, cell):
     with capture_output():
         result = ip.run_cell(f"%%compile -o {flags}\n{cell}")

@@ -331,17 +331,6 @@ def test_a_per_kernel_op_trace_is_read_when_torch_writes_one():
 
 # ---- the same options in a notebook cell ----
 
-@pytest.fixture(scope="module")
-def ip():
-    pytest.importorskip("IPython")
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "explorer")
-    shell.run_cell("import torch")
-    return shell
-
-
 def test_compile_export_shows_the_cells_own_exported_program(ip):
     cell = ("%%compile --export -q -o\n"
             "class Net(torch.nn.Module):\n"

@@ -87,13 +87,19 @@ def runtime_estimate_unit(version: Optional[str]) -> tuple[float, str]:
     made it milliseconds; the logged field kept its name. Torch 2.10 on writes milliseconds; 2.9, cut
     about then, is read as nanoseconds.
     """
-    m = re.match(r"(\d+)\.(\d+)", version or "")
-    if m is None:  # a trace that names no torch: 2.11 writes no version record, and every torch read here writes ms
+    release = release_of(version)
+    if release is None:  # a trace naming no torch: 2.11 writes no version record, every torch read here writes ms
         return 1e-3, ("ms (the torch that wrote it is not named: read as torch 2.10 on writes it, milliseconds "
                       "under estimated_runtime_ns; torch 2.9 and before wrote nanoseconds)")
-    if (int(m.group(1)), int(m.group(2))) >= (2, 10):
-        return 1e-3, f"ms (torch {m.group(0)} writes milliseconds under estimated_runtime_ns)"
-    return 1e-9, f"ns (torch {m.group(0)})"
+    if release >= (2, 10):
+        return 1e-3, f"ms (torch {release[0]}.{release[1]} writes milliseconds under estimated_runtime_ns)"
+    return 1e-9, f"ns (torch {release[0]}.{release[1]})"
+
+
+def release_of(version: Optional[str]) -> Optional[tuple[int, int]]:
+    """(major, minor) of a torch version string (``2.13.0+cpu`` -> (2, 13)); None when it names none."""
+    m = re.match(r"(\d+)\.(\d+)", version or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 VERSION_RECORD_SINCE = (2, 12)  # torch's trace names its version (a torch_version artifact) since pytorch#178024
@@ -101,8 +107,8 @@ VERSION_RECORD_SINCE = (2, 12)  # torch's trace names its version (a torch_versi
 
 def writes_version_record(version: Optional[str]) -> bool:
     """Whether the torch of ``version`` (``2.13.0+cpu``) names itself in its TORCH_TRACE: 2.11 does not."""
-    m = re.match(r"(\d+)\.(\d+)", version or "")
-    return m is not None and (int(m.group(1)), int(m.group(2))) >= VERSION_RECORD_SINCE
+    release = release_of(version)
+    return release is not None and release >= VERSION_RECORD_SINCE
 
 
 def torch_version() -> str:

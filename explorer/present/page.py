@@ -96,8 +96,13 @@ def payload_script(payload: dict, *, compress: Optional[bool] = None) -> str:
         compress = len(text) + 5 * text.count("<") > COMPRESS_OVER  # the length of to_script_json(payload)
     if not compress:
         return f'<script type="application/json" id="cx-payload">{script_safe(text)}</script>'
-    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
-    return f'<script type="application/octet-stream" id="cx-payload" data-encoding="gzip+base64">{packed}</script>'
+    return packed_script("cx-payload", text)
+
+
+def packed_script(element_id: str, text: str, level: int = 6) -> str:
+    """``text`` as gzip + base64 in ``<script id=element_id>``: the front end's ``readPayload`` unpacks it."""
+    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=level, mtime=0)).decode("ascii")
+    return f'<script type="application/octet-stream" id="{element_id}" data-encoding="gzip+base64">{packed}</script>'
 
 
 class RankScripts:
@@ -123,10 +128,7 @@ class RankScripts:
                     self.scripts.append(f'<script type="application/json" id="cx-rank-{int(rank)}" '
                                         f'data-base="{int(self._base[0])}">{text}</script>')
                     return
-        packed = base64.b64encode(gzip.compress(to_json(payload).encode("utf-8"), compresslevel=RANK_LEVEL,
-                                                mtime=0))
-        self.scripts.append(f'<script type="application/octet-stream" id="cx-rank-{int(rank)}" '
-                            f'data-encoding="gzip+base64">{packed.decode("ascii")}</script>')
+        self.scripts.append(packed_script(f"cx-rank-{int(rank)}", to_json(payload), RANK_LEVEL))
         self._base = (rank, payload)
 
     def html(self) -> str:
@@ -195,6 +197,4 @@ def pictures_script(payload: dict) -> str:
     if sum(len(svg) for svg in pics.values()) <= PICTURES_APART:
         return ""
     payload["pictures"] = {}
-    packed = base64.b64encode(gzip.compress(to_json(pics).encode("utf-8"), compresslevel=6, mtime=0))
-    return (f'<script type="application/octet-stream" id="cx-pictures" data-encoding="gzip+base64">'
-            f'{packed.decode("ascii")}</script>')
+    return packed_script("cx-pictures", to_json(pics))

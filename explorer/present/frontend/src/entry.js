@@ -72,24 +72,19 @@ export async function mountPage(root, script) {
     if (el.dataset.base === undefined) return readPayload(el.textContent, el.dataset.encoding);
     return find(Number(el.dataset.base)).then((base) => applyPatch(base, JSON.parse(el.textContent)));
   };
+  // f() once the browser has read the whole page (the elements after this script)
+  const loading = () => doc.readyState === "loading";
+  const afterRead = (f) =>
+    new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(f);
   const rankPayload = (r) =>
-    doc.readyState !== "loading"
-      ? find(r)
-      : new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(
-          () => find(r) || Promise.reject(new Error(`#cx-rank-${r}`)),
-        );
+    loading() ? afterRead(() => find(r) || Promise.reject(new Error(`#cx-rank-${r}`))) : find(r);
   // a big report's pictures are in #cx-pictures, after the view's script: unpacked when a picture is first shown
   let pictures = null;
   const readPictures = () => {
     const el = doc.getElementById("cx-pictures");
     return el ? readPayload(el.textContent, el.dataset.encoding) : Promise.resolve({});
   };
-  const pagePictures = () =>
-    (pictures =
-      pictures ||
-      (doc.readyState !== "loading"
-        ? readPictures()
-        : new Promise((done) => doc.addEventListener("DOMContentLoaded", done, { once: true })).then(readPictures)));
+  const pagePictures = () => (pictures = pictures || (loading() ? afterRead(readPictures) : readPictures()));
   try {
     return mount(root, await readPayload(script.textContent, script.dataset.encoding), { rankPayload, pagePictures });
   } catch (err) {
