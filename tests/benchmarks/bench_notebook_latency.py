@@ -19,17 +19,9 @@ script gives the ratios to compare; its figures depend on the machine.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
 
 SETUP = ("import torch\nimport explorer\n%load_ext explorer\n"
          "model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))\n"
@@ -43,12 +35,6 @@ CELLS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _notebook(root: Path) -> None:
     import nbformat
 
@@ -56,30 +42,6 @@ def _notebook(root: Path) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "bench.ipynb")
-
-
-def _lab(root: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false",
-                                                                          "checkForUpdates": False}))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={root}",
-         f"--LabApp.user_settings_dir={root / '.settings'}", f"--LabApp.workspaces_dir={root / '.workspaces'}",
-         "--LabApp.expose_app_in_browser=True"],
-        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=2)
-            return proc, url
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("JupyterLab did not start")
 
 
 # Shift+Enter's command, then the browser's clock until the cell shows what `kind` waits for; in ms. Then it waits
@@ -111,11 +73,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2, help="runs of each cell (the first, then re-runs)")
     args = parser.parse_args()
+    from bench_frontend import lab_folder, start_lab  # one JupyterLab start for the benchmarks
     from playwright.sync_api import sync_playwright
 
-    root = Path(tempfile.mkdtemp(prefix="cx-bench-lab-"))
+    root = lab_folder("cx-bench-lab-")
     _notebook(root)
-    proc, url = _lab(root)
+    proc, url = start_lab(root)
     times: dict[str, list[float]] = {name: [] for name in CELLS}
     try:
         with sync_playwright() as p:
