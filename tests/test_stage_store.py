@@ -24,8 +24,11 @@ CHILD = r"""
 import dataclasses, json, sys, torch, explorer
 from explorer.present import viewmodel as vm
 from explorer.present.text import flat
-def stage_store_probe(x):
-    return (torch.sigmoid(x) * 1.75).sin() + 0.25
+import importlib.util
+spec = importlib.util.spec_from_file_location("probe_program", sys.argv[2])  # the program: a file of its own
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+stage_store_probe = module.stage_store_probe
 x = torch.linspace(-2, 2, 16)
 report = explorer.explore(stage_store_probe, x, **({"fresh": True} if sys.argv[1] == "fresh" else {}))
 comp = report.capture.compilations[0]
@@ -37,6 +40,7 @@ print("RESULT " + json.dumps({
     "stored": [dataclasses.asdict(s) for s in comp.stored],
     "json_stored": json.loads(report.to_json())["capture"]["compilations"][0]["stored"],
     "pre": [d.text for d in comp.ir_pre_fusion or ()], "post": [d.text for d in comp.ir_post_fusion or ()],
+    "post_grad": comp.post_grad_graph.code if comp.post_grad_graph else None,
     "why_pre": view["why"].get("ir_pre_fusion"),
     "pane_notes": [flat(b["r"]) for b in view["panes"].get("ir_pre_fusion", []) if b.get("t") == "note"],
     "summary": report.summary(), "notes": list(report.capture.notes),
@@ -44,10 +48,21 @@ print("RESULT " + json.dumps({
 """
 
 
-def _capture(cache_dir: str, mode: str = "cold") -> dict:
+PROBE = "import torch\n\n{above}\ndef stage_store_probe(x):\n    return (torch.sigmoid(x) * 1.75).sin() + 0.25\n"
+
+
+def _program(folder, name: str, above: str = "") -> str:
+    """The probe function in a file of its own; ``above``: lines before it (another program's same graph)."""
+    path = folder / name
+    path.write_text(PROBE.format(above=above))
+    return str(path)
+
+
+def _capture(cache_dir: str, program: str, mode: str = "cold") -> dict:
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache_dir,
                PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    proc = subprocess.run([sys.executable, "-c", CHILD, mode], capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run([sys.executable, "-c", CHILD, mode, program], capture_output=True, text=True, env=env,
+                          timeout=600)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
     assert line is not None, proc.stderr[-3000:]
     out = json.loads(line[len("RESULT "):])
@@ -62,20 +77,26 @@ def _store(cache_dir: str) -> str:
 @pytest.fixture(scope="module")
 def reruns(tmp_path_factory):
     """One program captured six times, each in a fresh process, the cache folder shared: the first lowers, the
-    second re-runs; then with the store's files unreadable, with the store gone, fresh, and cold again."""
-    cache = str(tmp_path_factory.mktemp("stage_store") / "inductor")
-    runs = {"first": _capture(cache)}
+    second re-runs; then with the store's files unreadable, with the store gone, fresh, and cold again; then
+    another program (another file, the same graph) twice."""
+    folder = tmp_path_factory.mktemp("stage_store")
+    cache, program = str(folder / "inductor"), _program(folder, "probe_a.py")
+    other = _program(folder, "probe_b.py", above="# the same graph as probe_a's, from other lines of another file\n")
+    runs = {"first": _capture(cache, program)}
     stored_files = sorted(os.listdir(_store(cache)))
-    runs["second"] = _capture(cache)
+    runs["second"] = _capture(cache, program)
     for name in stored_files:
         with open(os.path.join(_store(cache), name), "w", encoding="utf-8") as fh:
             fh.write("{not json")
-    runs["unreadable"] = _capture(cache)
+    runs["unreadable"] = _capture(cache, program)
     shutil.rmtree(_store(cache))
-    runs["cleared"] = _capture(cache)
-    runs["fresh"] = _capture(cache, "fresh")
-    runs["after_fresh"] = _capture(cache)
+    runs["cleared"] = _capture(cache, program)
+    runs["fresh"] = _capture(cache, program, "fresh")
+    runs["after_fresh"] = _capture(cache, program)
     runs["stored_files"] = stored_files
+    runs["other"] = _capture(cache, other)
+    runs["other_again"] = _capture(cache, other)
+    runs["paths"] = program, other
     return runs
 
 
@@ -130,6 +151,45 @@ def test_fresh_lowers_every_graph_again_and_fills_the_store_for_the_captures_aft
     (stored,) = after["stored"]
     assert ["fx_graph", "hit"] in after["caches"] and stored["outcome"] == "replayed"
     assert after["pre"] == reruns["first"]["pre"] and after["post"] == reruns["first"]["post"]
+
+
+def test_the_same_graph_from_another_program_is_lowered_again_and_names_its_own_lines(reruns):
+    """torch's graph caches key a graph by its code; a capture tags its graphs with their user lines, so another
+    program's identical graph is not served the first program's lowering (its lines, its loop IR)."""
+    first, other, again = reruns["first"], reruns["other"], reruns["other_again"]
+    assert ["fx_graph", "miss"] in other["caches"] and other["stored"] == []  # lowered for itself
+    a, b = reruns["paths"]
+    assert f"{b}:6 in stage_store_probe" in other["post_grad"] and a not in other["post_grad"], other["post_grad"]
+    assert f"{a}:5 in stage_store_probe" in first["post_grad"]
+    assert other["pre"] == first["pre"]  # the same loop IR, lowered again
+    # its own re-run hits its own entry, with its own lines
+    assert ["fx_graph", "hit"] in again["caches"] and again["stored"][0]["outcome"] == "replayed"
+    assert again["post_grad"] == other["post_grad"] and again["pre"] == other["pre"]
+
+
+def test_the_users_cache_key_tag_is_kept_in_the_key_and_restored_after_the_capture():
+    """The tag is set only while a graph is handed to its backend, after the user's own."""
+    import torch
+
+    import explorer
+    from explorer.capturing import cache_tag
+
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(torch.compiler.config.cache_key_tag)
+        return gm.forward
+
+    def tagged(x):
+        return x.cos() * 3
+
+    with torch.compiler.config.patch(cache_key_tag="users-namespace"):
+        with explorer.capture():
+            torch.compile(tagged, backend=backend)(torch.ones(3))
+        assert torch.compiler.config.cache_key_tag == "users-namespace"
+    (tag,) = seen
+    assert tag.startswith("users-namespace|" + cache_tag.MARK) and len(tag) > len("users-namespace|" + cache_tag.MARK)
+    assert cache_tag.tag_for(None, "abc") == cache_tag.MARK + "abc"
 
 
 # ---- the store's failures, on records (no compile) ----

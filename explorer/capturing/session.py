@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Optional
 
 from . import torch_compat
 from .assemble import Assembly, DeviceNamer
+from .cache_tag import CacheTag
 from .model import CaptureData, Problem
 from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
@@ -48,6 +49,7 @@ class CaptureSession:
         self._started = 0.0  # time.time() at the start: files written since were built by this capture
         self._fresh_before: set[str] = set()
         self._usage = SessionUsage()
+        self._tag = CacheTag() if not (warm or fresh) else None  # cold: hits only for this program's graphs
         self._aoti_files: dict[str, tuple] = {}
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
@@ -60,12 +62,16 @@ class CaptureSession:
             self._fresh_before = torch_compat.fresh_cache_dirs()
             self._started = time.time()
             self._usage.begin(self._recorder)
+            if self._tag is not None:
+                self._tag.begin(self._recorder)
             self._stack.enter_context(torch_compat.capture_config(self.notes, warm=self.warm, export=self.export,
                                                                  fresh=self.fresh))
             self._recorder.open()
         except BaseException:
             self._recorder.close()
             self._stack.close()
+            if self._tag is not None:
+                self._tag.end()
             raise
         return self
 
@@ -75,6 +81,8 @@ class CaptureSession:
         try:
             self._recorder.close()
         finally:
+            if self._tag is not None:
+                self._tag.end()
             self._stack.close()
             from .triton_asm import keep_stage_files
 

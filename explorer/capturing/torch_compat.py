@@ -437,6 +437,20 @@ def guard_filter_by_name(name: str) -> Optional[Callable[..., Any]]:
     return fn if callable(fn) and name.endswith("_unsafe") else None
 
 
+def cache_key_tag() -> str:
+    """The user's ``torch.compiler.config.cache_key_tag`` (2.11-2.14): part of the FX graph cache's and AOTAutograd
+    cache's keys (``FxGraphHashDetails``), and of PGO's profile key where a job id is set."""
+    import torch.compiler.config as cconfig
+
+    return cconfig.cache_key_tag
+
+
+def set_cache_key_tag(tag: str) -> None:
+    import torch.compiler.config as cconfig
+
+    cconfig.cache_key_tag = tag
+
+
 def current_stance() -> str:
     """``torch.compiler.set_stance``'s stance in force, in its own words (``fail_on_recompile``,
     ``default, force_backend=eager``); ``default`` where this torch has no stances."""
