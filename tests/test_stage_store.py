@@ -181,14 +181,17 @@ def test_the_users_cache_key_tag_is_kept_in_the_key_and_restored_after_the_captu
         return gm.forward
 
     def tagged(x):
-        return x.cos() * 3
+        y = x.cos() * 3
+        torch._dynamo.graph_break()
+        return y.cos() * 3  # the same ops from another line: another graph, another tag
 
     with torch.compiler.config.patch(cache_key_tag="users-namespace"):
         with explorer.capture():
             torch.compile(tagged, backend=backend)(torch.ones(3))
+            assert torch.compiler.config.cache_key_tag == "users-namespace"  # once each backend has returned
         assert torch.compiler.config.cache_key_tag == "users-namespace"
-    (tag,) = seen
-    assert tag.startswith("users-namespace|" + cache_tag.MARK) and len(tag) > len("users-namespace|" + cache_tag.MARK)
+    assert len(seen) == 2 and seen[0] != seen[1]
+    assert all(t.startswith("users-namespace|" + cache_tag.MARK) and len(t) > 48 for t in seen), seen
     assert cache_tag.tag_for(None, "abc") == cache_tag.MARK + "abc"
 
 

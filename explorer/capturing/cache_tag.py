@@ -13,7 +13,13 @@ tag plus a digest of both: the graph's text and, for each function traced into i
 bytecode and line table. So an entry is hit only by a graph with the same code from the same lines of the same
 functions, which is what its cached stages describe; an edit that moves a line, in the cell or in model code in
 another file, misses and is lowered again (torch's code caches still serve the C++ and Triton it builds). The
-user's tag is put back when the frame's compile ends and when the capture ends.
+user's tag is put back once the backend has returned (Dynamo then writes the frame's guards), when a compile fails
+(its ``compilation_metrics``) and when the capture ends.
+
+Two other readers of the tag see it while a graph is lowered: Triton's autotune cache (``AutotuneCache``: a
+captured kernel's best config is kept under its own key, found again by a re-run of the same program, never mixed
+with a plain run's) and Dynamo's profile-guided dynamic shapes (``pgo.format_cache_key``, used only where a job id
+is set: Dynamo reads and writes a frame's profile as its compile starts and after its guards, outside the span).
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from .raw import RawEvent
 from .recorder import TRACED_CODE
 
 GRAPH_RECORD = "dynamo_output_graph"
-FRAME_END = "compilation_metrics"
+# after the backend: the frame's guards (built once its graph is compiled), or the end of a compile that failed
+AFTER_BACKEND = frozenset({"dynamo_cpp_guards_str", "compilation_metrics"})
 MARK = "compile-explorer:"
 
 
@@ -48,7 +55,7 @@ class CacheTag:
             self._set(self._graph)
         elif ev.name == TRACED_CODE and self._graph is not None:
             self._set(self._graph + code_digest(ev.payload))
-        elif ev.name == FRAME_END:
+        elif ev.name in AFTER_BACKEND:
             self._graph = None
             torch_compat.set_cache_key_tag(self.user_tag or "")
 
