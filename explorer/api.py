@@ -15,23 +15,24 @@ from .options import Options
 from .report import Report
 
 
-def capture(*, warm: bool = False, export: bool = False) -> ContextManager[Report]:
+def capture(*, warm: bool = False, export: bool = False, fresh: bool = False) -> ContextManager[Report]:
     """Records every torch.compile compilation that happens inside the block.
 
-    Caches that would skip lowering are off inside the block and restored after
-    (``warm=True``: left as they are, as a second run of the program would find
-    them); ``export=True`` also records the programs ``torch.export.export`` makes.
-    The report (capture and clinic) is filled in when the block ends, also when
-    the code raises.
+    Every stage is shown: a graph an earlier capture lowered comes from torch's
+    graph caches, with its loop-level IR from the explorer's store (``fresh=True``:
+    the graph caches off, every graph lowered again; ``warm=True``: every cache
+    as it is, as a second run of the program would find it); ``export=True`` also
+    records the programs ``torch.export.export`` makes. The report (capture and
+    clinic) is filled in when the block ends, also when the code raises.
     """
-    return pipeline.capture(Options(capture_only=True, warm=warm, export=export))
+    return pipeline.capture(Options(capture_only=True, warm=warm, export=export, fresh=fresh))
 
 
 def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode: Optional[str] = None,
             dynamic: Optional[bool] = None, fullgraph: bool = False, options: Optional[dict] = None,
             time: bool = False, timeit: bool = False, compare: Sequence[str] = (), target: Optional[str] = None,
             inductor_backend: Optional[str] = None, html: Optional[str] = None, json: Optional[str] = None,
-            warm: bool = False, guard_filter: Any = None, **kwargs: Any) -> Report:
+            warm: bool = False, guard_filter: Any = None, fresh: bool = False, **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
     Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
@@ -44,7 +45,9 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     ``inductor_backend="halide"`` makes Inductor generate Halide kernels.
     ``html=``/``json=`` also save the report there. ``warm=True`` compiles with the
     compile caches as they are (``report.capture.compilations[i].caches`` says what
-    each cache did) instead of off. ``guard_filter=`` (a ``guard_filter_fn``, or the name
+    each cache did); ``fresh=True`` with the graph caches off, every graph lowered
+    again (by default a graph an earlier capture lowered comes from torch's graph
+    caches, its loop-level IR from the explorer's store). ``guard_filter=`` (a ``guard_filter_fn``, or the name
     of one of torch.compiler's, also accepted as ``options={"guard_filter_fn": f}``)
     compiles with it and lists the guards it kept and dropped.
 
@@ -59,7 +62,7 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     opts = Options(backend=backend if isinstance(backend, str) else "inductor", mode=mode, dynamic=dynamic,
                    fullgraph=fullgraph, inductor_options=inductor_options, time=time,
                    timeit=timeit, compare=tuple(compare), target=target, inductor_backend=inductor_backend,
-                   html=html, json=json, warm=warm, guard_filter=filter_name)
+                   html=html, json=json, warm=warm, guard_filter=filter_name, fresh=fresh)
     outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn,
                            guard_filter_fn=filter_fn)
     if outcome.error is not None:

@@ -79,11 +79,15 @@ class Options:
     # compile nothing ourselves: capture the code's own torch.compile calls
     capture_only: bool = _flag(False, "compile nothing: run the cell as it is and capture the torch.compile "
                                "calls it makes itself", magic=("--capture-only",), api=False)
-    # the user's compile caches as they are (a second run of their program), instead of off
+    # the user's compile caches as they are (a second run of their program)
     warm: bool = _flag(False, "capture with the compile caches as they are, as a second run of the program would "
-                       "(default: the graph caches off while capturing, so every stage is lowered afresh; kernels "
-                       "compiled before from the same source still come from torch's code cache)",
+                       "(default: every stage shown, a graph an earlier capture lowered coming from torch's graph "
+                       "caches and its loop-level IR from the explorer's store)",
                        magic=("--warm",), cli=("--warm",))
+    # the graph caches off: every graph lowered again (the default shows every stage without it)
+    fresh: bool = _flag(False, "lower every graph again, the graph caches off while capturing (slower re-runs; "
+                        "for a graph torch's cache holds but the explorer's store does not)",
+                        magic=("--fresh",), cli=("--fresh",))
     # torch.export's programs: the cell's (or script's) own export and AOTInductor calls
     export: bool = _flag(False, "show the programs the code's own torch.export.export calls make (graph, "
                          "signature, ranges) beside AOTInductor's compiles of them; the code runs as it is",
@@ -117,6 +121,9 @@ class Options:
             object.__setattr__(self, "capture_only", True)  # --export captures the code's own export calls
         if self.nproc_per_node is not None and self.nproc_per_node < 1:
             raise ValueError(f"--nproc-per-node takes a number of ranks >= 1, not {self.nproc_per_node}")
+        if self.warm and self.fresh:
+            raise ValueError("--warm (the compile caches as they are) and --fresh (the graph caches off) contradict "
+                             "each other: pick one")
         bad = [m for m in self.compare if m not in MODES]
         if bad:
             raise ValueError(f"--compare takes modes among {', '.join(MODES)}; not {', '.join(bad)}")

@@ -175,7 +175,7 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
     watch = GpuWatch(cudagraphs_asked=options.mode == "reduce-overhead")
     with watch:  # also around the timing: CUDA-graph re-recordings there are counted
         with _timing_source(target, options) as repros, _script_backend(target, options):
-            session = CaptureSession(warm=options.warm, export=options.export)
+            session = CaptureSession(warm=options.warm, export=options.export, fresh=options.fresh)
             with session:
                 t0 = time.perf_counter()
                 # on a roomy frame stack: how deep the entry point starts must not slow the compile (see roomy_stack)
@@ -198,7 +198,7 @@ def capture(options: Optional[Options] = None) -> Iterator[Report]:
     """``explorer.capture()``: every torch.compile call inside the block, whatever compiles it."""
     options = options or Options(capture_only=True)
     report = Report(entry="capture", options=options)
-    session = CaptureSession(warm=options.warm, export=options.export)
+    session = CaptureSession(warm=options.warm, export=options.export, fresh=options.fresh)
     error: Optional[BaseException] = None
     try:
         with session:

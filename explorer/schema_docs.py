@@ -72,7 +72,8 @@ FIELDS = {
     "Options.target": "`--target cuda`: the CUDA preview on a machine without a GPU.",
     "Options.inductor_backend": "`--inductor-backend`: Inductor's code generator (`halide`, `triton`, `cpp`).",
     "Options.capture_only": "`--capture-only`: the cell ran as it is; only its own `torch.compile` calls compiled.",
-    "Options.warm": "`--warm`: the program's compile caches as they were, not off.",
+    "Options.warm": "`--warm`: the program's compile caches as they were, as a second run finds them.",
+    "Options.fresh": "`--fresh`: the graph caches off while capturing, every graph lowered again.",
     "Options.export": "`--export`: the programs the code's own `torch.export.export` calls made are shown.",
     "Options.guard_filter": "A guard filter's name.",
     "Options.html": "Where the standalone page was written.",
@@ -95,8 +96,10 @@ FIELDS = {
     "CaptureData.cudagraphs": "`--mode reduce-overhead`: whether CUDA graphs were used.",
     "CaptureData.other_artifacts": "Records no decoder made a stage of, one row per (`name`, `compile_id`): "
                                    "listed, never dropped silently.",
-    "CaptureData.cache_mode": "`cold` (caches off while capturing, the default) or `warm` (the program's caches "
-                              "as they are).",
+    "CaptureData.cache_mode": "`cold` (the default: every stage shown; a graph an earlier capture lowered comes "
+                              "from torch's graph caches, its loop-level IR from the explorer's stage store), "
+                              "`fresh` (the graph caches off, every graph lowered again) or `warm` (the program's "
+                              "caches as they are).",
     "CaptureData.stance": "`torch.compiler.set_stance`'s stance when the capture began.",
     "CaptureData.stance_at_end": "The stance when the capture ended, when the code changed it.",
     "CaptureData.exports": "Each `torch.export` program.",
@@ -140,6 +143,8 @@ FIELDS = {
                           "compile id `aoti/N`; `inductor/N` for another Inductor compile outside Dynamo).",
     "Compilation.export_graph": "The exported program's graph, for an `aoti` compilation.",
     "Compilation.caches": "Each cache torch consulted while compiling it.",
+    "Compilation.stored": "A cold capture's FX graph cache hits: what the explorer's stage store gave back (the "
+                          "loop-level IR a hit skips) or could not.",
     "Compilation.regions": "The frame's compiled regions and the calls Dynamo did not trace into.",
     "Compilation.guard_filter": "The guard filter's name, when one was used.",
     "Compilation.filtered_guards": "Every guard the filter was asked about, kept or dropped.",
@@ -257,6 +262,13 @@ FIELDS = {
     "CacheLookup.time_saved_s": "A hit: what the cold compile that filled the entry took, as torch measured it.",
     "CacheLookup.time_taken_s": "A miss: this compile's time.",
     "CacheLookup.bundled_kernels": "Triton kernels the entry brought.",
+    "StoredStages.outcome": "`replayed` (the store gave them back) or `missing` (it has none for this lowering).",
+    "StoredStages.records": "torch's record names: `ir_pre_fusion`, `ir_post_fusion`, "
+                            "`artifact:inductor_runtime_and_tensor_meta`, ...",
+    "StoredStages.key": "The FX graph cache key of the hit.",
+    "StoredStages.graph_kind": "`forward`, `backward` or `inference`.",
+    "StoredStages.lowered_at": "When the capture that lowered the graph stored them (seconds since the epoch).",
+    "StoredStages.detail": "`missing`: why the store could not give them.",
     "Region.kind": "`nested_compile_region`, `disable` or `nonstrict_trace`.",
     "Region.name": "The region's or function's name.",
     "Region.calls": "How many times the frame calls it.",

@@ -239,6 +239,57 @@ def cached_from(stage_id: str, comp: Compilation) -> Optional[str]:
     return None
 
 
+# the explorer's stage store (``capturing.stage_store``): the records it gives back for a hit, by the stage they make
+STORED_STAGES = {"ir_pre_fusion": "ir_pre_fusion", "ir_post_fusion": "ir_post_fusion"}
+_STORED_WORDS = {"artifact:inductor_runtime_and_tensor_meta": "Inductor's runtime estimates",
+                 "artifact:inductor_collective_schedule": "the collective schedule"}
+FRESH_REMEDY = ("capture once with fresh=True (%%compile --fresh, run --fresh): it lowers every graph again and "
+                "fills the store for the captures after it")
+
+
+def stored_title(record: str) -> str:
+    """A record the stage store keeps, named as the view names what it makes."""
+    stage_id = STORED_STAGES.get(record)
+    return BY_ID[stage_id].title if stage_id else _STORED_WORDS.get(record, record)
+
+
+def _when(epoch: Optional[float]) -> str:
+    import time
+
+    return time.strftime(" on %Y-%m-%d at %H:%M", time.localtime(epoch)) if epoch else ""
+
+
+def _graph(kind: str) -> str:
+    return f"the {kind} graph" if kind else "the graph"
+
+
+def stored_from(stage_id: str, comp: Compilation) -> Optional[str]:
+    """For a stage shown (in part) from the explorer's stage store: whose it is and when a capture lowered it, and
+    which graph's the store could not give."""
+    said = []
+    for s in comp.stored:
+        if stage_id not in (STORED_STAGES.get(r) for r in s.records):
+            continue
+        key = f" (key {s.key})" if s.key else ""
+        if s.outcome == "replayed":
+            said.append(f"{_graph(s.graph_kind)}'s, as a capture lowered it{_when(s.lowered_at)}: an FX graph cache "
+                        f"hit{key} served the graph here, and torch's entry keeps no loop-level IR")
+        else:
+            said.append(f"not {_graph(s.graph_kind)}'s: {s.detail}; {FRESH_REMEDY}")
+    return "; ".join(said) or None
+
+
+def store_missing(stage_id: str, comp: Compilation) -> Optional[str]:
+    """Why a stage a hit skipped is empty where the stage store could not give it back (a cold capture's hit)."""
+    said = []
+    for s in comp.stored:
+        if s.outcome == "missing" and stage_id in (STORED_STAGES.get(r) for r in s.records):
+            key = f" (key {s.key})" if s.key else ""
+            said.append(f"an FX graph cache hit{key} served {_graph(s.graph_kind)}, so torch did not lower it here, "
+                        f"and {s.detail}")
+    return f"skipped: {'; '.join(said)}; {FRESH_REMEDY}" if said else None
+
+
 def why_missing(stage_id: str, comp: Compilation) -> str:
     """A reason a person can act on for an empty stage, from what the compilation shows."""
     recorded = comp.missing.get(stage_id)
@@ -247,7 +298,7 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
     if stage_id == "saved_tensors":  # read from the forward and backward graphs: empty for their reason
         lacking = "aot_forward" if comp.aot_forward is None else "aot_backward"
         return f"no partition to read ({BY_ID[lacking].title} not captured): {why_missing(lacking, comp)}"
-    skipped = skipped_by_cache(stage_id, comp)
+    skipped = store_missing(stage_id, comp) or skipped_by_cache(stage_id, comp)
     if skipped:
         return skipped
     if comp.origin != "dynamo":

@@ -1,9 +1,10 @@
 """A cold capture re-run: torch's code cache serves the kernels an earlier run built, and every stage is still shown.
 
-The capture turns off only the graph caches (a hit there skips lowering); the C++ builds are
-keyed by their source, so a second capture of the same program, in a fresh process as a
-re-run is, loads them from the cache folder instead of building them again. Two small
-compiles in child processes, into a cache folder of the test's own.
+The C++ builds are keyed by their source, so a second capture of the same program, in a fresh
+process as a re-run is, loads them from the cache folder instead of building them again (the
+graph caches serve it too: what their hit skips comes from the explorer's stage store,
+tests/test_stage_store.py). Two small compiles in child processes, into a cache folder of the
+test's own.
 """
 
 from __future__ import annotations
@@ -69,8 +70,10 @@ def test_a_second_capture_loads_its_kernels_from_torchs_code_cache_and_still_sho
     assert "tanh" in second["kernels"][0] and "exp" in second["kernels"][0]
 
 
-def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_the_capture_and_says_so(monkeypatch):
-    """TORCHINDUCTOR_FX_GRAPH_CACHE=1 wins over any value set in torch's config: a hit would hide the stages."""
+def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_a_fresh_capture_and_says_so(
+        monkeypatch):
+    """TORCHINDUCTOR_FX_GRAPH_CACHE=1 wins over any value set in torch's config: a hit would hide the stages a fresh
+    capture is asked to lower again. A cold capture leaves the graph caches as they are, forced or not."""
     import torch
     from torch_state import config_snapshot
 
@@ -80,7 +83,11 @@ def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_th
     monkeypatch.setattr(entry, "env_value_force", True)
     before = config_snapshot()
     notes: list[str] = []
-    with torch_compat.capture_config(notes):
+    with torch_compat.capture_config(notes):  # cold: the graph caches are the program's
+        assert torch._inductor.config.fx_graph_cache is True
+        assert torch.compiler.config.force_disable_caches is False
+    assert config_snapshot() == before and notes == []
+    with torch_compat.capture_config(notes, fresh=True):
         assert torch._inductor.config.fx_graph_cache is True  # forced: the capture could not turn it off
         assert torch.compiler.config.force_disable_caches is True
         assert torch._functorch.config.enable_autograd_cache is False
@@ -88,9 +95,9 @@ def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_th
     assert any("torch._inductor.config.fx_graph_cache stays on (forced by the environment" in n and
                "every cache is off for this capture" in n for n in notes), notes
 
-    notes.clear()  # not forced: only the graph caches are off, the code caches serve
+    notes.clear()  # not forced: a fresh capture turns only the graph caches off, the code caches serve
     monkeypatch.undo()
-    with torch_compat.capture_config(notes):
+    with torch_compat.capture_config(notes, fresh=True):
         assert torch._inductor.config.fx_graph_cache is False
         assert torch.compiler.config.force_disable_caches is False
     assert notes == []

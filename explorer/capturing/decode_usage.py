@@ -12,10 +12,10 @@ import json
 import re
 from typing import Any, Optional
 
-from .model import CacheLookup
+from .model import CacheLookup, StoredStages
 from .raw import DecodeError as UsageDecodeError
 from .raw import RawEvent
-from .records import AotiCode, CacheRecord, ExportedProgramText, KernelTrace
+from .records import AotiCode, CacheRecord, ExportedProgramText, KernelTrace, StoreRecord
 
 _BUNDLED_RE = re.compile(r"cached_kernel_names=\[(?P<names>[^\]]*)\]")
 
@@ -122,6 +122,21 @@ def decode_kernel_trace(ev: RawEvent, ctx: Any) -> KernelTrace:
     return KernelTrace(ev.name.split(":", 1)[-1], {str(k): v for k, v in value.items() if isinstance(v, dict)})
 
 
+STORE_EVENT = "explorer_stage_store"  # the explorer's own record (``stage_store``), never torch's
+
+
+def decode_stage_store(ev: RawEvent, ctx: Any) -> StoreRecord:
+    """What the stage store gave back for a hit, or why it could not (its fields, written by ``stage_store``)."""
+    fields = ev.metadata.get(STORE_EVENT)
+    if not isinstance(fields, dict) or fields.get("outcome") not in ("replayed", "missing"):
+        raise UsageDecodeError(f"a stage store record without an outcome ({fields!r:.200})")
+    at = fields.get("lowered_at")
+    return StoreRecord(StoredStages(
+        outcome=str(fields["outcome"]), records=tuple(str(r) for r in fields.get("records") or ()),
+        key=_key(fields), lowered_at=float(at) if isinstance(at, (int, float)) else None,
+        detail=str(fields.get("detail") or "")))
+
+
 def _caches() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for cache, prefix in (("fx_graph", "fx_graph_cache_"), ("aotautograd", "aotautograd_cache_")):
@@ -143,6 +158,7 @@ KERNEL_TRACE_NAMES = ("inductor_kernel_information", "kernel_information", "indu
 USAGE_DECODERS: dict[str, Any] = {
     **_caches(),
     "graph_dump": decode_graph_dump,
+    STORE_EVENT: decode_stage_store,
     "exported_program": decode_exported_program,
     **{f"artifact:{name}": decode_kernel_trace for name in KERNEL_TRACE_NAMES},
 }

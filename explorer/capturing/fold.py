@@ -68,6 +68,7 @@ from .records import (
     Record,
     RuntimeEstimates,
     SideEffects,
+    StoreRecord,
     TraceCall,
     TracedCode,
 )
@@ -107,6 +108,7 @@ class Fold:
         self.problems: list[Problem] = []
         self.unreadable: set[str] = set()  # events of this compile id whose decoder failed
         self.caches: list[tuple[int, CacheLookup]] = []  # (the lowering it served, or -1), in arrival order
+        self.stored: list[tuple[int, Any]] = []  # (the lowering, StoredStages): what the stage store did for a hit
         self.key: Optional[str] = None  # the compilation's key when it is not a Dynamo compile id (aoti/0)
         self.ddp: list[Any] = []  # DDPOptimizer's records, in order
         self.calls = _CallStacks()  # Dynamo's trace_call lines -> each collective's call stack
@@ -178,6 +180,10 @@ class Fold:
             self.caches.append((-1, lookup))
         else:
             self.caches.append((len(self.lowerings) - (0 if lookup.outcome == "bypass" else 1), lookup))
+
+    def _stored(self, r: StoreRecord) -> None:
+        """Put just before the hit's own record, so after its lowering's post-grad graph and output code."""
+        self.stored.append((len(self.lowerings) - 1, r.stored))
 
     def _aoti(self, r: AotiCode) -> None:
         low = self._lowering()
@@ -324,6 +330,9 @@ class Fold:
         if estimates:
             self.fields["op_estimates"] = tuple(estimates)
         self.fields["caches"] = tuple(self._cache_lookups(kinds))
+        if self.stored:
+            self.fields["stored"] = tuple(dataclasses.replace(s, graph_kind=self._kind_of(i, kinds))
+                                          for i, s in self.stored)
 
     def _apply_regions(self) -> None:
         f = self.fields
@@ -334,14 +343,15 @@ class Fold:
 
     def _cache_lookups(self, kinds: list[str]) -> list[CacheLookup]:
         """Each lookup with the lowering it served named (forward, backward, inference)."""
-        out = []
-        for index, lookup in self.caches:
-            if 0 <= index < len(self.lowerings):
-                low = self.lowerings[index]
-                kind = next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or kinds[index]
-                lookup = dataclasses.replace(lookup, graph_kind=kind)
-            out.append(lookup)
-        return out
+        return [dataclasses.replace(lookup, graph_kind=self._kind_of(index, kinds))
+                if 0 <= index < len(self.lowerings) else lookup for index, lookup in self.caches]
+
+    def _kind_of(self, index: int, kinds: list[str]) -> str:
+        """The graph kind of lowering ``index`` (its output code's, else the fallback); "" for none."""
+        if not 0 <= index < len(self.lowerings):
+            return ""
+        low = self.lowerings[index]
+        return next((o.graph_kind for o in low.outputs[:1] if o.graph_kind), None) or kinds[index]
 
     def _aoti_kernels(self, low: Lowering, kind: str) -> tuple[Kernel, ...]:
         try:
@@ -460,6 +470,6 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     CacheRecord: Fold._cache, AotiCode: Fold._aoti, KernelTrace: Fold._kernel_trace,
     MinCutRecord: Fold._min_cut, KernelCompileTimes: Fold._kernel_compile,
     CollectiveScheduleRecord: Fold._collective_schedule, TraceCall: Fold._trace_call,
-    RuntimeEstimates: Fold._estimates,
+    RuntimeEstimates: Fold._estimates, StoreRecord: Fold._stored,
     TracedCode: Fold._traced,
 }

@@ -25,11 +25,12 @@ from .usage import (
     PackageFile,
     RangeConstraint,
     Region,
+    StoredStages,
 )
 
 __all__ = ["CacheLookup", "CallSite", "CollectiveSchedule", "Decomposition", "ExportSpec", "ExportedProgram",
            "FilteredGuard", "FxGraph", "FxNode", "KernelCompileInfo", "MinCut", "MinCutCandidate", "PackageFile",
-           "RangeConstraint", "Region", "SourceLoc"]  # re-exported: the report model is one import
+           "RangeConstraint", "Region", "SourceLoc", "StoredStages"]  # re-exported: the report model is one import
 
 
 @dataclass(frozen=True)
@@ -358,6 +359,7 @@ class Compilation:
     origin: str = "dynamo"  # dynamo | aoti (an AOTInductor compile of an exported program: no Dynamo frame)
     export_graph: Optional[FxGraph] = None  # aoti: the exported program's graph it was compiled from
     caches: tuple[CacheLookup, ...] = ()  # the caches torch consulted for it, and what came of each
+    stored: tuple[StoredStages, ...] = ()  # what the explorer's stage store gave back (or lacked) for its hits
     regions: tuple[Region, ...] = ()  # nested_compile_region, torch.compiler.disable, nonstrict_trace parts
     guard_filter: Optional[str] = None  # the guard_filter_fn it was compiled with, by name
     filtered_guards: tuple[FilteredGuard, ...] = ()  # every guard that filter saw, kept or dropped

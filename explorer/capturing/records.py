@@ -13,7 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from .artifacts import KernelCompileInfo, MinCut
-from .model import Bytecode, CacheLookup, Frame, FxGraph, GraphBreak, InlinedFunction, Mutation, OpEstimate, SourceLoc
+from .model import (
+    Bytecode,
+    CacheLookup,
+    Frame,
+    FxGraph,
+    GraphBreak,
+    InlinedFunction,
+    Mutation,
+    OpEstimate,
+    SourceLoc,
+    StoredStages,
+)
 
 
 @dataclass(frozen=True)
@@ -175,6 +186,14 @@ class CacheRecord:
 
 
 @dataclass(frozen=True)
+class StoreRecord:
+    """``explorer_stage_store``: the explorer's own record, put among torch's where a hit's skipped records were
+    given back from the stage store (or could not be): ``capturing.stage_store``."""
+
+    stored: StoredStages
+
+
+@dataclass(frozen=True)
 class AotiCode:
     """``graph_dump`` ``inductor_aot_wrapper_code`` / ``inductor_aot_kernel_code``: AOTInductor's C++."""
 
@@ -245,4 +264,5 @@ class TraceCall:
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
-               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode]
+               KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode,
+               StoreRecord]

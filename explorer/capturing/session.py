@@ -16,9 +16,11 @@ from typing import Callable, Iterable, Optional
 
 from . import torch_compat
 from .assemble import Assembly, DeviceNamer
+from .cache_tag import CacheTag
 from .model import CaptureData, Problem
 from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
+from .stage_store import default_store, put_back
 from .warm import SessionUsage, aoti_generated_files, with_generated_files
 
 
@@ -31,18 +33,23 @@ class CaptureSession:
     """
 
     def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = (), *, warm: bool = False,
-                 export: bool = False) -> None:
-        """``warm``: the user's caches as they are (``torch_compat.WARM_KEEPS``), not off; ``export``:
-        torch's detailed trace on, so ``torch.export`` writes the programs it makes."""
+                 export: bool = False, fresh: bool = False) -> None:
+        """``warm``: the user's caches as they are (``torch_compat.WARM_KEEPS``), a second run's view; ``fresh``:
+        the graph caches off, every graph lowered again; neither (cold): the graph caches as the program has them,
+        and what a hit skips put back from the explorer's stage store (``stage_store``). ``export``: torch's
+        detailed trace on, so ``torch.export`` writes the programs it makes."""
+        if warm and fresh:
+            raise ValueError("warm (the caches as they are) and fresh (the graph caches off) contradict each other")
         self.data: Optional[CaptureData] = None
         self.notes: list[str] = []
-        self.warm, self.export = warm, export
+        self.warm, self.export, self.fresh = warm, export, fresh
         self._recorder = Recorder(listeners, keep)
         self._stack = contextlib.ExitStack()
         self._t0 = 0.0
         self._started = 0.0  # time.time() at the start: files written since were built by this capture
         self._fresh_before: set[str] = set()
         self._usage = SessionUsage()
+        self._tag = CacheTag() if not (warm or fresh) else None  # cold: hits only for this program's graphs
         self._aoti_files: dict[str, tuple] = {}
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
@@ -55,11 +62,16 @@ class CaptureSession:
             self._fresh_before = torch_compat.fresh_cache_dirs()
             self._started = time.time()
             self._usage.begin(self._recorder)
-            self._stack.enter_context(torch_compat.capture_config(self.notes, warm=self.warm, export=self.export))
+            if self._tag is not None:
+                self._tag.begin(self._recorder)
+            self._stack.enter_context(torch_compat.capture_config(self.notes, warm=self.warm, export=self.export,
+                                                                 fresh=self.fresh))
             self._recorder.open()
         except BaseException:
             self._recorder.close()
             self._stack.close()
+            if self._tag is not None:
+                self._tag.end()
             raise
         return self
 
@@ -69,6 +81,8 @@ class CaptureSession:
         try:
             self._recorder.close()
         finally:
+            if self._tag is not None:
+                self._tag.end()
             self._stack.close()
             from .triton_asm import keep_stage_files
 
@@ -83,9 +97,16 @@ class CaptureSession:
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
+        if not self.warm:  # cold: hits served from the store, lowerings kept; fresh: lowerings kept
+            raw = put_back(raw, default_store(), self.notes)
         data = read(raw, notes=self.notes, wall_time_s=wall, error=error)
         data = with_generated_files(data, self._aoti_files)
-        return self._usage.apply(data, warm=self.warm, since=self._started)
+        return self._usage.apply(data, mode=self.mode, since=self._started)
+
+    @property
+    def mode(self) -> str:
+        """``cold`` (the default), ``warm`` or ``fresh``: ``CaptureData.cache_mode``."""
+        return "warm" if self.warm else "fresh" if self.fresh else "cold"
 
 
 def _output_code_files(raw: RawCapture) -> list[str]:

@@ -43,12 +43,16 @@ DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"
 # whole Inductor compile, which a plain torch.compile does only at the first .backward()); it is
 # kept because a backward lowered lazily, later, came out without torch's kernel provenance.
 #
-# Only the graph-level caches are turned off: a hit there skips lowering, hiding post-grad graphs, IR and
-# code. torch's code caches (the C++ builds, Triton's kernels) stay as a plain run has them: they are keyed
-# by the generated source and serve below lowering, so every stage is still logged while a re-run loads
-# what an earlier run built (a cold capture of a three-line function: 14.2 s every run with every cache
-# off, against 4.2 s for a plain re-run). Where one cannot be turned off (an environment variable that
-# forces it on), the capture turns every cache off instead: ``FALLBACK_CONFIG``.
+# The graph-level caches (``GRAPH_CACHES``) stay as the program has them in a cold capture: three of the values
+# set here are part of their keys (``log_tlparse`` and ``trace.provenance_tracking_level`` of the FX graph
+# cache's, FxGraphHashDetails; ``force_non_lazy_backward_lowering`` of AOTAutograd's, whose key holds functorch's
+# config and the FX graph key's details), so an entry a capture hits was written by a capture, not by a plain run,
+# and the explorer kept what a hit skips when that capture lowered the graph (``stage_store``). A fresh capture
+# (``fresh=True``) turns them off instead: every graph lowered again. torch's code caches (the C++ builds,
+# Triton's kernels) serve every mode: they are keyed by the generated source and serve below lowering (a fresh
+# capture of a three-line function: 14.2 s every run with every cache off, against 4.2 s for a plain re-run).
+# Where a graph cache cannot be turned off (an environment variable that forces it on), a fresh capture turns
+# every cache off instead: ``FALLBACK_CONFIG``.
 GRAPH_CACHES = (
     ("torch._inductor.config", "fx_graph_cache", False,
      "an FX graph cache hit skips lowering, hiding post-grad graphs, IR and code"),
@@ -266,14 +270,46 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
 # A warm capture leaves these as the user has them: caches on, and the backward lowered when torch
 # lowers it (functorch's config is part of AOTAutograd's cache key: forcing the backward's lowering
 # would miss every entry the user's own runs wrote; log_tlparse is part of the FX graph cache's key).
-# Provenance tracking is not part of any cache key.
+# On torch 2.13 the provenance tracking level is part of the FX graph cache's key too (FxGraphHashDetails).
 WARM_KEEPS = tuple(attr for _, attr, _, _ in GRAPH_CACHES + (FALLBACK_CONFIG,)) + ("force_non_lazy_backward_lowering",
                                                                                   "log_tlparse")
+# A cold capture leaves the graph caches as the program has them (see ``CAPTURE_CONFIG``'s comment)
+COLD_KEEPS = tuple(attr for _, attr, _, _ in GRAPH_CACHES)
+
+# What an FX graph cache hit does not write again (2.13: FxGraphCache.cache_hit_post_compile writes the post-grad
+# graph, the output code and the provenance tables from the entry; the loop-level IR, the runtime estimates and the
+# collective schedule exist only while a graph is lowered): the records the explorer's stage store keeps
+FX_HIT_SKIPS = ("ir_pre_fusion", "ir_post_fusion", "artifact:inductor_runtime_and_tensor_meta",
+                "artifact:inductor_collective_schedule")
+# of those, the ones every lowering under a capture writes (the collective schedule only where there are collectives)
+FX_HIT_ALWAYS = FX_HIT_SKIPS[:3]
+# the records that open a lowering (its post-grad graph; a hit writes it under the event's own name), and the
+# records of its FX graph cache lookup, written when the lowering is done (a miss, a bypass) or loaded (a hit);
+# with the graph caches off none is written (compile_fx.py: "Don't clog up the main tlparse output")
+FX_LOWERING_STARTS = ("artifact:inductor_post_grad_graph", "inductor_post_grad_graph")
+FX_CACHE_OUTCOMES = {"artifact:fx_graph_cache_miss": "miss", "artifact:fx_graph_cache_hit": "hit",
+                     "artifact:fx_graph_bundled_cache_hit": "hit", "artifact:fx_graph_cache_bypass": "bypass",
+                     "fx_graph_cache_miss": "miss", "fx_graph_cache_hit": "hit", "fx_graph_cache_bypass": "bypass"}
+OUTPUT_CODE_RECORD = "inductor_output_code"
+STAGE_STORE_FOLDER = ("compile-explorer", "stages")
+
+
+def stage_store_dir() -> str:
+    """The explorer's stage store, inside Inductor's cache folder (``TORCHINDUCTOR_CACHE_DIR`` or torch's default):
+    clearing that cache clears both."""
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    # not cache_dir(): it writes TORCHINDUCTOR_CACHE_DIR into os.environ, a change the user's cell would see
+    root = os.path.abspath(os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir())
+    return os.path.join(root, *STAGE_STORE_FOLDER)
 
 
 @contextlib.contextmanager
-def capture_config(notes: list[str], warm: bool = False, export: bool = False) -> Iterator[None]:
-    """Sets CAPTURE_CONFIG (less ``WARM_KEEPS`` when ``warm``), restoring each old value afterwards.
+def capture_config(notes: list[str], warm: bool = False, export: bool = False, fresh: bool = False) -> Iterator[None]:
+    """Sets CAPTURE_CONFIG (less ``WARM_KEEPS`` when ``warm``, less ``COLD_KEEPS`` unless ``fresh``), restoring
+    each old value afterwards.
 
     ``export``: torch's detailed trace (``dtrace_structured``) is on too, so that
     ``torch.export`` writes the program it made (``exported_program``).
@@ -292,7 +328,7 @@ def capture_config(notes: list[str], warm: bool = False, export: bool = False) -
         forced = []
         for entry in CAPTURE_CONFIG:
             module_path, attr_path, value, why = entry
-            if warm and attr_path in WARM_KEEPS:
+            if (warm and attr_path in WARM_KEEPS) or (not fresh and attr_path in COLD_KEEPS):
                 continue
             if not _set_config(entry, saved, notes) and entry in GRAPH_CACHES:
                 forced.append(f"{module_path}.{attr_path}")
@@ -399,6 +435,20 @@ def guard_filter_by_name(name: str) -> Optional[Callable[..., Any]]:
 
     fn = getattr(torch.compiler, name, None)
     return fn if callable(fn) and name.endswith("_unsafe") else None
+
+
+def cache_key_tag() -> str:
+    """The user's ``torch.compiler.config.cache_key_tag`` (2.11-2.14): part of the FX graph cache's and AOTAutograd
+    cache's keys (``FxGraphHashDetails``), and of PGO's profile key where a job id is set."""
+    import torch.compiler.config as cconfig
+
+    return cconfig.cache_key_tag
+
+
+def set_cache_key_tag(tag: str) -> None:
+    import torch.compiler.config as cconfig
+
+    cconfig.cache_key_tag = tag
 
 
 def current_stance() -> str:

@@ -38,6 +38,24 @@ class CacheLookup:
 
 
 @dataclass(frozen=True)
+class StoredStages:
+    """What the explorer's stage store did for one graph an FX graph cache hit served (``capturing.stage_store``).
+
+    A hit skips lowering: torch writes the post-grad graph, the output code and its provenance again from the
+    entry, not the loop-level IR or the runtime estimates. ``replayed``: a capture lowered this graph before and
+    the store gave back its records (``records``, as torch wrote them then, ``lowered_at``); ``missing``: the store
+    has none for it (``records`` are those a hit skips, ``detail`` says why).
+    """
+
+    outcome: str  # replayed | missing
+    records: tuple[str, ...]  # torch's record names: ir_pre_fusion, ir_post_fusion, artifact:inductor_runtime_...
+    key: Optional[str] = None  # the FX graph cache key of the hit
+    graph_kind: str = ""  # the lowering it served (forward | backward | inference)
+    lowered_at: Optional[float] = None  # replayed: when the capture that lowered the graph stored them (epoch s)
+    detail: str = ""  # missing: why the store could not give them
+
+
+@dataclass(frozen=True)
 class Region:
     """A part of a compiled frame torch treats apart.
 

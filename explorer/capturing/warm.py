@@ -1,9 +1,12 @@
-"""What a capture records about how it ran: cold or warm caches, the compile stance, kernels built or loaded.
+"""What a capture records about how it ran: its cache mode, the compile stance, kernels built or loaded.
 
-A cold capture (the default) turns the graph caches off, so every stage is
-lowered afresh, while torch's code caches serve it as they serve a plain run
-(a kernel whose source an earlier run compiled is loaded, not built again); a
-warm one leaves every cache as it is, as a second run of the program would.
+A cold capture (the default) leaves the graph caches on: a graph an earlier
+capture lowered comes from torch's cache, and what the hit skips (the loop-level
+IR) from the explorer's stage store (``stage_store``); a fresh one turns the
+graph caches off, so every graph is lowered again; a warm one leaves every cache
+as it is, as a second run of the program would. torch's code caches serve every
+mode as they serve a plain run (a kernel whose source an earlier run compiled is
+loaded, not built again).
 Either way the stance in force (``torch.compiler.set_stance``) is read when the
 capture starts, when each compilation starts (``dynamo_start``, live) and when it
 ends, and each C++ kernel is looked up in the module Inductor loaded: a binary
@@ -42,10 +45,10 @@ class SessionUsage:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def apply(self, data: CaptureData, *, warm: bool, since: float) -> CaptureData:
+    def apply(self, data: CaptureData, *, mode: str, since: float) -> CaptureData:
         comps = tuple(self._compilation(c, since) for c in data.compilations)
         return dataclasses.replace(
-            data, compilations=comps, cache_mode="warm" if warm else "cold", stance=self.stance_start,
+            data, compilations=comps, cache_mode=mode, stance=self.stance_start,
             stance_at_end=self.stance_end if self.stance_end != self.stance_start else None)
 
     def _compilation(self, c: Compilation, since: float) -> Compilation:

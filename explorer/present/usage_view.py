@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedProgram
 from ..clinic.guard_filter import DroppedGuard, dropped_guards, user_name
-from ..stages import BY_ID, CACHE_NAMES, cached_from, skipped_by_cache
+from ..stages import BY_ID, CACHE_NAMES, FRESH_REMEDY, cached_from, skipped_by_cache, stored_from, stored_title
 from .fmt import loc_text, origin_of
 
 # the stances torch.compiler.set_stance knows, in words (its docs)
@@ -71,15 +71,31 @@ def mode_blocks(data: CaptureData) -> list[dict]:
         out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm",
                     "r": [{"b": "caches:"}, lines[0]] + [[{"br": True}, line] for line in lines[1:]],
                     "text": ["caches:" + lines[0]] + [f"  {line}" for line in lines[1:]]})
+    elif data.cache_mode == "fresh":
+        out.append({"t": "p", "cls": "cx-muted cx-usage",
+                    "r": "caches: fresh (the graph caches off while capturing: every graph lowered again; "
+                         f"{_code_cache_words(data)}; --warm for a second run's view)"})
     else:
         out.append({"t": "p", "cls": "cx-muted cx-usage",
-                    "r": "caches: cold (the graph caches off while capturing: every stage lowered afresh; "
-                         f"{_code_cache_words(data)}; --warm for a second run's view)"})
+                    "r": "caches: cold (every stage shown: a graph an earlier capture lowered comes from torch's "
+                         "graph caches, its loop-level IR from the explorer's stage store; "
+                         f"{_code_cache_words(data)}{_store_counts(data)}; --fresh to lower every graph again, "
+                         "--warm for a second run's view)"})
     if data.stance != "default" or data.stance_at_end:
         end = f" (at the end: {data.stance_at_end})" if data.stance_at_end else ""
         out.append({"t": "p", "cls": "cx-muted cx-usage", "r": f"stance: {data.stance}{end} "
                                                                "(torch.compiler.set_stance)"})
     return out
+
+
+def _store_counts(data: CaptureData) -> str:
+    """How many graphs the explorer's stage store served in a cold capture, and how many it could not."""
+    stored = [s for comp in data.compilations for s in comp.stored]
+    if not stored:
+        return ""
+    back = sum(1 for s in stored if s.outcome == "replayed")
+    lacking = f", {len(stored) - back} not in it" if len(stored) > back else ""
+    return f"; graphs whose IR came from the stage store: {back}{lacking}"
 
 
 def _code_cache_words(data: CaptureData) -> str:
@@ -181,9 +197,23 @@ def from_where(comp: Compilation) -> list[dict]:
     skipped = [BY_ID[s].title for s in BY_ID if skipped_by_cache(s, comp) and not BY_ID[s].present(comp)]
     cached = [BY_ID[s].title for s in BY_ID if cached_from(s, comp) and BY_ID[s].present(comp)]
     said = ([f"skipped: cache hit: {', '.join(skipped)}"] if skipped else []) + (
-        [f"from the cache: {', '.join(cached)}"] if cached else [])
+        [f"from the cache: {', '.join(cached)}"] if cached else []) + _store_words(comp)
     if said:
         out.append({"t": "p", "cls": "cx-muted cx-cache-stages", "r": "; ".join(said), "text": said})
+    return out
+
+
+def _store_words(comp: Compilation) -> list[str]:
+    """What the explorer's stage store gave back for the compilation's hits, and what it could not."""
+    out = []
+    for outcome, words in (("replayed", "from the explorer's stage store (as a capture lowered them)"),
+                           ("missing", "not in the explorer's stage store")):
+        chosen = [s for s in comp.stored if s.outcome == outcome]
+        titles = dict.fromkeys(stored_title(r) for s in chosen for r in s.records)
+        kinds = dict.fromkeys(s.graph_kind for s in chosen if s.graph_kind)
+        if titles:
+            of = f" [{', '.join(kinds)}]" if kinds else ""
+            out.append(f"{words}: {', '.join(titles)}{of}" + (f" ({FRESH_REMEDY})" if outcome == "missing" else ""))
     return out
 
 
@@ -241,9 +271,15 @@ def provenance_blocks(data: CaptureData) -> list[dict]:
 
 
 def cache_note(stage_id: str, comp: Compilation) -> list[dict]:
-    """At the top of a stage shown from a cache entry: where it came from (the output code on a hit)."""
+    """At the top of a stage shown from a cache entry: where it came from (the output code on a hit; the loop-level
+    IR from the explorer's stage store)."""
     where = cached_from(stage_id, comp)
-    return [{"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the cache: "}, where]}] if where else []
+    out = [{"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the cache: "}, where]}] if where else []
+    stored = stored_from(stage_id, comp)
+    if stored:
+        out.append({"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the explorer's stage store: "},
+                                                                      stored]})
+    return out
 
 
 def build_chip(kernel: Any) -> Any:

@@ -49,7 +49,7 @@ def record(blocks: int):
 
     rec = Recorder()
     x, w = torch.randn(16, 32), torch.randn(32, 32) / 6
-    with torch_compat.capture_config([]), torch.no_grad():
+    with torch_compat.capture_config([], fresh=True), torch.no_grad():
         rec.open()
         try:
             torch.compile(program(blocks))(x, w)

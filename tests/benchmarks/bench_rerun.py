@@ -17,9 +17,11 @@ Programs (tiny, so that the C++ builds dominate as they do on a 2-core machine):
 * ``mlp``: notebooks/06's model (Linear-GELU-Linear-LayerNorm) in inference (``explore``).
 
 A third kind, "lowered", is plain with the graph caches off (``TORCHINDUCTOR_FX_GRAPH_CACHE=0
-TORCHINDUCTOR_AUTOGRAD_CACHE=0``), as the capture has them: what lowering every graph costs by itself, so
-explore / lowered is the explorer's own share. ``--before DIR`` adds a fourth kind, "before": the explorer
-of another checkout (e.g. ``git worktree add DIR main``), run the same way, for the change's effect.
+TORCHINDUCTOR_AUTOGRAD_CACHE=0``), as a fresh capture (``--fresh``) has them: what lowering every graph costs by
+itself. A cold capture (the default) leaves them on and shows what a hit skips from the explorer's stage store,
+so its re-run is against plain's re-run, and each explorer run says what the store gave back.
+``--before DIR`` adds a fourth kind, "before": the explorer of another checkout (e.g. ``git worktree add DIR
+main``), run the same way, for the change's effect.
 
 Goals: the explorer's re-run within 1.10x of plain's re-run, its first run within 1.00x of plain's first;
 every stage its first run shows is shown by its re-run too (checked: the exit status is 1 when a stage is
@@ -102,6 +104,8 @@ if report is not None:
     builds = [k.build or "unknown" for c in report.capture.compilations for k in c.kernels]
     out["kernels"] = {{b: builds.count(b) for b in sorted(set(builds))}}
     out["problems"] = [p.message for p in report.problems]
+    stored = [s.outcome for c in comps for s in getattr(c, "stored", ())]  # the stage store's, where there is one
+    out["stored"] = {{o: stored.count(o) for o in sorted(set(stored))}}
 print("RESULT " + json.dumps(out))
 """
 
@@ -205,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{k} first {r[k]['first']['s']:.2f} s ({r[k]['first']['cpu_s']:.1f} s CPU), rerun "
                 f"{r[k]['rerun']['s']:.2f} s ({r[k]['rerun']['cpu_s']:.1f} s CPU)" for k in order)
                 + f"; explore kernels first {r['explore']['first'].get('kernels')}, rerun "
-                f"{r['explore']['rerun'].get('kernels')}", flush=True)
+                f"{r['explore']['rerun'].get('kernels')}, stage store rerun {r['explore']['rerun'].get('stored')}",
+                flush=True)
             # what a cold capture shows (the old explorer's, where it ran) must be in the first run and the re-run
             cold = r["before"]["first"] if "before" in r else r["explore"]["first"]
             for run in ("first", "rerun"):
