@@ -256,3 +256,18 @@ def test_the_front_end_is_one_built_module_with_the_entry_points(tmp_path):
     path.write_text(js, encoding="utf-8")
     proc = subprocess.run(["node", "--check", str(path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_what_the_first_view_draws_travels_as_it_is_and_the_later_stages_long_texts_packed():
+    """Unpacking is on the first paint's path, so the Dynamo graph's text (a 2,300-node graph: 370 KB) travels as
+    it is, in the page and in a big report's first widget message; the later stages' long texts travel packed."""
+    from frontend_report import synthetic
+
+    report = synthetic()
+    code = report.capture.compilations[0].graph.code
+    for defer in (False, True):
+        payload, _ = build(report, pictures="none", defer=defer)
+        doc = payload["report"]["capture"]["compilations"][0]
+        assert len(code) > 300_000 and doc["graph"]["code"] == code
+    doc = build(report, pictures="none")[0]["report"]["capture"]["compilations"][0]
+    assert isinstance(doc["post_grad_graph"]["code"], dict) and "$lines" in doc["post_grad_graph"]["code"]

@@ -50,3 +50,17 @@ def test_every_long_text_of_a_document_is_packed_and_comes_back():
     comp = doc["capture"]["compilations"][0]
     assert "$lines" in comp["ir"][0]["text"] and "$lines" in comp["parts"][0] and comp["parts"][1] == "y"
     assert unpack_texts(doc) == want
+
+
+def test_a_live_widgets_texts_are_packed_only_when_they_add_up_to_more_than_its_bound():
+    """Under the bound the kernel sends the texts faster than they are packed and unpacked: they travel as they
+    are; over it (an 80-layer model's stages), every long text is packed."""
+    from explorer.widget import WIDGET_PACK_OVER
+
+    text = layers(400)
+    few = {"a": [text, "y"]}
+    assert pack_texts(few, total_over=len(text)) == {"a": [text, "y"]}
+    many = {"a": [text] * (WIDGET_PACK_OVER // len(text) + 1), "b": {"c": text}}
+    pack_texts(many, total_over=WIDGET_PACK_OVER)
+    assert all("$lines" in t for t in many["a"]) and "$lines" in many["b"]["c"]
+    assert unpack_texts(many) == {"a": [text] * len(many["a"]), "b": {"c": text}}

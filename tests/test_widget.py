@@ -256,7 +256,7 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
 
     from explorer.present.packed_text import unpack_texts
     from explorer.present.payload import FIRST_FIELDS, _compilation_dict, build, build_rest
-    from explorer.widget import decode_payload
+    from explorer.widget import WIDGET_PACK_OVER, decode_payload
 
     report = synthetic()
     view = ExplorerView(report)
@@ -271,10 +271,19 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
     (reply, buffers), = sent
     assert reply["ok"] and "_buffers" not in reply and len(buffers) == 1
     rest = decode_payload(buffers[0], reply["encoding"])
-    assert rest == json.loads(json.dumps(build_rest(report)))
+    assert rest == json.loads(json.dumps(build_rest(report, dots={}, pack_over=WIDGET_PACK_OVER)))
+    # the later stages' pictures are named by the rest (folding a 2,300-node graph's later stages waited for
+    # it), and drawn on request as the first ones are
+    later = rest["compilations"]["0/0"]["view_pictures"]
+    assert set(first["views"][0]["pictures"]) == {"graph"} and {"aot_inference", "post_grad_graph"} <= set(
+        later["pictures"]) and later["boxes"]["post_grad_graph"]
+    pid = later["pictures"]["post_grad_graph"]
+    assert pid in view._dots and pid not in view.widget().pictures
+    view._on_msg(view.widget(), {"type": "action", "id": 4, "action": "pictures", "args": {"ids": [pid]}}, [])
+    assert sent[-1][0]["ok"] and view.widget().pictures[pid].lstrip().startswith(("<svg", "<?xml"))
     unpack_texts(rest)  # the front end's reading of the packed texts
     merged = dict(comp, **{k: v for k, v in rest["compilations"]["0/0"].items()
-                           if k not in ("kernel_sources", "panes")})
+                           if k not in ("kernel_sources", "panes", "view_pictures")})
     for k, src in zip(merged["kernels"], rest["compilations"]["0/0"]["kernel_sources"]):
         k["source"] = src
     unpack_texts(merged)  # the first part's texts travel packed too

@@ -80,23 +80,27 @@ def unpack(packed: dict) -> str:
     return "\n".join(out)
 
 
-def pack_texts(doc: Any) -> Any:
-    """``doc`` (the payload's JSON-ready report, or ``build_rest``'s) with every long string packed, in place."""
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            if isinstance(v, str):
-                if len(v) >= PACK_OVER:
-                    doc[k] = pack(v) or v
-            elif isinstance(v, (dict, list)):
-                pack_texts(v)
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            if isinstance(v, str):
-                if len(v) >= PACK_OVER:
-                    doc[i] = pack(v) or v
-            elif isinstance(v, (dict, list)):
-                pack_texts(v)
+def pack_texts(doc: Any, total_over: int = 0) -> Any:
+    """``doc`` (the payload's JSON-ready report, or ``build_rest``'s) with every long string packed, in place;
+    ``total_over``: only when its long strings add up to more than that (a live widget's messages: under it the
+    kernel sends the texts faster than Python packs them)."""
+    found: list[tuple[Any, Any, str]] = []
+    _long_texts(doc, found)
+    if sum(len(text) for _, _, text in found) <= total_over:
+        return doc
+    for holder, key, text in found:
+        holder[key] = pack(text) or text
     return doc
+
+
+def _long_texts(doc: Any, found: list[tuple[Any, Any, str]]) -> None:
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for k, v in items:
+        if isinstance(v, str):
+            if len(v) >= PACK_OVER:
+                found.append((doc, k, v))
+        elif isinstance(v, (dict, list)):
+            _long_texts(v, found)
 
 
 def unpack_texts(doc: Any) -> Any:

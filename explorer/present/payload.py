@@ -124,8 +124,8 @@ FIRST_PANES = FIRST_STAGES | {"timing"}
 
 def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = None,
           defer: bool = False, model: Optional[dict] = None, other_ranks: bool = False,
-          origins: Optional[list[Origin]] = None,
-          on_rank: Optional[Callable[[str, dict], None]] = None) -> tuple[dict, dict[str, Dot]]:
+          origins: Optional[list[Origin]] = None, on_rank: Optional[Callable[[str, dict], None]] = None,
+          pack_over: int = 0) -> tuple[dict, dict[str, Dot]]:
     """The payload, and ``{picture id: DOT text}`` for every picture it names.
 
     ``pictures``: "inline" draws them now (the page), "lazy" leaves them to be
@@ -138,7 +138,8 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     (``rank_payloads``; their pictures are drawn once, with this one's); ``origins``: the user lines
     the chain's indexes refer to (a job's, so every rank's payload indexes the same list). ``on_rank(rank,
     payload)``: each other rank's payload is handed there as it is made, not kept in this one (a page of many
-    ranks packs each at once: one rank's payload in memory at a time).
+    ranks packs each at once: one rank's payload in memory at a time). ``pack_over``: long texts are packed only
+    when they add up to more than this (``packed_text.pack_texts``; a live widget's ``WIDGET_PACK_OVER``).
     """
     report = as_report(report)
     data: CaptureData = report.capture
@@ -170,7 +171,7 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
         "labels": model["labels"],
         "header": model["header"],
         "timing": model["timing"],
-        "report": pack_texts(_report_dict(report, first_only=defer)),
+        "report": _pack_later_texts(_report_dict(report, first_only=defer), pack_over),
         "views": views,
         "pictures": drawn,
         "pictures_lazy": pictures == "lazy",
@@ -186,12 +187,25 @@ def build(report: Any, *, pictures: str = "inline", made_at: Optional[float] = N
     return payload, dots
 
 
+def _pack_later_texts(doc: dict, total_over: int) -> dict:
+    """``doc`` (``_report_dict``'s) with its long texts packed, but for what the first view draws (``FIRST_FIELDS``:
+    the Dynamo graph, the bytecode): unpacking is on the first paint's path (a 2,300-node graph's text, 370 KB:
+    16 ms in the browser, cold), while those texts gzip well enough as they are (71 KB). ``total_over``: as
+    ``pack_texts``'."""
+    comps = doc["capture"]["compilations"]
+    firsts = [{k: c.pop(k) for k in list(c) if k in FIRST_FIELDS} for c in comps]
+    pack_texts(doc, total_over)
+    for comp, first in zip(comps, firsts):
+        comp.update(first)
+    return doc
+
+
 def rank_payload(report: Any, rank: int, *, pictures: str = "lazy", origins: Optional[list[Origin]] = None,
-                 made_at: Optional[float] = None) -> tuple[dict, dict[str, Dot]]:
+                 made_at: Optional[float] = None, pack_over: int = 0) -> tuple[dict, dict[str, Dot]]:
     """Rank ``rank``'s own payload, out of a merged report: what the view swaps in when that rank is picked.
     Its chain indexes the job's ``origins`` (every rank's the same list), so a pinned line stays lit."""
     return build(report.rank(rank), pictures=pictures, made_at=made_at,
-                 origins=origins if origins is not None else job_origins(report))
+                 origins=origins if origins is not None else job_origins(report), pack_over=pack_over)
 
 
 def job_origins(report: Any) -> Optional[list[Origin]]:
@@ -206,23 +220,33 @@ def job_origins(report: Any) -> Optional[list[Origin]]:
     return sorted(found)
 
 
-def build_rest(report: Any, model: Optional[dict] = None) -> dict:
+def build_rest(report: Any, model: Optional[dict] = None, dots: Optional[dict[str, Dot]] = None,
+               pack_over: int = 0) -> dict:
     """What ``build(defer=True)`` left out: ``{"compilations": {cid: {field: value, "kernel_sources": [...],
-    "panes": {stage: blocks}}}, "lineage": the whole chain}``; the front end merges it into the payload it has.
-    ``model``: the view model the first part was made from (the panes it lacks are built into it)."""
+    "panes": {stage: blocks}, "view_pictures": {"pictures", "boxes", "no_picture"} of the later stages}},
+    "lineage": the whole chain}``; the front end merges it into the payload it has.
+    ``model``: the view model the first part was made from (the panes it lacks are built into it); ``dots``:
+    where the later stages' pictures go, to be drawn on request (None: not named, as for a view without them);
+    ``pack_over``: as ``build``'s."""
     report = as_report(report)
     data: CaptureData = report.capture
     model = model or viewmodel.build(report, panes=False)
-    comps = {}
+    comps, views = {}, {}
     for comp, view in zip(data.compilations, model["compilations"]):
         full = _compilation_dict(comp)
         rest = {k: v for k, v in full.items() if k not in FIRST_FIELDS}
         rest["kernel_sources"] = [k["source"] for k in full["kernels"]]
+        comps[comp.compile_id] = rest
         later = [sid for sid in view["present"] if sid not in FIRST_PANES]
         panes = viewmodel.ensure_panes(view, comp, report, later)
-        pack_texts(rest)  # the report's texts; the panes are the view model's blocks, read as they are
-        rest["panes"] = {sid: panes[sid] for sid in later}
-        comps[comp.compile_id] = rest
+        views[comp.compile_id] = {"panes": {sid: panes[sid] for sid in later}}
+        if dots is not None:
+            pics, later_dots = _pictures(comp, later, with_pictures=True, report=report)
+            views[comp.compile_id]["view_pictures"] = pics
+            dots.update(later_dots)
+    pack_texts(comps, pack_over)  # the report's texts; the panes are the view model's blocks, read as they are
+    for cid, rest in comps.items():
+        rest.update(views[cid])
     refs = {c.compile_id: kernel_refs(c) for c in data.compilations}
     return {"compilations": comps,
             "lineage": compact_lineage(report.lineage, refs, origins=job_origins(report))}
@@ -260,11 +284,23 @@ def script_safe(text: str) -> str:
 def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = False,
           report: Any = None) -> tuple[dict, dict[str, Dot]]:
     """The view model's compilation, with the pictures its graph stages have (or why not) and, for a folded
-    picture, what each of its boxes opens (``boxes``); ``defer``: only the first panes (``FIRST_PANES``)."""
+    picture, what each of its boxes opens (``boxes``); ``defer``: only the first panes (``FIRST_PANES``), whose
+    pictures alone are named now (folding a big graph's later stages waits for ``build_rest``)."""
+    stage_ids = [s.id for s in STAGES if not defer or s.id in FIRST_PANES]
+    pics, dots = _pictures(comp, stage_ids, with_pictures=with_pictures, report=report)
+    panes = {sid: bs for sid, bs in view["panes"].items() if sid in FIRST_PANES} if defer else view["panes"]
+    return dict(view, panes=panes, **pics), dots
+
+
+def _pictures(comp: Compilation, stage_ids: Iterable[str], *, with_pictures: bool,
+              report: Any = None) -> tuple[dict, dict[str, Dot]]:
+    """``{"pictures": {stage: id}, "boxes": {stage: {box: ...}}, "no_picture": {stage: why}}`` for the graph
+    stages among ``stage_ids``, and each picture's DOT text (a folded graph's made when drawn)."""
     pics, no_pic, dots, boxes = {}, {}, {}, {}
+    wanted = set(stage_ids)
     structure = structure_for(report, comp) if with_pictures else None
     for s in STAGES:
-        fx = s.content(comp) if s.kind == "graph" else None
+        fx = s.content(comp) if s.kind == "graph" and s.id in wanted else None
         if not isinstance(fx, FxGraph):
             continue
         if not with_pictures:
@@ -287,8 +323,7 @@ def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = F
         if folded is not None:
             boxes[s.id] = {b.id: {"pid": ids[b.picture], "title": b.title, "origins": list(b.origins)}
                            for b in folded.boxes.values()}
-    panes = {sid: bs for sid, bs in view["panes"].items() if sid in FIRST_PANES} if defer else view["panes"]
-    return dict(view, panes=panes, pictures=pics, boxes=boxes, no_picture=no_pic), dots
+    return {"pictures": pics, "boxes": boxes, "no_picture": no_pic}, dots
 
 
 def picture_id(dot: str) -> str:

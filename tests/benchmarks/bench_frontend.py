@@ -47,6 +47,11 @@ On a quiet machine the widget's big view measured 1.21x (per round 1.17): it bui
 its model with the first view's panes and sends the others with the rest (2026-12-05, load 1.3, ``--loads 4 --lab
 --views 6 --against /tmp/cx-old``): the big view 207-353 ms against 240-255, 0.87x (per round 0.87); first render
 0.80x (per round 0.91); hover 1.01x; the kernels pane 1.32x (per round 1.37).
+
+Against dc29f93 (before typed ids, folded pictures and loop-IR groups), 2026-12-05, ``--loads 6 --lab --views 8``:
+first render 1.02x (per round 1.01), hover 1.02x, the kernels pane 0.95x, the big view 1.09x (per round 0.99);
+docs/figures.md says what the comparison found. The Lab's pages are brought to the front in turn: before, the
+second page drew behind the first, and a checkout measured against itself came out 1.26x.
 """
 
 from __future__ import annotations
@@ -249,6 +254,9 @@ def measure_lab(browser, checkouts: list[tuple[str, Path]], bigs: int = 3) -> No
         for i in range(first_view, first_view + 3 + bigs):  # the small cells, then the big views: cell i of
             # every notebook in turn, every other round in reverse
             for name, _ in checkouts if (i - first_view) % 2 == 0 else checkouts[::-1]:
+                # the page in front: a page behind another draws later (Chromium defers its frames), which made
+                # a checkout measured against itself 1.26x slower than itself
+                pages[name].bring_to_front()
                 lat[name].append(_run_cell(pages[name], i, first_view))
                 time.sleep(1.0)
         print("== the widget in JupyterLab: capture finished -> view drawn")

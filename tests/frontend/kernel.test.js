@@ -62,3 +62,19 @@ test("answers go to their own calls; another view's are not ours", async () => {
   assert.deepEqual(await a, { type: "result", id: 2, ok: true, encoding: "utf-8", buffers: ["buf"] });
   await assert.rejects(b, /NameError: f/);
 });
+
+test("a view that asks once it is drawn sends nothing before, then one ping however often it asks", async () => {
+  const sent = [],
+    timers = [];
+  const link = kernelLink((c) => sent.push(c), { setTimer: (fn) => timers.push(fn), ask: false });
+  assert.equal(link.state, "asking");
+  assert.deepEqual(sent, []); // nothing competes with reading the payload
+  assert.equal(timers.length, 0); // and no timeout runs yet
+  link.ask();
+  link.ask();
+  assert.deepEqual(sent, [{ type: "action", id: 1, action: "ping", args: {} }]);
+  link.answer({ type: "result", id: 1, ok: true, actions: ["rest"] });
+  await tick();
+  assert.equal(link.state, "up");
+  assert.equal(timers.length, 1);
+});

@@ -161,3 +161,20 @@ test("a deferred payload's pane that comes with the rest is offered, waits, and 
   assert.equal(m.blocks("0/0", "kernels", "cpp_fused_sin_0")[0].data.ref, "cpp_fused_sin_0");
   assert.equal(m.comp("0/0").panes, undefined); // the panes go to the view, not into the report's data
 });
+
+test("the rest names the later stages' pictures: they join the view's, beside the first ones", () => {
+  const p = payload({ deferred: true });
+  p.views[0].pictures = { graph: "p1" };
+  const m = new Model(p);
+  const view_pictures = {
+    pictures: { post_grad_graph: "p2" },
+    boxes: { post_grad_graph: { b0: { pid: "p3", title: "layers.0", origins: [] } } },
+    no_picture: { aot_forward: "No Graphviz text was captured for this graph." },
+  };
+  m.merge({ compilations: { "0/0": { kernel_sources: [], view_pictures } } });
+  const v = m.view("0/0");
+  assert.deepEqual(v.pictures, { graph: "p1", post_grad_graph: "p2" });
+  assert.equal(v.boxes.post_grad_graph.b0.pid, "p3");
+  assert.equal(v.no_picture.aot_forward, "No Graphviz text was captured for this graph.");
+  assert.equal(m.comp("0/0").view_pictures, undefined); // the view's, not the report's data
+});

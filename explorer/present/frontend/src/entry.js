@@ -117,8 +117,9 @@ export default {
     ensureStyles(el, model.get("styles"));
     // a host that draws views in a shadow root may attach `el` after render: its styles go there too
     if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => ensureStyles(el, model.get("styles")));
-    // asks at once whether a kernel answers (a saved notebook or an exported page has none): kernel.js
-    const kernel = kernelLink((content) => model.send(content));
+    // whether a kernel answers (a saved notebook or an exported page has none: kernel.js), asked once the view is
+    // drawn: its answer, handled while the payload was read, made a big view's first draw slower
+    const kernel = kernelLink((content) => model.send(content), { ask: false });
     const onMsg = (msg, buffers) => kernel.answer(msg, buffers);
     model.on("msg:custom", onMsg);
     // the pictures the kernel drew, kept in the widget's state (also what a saved notebook holds)
@@ -158,6 +159,7 @@ export default {
         handle = mount(el, payload, host);
         const made = model.get("made_at");
         if (made) el.setAttribute("data-latency-ms", String(Date.now() - made * 1000));
+        kernel.ask();
         const s0 = model.get("selection");
         if (s0 && s0.from !== "view" && handle.view) handle.view.applyState(s0);
       },

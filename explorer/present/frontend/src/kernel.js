@@ -12,7 +12,7 @@ export const PING_MS = 4000;
 // The widget's host.kernel. send(content): the widget's model.send; answer(msg, buffers) is called with each
 // message from the kernel. state: "asking" until the ping is answered ("up", with the actions this host can do:
 // actions) or PING_MS passes ("none"); watch(fn) calls fn() at each change of state.
-export function kernelLink(send, { timeoutMs = PING_MS, setTimer = setTimeout } = {}) {
+export function kernelLink(send, { timeoutMs = PING_MS, setTimer = setTimeout, ask = true } = {}) {
   const pending = new Map(),
     watchers = [];
   let seq = 0;
@@ -51,16 +51,23 @@ export function kernelLink(send, { timeoutMs = PING_MS, setTimer = setTimeout } 
     link.state = state;
     for (const fn of [...watchers]) fn(state);
   };
-  link.call("ping", {}).then(
-    (r) => {
-      link.actions = (r && r.actions) || [];
-      become("up");
-    },
-    () => become("none"), // a kernel that answers with an error is not this view's
-  );
-  setTimer(() => {
-    if (link.state === "asking") become("none");
-  }, timeoutMs);
+  let asked = false;
+  // asks whether a kernel answers (once): at once, or when the caller says (`ask: false`, then `link.ask()`)
+  link.ask = () => {
+    if (asked) return;
+    asked = true;
+    link.call("ping", {}).then(
+      (r) => {
+        link.actions = (r && r.actions) || [];
+        become("up");
+      },
+      () => become("none"), // a kernel that answers with an error is not this view's
+    );
+    setTimer(() => {
+      if (link.state === "asking") become("none");
+    }, timeoutMs);
+  };
+  if (ask) link.ask();
   return link;
 }
 
@@ -85,17 +92,18 @@ export const Kernel = {
   watchKernel() {
     if (!this.host.kernel) return;
     if (this.host.kernel.watch) this._unwatchKernel = this.host.kernel.watch(() => this.kernelChanged());
-    if (this.kernelUp()) this.kernelChanged();
+    // up already (it answered while the payload was read): the panes were just drawn knowing it, drawing them
+    // again would double a big view's first draw
+    if (this.kernelUp()) this.kernelChanged(false);
   },
 
-  kernelChanged() {
+  kernelChanged(redraw = true) {
     if (this.kernelUp()) {
-      if (this.m.p.pictures_lazy) this.fetchPictures();
       if (this.m.deferred) this.fetchRest();
     }
     if (this.toolbar) this.renderKernelActions();
     // the panes say again what they said about the kernel (a picture, a stage or a diff it sends, the diffs offered)
-    for (const p of this.panes) p.render();
+    if (redraw) for (const p of this.panes) p.render();
   },
 
   // pictures the kernel drew (the widget's "pictures" state): the panes showing them redraw

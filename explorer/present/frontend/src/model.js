@@ -78,9 +78,13 @@ export class Model {
     for (const [cid, fields] of Object.entries(rest.compilations || {})) {
       const comp = this.comp(cid);
       if (!comp) continue;
-      const { kernel_sources: sources, panes, ...others } = fields;
+      const { kernel_sources: sources, panes, view_pictures: pics, ...others } = fields;
       Object.assign(comp, others);
-      if (panes) Object.assign(this.view(cid).panes, panes);
+      const view = this.view(cid);
+      if (panes) Object.assign(view.panes, panes);
+      // the later stages' pictures, named only now (folding a big graph waits for them)
+      for (const key of ["pictures", "boxes", "no_picture"])
+        if (pics && pics[key]) view[key] = Object.assign(view[key] || {}, pics[key]);
       (sources || []).forEach((src, i) => {
         if (comp.kernels[i]) comp.kernels[i].source = src;
       });

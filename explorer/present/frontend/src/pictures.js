@@ -41,9 +41,12 @@ export const Pictures = {
       let key = this.host.kernel ? "picture_none" : "picture_not_drawn";
       if (state === "asking") key = "picture_asking";
       if (state === "up") key = "drawing_picture";
+      if (state === "up" && m.p.pictures_lazy) this.askPictures([pid]);
       return nopic(m.w(key));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
+    // the boxes this picture shows open their own: drawn now, so that one opens at once
+    if (this.kernelUp() && m.p.pictures_lazy) this.askPictures(Object.values(boxes).map((b) => b.pid));
     const el = parseSvg(svg);
     if (!el) return nopic(m.w("picture_unreadable"));
     // nodes carry their FX node's chain: <g class="node"><title>NAME</title>
@@ -132,19 +135,24 @@ export const Pictures = {
     this.relight();
   },
 
-  fetchPictures() {
-    const want = [];
-    for (const v of this.m.views) {
-      for (const pid of Object.values(v.pictures || {})) if (!(pid in this.m.pictures)) want.push(pid);
-      for (const boxes of Object.values(v.boxes || {}))
-        for (const b of Object.values(boxes)) if (!(b.pid in this.m.pictures)) want.push(b.pid);
-    }
+  // the pictures a pane shows, drawn by the kernel when first shown (not all at once: a big model's folded
+  // graphs are hundreds of pictures, whose drawing would compete with the view for the machine), each asked once,
+  // those asked together in one call; drawn into the widget's "pictures" state, which the view watches (entry.js)
+  askPictures(pids) {
+    const asked = (this.m._picturesAsked ||= new Set());
+    const want = pids.filter((pid) => !(pid in this.m.pictures) && !asked.has(pid));
     if (!want.length) return;
-    // drawn into the widget's "pictures" state, which the view watches (entry.js): gotPictures
-    Promise.resolve(this.host.kernel.call("pictures", { ids: [...new Set(want)] })).then(
-      (r) => this.gotPictures(r && r.pictures),
-      () => {},
-    );
+    for (const pid of want) asked.add(pid);
+    const batch = (this._pictureBatch ||= []);
+    batch.push(...want);
+    if (batch.length > want.length) return; // a call is already due
+    queueMicrotask(() => {
+      const ids = batch.splice(0);
+      Promise.resolve(this.host.kernel.call("pictures", { ids })).then(
+        (r) => this.gotPictures(r && r.pictures),
+        () => {},
+      );
+    });
   },
 };
 

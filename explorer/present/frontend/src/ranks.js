@@ -115,7 +115,6 @@ export const Ranks = {
 
   // everything that shows the rank's own report, drawn again (the sections' open or closed state kept)
   redraw() {
-    const m = this.m;
     const open = [...this.headerEl.querySelectorAll("details")].map((d) => d.open);
     this._headerLinked = [];
     const header = this.header();
@@ -131,7 +130,6 @@ export const Ranks = {
       this.renderChain();
       this.changed();
     }
-    if (this.kernelUp() && m.p.pictures_lazy) this.fetchPictures();
   },
 
   rankNote(text) {
