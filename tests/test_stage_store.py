@@ -185,13 +185,21 @@ def test_the_users_cache_key_tag_is_kept_in_the_key_and_restored_after_the_captu
         torch._dynamo.graph_break()
         return y.cos() * 3  # the same ops from another line: another graph, another tag
 
+    def another(x):
+        return x.tan() - 1
+
     with torch.compiler.config.patch(cache_key_tag="users-namespace"):
         with explorer.capture():
             torch.compile(tagged, backend=backend)(torch.ones(3))
             assert torch.compiler.config.cache_key_tag == "users-namespace"  # once each backend has returned
         assert torch.compiler.config.cache_key_tag == "users-namespace"
-    assert len(seen) == 2 and seen[0] != seen[1]
-    assert all(t.startswith("users-namespace|" + cache_tag.MARK) and len(t) > 48 for t in seen), seen
+        with explorer.capture():  # the user's code sets a tag of its own: it stays theirs, in the key and after
+            torch.compiler.config.cache_key_tag = "set-in-the-cell"
+            torch.compile(another, backend=backend)(torch.ones(3))
+        assert torch.compiler.config.cache_key_tag == "set-in-the-cell"
+    assert len(seen) == 3 and seen[0] != seen[1]
+    assert all(t.startswith("users-namespace|" + cache_tag.MARK) and len(t) > 48 for t in seen[:2]), seen
+    assert seen[2].startswith("set-in-the-cell|" + cache_tag.MARK), seen
     assert cache_tag.tag_for(None, "abc") == cache_tag.MARK + "abc"
 
 

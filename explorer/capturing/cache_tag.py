@@ -38,11 +38,13 @@ MARK = "compile-explorer:"
 
 
 class CacheTag:
-    """Sets the cache key tag as each graph is handed to its backend; restores the user's in ``end``."""
+    """Sets the cache key tag as each graph is handed to its backend; puts the user's back after it and in ``end``.
+    A tag the user's own code sets meanwhile is theirs: kept under each graph's, and left in place at the end."""
 
     def __init__(self) -> None:
         self.user_tag: Optional[str] = None
         self._graph: Optional[str] = None  # the digest of the graph being compiled, before its code objects
+        self._ours: Optional[str] = None  # the tag this capture set last, while it is in place
         self._unsubscribe: Optional[Callable[[], None]] = None
 
     def begin(self, recorder: Any) -> None:
@@ -57,18 +59,26 @@ class CacheTag:
             self._set(self._graph + code_digest(ev.payload))
         elif ev.name in AFTER_BACKEND:
             self._graph = None
-            torch_compat.set_cache_key_tag(self.user_tag or "")
+            self._restore()
 
     def _set(self, material: str) -> None:
+        current = torch_compat.cache_key_tag()
+        if current != self._ours:  # not ours: the user's code set it since (or it is the one read at the start)
+            self.user_tag = current
         digest = hashlib.sha256(material.encode()).hexdigest()[:32]
-        torch_compat.set_cache_key_tag(tag_for(self.user_tag, digest))
+        self._ours = tag_for(self.user_tag, digest)
+        torch_compat.set_cache_key_tag(self._ours)
+
+    def _restore(self) -> None:
+        if self._ours is not None and torch_compat.cache_key_tag() == self._ours:
+            torch_compat.set_cache_key_tag(self.user_tag or "")
+        self._ours = None
 
     def end(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        if self.user_tag is not None:
-            torch_compat.set_cache_key_tag(self.user_tag)
+        self._restore()
 
 
 def tag_for(user_tag: Optional[str], digest: str) -> str:
