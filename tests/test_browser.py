@@ -448,6 +448,43 @@ def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
     assert any("sin" in t for t in right.locator(".cx-code .cx-ln.cx-lit").all_inner_texts())
 
 
+def test_a_deferred_views_pictures_are_named_by_the_rest_and_drawn_when_shown(page, sin_report):
+    """A big report's first message names no picture (folding its graphs waits for the rest): a picture pane says
+    it is being drawn (not that there is none), and once the rest names it, the kernel draws it on request."""
+    if not shutil.which("dot"):
+        pytest.skip("Graphviz's dot is not installed")
+    from explorer.present.page import module_text, styles_text
+    from explorer.present.payload import build, build_rest, draw_pictures, to_script_json
+
+    first, _ = build(sin_report, pictures="lazy", defer=True)
+    dots: dict = {}
+    rest = build_rest(sin_report, dots=dots)
+    assert first["views"][0]["pictures"] == {} and rest["compilations"]["0/0"]["view_pictures"]["pictures"]["graph"]
+    drawn = draw_pictures(dots)
+    page.set_content(
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{styles_text()}</style></head><body>"
+        f"<div id='cx-root'></div><script type='module'>{module_text()}\n"
+        f"const first = {to_script_json(first)}, rest = {to_script_json(rest)}, drawn = {to_script_json(drawn)};\n"
+        "window.__calls = [];\nlet view = null;\n"
+        "const kernel = {call: async (action, args) => { window.__calls.push(action);\n"
+        "  if (action === 'pictures') { const p = {}; for (const i of args.ids) p[i] = drawn[i];\n"
+        "    setTimeout(() => view.view.gotPictures(p), 0); return {count: args.ids.length}; }\n"
+        "  await new Promise((r) => setTimeout(r, 2500));\n"
+        "  return {encoding: 'utf-8',"
+        " buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
+        "view = mount(document.getElementById('cx-root'), first, {kernel});</script></body></html>")
+    page.wait_for_selector("#cx-root[data-ready]")
+    view = page.locator("#cx-root")
+    right = side(view, "right")
+    show(right, "graph")
+    right.locator(".cx-seg button", has_text="Picture").click()
+    assert view.get_attribute("data-complete") is None
+    assert "Drawing the picture" in right.inner_text() and "No picture" not in right.inner_text(), right.inner_text()
+    page.wait_for_selector("#cx-root[data-complete]")
+    right.locator(".cx-svg svg").first.wait_for()
+    assert page.evaluate("window.__calls")[0] == "rest" and "pictures" in page.evaluate("window.__calls")
+
+
 @pytest.fixture(scope="module")
 def llama_page(tmp_path_factory, llama_report):
     return _page_file(tmp_path_factory, "llama.html", llama_report)

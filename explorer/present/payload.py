@@ -223,7 +223,7 @@ def job_origins(report: Any) -> Optional[list[Origin]]:
 def build_rest(report: Any, model: Optional[dict] = None, dots: Optional[dict[str, Dot]] = None,
                pack_over: int = 0) -> dict:
     """What ``build(defer=True)`` left out: ``{"compilations": {cid: {field: value, "kernel_sources": [...],
-    "panes": {stage: blocks}, "view_pictures": {"pictures", "boxes", "no_picture"} of the later stages}},
+    "panes": {stage: blocks}, "view_pictures": {"pictures", "boxes", "no_picture"} of every stage}},
     "lineage": the whole chain}``; the front end merges it into the payload it has.
     ``model``: the view model the first part was made from (the panes it lacks are built into it); ``dots``:
     where the later stages' pictures go, to be drawn on request (None: not named, as for a view without them);
@@ -240,8 +240,8 @@ def build_rest(report: Any, model: Optional[dict] = None, dots: Optional[dict[st
         later = [sid for sid in view["present"] if sid not in FIRST_PANES]
         panes = viewmodel.ensure_panes(view, comp, report, later)
         views[comp.compile_id] = {"panes": {sid: panes[sid] for sid in later}}
-        if dots is not None:
-            pics, later_dots = _pictures(comp, later, with_pictures=True, report=report)
+        if dots is not None:  # every stage's pictures: the first message named none (``_view``)
+            pics, later_dots = _pictures(comp, view["present"], with_pictures=True, report=report)
             views[comp.compile_id]["view_pictures"] = pics
             dots.update(later_dots)
     pack_texts(comps, pack_over)  # the report's texts; the panes are the view model's blocks, read as they are
@@ -284,9 +284,10 @@ def script_safe(text: str) -> str:
 def _view(view: dict, comp: Compilation, *, with_pictures: bool, defer: bool = False,
           report: Any = None) -> tuple[dict, dict[str, Dot]]:
     """The view model's compilation, with the pictures its graph stages have (or why not) and, for a folded
-    picture, what each of its boxes opens (``boxes``); ``defer``: only the first panes (``FIRST_PANES``), whose
-    pictures alone are named now (folding a big graph's later stages waits for ``build_rest``)."""
-    stage_ids = [s.id for s in STAGES if not defer or s.id in FIRST_PANES]
+    picture, what each of its boxes opens (``boxes``); ``defer``: only the first panes (``FIRST_PANES``), and no
+    picture named yet: a big report's first view draws the graph's text, and folding its graphs for their pictures
+    waits for ``build_rest``."""
+    stage_ids = [] if defer else [s.id for s in STAGES]
     pics, dots = _pictures(comp, stage_ids, with_pictures=with_pictures, report=report)
     panes = {sid: bs for sid, bs in view["panes"].items() if sid in FIRST_PANES} if defer else view["panes"]
     return dict(view, panes=panes, **pics), dots

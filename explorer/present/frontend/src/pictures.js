@@ -9,6 +9,8 @@ export const Pictures = {
   picture(pane, stageId, note) {
     const v = this.m.view(pane.cid),
       pid = (v.pictures || {})[stageId];
+    // a big report's pictures are named by its rest, which the kernel sends once the view is drawn
+    if (!pid && this.m.deferred) return nopic(this.m.w(this.pictureWait()));
     if (!pid) return nopic((v.no_picture || {})[stageId] || this.m.w("no_picture"));
     const boxes = (v.boxes || {})[stageId];
     const out = boxes && note ? [h("p", { class: "cx-muted cx-folded-note" }, note)] : [];
@@ -37,12 +39,8 @@ export const Pictures = {
       return nopic(m.w("picture_unpacking"));
     }
     if (svg === undefined) {
-      const state = this.kernelState();
-      let key = this.host.kernel ? "picture_none" : "picture_not_drawn";
-      if (state === "asking") key = "picture_asking";
-      if (state === "up") key = "drawing_picture";
-      if (state === "up" && m.p.pictures_lazy) this.askPictures([pid]);
-      return nopic(m.w(key));
+      if (this.kernelUp() && m.p.pictures_lazy) this.askPictures([pid]);
+      return nopic(m.w(this.pictureWait()));
     }
     if (typeof svg !== "string" || !svg.startsWith("<svg")) return nopic(String(svg));
     // the boxes this picture shows open their own: drawn now, so that one opens at once
@@ -133,6 +131,14 @@ export const Pictures = {
     );
     opened.append(panel);
     this.relight();
+  },
+
+  // what a picture the kernel has not drawn (yet) says: drawing, waiting for an answer, or no kernel to draw it
+  pictureWait() {
+    const state = this.kernelState();
+    if (state === "up") return "drawing_picture";
+    if (state === "asking") return "picture_asking";
+    return this.host.kernel ? "picture_none" : "picture_not_drawn";
   },
 
   // the pictures a pane shows, drawn by the kernel when first shown (not all at once: a big model's folded

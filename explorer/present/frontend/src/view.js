@@ -95,7 +95,8 @@ export class View {
             return mine || (theirs && m.pending(t.cid, t.stage, t.kernel ?? null));
           });
           m.merge(rest);
-          for (const p of waiting) p.render();
+          // and the picture panes: the rest names the pictures
+          for (const p of this.panes) if (waiting.includes(p) || p.mode === "picture") p.render();
           this.renderChain();
           this.root.setAttribute("data-complete", "1");
         },
