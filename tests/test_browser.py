@@ -30,6 +30,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -416,27 +417,38 @@ def test_page_of_a_big_report_is_small_and_quick(page, tmp_path_factory):
     assert first_ms <= 2000 and hover_ms <= 100
 
 
+def _mount_with_stand_in_kernel(page, first: dict, rest: dict, drawn: Optional[dict] = None):
+    """A deferred payload mounted with a stand-in kernel: it answers ``rest`` after 2.5 s and draws ``drawn``'s
+    pictures when asked (into the view, as the widget's ``pictures`` state does); ``window.__calls`` lists the
+    actions asked. Returns the view's locator once it is drawn."""
+    from explorer.present.page import module_text, styles_text
+    from explorer.present.payload import to_script_json
+
+    page.set_content(
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{styles_text()}</style></head><body>"
+        f"<div id='cx-root'></div><script type='module'>{module_text()}\n"
+        f"const first = {to_script_json(first)}, rest = {to_script_json(rest)}, "
+        f"drawn = {to_script_json(drawn or {})};\n"
+        "window.__calls = [];\nlet view = null;\n"
+        "const kernel = {call: async (action, args) => { window.__calls.push(action);\n"
+        "  if (action === 'pictures') { const p = {}; for (const i of args.ids) if (i in drawn) p[i] = drawn[i];\n"
+        "    setTimeout(() => view.view.gotPictures(p), 0); return {count: Object.keys(p).length}; }\n"
+        "  await new Promise((r) => setTimeout(r, 2500));\n"
+        "  return {encoding: 'utf-8',"
+        " buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
+        "view = mount(document.getElementById('cx-root'), first, {kernel});</script></body></html>")
+    page.wait_for_selector("#cx-root[data-ready]")
+    return page.locator("#cx-root")
+
+
 def test_a_deferred_view_fills_in_from_the_kernel(page, sin_report):
     """A big report's widget draws its first panes, then asks the kernel for the rest (here a stand-in kernel)."""
-    from explorer.present.page import module_text, styles_text
-    from explorer.present.payload import build, build_rest, to_script_json
+    from explorer.present.payload import build, build_rest
 
     first, _ = build(sin_report, pictures="none", defer=True)
     rest = build_rest(sin_report)
     assert first["deferred"] and "ir_pre_fusion" not in first["report"]["capture"]["compilations"][0]
-    page.set_content(
-        f"<!doctype html><html><head><meta charset='utf-8'><style>{styles_text()}</style></head><body>"
-        f"<div id='cx-root'></div><script type='module'>{module_text()}\n"
-        f"const first = {to_script_json(first)}, rest = {to_script_json(rest)};\n"
-        "window.__calls = [];\n"
-        "const kernel = {call: async (action) => { window.__calls.push(action);\n"
-        "  if (action !== 'rest') return {pictures: {}};\n"
-        "  await new Promise((r) => setTimeout(r, 2500));\n"
-        "  return {encoding: 'utf-8',"
-        " buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
-        "mount(document.getElementById('cx-root'), first, {kernel});</script></body></html>")
-    page.wait_for_selector("#cx-root[data-ready]")
-    view = page.locator("#cx-root")
+    view = _mount_with_stand_in_kernel(page, first, rest)
     right = side(view, "right")
     show(right, "kernels")
     assert view.get_attribute("data-complete") is None and right.locator(".cx-pending").count() == 1
@@ -453,28 +465,13 @@ def test_a_deferred_views_pictures_are_named_by_the_rest_and_drawn_when_shown(pa
     it is being drawn (not that there is none), and once the rest names it, the kernel draws it on request."""
     if not shutil.which("dot"):
         pytest.skip("Graphviz's dot is not installed")
-    from explorer.present.page import module_text, styles_text
-    from explorer.present.payload import build, build_rest, draw_pictures, to_script_json
+    from explorer.present.payload import build, build_rest, draw_pictures
 
     first, _ = build(sin_report, pictures="lazy", defer=True)
     dots: dict = {}
     rest = build_rest(sin_report, dots=dots)
     assert first["views"][0]["pictures"] == {} and rest["compilations"]["0/0"]["view_pictures"]["pictures"]["graph"]
-    drawn = draw_pictures(dots)
-    page.set_content(
-        f"<!doctype html><html><head><meta charset='utf-8'><style>{styles_text()}</style></head><body>"
-        f"<div id='cx-root'></div><script type='module'>{module_text()}\n"
-        f"const first = {to_script_json(first)}, rest = {to_script_json(rest)}, drawn = {to_script_json(drawn)};\n"
-        "window.__calls = [];\nlet view = null;\n"
-        "const kernel = {call: async (action, args) => { window.__calls.push(action);\n"
-        "  if (action === 'pictures') { const p = {}; for (const i of args.ids) p[i] = drawn[i];\n"
-        "    setTimeout(() => view.view.gotPictures(p), 0); return {count: args.ids.length}; }\n"
-        "  await new Promise((r) => setTimeout(r, 2500));\n"
-        "  return {encoding: 'utf-8',"
-        " buffers: [new DataView(new TextEncoder().encode(JSON.stringify(rest)).buffer)]}; }};\n"
-        "view = mount(document.getElementById('cx-root'), first, {kernel});</script></body></html>")
-    page.wait_for_selector("#cx-root[data-ready]")
-    view = page.locator("#cx-root")
+    view = _mount_with_stand_in_kernel(page, first, rest, draw_pictures(dots))
     right = side(view, "right")
     show(right, "graph")
     right.locator(".cx-seg button", has_text="Picture").click()
