@@ -226,7 +226,7 @@ def build_rest(report: Any, model: Optional[dict] = None, dots: Optional[dict[st
     "panes": {stage: blocks}, "view_pictures": {"pictures", "boxes", "no_picture"} of every stage}},
     "lineage": the whole chain}``; the front end merges it into the payload it has.
     ``model``: the view model the first part was made from (the panes it lacks are built into it); ``dots``:
-    where the later stages' pictures go, to be drawn on request (None: not named, as for a view without them);
+    where its stages' pictures go, to be drawn on request (None: none named, as for a view without them);
     ``pack_over``: as ``build``'s."""
     report = as_report(report)
     data: CaptureData = report.capture
@@ -299,6 +299,8 @@ def _pictures(comp: Compilation, stage_ids: Iterable[str], *, with_pictures: boo
     stages among ``stage_ids``, and each picture's DOT text (a folded graph's made when drawn)."""
     pics, no_pic, dots, boxes = {}, {}, {}, {}
     wanted = set(stage_ids)
+    if not wanted:  # a deferred first message: its module structure is not read for nothing
+        return {"pictures": pics, "boxes": boxes, "no_picture": no_pic}, dots
     structure = structure_for(report, comp) if with_pictures else None
     for s in STAGES:
         fx = s.content(comp) if s.kind == "graph" and s.id in wanted else None

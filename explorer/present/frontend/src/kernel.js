@@ -92,8 +92,8 @@ export const Kernel = {
   watchKernel() {
     if (!this.host.kernel) return;
     if (this.host.kernel.watch) this._unwatchKernel = this.host.kernel.watch(() => this.kernelChanged());
-    // up already (it answered while the payload was read): the panes were just drawn knowing it, drawing them
-    // again would double a big view's first draw
+    // up already (a kernel without states of its own, or one that answered before the view was made): the panes
+    // were just drawn knowing it, and drawing them again would double a big view's first draw
     if (this.kernelUp()) this.kernelChanged(false);
   },
 

@@ -82,7 +82,7 @@ export class Model {
       Object.assign(comp, others);
       const view = this.view(cid);
       if (panes) Object.assign(view.panes, panes);
-      // the later stages' pictures, named only now (folding a big graph waits for them)
+      // the stages' pictures, named only now (folding a big report's graphs waits for the rest)
       for (const key of ["pictures", "boxes", "no_picture"])
         if (pics && pics[key]) view[key] = Object.assign(view[key] || {}, pics[key]);
       (sources || []).forEach((src, i) => {
