@@ -48,10 +48,12 @@ its model with the first view's panes and sends the others with the rest (2026-1
 --views 6 --against /tmp/cx-old``): the big view 207-353 ms against 240-255, 0.87x (per round 0.87); first render
 0.80x (per round 0.91); hover 1.01x; the kernels pane 1.32x (per round 1.37).
 
-Against dc29f93 (before typed ids, folded pictures and loop-IR groups), 2026-12-05, ``--loads 6 --lab --views 8``:
-first render 1.02x (per round 1.01), hover 1.02x, the kernels pane 0.95x, the big view 1.09x (per round 0.99);
-docs/figures.md says what the comparison found. The Lab's pages are brought to the front in turn: before, the
-second page drew behind the first, and a checkout measured against itself came out 1.26x.
+Against dc29f93 (before typed ids, folded pictures and loop-IR groups), 2026-12-05, ``--loads 4 --lab --views 12``,
+four runs, two from each checkout (this script copied into the other, ``--against`` this one): geometric means of
+this / dc29f93, first render 0.92x, hover 1.00x, the big view 0.99x (per round 1.00); docs/figures.md has each run
+and what the comparison found. The Lab's pages are brought to the front in turn: before, the second page drew behind
+the first, and a checkout measured against itself came out 1.26x (now 0.95x). A few percent of bias remain between
+the two sides, so a ratio is only worth its run the other way round too.
 """
 
 from __future__ import annotations
