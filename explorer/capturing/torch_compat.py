@@ -438,8 +438,8 @@ def guard_filter_by_name(name: str) -> Optional[Callable[..., Any]]:
 
 
 def cache_key_tag() -> str:
-    """The user's ``torch.compiler.config.cache_key_tag`` (2.11-2.14): part of the FX graph cache's and AOTAutograd
-    cache's keys (``FxGraphHashDetails``), and of PGO's profile key where a job id is set."""
+    """``torch.compiler.config.cache_key_tag`` as it stands (2.11-2.14): part of the FX graph cache's and
+    AOTAutograd cache's keys (``FxGraphHashDetails``), and of PGO's profile key where a job id is set."""
     import torch.compiler.config as cconfig
 
     return cconfig.cache_key_tag
