@@ -11,7 +11,10 @@ here builds HTML, and nothing here imports a view: the presentation layer sits
 above the report and hands it its renderers when it is imported (``use_views``;
 ``import explorer`` does that), so ``save_html()``, ``summary()`` and a
 notebook's display work on every report. Reading and rendering a saved report
-needs no torch.
+needs no torch. A merged distributed job holds each rank's report whole
+(``Distributed.ranks``, ``RankRun``): ``report.rank(k)`` is rank k's part as it
+was, so a rank shows in every view as its part alone, and nothing can be left
+behind in a copy.
 """
 
 from __future__ import annotations
@@ -25,14 +28,24 @@ from typing import Any, Optional
 from .capturing.model import CaptureData, Finding, Preview, Problem
 from .clinic.fixlist import BreakSite
 from .clinic.recompiles import RecompileExplanation
-from .distributed.model import Distributed
+from .distributed.model import (
+    Difference,
+    GraphCollectives,
+    MatchedCompilation,
+    RankCounts,
+    RankFailure,
+    RankGroup,
+    RankInfo,
+)
 from .lineage import Lineage
 from .options import Options
 from .serial import from_jsonable, to_jsonable
 from .structure import Structure
 from .timing.model import ModeResult, TimingReport
 
-SCHEMA_VERSION = 3  # 3: compile keys, {file, line} origins, a problem's attempt beside its key (upgrade.py: 2)
+# 3: compile keys, {file, line} origins, a problem's attempt beside its key; 4: a merged job's rank holds its whole
+# report (upgrade.py: 2, 3)
+SCHEMA_VERSION = 4
 _VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
 _NOTEBOOK: Any = None  # explorer.widget's notebook view, handed over by ``import explorer`` (``use_notebook_view``)
 
@@ -193,17 +206,16 @@ class Report:
 
     # ---- one rank of a distributed job ----
     def rank(self, rank: int) -> Report:
-        """Rank ``rank``'s own report, from a merged multi-rank report (``run --nproc-per-node``, ``merge``)."""
+        """Rank ``rank``'s own report, from a merged multi-rank report (``run --nproc-per-node``, ``merge``): the
+        report its part held, the same object (the merged report's top level is the lowest rank's, with the job's
+        ``distributed``, its options and the merge's problems)."""
         dist = self.distributed
         if dist is None or not dist.merged:
             raise LookupError("not a merged multi-rank report")
         run = dist.rank_run(rank)
-        if run.capture is None:
+        if run.report is None:
             raise LookupError(f"rank {rank} {run.failure.message if run.failure else 'wrote no part'}")
-        return Report(capture=run.capture, clinic=Clinic(run.fix_list, run.recompiles), timing=run.timing,
-                      lineage=run.lineage, findings=run.findings, problems=run.problems, entry=self.entry,
-                      options=self.options,
-                      distributed=Distributed(world_size=dist.world_size, rank=rank, info=run.info))
+        return run.report  # its part, as it was: every view shows the rank as the part alone
 
     # ---- one stage at a time (notebooks that teach, scripts that print one thing) ----
     def compilation(self, compile_id: Optional[str] = None) -> Any:
@@ -271,6 +283,82 @@ class Report:
         if self.capture is None:
             raise RuntimeError("the capture is still running: use the report after the `with` block")
         return self.capture
+
+
+# ---- a distributed job: the report of each rank ----
+
+@dataclass(frozen=True)
+class RankRun:
+    """One rank of a merged report: the report its part held, whole (``Report.rank`` gives it back, so every view
+    shows a rank of a job as it shows that rank's part alone), or why there is none. What the comparison and the
+    rank picker read of it (``distributed.model.ComparedRank``) comes from that report, never from a copy."""
+
+    rank: int
+    report: Optional[Report] = None  # None: the rank wrote no part (``missing`` says why)
+    part: Optional[str] = None  # the file the part was read from
+    missing: Optional[RankFailure] = None  # kind "missing": why there is no report, with what the launcher saw
+
+    @property
+    def info(self) -> Optional[RankInfo]:
+        """The process that wrote the part (its place in the job, its end), as the part says."""
+        dist = self.report.distributed if self.report is not None else None
+        return dist.info if dist is not None else None
+
+    @property
+    def failure(self) -> Optional[RankFailure]:
+        """How the rank ended other than normally: its part's words, or why it left none."""
+        if self.report is None:
+            return self.missing
+        return self.info.failure if self.info is not None else None
+
+    @property
+    def status(self) -> str:
+        """ok | failed | missing"""
+        if self.report is None:
+            return "missing"
+        return "failed" if self.failure is not None else "ok"
+
+    @property
+    def capture(self) -> Optional[CaptureData]:
+        return self.report.capture if self.report is not None else None
+
+    @property
+    def fix_list(self) -> tuple[BreakSite, ...]:
+        return self.report.clinic.fix_list if self.report is not None else ()
+
+    @property
+    def recompiles(self) -> tuple[RecompileExplanation, ...]:
+        return self.report.clinic.recompiles if self.report is not None else ()
+
+    @property
+    def lineage(self) -> tuple[Lineage, ...]:
+        return self.report.lineage if self.report is not None else ()
+
+
+@dataclass(frozen=True)
+class Distributed:
+    """On a part: which rank made it. On a merged report: every rank, compared."""
+
+    world_size: int
+    rank: int  # the rank whose report the top-level fields hold
+    info: Optional[RankInfo] = None  # that rank's process
+    ranks: tuple[RankRun, ...] = ()  # merged only: ranks 0 .. world_size-1, missing ones included
+    counts: tuple[RankCounts, ...] = ()
+    groups: tuple[RankGroup, ...] = ()
+    differences: tuple[Difference, ...] = ()
+    compilations: tuple[MatchedCompilation, ...] = ()
+    collectives: tuple[GraphCollectives, ...] = ()
+    notes: tuple[str, ...] = ()  # what the merge could not compare, DDP and FSDP explained
+
+    @property
+    def merged(self) -> bool:
+        return bool(self.ranks)
+
+    def rank_run(self, rank: int) -> RankRun:
+        for r in self.ranks:
+            if r.rank == rank:
+                return r
+        raise LookupError(f"no rank {rank}; ranks: {', '.join(str(r.rank) for r in self.ranks)}")
 
 
 @dataclass(frozen=True)

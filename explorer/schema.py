@@ -23,6 +23,7 @@ from .schema_docs import FIELDS, OBJECTS
 from .serial import _hints, named_fields
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.schema.json")
+_ROOT: dict[str, Any] = {}  # the root object's place in ``defs`` while the schema is made: refer to it as "#"
 _PRIMITIVES = {str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
                bool: {"type": "boolean"}}
 
@@ -30,8 +31,9 @@ _PRIMITIVES = {str: {"type": "string"}, int: {"type": "integer"}, float: {"type"
 def report_schema() -> dict[str, Any]:
     from .report import SCHEMA_VERSION, Report
 
-    defs: dict[str, Any] = {}
+    defs: dict[str, Any] = {Report.__name__: _ROOT}  # a report inside the report (a job's rank) is the root's
     root = _object(Report, defs)
+    del defs[Report.__name__]
     root["properties"]["schema_version"] = {"const": SCHEMA_VERSION, **_described("Report", "schema_version")}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "https://github.com/compile-explorer/compile-explorer/report.schema.json",
@@ -68,6 +70,8 @@ def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         args = typing.get_args(hint)
         return {"type": "object", "additionalProperties": _type(args[1], defs) if len(args) == 2 else {}}
     if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or named_fields(hint) is not None):
+        if defs.get(hint.__name__) is _ROOT:
+            return {"$ref": "#"}
         if hint.__name__ not in defs:
             defs[hint.__name__] = {}  # placeholder first: the classes nest
             defs[hint.__name__] = _object(hint, defs)

@@ -31,6 +31,7 @@ OBJECTS = {
     "OutputCode": "One generated wrapper module: the code that allocates buffers and calls the kernels.",
     "PackageFile": "One file of an AOTInductor package.",
     "PeakBandwidth": "The device's measured copy bandwidth and its last-level cache (a GPU's L2).",
+    "RankRun": "One rank of a merged report: the report its part held, or why it has none.",
     "RecompileExplanation": "One recompile explained: which guard failed, the old and new value, the user line, "
                             "the usual remedy.",
 }
@@ -38,8 +39,8 @@ OBJECTS = {
 FIELDS = {
     # ---- the report ----
     "Report.schema_version": "The schema's version (3 since compile keys, `{file, line}` user lines and a problem's "
-                             "`attempt`); `Report.from_json` upgrades a report of version 2 as it loads it and "
-                             "refuses any other.",
+                             "`attempt`; 4 since a merged job's rank holds its whole report); `Report.from_json` "
+                             "upgrades a report of version 2 or 3 as it loads it and refuses any other.",
     "Report.entry": "Which entry point made it: `explore`, `magic`, `cli` or `capture`.",
     "Report.options": "How it was made, with the same names in every entry point.",
     "Report.capture": "What torch.compile did.",
@@ -630,16 +631,10 @@ FIELDS = {
     "RankFailure.source_line": "Its text.",
     "RankFailure.traceback": "The traceback.",
     "RankRun.rank": "The rank.",
-    "RankRun.info": "Its process; `null`: it left no part.",
-    "RankRun.capture": "Its capture, as a single report holds it.",
-    "RankRun.fix_list": "Its fix list.",
-    "RankRun.recompiles": "Its recompiles.",
-    "RankRun.lineage": "Its line-level chain.",
-    "RankRun.findings": "Its findings.",
-    "RankRun.problems": "Its problems.",
-    "RankRun.timing": "Its timing.",
+    "RankRun.report": "The report its part held, whole (a report like this one: `Report.rank(k)` gives it back); "
+                      "its `distributed.info` is the rank's process and how it ended. `null`: it left no part.",
     "RankRun.part": "The file read.",
-    "RankRun.failure": "How it failed, if it did.",
+    "RankRun.missing": "`null` unless it left no part: why (kind `missing`), with how the launcher saw it end.",
     "RankCounts.rank": "The rank.",
     "RankCounts.status": "`ok`, `failed` or `missing`.",
     "RankCounts.compilations": "Compilations.",

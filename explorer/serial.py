@@ -38,10 +38,13 @@ def to_jsonable(obj: Any) -> Any:
 
 @cache
 def _json_names(cls: type) -> Any:
-    """A dataclass's field names, then its ``_json_derived`` ones; a NamedTuple's fields; None for any other class."""
+    """A dataclass's field names, then its ``_json_derived`` ones; a NamedTuple's fields; None for any other class.
+    A field left out of the class's equality (``compare=False``: a report's ``result``, the value the explored call
+    returned) is no part of what the object holds, and is not written."""
     if not dataclasses.is_dataclass(cls):
         return named_fields(cls)
-    return tuple(f.name for f in dataclasses.fields(cls)) + tuple(getattr(cls, "_json_derived", ()))
+    return (tuple(f.name for f in dataclasses.fields(cls) if f.compare)
+            + tuple(getattr(cls, "_json_derived", ())))
 
 
 def from_jsonable(hint: Any, value: Any) -> Any:

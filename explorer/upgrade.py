@@ -8,6 +8,14 @@ Version 2 -> 3 (ids typed in the JSON): a user line of the chain (``Lineage.orig
 is ``{"file", "line"}``; a problem named a restart attempt inside its compile id (``"0/1_2"``) and now names
 the compilation's key and the attempt beside it (``compile_id: "0/1", attempt: 2``); ``graph_execution``
 holds the compilations' keys. The same holds in a merged report's ranks and in a preview's capture.
+
+Version 3 -> 4 (a rank's view is a report's view): a merged report's rank (``distributed.ranks[]``) held copies of
+some of its part's fields (``info``, ``capture``, ``fix_list``, ``recompiles``, ``lineage``, ``findings``,
+``problems``, ``timing``, ``failure``) and now holds the part's whole report (``report``; ``missing`` says why a
+rank has none). The copies' report is rebuilt: its problems less the capture's (version 3 listed those twice),
+the lowest rank's notebook cells, comparisons, module structure and preview from the top level (which was that
+rank's part); another rank's were not kept (the views read its module structure from its graphs again).
+From version 4 on, a merged report holds a report per rank: a later step upgrades each of them as well.
 """
 
 from __future__ import annotations
@@ -81,4 +89,40 @@ def _origin(text: str) -> dict:
     return {"file": file, "line": int(line)} if line.isdigit() else {"file": text, "line": 0}
 
 
-_STEPS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3}
+# ---- 3 -> 4 ----
+
+def _v3_to_v4(doc: dict[str, Any]) -> dict[str, Any]:
+    out = dict(doc, schema_version=4)
+    dist = doc.get("distributed")
+    if isinstance(dist, dict) and dist.get("ranks"):
+        out["distributed"] = dict(dist, ranks=[_rank_v4(r, doc) for r in dist["ranks"]])
+    return out
+
+
+def _rank_v4(run: dict, doc: dict[str, Any]) -> dict:
+    """A version-3 rank (its part's fields, copied) as a version-4 one (its part's report)."""
+    rank = {"rank": run.get("rank"), "report": None, "part": run.get("part"), "missing": None}
+    if run.get("capture") is None:  # it wrote no part
+        return dict(rank, missing=run.get("failure"))
+    dist = doc["distributed"]
+    top = run.get("rank") == dist.get("rank")  # the top level is this rank's part (plus the job's parts)
+    capture, problems = run["capture"], list(run.get("problems") or ())
+    own = capture.get("problems") or []
+    if problems[:len(own)] == own:  # version 3's rank listed its capture's problems, then its own
+        problems = problems[len(own):]
+    report = {"capture": capture,
+              "clinic": {"fix_list": run.get("fix_list") or [], "recompiles": run.get("recompiles") or [],
+                         "cells": (doc.get("clinic") or {}).get("cells", {}) if top else {}},
+              "timing": run.get("timing"), "comparisons": doc.get("comparisons", []) if top else [],
+              "lineage": run.get("lineage") or [], "structure": doc.get("structure", []) if top else [],
+              "findings": run.get("findings") or [], "problems": problems,
+              "preview": doc.get("preview") if top else None, "entry": doc.get("entry", "cli"),
+              "options": doc.get("options"),
+              "distributed": {"world_size": dist.get("world_size"), "rank": run.get("rank"), "info": run.get("info"),
+                              "ranks": [], "counts": [], "groups": [], "differences": [], "compilations": [],
+                              "collectives": [], "notes": []},
+              "schema_version": 4}
+    return dict(rank, report=report)
+
+
+_STEPS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3, 3: _v3_to_v4}

@@ -50,3 +50,11 @@ def launcher(folder, n: int, script: str, *args: str, outputs: tuple[str, ...] =
              trace: bool = False) -> Job:
     return Job(folder, ["-m", "explorer", "run", "--nproc-per-node", str(n), *outputs, script, "--backend",
                         "aot_eager", "--device", "cpu", *args], trace=trace)
+
+
+def torchrun(folder, n: int, script: str, *args: str, trace: bool = False) -> Job:
+    """``torchrun ... -m explorer run``: each rank writes its part beside ``r.json`` (``r.rank<k>.json``, kept:
+    each rank's report alone), the last one merges."""
+    return Job(folder, ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(n), "-m", "explorer",
+                        "run", script, "--backend", "aot_eager", "--device", "cpu", "--json", "r.json", *args],
+               trace=trace)

@@ -3,7 +3,7 @@
 The jobs run once per module and at the same time (``jobs``), each a real launch of
 tests/programs/distributed/*.py with the aot_eager backend: ``explorer run --nproc-per-node N``
 (the launcher) for most, ``torchrun ... -m explorer run`` (each rank writes its part, the last one
-merges) for the collectives. The rest are unit tests of the pieces on plain data.
+merges) for the collectives and DDP. The rest are unit tests of the pieces on plain data.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ import time
 
 import jsonschema
 import pytest
-from distributed_jobs import ROOT, Job, launcher, line_of, program
+from distributed_jobs import ROOT, launcher, line_of, program, torchrun
 
 from explorer import cli
 from explorer.capturing.parse_ddp import param_name, type_bytes
 from explorer.distributed.collectives import graph_collectives
-from explorer.distributed.model import RankFailure, RankRun
+from explorer.distributed.model import RankFailure, RankInfo
 from explorer.jobs import env as rank_env
 from explorer.jobs.launch import ended_text, exit_code, rank_words
 from explorer.jobs.merge import merge
 from explorer.jobs.rank import RankTerminated, TermGuard
 from explorer.lineage import Origin
-from explorer.report import Report
+from explorer.report import Distributed, RankRun, Report
 from explorer.schema import SCHEMA_PATH
 
 EXAMPLES = os.path.join(ROOT, "examples", "distributed")
@@ -44,11 +44,8 @@ def jobs(tmp_path_factory, diverge_job):
 
     started = {
         "diverge": diverge_job,
-        "collectives": Job(folder("collectives"), ["-m", "torch.distributed.run", "--standalone",
-                                                   "--nproc-per-node", "2", "-m", "explorer", "run",
-                                                   program("collectives.py"), "--backend", "aot_eager",
-                                                   "--device", "cpu", "--json", "r.json"], trace=True),
-        "ddp": launcher(folder("ddp"), 2, program("ddp.py"), trace=True),
+        "collectives": torchrun(folder("collectives"), 2, program("collectives.py"), trace=True),
+        "ddp": torchrun(folder("ddp"), 2, program("ddp.py"), trace=True),  # its parts kept: each rank alone
         "raises": launcher(folder("raises"), 3, program("raises.py")),
         "killed": launcher(folder("killed"), 2, program("raises.py"), "--fail-on", "-1", "--kill-on", "1"),
     }
@@ -368,15 +365,13 @@ def test_sigterm_ends_the_script_as_an_exception_and_is_held_off_after_it():
 
 def test_the_job_exits_with_the_first_rank_that_failed_of_its_own_accord():
     def run(rank, kind, code, ended):
-        from explorer.distributed.model import RankInfo
-
         failure = RankFailure(kind, kind, code) if kind else None
-        return RankRun(rank, RankInfo(rank, 3, ended_at=ended, exit_code=code, failure=failure), failure=failure)
+        return _ran(RankInfo(rank, 3, ended_at=ended, exit_code=code, failure=failure))
 
     assert exit_code((run(0, None, 0, 1.0), run(1, None, 0, 1.0)), {}) == 0
     ranks = (run(0, "terminated", 143, 3.0), run(1, "exit", 7, 2.0), run(2, "raised", 1, 2.5))
     assert exit_code(ranks, {0: 143, 1: 7, 2: 1}) == 7
-    killed = (run(0, "terminated", 143, 3.0), RankRun(1, failure=RankFailure("missing", "wrote no part")))
+    killed = (run(0, "terminated", 143, 3.0), RankRun(1, missing=RankFailure("missing", "wrote no part")))
     assert exit_code(killed, {0: 143, 1: -9}) == 137
     assert (ended_text(-9), ended_text(1)) == ("killed by SIGKILL", "exit code 1")
 
@@ -410,13 +405,16 @@ def _rank_of(rank, code, lines):
     """One rank that compiled ``code`` (a Dynamo graph) whose collectives Dynamo made at ``lines`` of t.py."""
     from explorer.capturing.model import CallSite, CaptureData, Compilation, Frame, SourceLoc
     from explorer.capturing.parse_fx import parse_graph
-    from explorer.distributed.model import RankInfo
-
     lib = SourceLoc("/x/site-packages/torch/distributed/_functional_collectives.py", 179, "all_reduce")
     sites = tuple(CallSite("all_reduce", f"all_reduce_{i}", (SourceLoc("/home/u/t.py", n, "f", text), lib))
                   for i, (n, text) in enumerate(lines))
     comp = Compilation("0/0", Frame("f", "/home/u/t.py", 3), "compiled", graph=parse_graph(code), call_sites=sites)
-    return RankRun(rank, RankInfo(rank, 2), CaptureData("t", "cpu", "3", compilations=(comp,)))
+    return _ran(RankInfo(rank, 2), CaptureData("t", "cpu", "3", compilations=(comp,)))
+
+
+def _ran(info, capture=None):
+    """A rank that wrote its part: ``info``'s process, which captured ``capture``."""
+    return RankRun(info.rank, Report(capture=capture, distributed=Distributed(info.world_size, info.rank, info)))
 
 
 _TWO_REDUCES = """class GraphModule(torch.nn.Module):
@@ -448,13 +446,11 @@ def test_ranks_whose_graphs_ran_in_another_order_differ_by_frame_not_compile_id(
 
     from explorer.capturing.model import CaptureData, Compilation, Frame
     from explorer.distributed.compare import compare
-    from explorer.distributed.model import RankInfo
 
     def rank(k, order):
         comps = (Compilation("0/0", Frame("f", "/home/u/t.py", 3), "compiled"),
                  Compilation("1/0", Frame("g", "/home/u/t.py", 9), "compiled"))
-        return RankRun(k, RankInfo(k, 2), replace(CaptureData("t", "cpu", "3", compilations=comps),
-                                                  graph_execution=order))
+        return _ran(RankInfo(k, 2), replace(CaptureData("t", "cpu", "3", compilations=comps), graph_execution=order))
 
     (d,) = [d for d in compare([rank(0, ("0/0", "1/0", "0/0")), rank(1, ("0/0", "0/0", "1/0"))])[2]
             if d.kind == "graph_order"]
@@ -475,7 +471,7 @@ def test_inductor_scheduling_the_same_collectives_in_another_order_is_a_possible
     for k, order in ((0, ops), (1, ops[::-1])):
         r = _rank_of(k, _TWO_REDUCES.format("a", "b"), lines)
         comp = replace(r.capture.compilations[0], collective_schedule=(CollectiveSchedule("forward", order),))
-        ranks.append(replace(r, capture=replace(r.capture, compilations=(comp,))))
+        ranks.append(replace(r, report=replace(r.report, capture=replace(r.capture, compilations=(comp,)))))
     (d,) = [d for d in compare(ranks)[2] if d.kind == "collectives"]
     assert d.hang and d.ranks == (1,) and "Inductor scheduled the collectives of f (t.py:3) in another order" in d.text
 
@@ -567,7 +563,7 @@ def test_the_page_embeds_every_rank_and_each_indexes_one_chain(jobs, breaks_repo
     assert other["lineage"]["origins"] == payload["lineage"]["origins"]  # a pinned line is the same line on each
     # rank 1's print: rank 0 never ran it
     assert {"file": program("diverge.py"), "line": 15} in payload["lineage"]["origins"]
-    assert all(r["capture"] is None for r in payload["report"]["distributed"]["ranks"])  # each rank sent once
+    assert all(r["report"] is None for r in payload["report"]["distributed"]["ranks"])  # each rank sent once
     assert build_rest(report)["lineage"]["origins"] == payload["lineage"]["origins"]  # a deferred view's rest too
     single, _ = build(breaks_report, pictures="none", other_ranks=True)
     assert single["ranks"] is None and "rank_payloads" not in single
@@ -620,3 +616,66 @@ def test_a_possible_hang_leads_to_its_graph_with_the_collective_nodes_lit(jobs):
            & lit_lines}
     assert {c.node for c in gc.collectives} <= lit  # each collective node of rank 1's graph lights up
     assert {Origin(program("collectives.py"), c.lineno) for c in gc.collectives} <= lit_lines
+
+
+# ---- 7. a rank's view is its part's view ----
+
+def test_each_rank_of_a_merged_job_shows_as_its_part_alone(jobs):
+    """Rank k's view in the merged report (the widget's and the page's rank payload, the static copy, the text) is
+    the view of rank k's part opened alone: the same report, module structure (the layers the views fold) and
+    problems included. The top level (rank 0) differs from rank 0's part by the job's own sections only."""
+    from explorer.present.html import render_fragment
+    from explorer.present.payload import build, job_origins, rank_payload
+
+    code, _, err = jobs["ddp"].result()
+    assert code == 0, err
+    folder = jobs["ddp"].folder
+    merged = jobs["ddp"].report()
+    parts = [Report.load(folder / f"r.rank{k}.json") for k in (0, 1)]
+    origins = job_origins(merged)  # a job's payloads index one list of user lines
+    for k, part in enumerate(parts):
+        (s,) = part.structure
+        assert [(r.stage, r.parent, r.groups[0].members) for r in s.repeats] == [
+            ("graph", "layers", ("0", "1", "2", "3")), ("guards", "layers", ("0", "1", "2", "3"))]
+        mine = merged.rank(k)
+        assert mine == part and mine.all_problems == part.all_problems
+        alone, _ = build(part, pictures="none", made_at=0.0, origins=origins)
+        assert rank_payload(merged, k, pictures="none", made_at=0.0)[0] == alone
+        assert render_fragment(mine, pictures=False) == render_fragment(part, pictures=False)
+        assert mine.summary() == part.summary()
+    top, _ = build(merged, pictures="none", made_at=0.0)
+    alone, _ = build(parts[0], pictures="none", made_at=0.0, origins=origins)
+    job_only = ("ranks", "report")  # "ranks compared"; the report's distributed, options and the merge's problems
+    assert {k: v for k, v in top.items() if k not in job_only} == {k: v for k, v in alone.items() if k not in job_only}
+    assert {k: v for k, v in top["report"].items() if k not in ("distributed", "options", "problems")} == {
+        k: v for k, v in alone["report"].items() if k not in ("distributed", "options", "problems")}
+    text = merged.summary()
+    assert text.endswith(parts[0].summary().split("\n", 1)[1])  # after "ranks compared", rank 0's own summary
+
+
+def test_a_ranks_cells_comparisons_preview_and_problems_survive_the_merge_and_its_json(jobs):
+    """What only some reports have (a notebook cell's name, a --compare table, a CUDA preview, a record that could
+    not be read) is rank k's after the merge and the JSON, and a problem of its capture is listed once."""
+    from dataclasses import replace
+
+    from explorer.capturing.model import Preview, Problem
+    from explorer.present.viewmodel import build
+    from explorer.timing.model import ModeResult
+
+    jobs["ddp"].result()
+    part0, part1 = (Report.load(jobs["ddp"].folder / f"r.rank{k}.json") for k in (0, 1))
+    comp = part1.capture.compilations[0]
+    bad = Problem("decoder", "an op without a name", "artifact", comp.compile_id)
+    rich = replace(part1, capture=replace(part1.capture, problems=(bad,)),
+                   clinic=replace(part1.clinic, cells={comp.frame.filename: "cell [5]"}),
+                   comparisons=(ModeResult("max-autotune", 1.5, 2e-3, 1e-3, 2.0, 3.0),),
+                   preview=Preview("cuda sm_90 (NVIDIA H100, mocked)", "not run", graphs=("previewed",)))
+    doc = merge({0: part0, 1: rich}, world_size=2).to_json()
+    jsonschema.validate(json.loads(doc), _schema())
+    merged = Report.from_json(doc)
+    assert merged.to_json() == doc
+    mine = merged.rank(1)
+    assert mine == rich and mine.all_problems == (bad,)
+    problems = [b for b in build(mine, panes=False)["header"]["body"] if "cx-problem" in b.get("cls", "")]
+    assert len(problems) == 1 and mine.summary().count("an op without a name") == 1
+    assert [r.status for r in merged.distributed.ranks] == ["ok", "ok"]

@@ -159,6 +159,41 @@ def test_a_version_2_report_shows_what_the_same_programs_version_3_report_shows(
     assert shown(old) == shown(breaks_report)
 
 
+# ---- a merged job of the previous version: tests/data/merged_v3.json ----
+# tests/programs/distributed/diverge.py on two ranks (rank 1 alone breaks and recompiles), merged by the explorer of
+# schema version 3 (torch 2.13 on a CPU), whose ranks held copies of some of their parts' fields
+
+MERGED_V3 = Path(__file__).parent / "data" / "merged_v3.json"
+
+
+def test_a_version_3_merged_job_loads_each_rank_as_a_whole_report_with_each_problem_once():
+    from explorer.capturing.model import Problem
+    from explorer.present.payload import build, job_origins, rank_payload
+
+    doc = json.loads(MERGED_V3.read_text(encoding="utf-8"))
+    rank1 = doc["distributed"]["ranks"][1]
+    assert doc["schema_version"] == 3 and {"capture", "fix_list", "failure"} <= set(rank1)
+    bad = {"where": "decoder", "message": "an op without a name", "event": "artifact", "compile_id": "0/0",
+           "attempt": 0}
+    rank1["capture"]["problems"] = [bad]
+    rank1["problems"] = [bad]  # version 3 listed its capture's problems, then its own
+    old = Report.from_dict(doc)
+    text = old.to_json()
+    jsonschema.validate(json.loads(text), _schema())
+    assert Report.from_json(text) == old and Report.from_json(text).to_json() == text
+    one = old.rank(1)
+    assert one.all_problems == (Problem("decoder", "an op without a name", "artifact", "0/0"),)
+    assert one.summary().count("an op without a name") == 1
+    assert [c.compile_id for c in one.capture.compilations] == ["0/0", "0/1", "1/0", "1/1"]
+    assert len(one.clinic.fix_list) == 1 and len(one.clinic.recompiles) == 2
+    assert (one.distributed.rank, one.distributed.info.rank, one.distributed.merged) == (1, 1, False)
+    zero = old.rank(0)  # the top level was rank 0's part: its module structure and cells are rank 0's
+    assert zero.capture == old.capture and zero.structure == old.structure and zero.structure
+    assert [r.status for r in old.distributed.ranks] == ["ok", "ok"]
+    alone, _ = build(one, pictures="none", made_at=0.0, origins=job_origins(old))
+    assert rank_payload(old, 1, pictures="none", made_at=0.0)[0] == alone
+
+
 def test_a_compile_id_is_one_key_the_schema_names(breaks_report):
     """Every compile id in the JSON is a compilation's key (no attempt, no brackets): the schema's pattern."""
     doc = json.loads(breaks_report.to_json())

@@ -39,7 +39,7 @@ def _reading_order(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
     while queue:
         for prop in queue.pop(0)["properties"].values():
             for name in _refs(prop):
-                if name not in seen:
+                if name not in seen and name in defs:
                     seen.append(name)
                     queue.append(defs[name])
     return seen + sorted(set(defs) - set(seen))
@@ -47,11 +47,16 @@ def _reading_order(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
 
 def _refs(node: Any) -> list[str]:
     if isinstance(node, dict):
-        found = [node["$ref"].rsplit("/", 1)[1]] if "$ref" in node else []
+        found = [_ref_name(node["$ref"])] if "$ref" in node else []
         return found + [r for key, value in node.items() if key != "$ref" for r in _refs(value)]
     if isinstance(node, list):
         return [r for value in node for r in _refs(value)]
     return []
+
+
+def _ref_name(ref: str) -> str:
+    """``#/$defs/Frame`` -> ``Frame``; ``#`` (the root: a merged job's rank holds a whole report) -> ``Report``."""
+    return "Report" if ref == "#" else ref.rsplit("/", 1)[1]
 
 
 def _section(name: str, obj: dict[str, Any], defs: dict[str, Any]) -> str:
@@ -62,7 +67,7 @@ def _section(name: str, obj: dict[str, Any], defs: dict[str, Any]) -> str:
 
 def _type(prop: dict[str, Any]) -> str:
     if "$ref" in prop:
-        name = prop["$ref"].rsplit("/", 1)[1]
+        name = _ref_name(prop["$ref"])
         return f"[{name}](#{name.lower()})"
     if "const" in prop:
         return f"`{json.dumps(prop['const'])}`"

@@ -23,13 +23,13 @@ from ..capturing.model import Compilation
 from ..clinic.locate import basename
 from .collectives import STAGES, compilation_collectives, first_mismatch
 from .model import (
+    ComparedRank,
     Difference,
     GraphCollectives,
     MatchedCompilation,
     MatchKey,
     RankCounts,
     RankGroup,
-    RankRun,
 )
 
 _VERBS = {"terminated": "was stopped", "interrupted": "was interrupted", "exit": "exited"}
@@ -40,7 +40,7 @@ _DEVICE_INDEX_RE = re.compile(r"\b(cuda|xpu|hpu|mps):\d+|\b(device=)\d+|(device\
 _ADDRESS_RE = re.compile(r"\b\d{7,}\b|\b0x[0-9a-f]{6,}\b")
 
 
-def compare(ranks: Sequence[RankRun]) -> tuple[list[RankCounts], list[RankGroup], list[Difference],
+def compare(ranks: Sequence[ComparedRank]) -> tuple[list[RankCounts], list[RankGroup], list[Difference],
                                                 list[MatchedCompilation], list[GraphCollectives]]:
     """Everything the "ranks compared" section shows, from the ranks' parts."""
     present = [r for r in ranks if r.capture is not None]
@@ -70,7 +70,7 @@ def compilation_keys(comps: Sequence[Compilation]) -> list[MatchKey]:
     return out
 
 
-def _matched(present: Sequence[RankRun], keys: dict[int, list[MatchKey]],
+def _matched(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]],
              collectives: Sequence[GraphCollectives]) -> list[MatchedCompilation]:
     order: dict[str, MatchedCompilation] = {}
     by_key: dict[str, dict[int, Compilation]] = defaultdict(dict)
@@ -108,7 +108,7 @@ def _what_differs(comps: dict[int, Compilation], colls: dict[int, list[GraphColl
 
 # ---- the differences ----
 
-def _failures(ranks: Sequence[RankRun]) -> list[Difference]:
+def _failures(ranks: Sequence[ComparedRank]) -> list[Difference]:
     out = []
     for r in ranks:
         f = r.failure
@@ -123,7 +123,7 @@ def _failures(ranks: Sequence[RankRun]) -> list[Difference]:
     return out
 
 
-def _breaks(present: Sequence[RankRun], all_ranks: tuple[int, ...]) -> list[Difference]:
+def _breaks(present: Sequence[ComparedRank], all_ranks: tuple[int, ...]) -> list[Difference]:
     sites: dict[tuple, list[int]] = defaultdict(list)
     first: dict[tuple, object] = {}
     for r in present:
@@ -143,7 +143,7 @@ def _breaks(present: Sequence[RankRun], all_ranks: tuple[int, ...]) -> list[Diff
     return out
 
 
-def _recompiles(present: Sequence[RankRun], keys: dict[int, list[MatchKey]]) -> list[Difference]:
+def _recompiles(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]]) -> list[Difference]:
     """Recompiles grouped by frame and what changed; those every rank had are not differences."""
     found: dict[tuple, dict[int, str]] = defaultdict(dict)
     detail: dict[tuple, tuple] = {}
@@ -169,7 +169,7 @@ def _recompiles(present: Sequence[RankRun], keys: dict[int, list[MatchKey]]) -> 
     return out
 
 
-def _compilations(present: Sequence[RankRun], matched: Sequence[MatchedCompilation],
+def _compilations(present: Sequence[ComparedRank], matched: Sequence[MatchedCompilation],
                   keys: dict[int, list[MatchKey]]) -> list[Difference]:
     """Frames compiled on some ranks only, and graphs or guards that differ for the same frame."""
     out = []
@@ -194,7 +194,7 @@ def _compilations(present: Sequence[RankRun], matched: Sequence[MatchedCompilati
     return out
 
 
-def _collective_diffs(present: Sequence[RankRun], matched: Sequence[MatchedCompilation],
+def _collective_diffs(present: Sequence[ComparedRank], matched: Sequence[MatchedCompilation],
                       collectives: Sequence[GraphCollectives]) -> list[Difference]:
     """Per graph, the ranks' collectives in order: kind, group, reduction, size; one statement per graph."""
     by_key: dict[str, dict[str, dict[int, GraphCollectives]]] = defaultdict(lambda: defaultdict(dict))
@@ -227,7 +227,7 @@ def _collective_diffs(present: Sequence[RankRun], matched: Sequence[MatchedCompi
     return out
 
 
-def _schedule_diff(present: Sequence[RankRun], m: MatchedCompilation, where: str,
+def _schedule_diff(present: Sequence[ComparedRank], m: MatchedCompilation, where: str,
                    ranks: list[int]) -> Optional[Difference]:
     """Inductor's collective schedules (the order its code issues them, after its reordering passes) where the
     graphs agree but the schedules do not: as much a hang as graphs that differ."""
@@ -247,7 +247,7 @@ def _schedule_diff(present: Sequence[RankRun], m: MatchedCompilation, where: str
                       f"on {_ranks_phrase(odd)}: {shown}", tuple(odd), m.filename, m.lineno, m.key, hang=True)
 
 
-def _graph_orders(present: Sequence[RankRun], keys: dict[int, list[MatchKey]]) -> list[Difference]:
+def _graph_orders(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]]) -> list[Difference]:
     """torch's graph_execution order of each rank that recorded one, by matched compilation: ranks running their
     graphs in another order (a rank-only branch, a skipped step) issue their collectives in another order too."""
     orders: dict[tuple, list[int]] = defaultdict(list)
@@ -340,7 +340,7 @@ def _what(c) -> str:
 
 # ---- per rank, and the groups ----
 
-def _counts(r: RankRun, collectives: Sequence[GraphCollectives]) -> RankCounts:
+def _counts(r: ComparedRank, collectives: Sequence[GraphCollectives]) -> RankCounts:
     if r.capture is None:
         return RankCounts(r.rank, r.status)
     d = r.capture
@@ -349,7 +349,7 @@ def _counts(r: RankRun, collectives: Sequence[GraphCollectives]) -> RankCounts:
                       sum(len(c.guards) for c in d.compilations), len(d.kernels), n_colls, d.compile_time_s)
 
 
-def _groups(present: Sequence[RankRun], keys: dict[int, list[MatchKey]], collectives: Sequence[GraphCollectives],
+def _groups(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]], collectives: Sequence[GraphCollectives],
             counts: Sequence[RankCounts]) -> list[RankGroup]:
     """Ranks whose compilations match one for one (frames, graphs, guards, breaks, recompiles, collectives)."""
     sig: dict[str, list[int]] = defaultdict(list)
@@ -425,7 +425,7 @@ def _colls_fingerprint(entries: Sequence[GraphCollectives]) -> str:
                     for gc in entries)
 
 
-def _split_by(present: Sequence[RankRun], m: MatchedCompilation, aspect: str) -> list[list[int]]:
+def _split_by(present: Sequence[ComparedRank], m: MatchedCompilation, aspect: str) -> list[list[int]]:
     fn = _graph_fingerprint if aspect == "graph" else _guards_fingerprint
     groups: dict[str, list[int]] = defaultdict(list)
     for r in present:
@@ -436,7 +436,7 @@ def _split_by(present: Sequence[RankRun], m: MatchedCompilation, aspect: str) ->
     return list(groups.values())
 
 
-def _comp(present: Sequence[RankRun], rank: int, m: MatchedCompilation) -> Compilation:
+def _comp(present: Sequence[ComparedRank], rank: int, m: MatchedCompilation) -> Compilation:
     r = next(r for r in present if r.rank == rank)
     return next(c for c in r.capture.compilations if c.compile_id == m.compile_ids[str(rank)])
 
@@ -476,7 +476,7 @@ def _ranks_phrase(ranks: Sequence[int]) -> str:
     return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(str(r) for r in ranks)
 
 
-def _who(ranks: Sequence[int], present: Sequence[RankRun]) -> str:
+def _who(ranks: Sequence[int], present: Sequence[ComparedRank]) -> str:
     """``rank 1 only``; ``ranks 1, 3 only``; ``every rank but 2`` when that is shorter."""
     ranks = sorted(set(ranks))
     others = sorted(r.rank for r in present if r.rank not in ranks)

@@ -1,24 +1,55 @@
 """A distributed job's report as plain data: who each rank was, what it compiled, where ranks differ.
 
 A rank's *part* is an ordinary report whose ``distributed`` field says which rank made it
-(``Distributed.rank`` and ``info``). A *merged* report holds the lowest rank that wrote a part at
+(``report.Distributed.rank`` and ``info``). A *merged* report holds the lowest rank that wrote a part at
 its top level (so every single-report view shows it unchanged) and every rank in
-``Distributed.ranks``, with what the merge found: the ranks that compiled the same grouped, each
-difference stated once with its user line and ranks, the collectives each graph issues, and notes.
-Frozen dataclasses of strings and numbers, like the capture: no torch here.
+``Distributed.ranks``, each as the report its part held (``report.RankRun``), with what the merge found
+(the classes here): the ranks that compiled the same grouped, each difference stated once with its user
+line and ranks, the collectives each graph issues, and notes. ``Distributed`` and ``RankRun`` live with the
+``Report`` they hold (a rank's report is a whole report, so nothing of it can be left behind in a copy);
+what the comparison reads of a rank is ``ComparedRank``. Frozen dataclasses of strings and numbers, like the
+capture: no torch here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Protocol
 
 from ..capturing.compile_id import CompileKey
-from ..capturing.model import CaptureData, Finding, Problem
+from ..capturing.model import CaptureData
 from ..clinic.fixlist import BreakSite
 from ..clinic.recompiles import RecompileExplanation
 from ..lineage import Lineage
-from ..timing.model import TimingReport
+
+
+class ComparedRank(Protocol):
+    """What ``compare`` and the views read of one rank of a job (``report.RankRun`` is one): its number, how it
+    ended, and what its report holds (``capture`` None: the rank left no report)."""
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def status(self) -> str: ...  # ok | failed | missing
+
+    @property
+    def info(self) -> Optional[RankInfo]: ...
+
+    @property
+    def failure(self) -> Optional[RankFailure]: ...
+
+    @property
+    def capture(self) -> Optional[CaptureData]: ...
+
+    @property
+    def fix_list(self) -> tuple[BreakSite, ...]: ...
+
+    @property
+    def recompiles(self) -> tuple[RecompileExplanation, ...]: ...
+
+    @property
+    def lineage(self) -> tuple[Lineage, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -56,30 +87,6 @@ class RankInfo:
     ended_at: Optional[float] = None
     exit_code: Optional[int] = None
     failure: Optional[RankFailure] = None
-
-
-@dataclass(frozen=True)
-class RankRun:
-    """One rank of a merged report: its capture and analyses, as its part held them, and how it ended."""
-
-    rank: int
-    info: Optional[RankInfo] = None  # None: the rank wrote no part
-    capture: Optional[CaptureData] = None
-    fix_list: tuple[BreakSite, ...] = ()
-    recompiles: tuple[RecompileExplanation, ...] = ()
-    lineage: tuple[Lineage, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    timing: Optional[TimingReport] = None
-    part: Optional[str] = None  # the file the part was read from
-    failure: Optional[RankFailure] = None
-
-    @property
-    def status(self) -> str:
-        """ok | failed | missing"""
-        if self.info is None:
-            return "missing"
-        return "failed" if self.failure is not None else "ok"
 
 
 @dataclass(frozen=True)
@@ -222,32 +229,6 @@ class GraphCollectives:
     key: str  # the MatchedCompilation key
     stage: str  # the stage read: graph, aot_forward, aot_backward, aot_inference, post_grad_graph, ...
     collectives: tuple[Collective, ...] = ()
-
-
-@dataclass(frozen=True)
-class Distributed:
-    """On a part: which rank made it. On a merged report: every rank, compared."""
-
-    world_size: int
-    rank: int  # the rank whose report the top-level fields hold
-    info: Optional[RankInfo] = None  # that rank's process
-    ranks: tuple[RankRun, ...] = ()  # merged only: ranks 0 .. world_size-1, missing ones included
-    counts: tuple[RankCounts, ...] = ()
-    groups: tuple[RankGroup, ...] = ()
-    differences: tuple[Difference, ...] = ()
-    compilations: tuple[MatchedCompilation, ...] = ()
-    collectives: tuple[GraphCollectives, ...] = ()
-    notes: tuple[str, ...] = ()  # what the merge could not compare, DDP and FSDP explained
-
-    @property
-    def merged(self) -> bool:
-        return bool(self.ranks)
-
-    def rank_run(self, rank: int) -> RankRun:
-        for r in self.ranks:
-            if r.rank == rank:
-                return r
-        raise LookupError(f"no rank {rank}; ranks: {', '.join(str(r.rank) for r in self.ranks)}")
 
 
 def _base(path: Optional[str]) -> str:

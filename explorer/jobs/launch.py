@@ -17,9 +17,8 @@ import signal
 import tempfile
 from typing import Any, Callable, Optional
 
-from ..distributed.model import RankRun
 from ..options import Options
-from ..report import Report
+from ..report import RankRun, Report
 from . import env as rank_envs
 from .merge import merge
 from .rank import write_merged

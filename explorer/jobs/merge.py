@@ -1,8 +1,10 @@
 """Rank parts -> one merged report (one rank's own report back out of it is ``Report.rank``).
 
 The merged report's top-level fields are the lowest rank that wrote a part (every single-report
-view shows it as before); ``distributed.ranks`` holds every rank 0 .. world_size-1, a rank that wrote
-no part included and named as missing, with how it ended when the launcher knows (a signal).
+view shows it as before); ``distributed.ranks`` holds every rank 0 .. world_size-1, each with the
+report its part held, whole (``Report.rank`` gives it back, so a rank shows in every view as its part
+alone does), a rank that wrote no part included and named as missing, with how it ended when the
+launcher knows (a signal).
 Plain data in, plain data out: merging needs no torch, so ``python -m explorer merge`` runs anywhere.
 """
 
@@ -13,9 +15,9 @@ from typing import Mapping, Optional, Sequence
 
 from ..capturing.model import Problem
 from ..distributed import compare, ddp
-from ..distributed.model import Distributed, RankFailure, RankRun
+from ..distributed.model import RankFailure
 from ..options import Options
-from ..report import Report
+from ..report import Distributed, RankRun, Report
 
 MISSING = ("wrote no part: the process was killed (SIGKILL, out of memory) or ended before the explorer could "
            "write it")
@@ -34,9 +36,9 @@ def merge(parts: Mapping[int, Report], *, world_size: Optional[int] = None,
         part = parts.get(k)
         if part is None:
             why = f"{MISSING}; the launcher saw: {launcher[k]}" if k in launcher else MISSING
-            ranks.append(RankRun(k, failure=RankFailure("missing", why)))
-        else:
-            ranks.append(_rank_run(k, part, (sources or {}).get(k)))
+            ranks.append(RankRun(k, missing=RankFailure("missing", why)))
+        else:  # the part whole: a rank of the job shows as its part alone (Report.rank)
+            ranks.append(RankRun(k, report=part, part=(sources or {}).get(k)))
     counts, groups, diffs, matched, colls = compare.compare(ranks)
     primary_rank = min(parts)
     primary = parts[primary_rank]
@@ -57,14 +59,6 @@ def merge_parts_of(json_path: str, world_size: Optional[int] = None) -> Report:
         raise ValueError(f"no parts beside {json_path!r} (looked for {pattern})")
     reports = {k: Report.load(p) for k, p in parts.items()}
     return merge(reports, world_size=world_size, sources=parts)
-
-
-def _rank_run(rank: int, part: Report, source: Optional[str]) -> RankRun:
-    info = _info(part)
-    return RankRun(rank=rank, info=info, capture=part.capture, fix_list=part.clinic.fix_list,
-                   recompiles=part.clinic.recompiles, lineage=part.lineage, findings=part.findings,
-                   problems=part.all_problems, timing=part.timing, part=source,
-                   failure=info.failure if info is not None else None)
 
 
 def _info(part: Report):

@@ -25,9 +25,9 @@ import traceback
 from typing import Any, Callable, Optional
 
 from ..clinic.locate import is_library_file
-from ..distributed.model import Distributed, RankFailure, RankInfo
+from ..distributed.model import RankFailure, RankInfo
 from ..options import Options
-from ..report import Report
+from ..report import Distributed, Report
 from ..targets import ScriptTarget
 from . import env as rank_envs
 

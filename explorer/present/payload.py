@@ -81,8 +81,8 @@ import time
 from typing import Any, Callable, Iterable, Optional, Union
 
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
-from ..distributed.model import RankRun
 from ..lineage import Origin
+from ..report import RankRun
 from ..serial import to_jsonable
 from ..stages import STAGES
 from . import fold_picture, graphviz_svg, viewmodel
@@ -99,8 +99,8 @@ OMITTED = (
     "capture.compilations[].{original,rewritten}_bytecode.instructions: the listing shows them",
     "capture.compilations[].output_code[].code: when it embeds kernel sources verbatim, code_parts + kernel_refs",
     "lineage: sent compacted under the payload's 'lineage' (what a line defines, for the graph stages only)",
-    "distributed.ranks[]: each rank's capture and analyses, in that rank's own payload ('rank_payloads', or the "
-    "widget's 'rank' action)",
+    "distributed.ranks[].report: each rank's report, as that rank's own payload ('rank_payloads', or the widget's "
+    "'rank' action)",
 )
 _MIN_SPLICE = 200  # kernel sources shorter than this stay in the wrapper text
 # The stages whose lines' elements (the node a line defines) travel: a picture's node is linked to the chain by
@@ -362,7 +362,7 @@ def _report_dict(report: Any, *, first_only: bool = False) -> dict:
             continue
         value = getattr(report, f.name)
         if f.name == "distributed" and value is not None and value.merged:  # each rank travels as its own payload
-            value = dataclasses.replace(value, ranks=tuple(RankRun(r.rank, r.info, part=r.part, failure=r.failure)
+            value = dataclasses.replace(value, ranks=tuple(RankRun(r.rank, part=r.part, missing=r.missing)
                                                            for r in value.ranks))
         doc[f.name] = to_jsonable(value)
     doc["capture"] = _capture_dict(report.capture, first_only=first_only)

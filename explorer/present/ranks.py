@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ..distributed.model import Difference, Distributed, GraphCollectives, RankRun
+from ..distributed.model import Difference, GraphCollectives
 from ..lineage import Origin
+from ..report import Distributed, RankRun
 from . import diff_view
 from .fmt import origin_of
 

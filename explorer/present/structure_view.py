@@ -38,7 +38,7 @@ _CACHE: dict[int, tuple[Compilation, Structure]] = {}  # a report made without t
 
 def structure_for(report: Any, comp: Compilation) -> Optional[Structure]:
     """The compilation's structure: the report's (``Report.structure``), else read now (a report made without it:
-    bare capture data, an older JSON file, one rank of a merged job)."""
+    bare capture data, an older JSON file)."""
     for s in getattr(report, "structure", ()) or ():
         if s.compile_id == comp.compile_id:
             return s

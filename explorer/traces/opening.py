@@ -25,10 +25,10 @@ from ..capturing.raw import RawCapture, describe_error
 from ..capturing.recorder import Recorder
 from ..capturing.session import read
 from ..capturing.trace_file import BLOCK, GZ_BLOCK, READ, FileFacts, Record, open_text, replay
-from ..distributed.model import Distributed, RankInfo
+from ..distributed.model import RankInfo
 from ..options import Options
 from ..pipeline import RunContext, finish, write_outputs
-from ..report import Report
+from ..report import Distributed, Report
 from . import gaps
 from .paths import Found, LogFile, OpenError, find
 from .source import with_source
