@@ -395,6 +395,8 @@ FIELDS = {
     "BreakSite.user_traceback": "The user frames down to the break.",
     "BreakSite.stopped_at": "Library code Dynamo stopped in.",
     "BreakSite.frame_abandoned": "Whether Dynamo gave up on the frame.",
+    "BreakSite.in_loop": "Whether the break is inside a loop, so that Dynamo skips the whole frame, on this call "
+                         "and later ones.",
     "BreakSite.ran_as_python": "What then ran outside any graph, in words.",
     "BreakSite.breaks": "The break records of the site.",
     "BreakSite.where": "The site as the user names it, what every view prints: `cell [5], line 3`, `path:3`, with "
@@ -403,7 +405,7 @@ FIELDS = {
     "BreakSite.by_explorer": "The explorer's own break: it runs that line as plain Python.",
     "RecompileExplanation.compile_id": "The compilation the recompile made.",
     "RecompileExplanation.frame_name": "The frame.",
-    "RecompileExplanation.failures": "One per cached entry torch tried, newest first.",
+    "RecompileExplanation.failures": "One per cached entry torch tried, in its order (most recently used first).",
     "RecompileExplanation.limit_hit": "Whether the recompile limit was hit.",
     "RecompileExplanation.limit": "The limit.",
     "RecompileExplanation.reason_text": "torch's reason text.",
@@ -765,4 +767,14 @@ FIELDS = {
     "Phase.depth": "0 for the outermost; a phase's children follow it, one deeper.",
     "Phase.seconds": "Its time, summed over the times it ran.",
     "Phase.count": "How many times it ran.",
+    "Compilation.frame_cache": "The cache entries Dynamo kept on this compilation's frame (its code object), read live "
+                               "during the capture, in the order the frame evaluator tries them (most recently used "
+                               "first); `null` from a trace, which does not record them.",
+    "FrameCache.entries": "Each entry, in the order a call tries them.",
+    "FrameCache.read_at": "When the cache was read: when the capture ended, or when a cell ended (before the "
+                          "explorer dropped the cell's entries).",
+    "FrameCache.recompile_limit": "`torch._dynamo.config.recompile_limit` when it was read.",
+    "CacheEntry.compile_id": "The compilation that made the entry (`null` where torch names none).",
+    "CacheEntry.code": "The name of the code object the entry runs in the frame's place.",
+    "CacheEntry.backend": "The backend it was compiled for: only a call under an equal backend tries it.",
 }

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from .capturing.model import Compilation
 
 # how an output draws a stage's content
-KINDS = ("source", "code", "bytecode", "graph", "guards", "break", "saved", "ir", "kernels", "timing")
+KINDS = ("source", "code", "bytecode", "graph", "loop", "guards", "break", "saved", "ir", "kernels", "timing")
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class Stage:
             return bool(comp.graph_break or comp.recompile_reason or comp.restarts or comp.failure)
         if self.id == "guards":
             return bool(comp.guards or comp.guard_tree)
+        if self.id == "cache_loop":  # a compilation that made an entry: its guards, or the cache read live
+            return comp.origin == "dynamo" and bool(comp.guards or comp.guard_tree or comp.frame_cache)
         if self.id == "saved_tensors":  # read from both halves of the partition
             return comp.aot_forward is not None and comp.aot_backward is not None
         if self.kind == "bytecode":  # a frame's source read from a trace comes without a listing
@@ -66,89 +68,132 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     Stage("source", "Source", "source", "original_bytecode.source", "python", "dynamo",
           "The Python code of the frame Dynamo was handed. torch.compile does not read your source: it "
-          "installs a frame evaluation hook (PEP 523) and sees each function's bytecode just before CPython "
-          "would run it. Below it, the functions Dynamo inlined into the frame (each module's forward, "
+          "installs a frame evaluation hook (PEP 523), so CPython hands Dynamo each frame just before running "
+          "it: the code object's bytecode with the frame's live arguments and globals, whose values the trace "
+          "may specialise on. Below it, the functions Dynamo inlined into the frame (each module's forward, "
           "helpers), where most of a model's operations are written. Look at which lines hold PyTorch "
           "operations; click a line to follow it through every later stage."),
     Stage("original_bytecode", "Original bytecode", "bytecode", "original_bytecode", "dis", "dynamo",
           "The bytecode CPython compiled this frame to, as Dynamo received it. Dynamo interprets these "
-          "instructions symbolically, one by one, recording tensor operations into a graph instead of "
-          "running them. Each instruction carries its source line (the line table): click a row to see "
+          "instructions symbolically, one by one: plain Python is evaluated on the spot, and each PyTorch "
+          "operation is run on FakeTensors (shapes, dtypes and devices, no data) and recorded into a graph "
+          "instead of computed. Each instruction carries its source line (the line table): click a row to see "
           "which line of your code it is."),
     Stage("rewritten_bytecode", "Rewritten bytecode", "bytecode", "rewritten_bytecode", "dis", "dynamo",
-          "The bytecode Dynamo built to run instead of the original: it calls the compiled graph once with "
-          "the frame's tensors, then rebuilds the Python state (locals, return value, side effects). After "
-          "a graph break it also calls the original code for the unsupported part and a resume function "
-          "for the rest."),
+          "The new code object Dynamo built for this frame: it calls the compiled graph once with the frame's "
+          "tensors, then rebuilds the Python state (locals, return value, side effects). At a graph break the "
+          "unsupported instructions are copied into it and run inline as ordinary Python, followed by a call "
+          "of a resume function for the rest. Your function is left as it is: this code is kept with its "
+          "guards in the cache on the original code object (co_extra), and runs in its place whenever they "
+          "pass (see How the pieces run)."),
     Stage("decompiled", "Rewritten code as Python", "code", "rewritten_bytecode.decompiled", "python", "dynamo",
           "The rewritten bytecode turned back into readable Python (by depyf's decompiler). Look for the "
-          "call to __compiled_fn_N (the graph) and any __resume_at_N call (a resume function after a graph "
-          "break)."),
+          "call to __compiled_fn_N (the graph), the code of a graph break run in between as plain Python, and "
+          "any __resume_at_N call (a resume function after the break)."),
     Stage("graph", "Dynamo FX graph", "graph", "graph", "python", "dynamo",
           "The FX graph Dynamo captured: the run of PyTorch operations it could trace without leaving the "
           "graph, with Python control flow already evaluated (a graph records one path through your code). "
-          "Inputs are the frame's tensors (L[...] locals, G[...] globals); each node keeps the user line it "
-          "came from. Where Dynamo met something it could not record, the graph ends: a graph break."),
+          "Its nodes are torch-API calls (torch functions, tensor methods), not yet ATen operators: "
+          "AOTAutograd traces it again to get those. Inputs are the frame's tensors (L[...] locals, G[...] "
+          "globals); each node keeps the user line it came from. Where Dynamo met something it could not "
+          "record, the graph ends: a graph break."),
+    Stage("cache_loop", "How the pieces run", "loop", "frame_cache", "python", "dynamo",
+          "What runs on every call of this frame. Dynamo's frame evaluator (C code installed through PEP 523) "
+          "reads the cache entries kept on the frame's code object, tries each entry's guards, most recently "
+          "used first, and runs the code of the first entry whose guards pass. When none passes it compiles a "
+          "new entry, or, past recompile_limit, runs the frame eagerly. A resume function after a graph break "
+          "is a frame of its own and goes through the same loop. Below: the loop in pseudo-Python beside this "
+          "frame's own entries."),
     Stage("guards", "Guards", "guards", "guards", None, "dynamo",
-          "The checks Dynamo runs before every call to decide whether this compiled graph may be reused: "
-          "tensor sizes, dtypes and devices, Python values the trace depended on, object identities. A "
-          "failing guard means a recompile (a new entry for this frame) instead of reuse."),
+          "The checks that decide whether this compilation's code may run for a call: tensor sizes, strides, "
+          "dtypes, devices and requires_grad; Python values the trace depended on; object identities; global "
+          "state (grad mode, autocast, default dtype and device). An entry is tried only under the backend it "
+          "was compiled for. A failing guard alone does not recompile: Dynamo tries the frame's other entries "
+          "first, and compiles a new one only when none passes, up to recompile_limit (8) per frame. The first "
+          "change of a size recompiles with that size symbolic (automatic dynamic shapes), so later sizes "
+          "reuse it."),
     Stage("graph_break", "Graph break / recompile", "break", "graph_break", None, "dynamo",
           "Why this compilation exists or ended early. A graph break is code Dynamo could not put in the "
-          "graph (print, data-dependent control flow, an unsupported call): the graph so far is compiled, "
-          "the offending code runs as ordinary Python, and a resume function picks up after it. A recompile "
-          "happens when a guard of an earlier compilation failed."),
+          "graph (print, data-dependent control flow, an unsupported call). The graph so far is compiled, the "
+          "offending code runs as ordinary Python, and a resume function (a new frame, with its own graph and "
+          "guards) picks up after it. Inside a loop Dynamo cannot resume: it drops the graph and runs the whole "
+          "frame eagerly, on this call and later ones. A break inside a function Dynamo inlined becomes a break "
+          "at its call in this frame (nested graph breaks are off by default), and the callee is compiled as a "
+          "frame of its own. A break costs: no fusion across it, another frame and its guards, Python between "
+          "the graphs; fullgraph=True turns it into an error. A recompile happens when no cached entry's guards "
+          "passed."),
     Stage("export_graph", "Exported program", "graph", "export_graph", "python", "export",
           "The graph torch.export traced from the model, without Dynamo's frames: the whole forward as one "
           "graph of ATen operations, with parameters and buffers lifted to inputs (see the export's signature) "
           "and dynamic dimensions as symbols whose ranges export proved. AOTInductor compiles this program "
           "ahead of time into a package: the stages after this one are that compile."),
     Stage("aot_joint", "AOT joint graph", "graph", "aot_joint", "python", "aot",
-          "AOTAutograd traces the Dynamo graph once more, at the level of ATen operations, together with "
-          "its backward: one joint forward+backward graph, functionalized (no in-place mutation left). "
-          "Built only when some input requires grad."),
+          "AOTAutograd traces the Dynamo graph again, through PyTorch's dispatcher down to ATen operators, on "
+          "FakeTensors; the backward comes from running PyTorch's own autograd formulas on that traced forward. "
+          "The joint forward+backward graph is functionalized: every op in it is out of place, and a mutation "
+          "of an input (BatchNorm's running statistics) stays only as a copy_ into that input at the end, or "
+          "is applied by AOTAutograd's wrapper. It is decomposed with the backend's table (Inductor's: the "
+          "smaller op set it lowers). Built only when some input requires grad and grad mode is on."),
     Stage("aot_forward", "AOT forward graph", "graph", "aot_forward", "python", "aot",
           "The forward half after AOTAutograd partitioned the joint graph. Its extra outputs are the "
           "tensors saved for backward: the partitioner (a min-cut over the joint graph) chooses what to save "
-          "and what to recompute in the backward instead."),
+          "and what the backward recomputes instead, minimising the bytes that cross from forward to backward."),
     Stage("aot_backward", "AOT backward graph", "graph", "aot_backward", "python", "aot",
           "The backward half of the partition: it takes the saved tensors and the incoming gradients "
-          "(tangents) and computes the gradients of the inputs. Compiled ahead of time, before "
-          ".backward() is ever called."),
+          "(tangents) and computes the gradients of the inputs. AOTAutograd traces and partitions it when the "
+          "forward compiles; torch.compile then lowers it with Inductor only at the first .backward() (lazy "
+          "backward lowering), unless it saves symbolic sizes."),
     Stage("saved_tensors", "Saved for backward", "saved", "aot_backward", None, "aot",
           "What crosses from the forward to the backward. The partitioner cut the joint graph so that the "
           "forward returns, besides your outputs, the values the backward needs (its extra outputs are the "
           "backward's inputs); they stay alive in memory from forward to backward. Anything else the backward "
-          "needs it computes again: cheap pointwise ops (an activation function, a transpose) are recomputed "
-          "rather than saved, trading a little compute for memory. Each row links to its node in the joint "
-          "graph and its line of your code; torch.utils.checkpoint and the activation memory budget move this "
-          "line further towards recomputation."),
+          "needs it computes again. The min-cut minimises the bytes that cross, so cheap pointwise ops (an "
+          "activation function, a transpose) are recomputed rather than saved: often faster as well as smaller, "
+          "since the recomputation fuses into the backward's kernels, which would otherwise read the saved "
+          "value from memory. Each row links to its node in the joint graph and its line of your code; "
+          "torch.utils.checkpoint and the activation memory budget move this line further towards "
+          "recomputation."),
     Stage("aot_inference", "AOT inference graph", "graph", "aot_inference", "python", "aot",
-          "When nothing requires grad AOTAutograd builds one inference graph of ATen operations, "
-          "functionalized and decomposed into the smaller op set Inductor lowers."),
+          "When no input requires grad, or no output does (the graph ran under torch.no_grad), AOTAutograd "
+          "builds one inference graph of ATen operations, functionalized and decomposed into the smaller op "
+          "set Inductor lowers."),
     Stage("post_grad_graph", "Post-grad graph", "graph", "post_grad_graph", "python", "inductor",
           "The graph Inductor lowers, after its post-grad passes (pattern rewrites, removal of no-op views, "
-          "reinplacing). Each node here becomes one or more buffers of the loop-level IR."),
+          "reinplacing). Lowering is define-by-run and lazy: a pointwise node is not computed on its own but "
+          "inlined into the loop body of each node that reads it. Only realized values become buffers of the "
+          "loop-level IR (reductions, inputs and outputs of library calls, graph outputs, values too costly to "
+          "compute again in each reader), and a view becomes indexing (a ReinterpretView of its buffer). So "
+          "many nodes here become no buffer at all: this inlining is Inductor's first and biggest fusion."),
     Stage("post_grad_graph_backward", "Post-grad graph (backward)", "graph", "post_grad_graph_backward",
           "python", "inductor",
-          "The backward graph after Inductor's post-grad passes, lowered into its own kernels."),
+          "The backward graph after Inductor's post-grad passes, lowered into its own kernels (by "
+          "torch.compile alone at the first .backward(): see AOT backward graph)."),
     Stage("ir_pre_fusion", "Loop-level IR before fusion", "ir", "ir_pre_fusion", None, "inductor",
-          "Inductor's define-by-run loop-level IR: each buffer is a Pointwise or Reduction computation "
-          "written as a Python function of its loop indices (the loop body's ops.load / ops.store). One "
-          "scheduler node per buffer, before any fusion."),
+          "Inductor's define-by-run loop-level IR: each realized buffer is a computation written as a Python "
+          "function of its loop indices (its loop body: ops.load, the math, ops.store, or ops.reduction and "
+          "ops.store_reduction). The pointwise ops inlined into a buffer are in its body, so one op can be "
+          "computed in several bodies. One scheduler node per buffer, before any fusion: a SchedulerNode for a "
+          "Pointwise or Reduction Inductor generates code for, an ExternKernelSchedulerNode for a library "
+          "call (a matmul) or an ATen fallback, a NopKernelSchedulerNode for what needs no kernel; templates, "
+          "scans and sorts are nodes too."),
     Stage("ir_post_fusion", "Loop-level IR after fusion", "ir", "ir_post_fusion", None, "inductor",
-          "The same scheduler nodes after fusion: buffers computed over the same loops are merged into "
-          "fused nodes (op0_op1_...: a consumer into its producer, or siblings that read the same data), so "
-          "intermediate results stay in registers instead of going through memory. Fewer nodes here means "
-          "fewer kernels; compare with the IR before fusion."),
+          "The same scheduler nodes after fusion (op0_op1_...). Two nodes may fuse when their loops are "
+          "compatible (on GPU the same numel and reduction numel, or a pointwise node into a reduction; on CPU "
+          "shared outer loops too), the fusion makes no dependency cycle, and they share data; a library call "
+          "does not fuse (on GPU a template may take an epilogue). Inductor ranks the legal pairs by the memory "
+          "traffic it estimates each saves and fuses the best first: a consumer into its producer, or nodes "
+          "reading the same input (read once). An intermediate buffer leaves memory only when nothing outside "
+          "the fused kernel reads it. Fewer nodes here means fewer kernels; compare with the IR before fusion."),
     Stage("output_code", "Wrapper code", "code", "output_code", "python", "inductor",
-          "The Python module Inductor generated (codegen): it allocates buffers and calls the kernels and "
-          "library calls (extern kernels such as matmuls) in order. This is what runs when the compiled "
-          "graph is called."),
+          "The Python module Inductor generated (codegen): it allocates the buffers, reusing a dead buffer's "
+          "memory for a later one (# reuse), and calls the kernels and library calls (extern kernels such as "
+          "matmuls) in order. This is what runs when the compiled graph is called; with "
+          "mode=\"reduce-overhead\" on a GPU, a CUDA graph records one run of it and replays it."),
     Stage("kernels", "Kernels", "kernels", "kernels", None, "inductor",
-          "The kernels Inductor generated (codegen): C++ with OpenMP and vector intrinsics on CPU, Triton on "
-          "GPU. Each one is a fused group of loop-level IR nodes; its header names the FX nodes it computes. "
-          "Click a line of a kernel to light the line of your code it computes."),
+          "The kernels Inductor generated (codegen): C++ with OpenMP loops, vectorized through "
+          "at::vec::Vectorized, on CPU; Triton on GPU. Each one is a fused group of loop-level IR nodes; its "
+          "header names the FX nodes it computes. Click a line of a kernel to light the line of your code it "
+          "computes."),
     Stage("timing", "Timing", "timing", "timing", None, "runtime",
           "What the compiled code costs against eager: the whole compiled call as you make it (guards, "
           "frames, resume functions) and the graph alone, each with its spread, measured after warm-up; "
@@ -169,13 +214,18 @@ def compilation_stages() -> tuple[Stage, ...]:
 
 # ---- why a stage is empty ----
 
+_NO_NEW_CODE = ("Dynamo wrote no new code object for this frame, so torch's bytecode hook "
+                "(torch._dynamo.convert_frame.register_bytecode_hook, called with each code object Dynamo makes) "
+                "never fired")
 _INDUCTOR_DID_NOT_LOWER = "Inductor did not lower this graph (another backend, or a cache hit skipped lowering)"
 _USUALLY = {  # when the compilation's state says nothing more specific
     "source": "the frame's source text could not be read (code typed at a prompt, or built by exec/eval)",
-    "original_bytecode": "Dynamo did not rewrite this frame, so its bytecode hook never fired",
-    "rewritten_bytecode": "Dynamo did not rewrite this frame, so its bytecode hook never fired",
+    "original_bytecode": _NO_NEW_CODE,
+    "rewritten_bytecode": _NO_NEW_CODE,
     "decompiled": "no decompiler result was recorded",
     "graph": "Dynamo captured no FX graph in this frame: its operations all ran as ordinary Python",
+    "cache_loop": "this compilation left no cache entry (no guards were recorded): nothing of it runs on a "
+                  "later call",
     "guards": "no guards were recorded for this compilation",
     "graph_break": "Dynamo traced this frame to its end, and this is the first compilation that matched "
                    "(not a recompile)",
@@ -306,6 +356,8 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
         if outside:
             return outside
     if comp.status == "failed":
+        if stage_id == "cache_loop":
+            return f"the compilation failed, so it left no cache entry: {comp.failure}"
         return f"the compilation failed before this stage: {comp.failure}"
     if comp.status == "skipped":
         return "Dynamo looked at this frame and left it as it was (no PyTorch operations to put in a graph)"
@@ -313,14 +365,19 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
         why = comp.rewritten_bytecode.decompile_error or _USUALLY["decompiled"]
         return f"{why}. The Rewritten bytecode stage shows the code as a bytecode listing."
     if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph_break",
-                    "export_graph"):
+                    "export_graph", "cache_loop"):
         return _USUALLY[stage_id]
     if comp.graph is None:
         return _USUALLY["graph"]
     aot_ran = any(x is not None for x in (comp.aot_forward, comp.aot_inference, comp.aot_joint))
     if stage_id in ("aot_backward", "aot_forward", "aot_joint") and comp.aot_inference is not None:
-        return ("inference only: no input requires grad (or grad mode was off), so AOTAutograd built one "
-                "inference graph (see AOT inference)")
+        return ("inference only: no input requires grad, or no output does (grad mode was off), so AOTAutograd "
+                "built one inference graph (see AOT inference)")
+    if stage_id == "post_grad_graph_backward" and comp.aot_backward is not None \
+            and (comp.post_grad_graph is not None or comp.output_code):
+        return ("AOTAutograd traced this backward (see AOT backward graph), but torch.compile lowers it only at "
+                "the first .backward(), which did not run while this was captured (a cold capture lowers it "
+                "early, to show it)")
     if stage_id == "kernels" and comp.output_code:
         return "Inductor generated no kernels of its own here (only library calls or views)"
     if not aot_ran and stage_id in ("aot_joint", "aot_forward", "aot_backward", "aot_inference"):
@@ -334,8 +391,8 @@ def _outside_dynamo(stage_id: str, comp: Compilation) -> Optional[str]:
     """Why a Dynamo or training stage is empty in a compile no Dynamo frame made (AOTInductor's)."""
     what = ("an AOTInductor compile of an exported program" if comp.origin == "aoti"
             else "an Inductor compile outside any Dynamo frame")
-    if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph", "guards",
-                    "graph_break"):
+    if stage_id in ("source", "original_bytecode", "rewritten_bytecode", "decompiled", "graph", "cache_loop",
+                    "guards", "graph_break"):
         return (f"{what}: no Dynamo frame, so no bytecode, Dynamo graph or guards (torch.export traced the "
                 f"program; its graph, signature and ranges are under the export)")
     if stage_id in ("aot_joint", "aot_forward", "aot_backward", "post_grad_graph_backward") \

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional, Union
 from .compile_id import CompileId
 from .decoders import UNKNOWN, DecodeContext, decode
 from .fold import Fold
+from .frame_cache import attach
 from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
 from .outside import OutsideDynamo
 from .raw import WHERE, RawCapture, RawEvent, Tally, describe_error
@@ -56,6 +57,8 @@ class Assembly:
             fold = folds[key]
             self.compilations.append(fold.build())
             self.problems += fold.problems
+        if self.raw.frame_caches:  # each frame's cache entries, read live (none in a trace)
+            self.compilations = attach(self.compilations, self.raw.frame_caches)
         self.exports = self.outside.exports(self.compilations, self.problems)
         graphs = {ep.compile_id: ep.graph for ep in self.exports if ep.compile_id and ep.graph is not None}
         if graphs:

@@ -325,6 +325,26 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class CacheEntry:
+    """One entry of a frame's cache: what Dynamo's frame evaluator runs for a call whose guards it passes."""
+
+    compile_id: Optional[CompileKey]  # the compilation that made it; None where this torch names none
+    code: str  # the name of the code object it runs in the frame's place
+    backend: str  # the backend it was compiled for: only a call under an equal backend tries it
+
+
+@dataclass(frozen=True)
+class FrameCache:
+    """The cache entries Dynamo keeps on a frame's code object (``co_extra``), read live during the capture: the
+    order is the frame evaluator's, which tries them most recently used first (a new entry goes in front, and so
+    does an entry whose guards passed)."""
+
+    entries: tuple[CacheEntry, ...]
+    read_at: str  # when it was read: "when the capture ended", "before the cell's entries were dropped"
+    recompile_limit: Optional[int] = None  # torch._dynamo.config.recompile_limit then
+
+
+@dataclass(frozen=True)
 class Compilation:
     compile_id: CompileKey
     frame: Frame
@@ -377,6 +397,8 @@ class Compilation:
     entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
     # ---- a TORCH_TRACE's chromium events (explorer open) ----
     phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
+    # ---- the runtime: its frame's cache entries, read live (capturing/frame_cache.py; None from a trace) ----
+    frame_cache: Optional[FrameCache] = None
 
     @property
     def cid(self) -> Optional[CompileId]:

@@ -46,6 +46,17 @@ def parse_graph_break(text: str) -> GraphBreak:
     )
 
 
+# torch's gb_type when a break happens inside a for/while loop: Dynamo skips the whole frame (symbolic_convert.py's
+# raise_loop_graph_break, 2.11-2.14; GB7000)
+_IN_LOOP_RE = re.compile(r"^graph break in loop$|\bGB7000\b", re.M | re.I)
+
+
+def in_loop(brk: GraphBreak, failure: str = "") -> bool:
+    """The break happened inside a loop, so Dynamo skipped the frame (torch says so in the break's text or in the
+    failure of the compile it ended)."""
+    return bool(_IN_LOOP_RE.search(brk.detail) or _IN_LOOP_RE.search(failure or ""))
+
+
 _EXPLORER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _RUNNERS = ("<frozen runpy>", os.path.join("", "runpy.py"))
 

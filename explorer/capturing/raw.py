@@ -92,6 +92,7 @@ class RawCapture:
     events: list[RawEvent] = field(default_factory=list)
     strings: dict[int, str] = field(default_factory=dict)  # the trace's interned file names
     dropped: Tally = field(default_factory=Tally)  # noise, counted at the door
+    frame_caches: list[Any] = field(default_factory=list)  # (a compile id of the frame, its FrameCache): frame_cache
     _problems: dict[tuple[str, Optional[str], str], list[Any]] = field(default_factory=dict)
 
     def add_problem(self, problem: Problem) -> None:

@@ -7,7 +7,8 @@ The seams, each installed by a ``Recorder`` and all removed in ``close()``:
     the trace), Dynamo's bytecode listing (covers frames Dynamo skipped), its
     ``trace_call`` lines (where library calls that made a node were called from)
     and DDPOptimizer's split;
-  * ``BYTECODE``: Dynamo's bytecode hook (original and rewritten code objects);
+  * ``BYTECODE``: Dynamo's bytecode hook (original and rewritten code objects; the originals' cache entries are
+    read while they are live, ``frame_cache``);
   * ``CALLBACKS``: Dynamo's compile start/end callbacks (and resets, which empty them);
   * ``GPU``: CUDA graph trees' loggers and Inductor's autotuning feedback.
 A capture (``CaptureSession``) installs ``CAPTURE_SEAMS`` and keeps the records
@@ -33,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from . import torch_compat
 from .compile_id import CompileId, Generations
+from .frame_cache import READ_AT_END, FrameCaches
 from .loggers import CallFilter, divert_warnings, listen_at_debug, tap
 from .model import Problem
 from .raw import RawCapture, RawEvent, describe_error, event_name
@@ -157,6 +159,7 @@ class Recorder:
         self._seq = 0
         self._undo: list[Callable[[], None]] = []
         self.generations = Generations()  # compile ids stay unique across torch._dynamo.reset()
+        self.frame_caches = FrameCaches()  # the code objects Dynamo compiled, their cache entries read live
         self._resets: Optional[torch_compat.CompileCallbacks] = None
         self._reset_pending = False  # a reset seen, not yet turned into a new generation
 
@@ -247,8 +250,22 @@ class Recorder:
         except Exception as e:  # noqa: BLE001 - a listener must never break the compile: the failure is a Problem
             self.record_failure("recorder", e, kind)
 
+    def read_frame_caches(self, read_at: str) -> None:
+        """Reads now the cache entries of every frame Dynamo compiled during this capture (``frame_cache``)."""
+        if not self.keeps_records:
+            return
+        try:
+            self.frame_caches.read(read_at, self.generations.current)
+        except Exception as e:  # noqa: BLE001 - the view says the frames' caches could not be read, the run goes on
+            self.record_failure("recorder.read_frame_caches", e, None)
+
     def close(self) -> None:
-        """Undoes everything ``open`` did; an undo that fails is a Problem, the rest still run."""
+        """Undoes everything ``open`` did; an undo that fails is a Problem, the rest still run. The frames' caches
+        are read first (``frame_cache``), while the user's compiled code still holds them."""
+        if self.keeps_records and BYTECODE in self.seams:
+            self.read_frame_caches(READ_AT_END)
+            self.raw.frame_caches = self.frame_caches.readings() or self.raw.frame_caches  # closed twice: kept
+            self.frame_caches = FrameCaches()  # let go of the code objects
         while self._undo:
             undo = self._undo.pop()
             try:
@@ -265,8 +282,10 @@ class Recorder:
 
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
         try:
-            self.take("bytecode_hook", self.generations.stamp(torch_compat.current_compile_id()), {},
-                      (code, new_code))
+            cid = self.generations.stamp(torch_compat.current_compile_id())
+            if self.keeps_records:
+                self.frame_caches.saw(code, cid)
+            self.take("bytecode_hook", cid, {}, (code, new_code))
         except Exception as e:  # noqa: BLE001 - a hook must never break the compile
             self.record_failure("recorder", e, "bytecode_hook")
 
@@ -358,6 +377,15 @@ class Recorder:
         with self._lock:
             self._seq += 1
             return self._seq
+
+
+def read_frame_caches(read_at: str) -> None:
+    """Every open capture reads now the cache entries of the frames it saw Dynamo compile: for code about to drop
+    them (a cell's run, which ends as a plain run of it would)."""
+    with _LOCK:
+        open_now = [r for r in _OPEN if r.keeps_records]
+    for recorder in open_now:
+        recorder.read_frame_caches(read_at)
 
 
 def _outermost_capture() -> Optional[Recorder]:

@@ -497,10 +497,37 @@ def listing(code: Any) -> str:
 
 
 def cache_entries(code: Any) -> list[Any]:
-    """Dynamo's cached (guards, code) entries for a code object, newest first."""
+    """Dynamo's cached (guards, code) entries for a code object, most recently used first (the order its frame
+    evaluator tries them)."""
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
     return list(_debug_get_cache_entry_list(code))
+
+
+def cache_entry_facts(code: Any) -> list[tuple[Optional[CompileId], str, str]]:
+    """Dynamo's cache of a code object as data, in the order its frame evaluator tries it: (the compile id that made
+    each entry, the name of the code object it runs, its backend by name).
+
+    The C frame evaluator (``torch/csrc/dynamo/extra_state.cpp``, 2.11-2.14: ``lookup``) walks the entries front to
+    back, tries an entry only under an equal backend, and moves the entry whose guards passed to the front; a new
+    entry goes in front (``create_cache_entry``). ``CacheEntry.compile_id`` and ``.backend`` exist in 2.11-2.14.
+    """
+    out = []
+    for entry in cache_entries(code):
+        cid = getattr(entry, "compile_id", None)
+        frame = getattr(cid, "frame_id", None)
+        made = CompileId(frame, getattr(cid, "frame_compile_id", None) or 0) if isinstance(frame, int) else None
+        out.append((made, str(getattr(getattr(entry, "code", None), "co_name", "?")),
+                    backend_name(getattr(entry, "backend", None))))
+    return out
+
+
+def backend_name(backend: Any) -> str:
+    """A backend as torch.compile was given it: ``inductor``, ``eager``, a function's name."""
+    if backend is None:
+        return "?"
+    name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
+    return str(name) if name else type(backend).__name__
 
 
 def trace_logger() -> logging.Logger:
@@ -804,7 +831,7 @@ def dynamo_graph_sources(gm: Any) -> list[Optional[str]]:
 
 
 def guard_managers(code: Any) -> list[Any]:
-    """The guard managers of Dynamo's cached entries for ``code``, newest first."""
+    """The guard managers of Dynamo's cached entries for ``code``, most recently used first."""
     return [e.guard_manager for e in cache_entries(code)]
 
 

@@ -369,7 +369,11 @@ class Watch:
 
     def forget_compilations(self) -> None:
         from ..capturing import torch_compat
+        from ..capturing.frame_cache import READ_BEFORE_DROP
+        from ..capturing.recorder import read_frame_caches
 
+        if self.codes:  # the capture reads their cache entries while they still hold them
+            read_frame_caches(READ_BEFORE_DROP)
         reset = []
         while self.codes:
             reset += torch_compat.forget_code(self.codes.pop())

@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 from ..capturing.compile_id import CompileKey
 from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
+from ..capturing.parse_breaks import in_loop
 from ..capturing.torch_compat import resumed
 from .locate import basename, is_library_file, rel, repaired, user_frame
 
@@ -44,6 +45,7 @@ class BreakSite:
     user_traceback: tuple[SourceLoc, ...] = ()
     stopped_at: Optional[SourceLoc] = None  # where Dynamo stopped, when that is library code
     frame_abandoned: bool = False  # Dynamo gave up on the whole frame: all of it ran in Python
+    in_loop: bool = False  # the break is inside a loop: Dynamo skipped the frame, on this call and later ones
     ran_as_python: str = ""  # plain words: what then ran outside any graph
     breaks: tuple[GraphBreak, ...] = field(default=(), repr=False)
     # the site as the user names it, what every view prints: "cell [5], line 3" in a notebook, "file:line"
@@ -116,6 +118,7 @@ def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData,
         resume_ids=tuple(c.compile_id for c in resumes),
         resume_functions=tuple(dict.fromkeys(c.frame.name for c in resumes)),
         user_traceback=repaired(brk.user_traceback), stopped_at=stopped, frame_abandoned=abandoned,
+        in_loop=any(in_loop(b, c.failure or "") for c, b in hits),
         breaks=tuple(b for _, b in hits), library=library_of(stopped.filename) if stopped else None,
         by_explorer=any(_EXPLORER_MARK in _text_of(b) for _, b in hits),
     )
@@ -217,10 +220,15 @@ def _with_words(site: BreakSite, comps: list[Compilation]) -> BreakSite:
     """The plain-words account of what ran outside any graph because of this break."""
     fn = site.function or "the function"
     line = f"line {site.lineno}" + (f" (`{site.source_line}`)" if site.source_line else "")
-    if site.frame_abandoned:
+    if site.in_loop:
+        skipped = ", ".join(dict.fromkeys(c.frame.name for c in comps)) or fn
+        words = (f"{line} is inside a loop, where Dynamo cannot resume after a break: it dropped the graph it had "
+                 f"traced and skips {skipped}, which runs entirely as ordinary Python, on this call and every later "
+                 f"one (the functions it calls are still compiled, each as a frame of its own).")
+    elif site.frame_abandoned:
         gave_up = ", ".join(dict.fromkeys(c.frame.name for c in comps if c.status == "failed"))
-        words = (f"Dynamo could not continue after this break and gave up on {gave_up}: "
-                 f"that frame ran entirely as ordinary Python, with no graph.")
+        words = (f"Dynamo could not continue after this break and gave up on {gave_up}: the graph traced before it "
+                 f"was dropped, and that frame ran entirely as ordinary Python, with no graph.")
     elif site.resume_functions:
         names = ", ".join(site.resume_functions)
         words = (f"{line} ran as ordinary Python, outside any graph; execution then continued in "

@@ -1,6 +1,6 @@
 """Why a frame was compiled again: torch's recompile reason -> guard, old -> new value, remedy.
 
-torch writes one reason per cached entry it tried, newest first, each
+torch writes one reason per cached entry it tried, in the order it tried them (most recently used first), each
 ``<compile id>: <first failing check>`` (local names lose their ``L['...']``),
 optionally followed by ``User stack trace:`` lines. The check is either a tensor
 message from the C++ guard (``tensor 'x' size mismatch at index 0. expected 8,
@@ -103,7 +103,7 @@ class GuardFailure:
 class RecompileExplanation:
     compile_id: str
     frame_name: str
-    failures: tuple[GuardFailure, ...] = ()  # one per cached entry torch tried, newest first
+    failures: tuple[GuardFailure, ...] = ()  # one per cached entry torch tried, in its order (most recently used)
     limit_hit: bool = False
     limit: Optional[int] = None
     reason_text: str = ""

@@ -20,7 +20,7 @@ from .recompiles import GuardFailure, classify, failure_from, reason_entries
 
 @dataclass(frozen=True)
 class GuardVerdict:
-    """One cached entry, in the order Dynamo tries them (newest first)."""
+    """One cached entry, in the order Dynamo tries them (most recently used first)."""
 
     compile_id: Optional[str]
     reused: bool  # every guard passes: this entry's graph would run

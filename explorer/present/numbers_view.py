@@ -88,8 +88,11 @@ def host_block(t: Any) -> Optional[dict]:
     ratio = f" ({h.host_s / h.device_s:.2f}x)" if h.device_s > 0 else ""
     if gpu:
         why = ("so the device waits on the host and every figure here, eager or compiled, follows the host's "
-               "speed. What helps: CUDA graphs (torch.compile(mode=\"reduce-overhead\")) issue the whole call as "
-               "one launch; a bigger batch gives each call more device work for the same issue time.")
+               "speed. What helps: CUDA graphs (torch.compile(mode=\"reduce-overhead\")) replay the whole call "
+               "as one launch, where torch can use them: every tensor on one CUDA device, no CPU op in the graph, "
+               "no input the graph mutates, no op that rules them out; with changing sizes it records one graph per "
+               "size (torch says why it skips them: the view shows it under --mode reduce-overhead). A bigger "
+               "batch gives each call more device work for the same issue time.")
     else:
         why = ("so the call's time is mostly overhead, not work. What helps: more work per call (bigger inputs or "
                "batches), torch._inductor.config.cpp_wrapper = True (the wrapper in C++, not Python), or leaving "

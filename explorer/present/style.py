@@ -80,6 +80,7 @@ font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 .R.R table.cx-table th,.R.R table.cx-table td{border:1px solid var(--cx-border);padding:2px 6px;vertical-align:top;\
 text-align:left;background:transparent;color:var(--cx-fg)}
 .R.R table.cx-table th{background:var(--cx-chip-bg)}
+.R.R table.cx-loop code{white-space:pre;word-break:normal}
 .R.R :not(pre)>code{padding:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;\
 background:transparent;color:inherit;white-space:pre-wrap;word-break:break-word}
 .R .cx-svg{overflow:auto;max-height:640px;background:#ffffff;border:1px solid var(--cx-border);border-radius:4px;\

@@ -18,7 +18,7 @@ from .fmt import loc_text, origin_of
 
 # the stances torch.compiler.set_stance knows, in words (its docs)
 STANCES = {
-    "default": "the default: compile, recompile when a guard fails",
+    "default": "the default: compile, and compile again when no cached entry's guards pass",
     "fail_on_recompile": "a call that would recompile raises instead",
     "eager_on_recompile": "a call that would recompile runs eagerly instead",
     "force_eager": "torch.compile is ignored: everything runs eagerly",
@@ -78,7 +78,8 @@ def mode_blocks(data: CaptureData) -> list[dict]:
     else:
         out.append({"t": "p", "cls": "cx-muted cx-usage",
                     "r": "caches: cold (every stage shown: a graph an earlier capture lowered comes from torch's "
-                         "graph caches, its loop-level IR from the explorer's stage store; "
+                         "graph caches, whose keys the explorer tags per graph with its source lines "
+                         "(torch.compiler.config.cache_key_tag), its loop-level IR from the explorer's stage store; "
                          f"{_code_cache_words(data)}{_store_counts(data)}; --fresh to lower every graph again, "
                          "--warm for a second run's view)"})
     if data.stance != "default" or data.stance_at_end:
@@ -270,11 +271,18 @@ def provenance_blocks(data: CaptureData) -> list[dict]:
         else []
 
 
-def cache_note(stage_id: str, comp: Compilation) -> list[dict]:
+TAGGED = (" The explorer changes these caches' keys in a cold capture: it sets torch.compiler.config.cache_key_tag, "
+          "per graph, to a digest of the graph and of the source lines it came from (and turns on settings of its "
+          "own that are part of the keys), so this entry is an earlier capture's of the same graph from the same "
+          "lines, never a plain run's.")
+
+
+def cache_note(stage_id: str, comp: Compilation, mode: str = "cold") -> list[dict]:
     """At the top of a stage shown from a cache entry: where it came from (the output code on a hit; the loop-level
-    IR from the explorer's stage store)."""
+    IR from the explorer's stage store); in a cold capture (``mode``), how the explorer keys the entries."""
     where = cached_from(stage_id, comp)
-    out = [{"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the cache: "}, where]}] if where else []
+    out = [{"t": "note", "cls": "cx-missing cx-cached",
+            "r": [{"b": "From the cache: "}, where + (TAGGED if mode == "cold" else "")]}] if where else []
     stored = stored_from(stage_id, comp)
     if stored:
         out.append({"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the explorer's stage store: "},

@@ -75,7 +75,18 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ddp_view, diff_view, numbers_view, ranks, saved_view, structure_view, usage_view, words
+from . import (
+    changes_view,
+    ddp_view,
+    diff_view,
+    loop_view,
+    numbers_view,
+    ranks,
+    saved_view,
+    structure_view,
+    usage_view,
+    words,
+)
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -346,7 +357,7 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     """The panes of these present stages of one compilation, with what real programs' use adds and a
     recompile's diff button: a stage's pane is the same whether it is built alone or with the others."""
     refs = kernel_refs(comp) if refs is None else refs
-    drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in stages}
+    drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs, report) for sid in stages}
     usage_panes(drawn, comp, report, refs)
     structure_view.fold_panes(drawn, comp, report, guard_row)  # a model's repeated blocks, folded
     prev = previous_compilation(comp, report.capture) if comp.recompile_reason and "graph_break" in drawn else None
@@ -417,8 +428,8 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     """What real programs' use adds to the panes: where a cached stage came from, the frame's compiled regions,
     the guards a filter dropped, the exported program's tables, which record the chain's links were read from."""
     for sid, bs in drawn.items():
-        bs[:0] = (usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
-                  + ddp_view.piece_note(BY_STAGE[sid], comp))
+        bs[:0] = (changes_view.note(sid, comp, report) + usage_view.cache_note(sid, comp, report.capture.cache_mode)
+                  + usage_view.aoti_note(sid, comp) + ddp_view.piece_note(BY_STAGE[sid], comp))
     if "graph" in drawn:
         drawn["graph"] += usage_view.regions_blocks(comp) + ddp_view.split_blocks(comp)
     if "guards" in drawn:
@@ -509,9 +520,16 @@ def code(key: str, src: str, lang: Optional[str], **kw: Any) -> dict:
     return {"t": "code", "key": key, "src": src, "lang": lang, **{k: v for k, v in kw.items() if v}}
 
 
-def stage_blocks(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
-    """The blocks of one present stage of one compilation."""
+def stage_blocks(stage: Stage, comp: Compilation, refs: list[str], report: Optional[Report] = None) -> list[dict]:
+    """The blocks of one present stage of one compilation; a pane that reads other compilations (the loop reads
+    its frame's) reads them from ``report`` (None: ``comp`` alone)."""
+    if stage.kind in _WITH_REPORT:
+        return _WITH_REPORT[stage.kind](comp, report if report is not None else as_report(_alone(comp)))
     return _BY_KIND[stage.kind](stage, comp, refs)
+
+
+def _alone(comp: Compilation) -> CaptureData:
+    return CaptureData(torch_version="", device="", python_version="", compilations=(comp,))
 
 
 def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
@@ -523,7 +541,9 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
         out.append(note("cx-missing", SOURCE_ORIGINS[bc.source_origin].format(file=bc.filename)))
     if comp.is_resume:
         out.append({"t": "p", "cls": "cx-muted", "r": "A resume function: Dynamo made it to run the rest of the "
-                    "function after an earlier graph break; its code starts at the line of that break."})
+                    "function after an earlier graph break; its code starts at the instruction after the break (after "
+                    "a data-dependent branch, there is one for each side). Its calls go through the same cache and "
+                    "guards as any frame's (How the pieces run)."})
     if comp.entry is not None and comp.entry.wrapper:
         out.append({"t": "p", "cls": "cx-muted", "r": [
             "torch.compile was given ", {"code": comp.entry.name.partition(".")[0]}, ", whose code is torch's: "
@@ -665,8 +685,11 @@ def _graph_break(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]
                   "body": [{"t": "details", "s": "details",
                             "body": [code(f"restart:{i}", f"restarts.{i}.reason", None)]}]}
                  for i, r in enumerate(comp.restarts)]
-        out += [{"t": "h", "r": "Restarts"}, {"t": "p", "r": "Dynamo threw its trace away and traced this frame "
-                                                             "again:"}, {"t": "list", "items": items}]
+        out += [{"t": "h", "r": "Restarts"},
+                {"t": "p", "r": "Dynamo threw its trace away and traced this frame again from the start. That is the "
+                                "usual path of a graph break: the second trace stops just before the instruction "
+                                "that broke and compiles the graph up to there."},
+                {"t": "list", "items": items}]
     return out
 
 
@@ -763,6 +786,7 @@ def compile_text(c: Any) -> str:
 _BY_KIND = {"source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
             "break": _graph_break, "ir": _ir, "kernels": _kernels,
             "saved": lambda stage, comp, refs: saved_view.blocks(comp)}
+_WITH_REPORT = {"loop": loop_view.blocks}  # kinds whose pane reads the whole report
 BY_STAGE = {s.id: s for s in STAGES}
 
 
