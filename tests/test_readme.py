@@ -25,7 +25,24 @@ def test_ci_runs_the_readmes_test_command_in_a_fresh_venv():
     assert "rm -rf .venv" in ci[:ci.index(tests)], "CI must start from an empty venv, as a new user does"
 
 
-def test_both_commands_install_into_their_own_venv_with_the_same_packages():
+VENV = "python3 -m venv .venv && . .venv/bin/activate && "
+
+
+def test_the_demo_installs_torchs_cpu_build_then_the_explorer_without_its_test_tools():
+    """A new user's first command: torch's CPU build from PyTorch's own index (PyPI's Linux torch is the CUDA build,
+    several GB), then the clone without the test extra, then a real example. The test command keeps CI's line."""
     demo, tests = _readme_commands()
-    install = 'python3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 -e ".[test]" && '
-    assert demo.startswith(install) and tests.startswith(install)
+    assert demo.startswith(VENV) and tests.startswith(VENV)
+    steps = demo[len(VENV):].split(" && ")
+    assert steps[:2] == ["pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu",
+                         "pip install ."], steps
+    assert steps[2].startswith("python -m explorer run examples/") and len(steps) == 3, steps
+    example = steps[2].split()[4]
+    assert os.path.isfile(os.path.join(ROOT, example)), example
+    assert tests[len(VENV):].startswith('pip install torch==2.13.0 -e ".[test]" && ')  # the same torch release
+
+
+def test_the_install_page_shows_the_readmes_two_commands():
+    with open(os.path.join(ROOT, "docs", "install.md")) as fh:
+        page = re.findall(r"```bash\n(.+?)\n```", fh.read())
+    assert page[:2] == _readme_commands()
