@@ -45,6 +45,19 @@ def widgets_live() -> bool:
     return comm is not None and getattr(comm, "create_comm", default) is not default
 
 
+def headless() -> bool:
+    """Whether the Jupyter client running this cell executes the notebook to save it and draws nothing itself
+    (nbclient: ``jupyter nbconvert --execute``, papermill, nbval), which it tells by allowing the code no input.
+    The pages made from such a notebook (nbconvert's HTML) draw a widget only with a widget manager they load from
+    a CDN, and never show the HTML beside a widget in its output: a view then carries its static copy as an output
+    of its own (``widget.OfflineCopy``)."""
+    if name() != JUPYTER:
+        return False
+    from .ipython_compat import request_allows_input
+
+    return request_allows_input() is False
+
+
 def display(obj: Any) -> bool:
     """Shows ``obj`` in the host's output area (the running cell's); False where there is no host."""
     host = name()

@@ -37,6 +37,25 @@ def in_kernel() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
+def request_allows_input() -> Optional[bool]:
+    """Whether the request the kernel runs now lets the code ask for input (``allow_stdin`` of its execute
+    request): JupyterLab, Notebook 7, VS Code and Colab let it, nbclient (``jupyter nbconvert --execute``,
+    papermill, nbval) does not. None outside a kernel's request (a terminal, a comm message, a thread).
+
+    ipykernel 6 and 7 hand the request to ``kernel.get_parent()``; older ones keep it as ``_parent_header``."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
+    get_parent = getattr(kernel, "get_parent", None)
+    parent = get_parent("shell") if get_parent is not None else getattr(kernel, "_parent_header", None)
+    if not isinstance(parent, dict) or parent.get("header", {}).get("msg_type") != "execute_request":
+        return None
+    allow = parent.get("content", {}).get("allow_stdin")
+    return allow if isinstance(allow, bool) else None
+
+
 def cell_name(filename: str) -> Optional[str]:
     """``cell [5]`` for the file IPython registered for the cell ``In[5]`` of the running shell; else None.
 

@@ -29,7 +29,8 @@ within a fraction of a second of the capture, however big the report.
 front end shows its own, ``report.widget()``: ``explorer.hosts``): its mime bundle carries the widget,
 a static HTML copy of the report (for GitHub and nbviewer, which run no
 JavaScript; no pictures and a size budget, so it is quick to make) and the text
-summary.
+summary. Where the notebook is executed to be saved (``hosts.headless``: nbconvert
+``--execute``, papermill), the static copy is an output of its own (``OfflineCopy``).
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ class ExplorerView:
 
     # ---- mime bundle ----
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        from . import hosts
+
         bundle: dict[str, Any] = {}
         metadata: dict[str, Any] = {}
         try:
@@ -139,7 +142,10 @@ class ExplorerView:
             bundle.update(shown or {})
         except ImportError:  # no anywidget / ipywidgets: the static HTML still shows
             pass
-        bundle["text/html"] = self.static_html()
+        if WIDGET_MIME in bundle and hosts.headless():
+            hosts.display(OfflineCopy(self.static_html()))  # an output of its own, which nbconvert's page shows
+        else:
+            bundle["text/html"] = self.static_html()
         bundle["text/plain"] = self.summary()
         return (bundle, metadata) if metadata else bundle
 
@@ -221,6 +227,25 @@ class ExplorerView:
             reply.update(ok=False, text=f"{type(e).__name__}: {e}")
         buffers = reply.pop("_buffers", None)
         self.widget().send(reply, buffers)
+
+
+class OfflineCopy:
+    """A view's static copy as an output of its own, shown beside the widget's where the notebook is executed by a
+    client that draws nothing and saves it (``hosts.headless``: ``jupyter nbconvert --execute``, papermill).
+
+    nbclient keeps the widgets' state in the saved notebook, so nbconvert's HTML renders the widget's output as the
+    widget alone (the HTML in the same output is dropped), drawn by a widget manager the page loads from a CDN:
+    without a network the page showed nothing. This output the page shows; where the widget does draw (the page
+    online, Voila, the notebook opened in JupyterLab with its widgets' state), a rule of its own style hides it."""
+
+    HIDE = ("<style>.jp-OutputArea:has(.cxv) .cx-offline-copy, .output:has(.cxv) .cx-offline-copy"
+            " { display: none; }</style>")
+
+    def __init__(self, html: str) -> None:
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return f'<div class="cx-offline-copy">{self.HIDE}{self.html}</div>'
 
 
 # ---- kernel-only actions: name -> fn(view, args) -> reply fields ----

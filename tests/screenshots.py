@@ -1,13 +1,14 @@
 """The pictures of the README and the docs, taken from real runs of the examples.
 
-    python tests/screenshots.py            # every picture, into assets/ (about 5 minutes on 2 cores)
+    python tests/screenshots.py            # every picture, into assets/ (about 8 minutes on 2 busy cores)
     python tests/screenshots.py usage lab  # some of them
 
 Each picture is what a user gets from a command the docs show: ``python -m explorer run`` of examples/demo.py,
 of examples/distributed/ddp_transformer_block.py and tests/programs/distributed/diverge.py on two ranks and of
 examples/usage.py (twice, ``--warm``: the second run's caches hit), drawn by the standalone page in headless
-Chromium; and the workshop's quickstart notebook run in a live JupyterLab. Playwright drives Debian's Chromium
-(``apt-get install chromium``, or set ``CX_CHROMIUM``).
+Chromium; and the workshop's quickstart notebook run in a live JupyterLab (the README's first picture). Playwright
+drives Debian's Chromium (``apt-get install chromium``, or set ``CX_CHROMIUM``). Each page is laid out 900 CSS px
+wide and drawn at twice the pixels, so its text stays readable (11 px or more) where the README and the docs show it.
 Everything the runs write goes to a temporary folder of the script's own, removed at the end.
 """
 
@@ -18,11 +19,13 @@ import json
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,7 +33,10 @@ ASSETS = REPO / "assets"  # the docs site reads it through the link docs/assets
 sys.path.insert(0, str(REPO / "tests" / "benchmarks"))
 from own_tmp import own_tmp  # noqa: E402
 
-WIDTH, HEIGHT = 1400, 1000
+# The README and the docs show a picture at most ~830 px wide (GitHub's column, MkDocs Material's): a page laid out
+# 900 CSS px wide keeps the view's 12 px text at 11 px or more there; drawn at twice the pixels, it stays sharp on
+# high-density screens and when zoomed.
+WIDTH, HEIGHT, SCALE = 900, 1000, 2
 
 
 def explorer_run(work: Path, *args: str) -> None:
@@ -54,7 +60,8 @@ def chromium() -> str:
 
 
 def open_page(browser, path: Path, scheme: str = "light"):
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=scheme)
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=SCALE,
+                            color_scheme=scheme)
     page.goto(path.as_uri())
     page.wait_for_selector("#cx-root[data-ready]")
     return page, page.locator("#cx-root")
@@ -79,7 +86,38 @@ def shoot(target, name: str, full_page: bool = False) -> None:
     """A screenshot of a page (the whole of it with ``full_page``) or of one element."""
     path = ASSETS / name
     target.screenshot(path=str(path), **({"full_page": True} if full_page else {}))
+    shrink(path)
+    mark_scale(path)
     print("wrote", path.relative_to(REPO), flush=True)
+
+
+def shrink(path: Path) -> None:
+    """The picture in 256 colours, as many as a page's screenshot holds that matter (text, flat fills, a few syntax
+    colours): under half the bytes, the text as sharp. Without Pillow it stays as Chromium wrote it."""
+    try:
+        from PIL import Image
+    except ImportError:
+        print("(without Pillow the pictures are kept as Chromium wrote them, 2-3x bigger: pip install pillow)")
+        return
+    with Image.open(path) as image:
+        fewer = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    fewer.save(path, optimize=True)
+
+
+def mark_scale(path: Path) -> None:
+    """Writes in the PNG at what scale it was drawn: its pHYs chunk at 72 dpi per CSS px (how macOS marks a
+    Retina screenshot), so a reader knows the width the page was laid out at (tests/test_readme.py checks it)."""
+    data = path.read_bytes()
+    per_metre = round(72 * SCALE / 0.0254)
+    body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)
+    chunks, at = [], 8
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind != b"pHYs":
+            chunks.append(data[at:at + 12 + length])
+        at += 12 + length
+    phys = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body))
+    path.write_bytes(data[:8] + chunks[0] + phys + b"".join(chunks[1:]))  # after IHDR, as PNG wants
 
 
 # ---- the pictures ----
@@ -149,8 +187,18 @@ def usage(browser, work: Path) -> None:
     page.close()
 
 
+# The first torch.compile of a process pays once for what every later one reuses (Inductor's imports, probing the
+# C++ compiler's vector instructions): 15-45 s on 2 busy cores, where the quickstart's cell itself takes 3-6 s. The
+# kernel compiles a throwaway function first, silently (no cell, no output, nothing left in the notebook's names),
+# so the picture's compile time is the cell's own, as in any cell but a session's first. Its caches stay cold:
+# nothing of the quickstart's graphs was compiled before.
+WARM_UP = ("import torch as _t\n_t.compile(lambda x: (x.sin() + 1).sum())(_t.randn(4))\n"
+           "_t._dynamo.reset()\ndel _t")  # reset: the cell's compilations are numbered from 0/0, as in a first cell
+
+
 def lab(browser, work: Path) -> None:
-    """notebooks/quickstart.ipynb run in a live JupyterLab: its %%compile cell's view, light and dark."""
+    """notebooks/quickstart.ipynb run in a live JupyterLab (after ``WARM_UP``): its %%compile cell's view, light and
+    dark."""
     folder = work / "lab"
     settings = folder / ".settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
@@ -179,7 +227,7 @@ def lab(browser, work: Path) -> None:
                     raise SystemExit(f"JupyterLab did not start: see {work / 'lab.log'}") from None
                 time.sleep(0.5)
         # tall enough for the whole cell: a cell taller than the notebook panel is drawn under Lab's own bars
-        page = browser.new_page(viewport={"width": WIDTH, "height": 2400})
+        page = browser.new_page(viewport={"width": WIDTH, "height": 2400}, device_scale_factor=SCALE)
         page.goto(f"{url}/lab/tree/quickstart.ipynb")
         page.wait_for_function("window.jupyterapp && document.querySelector('.jp-NotebookPanel .jp-Cell')",
                                timeout=120_000)
@@ -188,6 +236,10 @@ def lab(browser, work: Path) -> None:
                                " && w.sessionContext.session.kernel; return k && k.status === 'idle'; })()",
                                timeout=120_000)
         page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        print("warming the kernel's torch.compile", flush=True)
+        page.evaluate(f"async () => {{ const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;"
+                      f" await k.requestExecute({{code: {json.dumps(WARM_UP)}, silent: true,"
+                      f" store_history: false}}).done; }}")
         print("running notebooks/quickstart.ipynb in JupyterLab", flush=True)
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 1",

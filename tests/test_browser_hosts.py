@@ -9,7 +9,8 @@
   action, and say in one line what needs a kernel; nothing waits for ever.
 - Notebook 7: a displayed ``explore()`` report draws the interactive view.
 - nbconvert: the HTML of a saved notebook shows the report (its static copy, where the page has no widget
-  manager) and says where the pictures are.
+  manager) and says where the pictures are; a notebook run by ``jupyter nbconvert --execute`` (its widgets' state
+  kept) becomes a page that shows the static copy with the network off.
 
 marimo and Notebook 7 come with the ``test`` extra; without them (or Playwright, or Chromium) these tests skip.
 The pages of ``marimo export html`` load marimo's front end from a CDN: the test serves it from the marimo
@@ -270,4 +271,46 @@ def test_nbconvert_html_of_a_saved_notebook_shows_the_report_and_says_where_pict
     assert "h (" in report.inner_text() or "cos" in report.inner_text()
     assert pg.get_by_text("The picture is drawn in the interactive view").count() >= 1
     _shot(pg, "nbconvert")
+    ctx.close()
+
+
+MAGIC_CELLS = [
+    "%load_ext explorer\nimport torch\n\ndef f(x):\n    y = torch.sin(x)\n    print('a graph break')\n"
+    "    return y * 2\n\nx = torch.randn(8)",
+    "%%compile --no-time\nout = f(x)",
+]
+
+
+def test_an_executed_notebook_exported_to_html_shows_the_view_offline(browser, tmp_path):  # noqa: F811
+    """``jupyter nbconvert --execute --to html`` of a notebook with a ``%%compile`` cell: nbclient keeps the widgets'
+    state, so nbconvert's page draws the widget with a widget manager it loads from a CDN. Opened with every request
+    but the file's own refused, the page shows the view's static copy: its header and its graph break."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in MAGIC_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "magic.ipynb"
+    nbformat.write(nb, path)
+    proc = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--execute", "--to", "html", str(path)],
+                          env=_env(), cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
+    pg = ctx.new_page()
+    refused = []
+    pg.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+             else (refused.append(route.request.url), route.abort()))
+    pg.goto(path.with_suffix(".html").as_uri())
+    pg.wait_for_load_state("load")
+    assert refused, "the page asked for nothing from the network: the test no longer tests offline"
+    report = pg.locator(".cx-report")
+    assert report.count() == 1 and report.is_visible()
+    fixes = report.locator("text=print('a graph break')").first
+    assert fixes.is_visible(), report.inner_text()[:2000]
+    header = report.inner_text()
+    assert "graph breaks" in header and "compilations" in header, header[:2000]
+    _shot(pg, "nbconvert-execute-offline")
+    # where the page does draw the widget (online: its widget manager from the CDN), the copy steps aside
+    pg.evaluate("() => { const v = document.createElement('div'); v.className = 'cxv';"
+                " document.querySelector('.jupyter-widgets').appendChild(v); }")
+    assert report.is_hidden()
     ctx.close()

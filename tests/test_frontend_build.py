@@ -53,21 +53,33 @@ def _clone_files() -> list[str]:
     return [f for f in out.split("\0") if f and (REPO / f).is_file()]
 
 
+def build_offline() -> bool:
+    """Whether this venv's setuptools builds the package (pyproject.toml's build requirement, >= 77 for its SPDX
+    license; torch depends on setuptools, so the test venv has one): then no build needs the network. Otherwise pip
+    fetches the build requirements."""
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    return int(setuptools.__version__.split(".")[0]) >= 77
+
+
+def clone_copy(dest: Path) -> Path:
+    """A copy of the files a clone of this checkout holds, so a build leaves the checkout clean of build/."""
+    for name in _clone_files():
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, dest / name)
+    return dest
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     """`pip wheel . --no-deps` of a copy of the clone's files (the checkout stays clean of build/ and egg-info)."""
     tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    for name in _clone_files():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, src / name)
+    src = clone_copy(tmp / "src")
     cmd = [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-cache-dir", "-q", "-w", str(tmp)]
-    try:
-        import setuptools  # noqa: F401  (torch depends on it, so the test venv has it: build offline)
-
+    if build_offline():
         cmd.append("--no-build-isolation")
-    except ImportError:
-        pass  # pip fetches pyproject.toml's build requirements
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (path,) = tmp.glob("compile_explorer-*.whl")

@@ -48,3 +48,21 @@ def test_recompiles_name_the_cell_the_guard_came_from():
     assert failure.guard_where({"/tmp/m/__marimo__cell_MJUe_.py": "cell sin_twice"}) \
         == "cell sin_twice, line 2 `y = torch.sin(x)`"
     assert failure.guard_line == failure.guard_where() == "__marimo__cell_MJUe_.py:2 `y = torch.sin(x)`"
+
+
+@pytest.mark.parametrize(("allow_stdin", "headless"), [(True, False), (False, True), (None, False)])
+def test_a_kernel_run_by_a_client_that_takes_no_input_is_headless(monkeypatch, allow_stdin, headless):
+    """nbclient (``jupyter nbconvert --execute``, papermill) sends its execute requests with ``allow_stdin`` false;
+    JupyterLab, Notebook 7, VS Code and Colab with it true. Outside an execute request nothing is headless."""
+    import IPython
+
+    request = {"header": {"msg_type": "execute_request"}, "content": {"code": "", "allow_stdin": allow_stdin}}
+    if allow_stdin is None:
+        request = {"header": {"msg_type": "comm_msg"}, "content": {}}
+    kernel = SimpleNamespace(get_parent=lambda channel=None: request)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(kernel=kernel))
+    monkeypatch.setattr(hosts, "name", lambda: hosts.JUPYTER)
+    assert hosts.headless() is headless
+    monkeypatch.setattr(hosts, "name", lambda: None)  # a script: never
+    assert hosts.headless() is False
+

@@ -209,6 +209,27 @@ def test_a_report_displays_as_the_view_where_widgets_reach_a_front_end(module_re
     assert pickle.loads(pickle.dumps(report)) == report == copy.deepcopy(report)  # the view stays behind
 
 
+def test_a_notebook_executed_to_be_saved_gets_the_static_copy_as_an_output_of_its_own(breaks_report, monkeypatch):
+    """Run by a client that draws nothing (nbclient: ``jupyter nbconvert --execute``), the view's output is the
+    widget and the text, and the static copy is displayed as an output of its own: nbconvert's page shows that one
+    offline (it drops a widget output's HTML); a style of its own hides it where the widget drew."""
+    from explorer import hosts
+    from explorer.widget import OfflineCopy
+
+    shown = []
+    monkeypatch.setattr(hosts, "display", lambda obj: shown.append(obj) or True)
+    monkeypatch.setattr(hosts, "headless", lambda: False)
+    view = ExplorerView(breaks_report.data)
+    assert "text/html" in view._repr_mimebundle_() and shown == []  # a live front end: one output, as ever
+    monkeypatch.setattr(hosts, "headless", lambda: True)
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {WIDGET_MIME, "text/plain"}
+    assert len(shown) == 1 and isinstance(shown[0], OfflineCopy)
+    html = shown[0]._repr_html_()
+    assert html.startswith('<div class="cx-offline-copy"><style>') and view.static_html() in html
+    assert ".jp-OutputArea:has(.cxv) .cx-offline-copy" in html and "<script" not in html
+
+
 def test_widgets_are_live_in_a_kernel_and_where_marimo_put_its_comm_in_place(monkeypatch):
     import comm
 
