@@ -67,8 +67,8 @@ class Options:
                                  "longer repeats average a noisy machine's hiccups out", magic=("--time-budget",),
                                  cli=("--time-budget",), metavar="S", type=float)
     repeats: int = _flag(REPEATS, f"repeats per timed measurement (default {REPEATS}, the fewest that bound a "
-                         "speedup); more narrow its interval where the machine is noisy and the view says it was "
-                         "too noisy to tell", magic=("--repeat",), cli=("--repeat",), metavar="N", type=int)
+                         "speedup); where the view says the machine was too noisy to tell, more repeats narrow the "
+                         "speedup's interval", magic=("--repeat",), cli=("--repeat",), metavar="N", type=int)
     # re-run the whole call many times, like %timeit (side effects repeat); implies time
     timeit: bool = _flag(False, "also re-run the whole cell eager and compiled, like %%timeit: its side effects "
                          "repeat", magic=("--timeit",))

@@ -97,10 +97,12 @@ FIELDS = {
     "CaptureData.cudagraphs": "`--mode reduce-overhead`: whether CUDA graphs were used.",
     "CaptureData.other_artifacts": "Records no decoder made a stage of, one row per (`name`, `compile_id`): "
                                    "listed, never dropped silently.",
-    "CaptureData.cache_mode": "`cold` (the default: every stage shown; a graph an earlier capture lowered comes "
-                              "from torch's graph caches, its loop-level IR from the explorer's stage store), "
-                              "`fresh` (the graph caches off, every graph lowered again) or `warm` (the program's "
-                              "caches as they are).",
+    "CaptureData.cache_mode": "The mode the capture ran in: `cold` (the default, despite its name with torch's "
+                              "caches on as a plain run has them: a graph an earlier capture lowered is served by "
+                              "torch's graph caches, its loop-level IR by the explorer's stage store), `fresh` (the "
+                              "graph caches off, every graph lowered again) or `warm` (the program's caches as they "
+                              "are). What the caches did is in each compilation's `caches`, `stored` and kernels' "
+                              "`build`.",
     "CaptureData.stance": "`torch.compiler.set_stance`'s stance when the capture began.",
     "CaptureData.stance_at_end": "The stance when the capture ended, when the code changed it.",
     "CaptureData.exports": "Each `torch.export` program.",
@@ -124,7 +126,7 @@ FIELDS = {
     "Compilation.restarts": "Dynamo's restarts of this frame's analysis.",
     "Compilation.aot_joint": "AOTAutograd's joint forward-backward graph.",
     "Compilation.aot_forward": "AOTAutograd's forward graph.",
-    "Compilation.aot_backward": "AOTAutograd's backward graph; in a cold capture it is lowered at compile time, not "
+    "Compilation.aot_backward": "AOTAutograd's backward graph; unless `--warm` it is lowered at compile time, not "
                                 "at the first `.backward()`.",
     "Compilation.aot_inference": "AOTAutograd's inference graph (no gradients needed).",
     "Compilation.post_grad_graph": "Inductor's post-grad graph.",
@@ -144,7 +146,7 @@ FIELDS = {
                           "compile id `aoti/N`; `inductor/N` for another Inductor compile outside Dynamo).",
     "Compilation.export_graph": "The exported program's graph, for an `aoti` compilation.",
     "Compilation.caches": "Each cache torch consulted while compiling it.",
-    "Compilation.stored": "A cold capture's FX graph cache hits: what the explorer's stage store gave back (the "
+    "Compilation.stored": "A default capture's FX graph cache hits: what the explorer's stage store gave back (the "
                           "loop-level IR a hit skips) or could not.",
     "Compilation.regions": "The frame's compiled regions and the calls Dynamo did not trace into.",
     "Compilation.guard_filter": "The guard filter's name, when one was used.",

@@ -280,7 +280,7 @@ def stored_from(stage_id: str, comp: Compilation) -> Optional[str]:
 
 
 def store_missing(stage_id: str, comp: Compilation) -> Optional[str]:
-    """Why a stage a hit skipped is empty where the stage store could not give it back (a cold capture's hit)."""
+    """Why a stage a hit skipped is empty where the stage store could not give it back (a default capture's hit)."""
     said = []
     for s in comp.stored:
         if s.outcome == "missing" and stage_id in (STORED_STAGES.get(r) for r in s.records):
