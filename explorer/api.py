@@ -11,7 +11,7 @@ import os
 from typing import Any, Callable, ContextManager, Optional, Sequence, Union
 
 from . import pipeline
-from .options import Options
+from .options import REPEATS, TIME_BUDGET_S, Options
 from .report import Report
 
 
@@ -32,13 +32,15 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
             dynamic: Optional[bool] = None, fullgraph: bool = False, options: Optional[dict] = None,
             time: bool = False, timeit: bool = False, compare: Sequence[str] = (), target: Optional[str] = None,
             inductor_backend: Optional[str] = None, html: Optional[str] = None, json: Optional[str] = None,
-            warm: bool = False, guard_filter: Any = None, fresh: bool = False, **kwargs: Any) -> Report:
+            warm: bool = False, guard_filter: Any = None, fresh: bool = False, repeats: int = REPEATS,
+            time_budget_s: float = TIME_BUDGET_S, **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
     Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
     (``fn`` compiles again at its next compiled call). ``time=True`` times each
     captured graph compiled vs eager on copies of its inputs (``report.timing``);
-    ``timeit=True`` also re-runs the whole call; ``compare=("default",
+    ``timeit=True`` also re-runs the whole call; ``repeats=`` and ``time_budget_s=`` (seconds each repeat
+    runs at least) measure again where the view said the machine was too noisy to tell; ``compare=("default",
     "max-autotune")`` compiles the graphs in each mode (``report.comparisons``).
     ``target="cuda"`` adds a preview of the wrapper and Triton kernels a CUDA GPU
     would get (``report.preview``; lowered in a child process, nothing run);
@@ -62,7 +64,8 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     opts = Options(backend=backend if isinstance(backend, str) else "inductor", mode=mode, dynamic=dynamic,
                    fullgraph=fullgraph, inductor_options=inductor_options, time=time,
                    timeit=timeit, compare=tuple(compare), target=target, inductor_backend=inductor_backend,
-                   html=html, json=json, warm=warm, guard_filter=filter_name, fresh=fresh)
+                   html=html, json=json, warm=warm, guard_filter=filter_name, fresh=fresh, repeats=repeats,
+                   time_budget_s=time_budget_s)
     outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn,
                            guard_filter_fn=filter_fn)
     if outcome.error is not None:

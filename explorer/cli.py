@@ -38,7 +38,11 @@ Runs SCRIPT as `python SCRIPT [ARGS...]` would, with every torch.compile
 compilation captured, then prints a one-screen summary to stderr (compilations,
 graphs, graph breaks as file:line: reason, recompiles, kernels, compile time)
 and writes the reports asked for. Reports are written also when the script
-fails. Compile caches are off while the script runs, so every stage is seen.
+fails. torch's compile caches stay on, as a plain run has them: a graph an
+earlier capture lowered is served by torch's graph caches, its loop-level IR by
+the explorer's stage store, so every stage is seen either way; the summary's
+caches line says which (graphs lowered now, or served). --fresh lowers every
+graph again; --warm shows the script's own caches.
 
 Where the options go: explorer options may come before or after SCRIPT;
 other words after SCRIPT are the script's own arguments, in order. After SCRIPT,

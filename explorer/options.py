@@ -18,6 +18,7 @@ DEFAULT_COMPARE = ("default", "reduce-overhead", "max-autotune-no-cudagraphs")
 TARGETS = ("cuda",)  # previews of a device this machine lacks
 INDUCTOR_BACKENDS = ("halide", "triton", "cpp")  # Inductor's code generators (cpu_backend / cuda_backend)
 TIME_BUDGET_S = 0.05  # per measurement, per repeat: a notebook cell should not wait long
+REPEATS = 5  # repeats per measurement (timing.bench.DEFAULT_REPEATS): the fewest that bound a speedup
 
 
 def _flag(default: Any, help: Any, *, magic: tuple[str, ...] = (), cli: tuple[str, ...] = (), api: bool = True,
@@ -62,7 +63,12 @@ class Options:
         "--time": "after the script, time each Inductor graph eager vs compiled (from torch's repro of the graph, "
                   "on random inputs of the same shapes); adds a few seconds per graph plus one compile each"},
         magic=("--no-time",), cli=("--time",))
-    time_budget_s: float = _flag(TIME_BUDGET_S, "seconds per measurement repeat", api=False)
+    time_budget_s: float = _flag(TIME_BUDGET_S, f"seconds each timed repeat runs at least (default {TIME_BUDGET_S}); "
+                                 "longer repeats average a noisy machine's hiccups out", magic=("--time-budget",),
+                                 cli=("--time-budget",), metavar="S", type=float)
+    repeats: int = _flag(REPEATS, f"repeats per timed measurement (default {REPEATS}, the fewest that bound a "
+                         "speedup); where the view says the machine was too noisy to tell, more repeats narrow the "
+                         "speedup's interval", magic=("--repeat",), cli=("--repeat",), metavar="N", type=int)
     # re-run the whole call many times, like %timeit (side effects repeat); implies time
     timeit: bool = _flag(False, "also re-run the whole cell eager and compiled, like %%timeit: its side effects "
                          "repeat", magic=("--timeit",))
@@ -121,6 +127,10 @@ class Options:
             object.__setattr__(self, "capture_only", True)  # --export captures the code's own export calls
         if self.nproc_per_node is not None and self.nproc_per_node < 1:
             raise ValueError(f"--nproc-per-node takes a number of ranks >= 1, not {self.nproc_per_node}")
+        if self.repeats < 1:
+            raise ValueError(f"--repeat takes a number of repeats >= 1, not {self.repeats}")
+        if self.time_budget_s <= 0:
+            raise ValueError(f"--time-budget takes seconds > 0, not {self.time_budget_s}")
         if self.warm and self.fresh:
             raise ValueError("--warm (the compile caches as they are) and --fresh (the graph caches off) contradict "
                              "each other: pick one")

@@ -369,23 +369,24 @@ def _time(ctx: RunContext) -> Any:
     if ctx.repros is not None:
         from .timing.repro import time_script_capture
 
-        timing = time_script_capture(ctx.repros, data, budget_s=options.time_budget_s)
+        timing = time_script_capture(ctx.repros, data, budget_s=options.time_budget_s,
+                                     repeats=options.repeats)
         return dataclasses.replace(timing, notes=timing.notes + (
             "no end-to-end figure under `run --time`: the script's own calls cannot be repeated from outside",))
     from .timing import time_calls, time_capture, time_end_to_end
 
-    timing = time_capture(recorder, data, budget_s=options.time_budget_s)
+    timing = time_capture(recorder, data, budget_s=options.time_budget_s, repeats=options.repeats)
     if ctx.end_to_end is not None:
         e2e = time_end_to_end(ctx.end_to_end, capture=data, graphs=recorder.graphs,
                               graph_timings=timing.graphs, device=timing.device, first_call_s=ctx.first_call_s,
                               compile_time_s=data.compile_time_s, budget_s=options.time_budget_s,
-                              recorder=recorder)
+                              repeats=options.repeats, recorder=recorder)
         timing = dataclasses.replace(timing, end_to_end=e2e,
                                      warnings=timing.warnings + tuple(f"end to end: {w}" for w in e2e.warnings))
     if ctx.calls is not None:
         with ctx.calls_scope():  # once around all the loops: a cell stays compiled between them
             whole = time_calls(*ctx.calls, label="whole call", compile_time_s=data.compile_time_s,
-                               budget_s=options.time_budget_s)
+                               budget_s=options.time_budget_s, repeats=options.repeats)
         timing = dataclasses.replace(timing, timeit=whole)
     return timing
 
@@ -393,7 +394,8 @@ def _time(ctx: RunContext) -> Any:
 def _compare(recorder: Any, options: Options) -> tuple:
     from .timing import compare_modes
 
-    return tuple(compare_modes(recorder, modes=list(options.compare), budget_s=options.time_budget_s))
+    return tuple(compare_modes(recorder, modes=list(options.compare), budget_s=options.time_budget_s,
+                               repeats=options.repeats))
 
 
 def _step(ctx: RunContext, step: Step) -> Any:

@@ -67,7 +67,8 @@ FIELDS = {
     "Options.fullgraph": "Fail instead of breaking the graph.",
     "Options.inductor_options": "Inductor options passed to `torch.compile(options=...)`.",
     "Options.time": "Whether eager and compiled were timed.",
-    "Options.time_budget_s": "Seconds per measurement repeat.",
+    "Options.time_budget_s": "`--time-budget`: seconds each timed repeat runs at least.",
+    "Options.repeats": "`--repeat`: repeats per timed measurement (5 or more bound a speedup).",
     "Options.timeit": "`--timeit`: the whole cell re-run eager and compiled.",
     "Options.compare": "`--compare`: the modes compiled and tabulated.",
     "Options.target": "`--target cuda`: the CUDA preview on a machine without a GPU.",
@@ -97,10 +98,12 @@ FIELDS = {
     "CaptureData.cudagraphs": "`--mode reduce-overhead`: whether CUDA graphs were used.",
     "CaptureData.other_artifacts": "Records no decoder made a stage of, one row per (`name`, `compile_id`): "
                                    "listed, never dropped silently.",
-    "CaptureData.cache_mode": "`cold` (the default: every stage shown; a graph an earlier capture lowered comes "
-                              "from torch's graph caches, its loop-level IR from the explorer's stage store), "
-                              "`fresh` (the graph caches off, every graph lowered again) or `warm` (the program's "
-                              "caches as they are).",
+    "CaptureData.cache_mode": "The mode the capture ran in: `cold` (the default, despite its name with torch's "
+                              "caches on as a plain run has them: a graph an earlier capture lowered is served by "
+                              "torch's graph caches, its loop-level IR by the explorer's stage store), `fresh` (the "
+                              "graph caches off, every graph lowered again) or `warm` (the program's caches as they "
+                              "are). What the caches did is in each compilation's `caches`, `stored` and kernels' "
+                              "`build`.",
     "CaptureData.stance": "`torch.compiler.set_stance`'s stance when the capture began.",
     "CaptureData.stance_at_end": "The stance when the capture ended, when the code changed it.",
     "CaptureData.exports": "Each `torch.export` program.",
@@ -124,7 +127,7 @@ FIELDS = {
     "Compilation.restarts": "Dynamo's restarts of this frame's analysis.",
     "Compilation.aot_joint": "AOTAutograd's joint forward-backward graph.",
     "Compilation.aot_forward": "AOTAutograd's forward graph.",
-    "Compilation.aot_backward": "AOTAutograd's backward graph; in a cold capture it is lowered at compile time, not "
+    "Compilation.aot_backward": "AOTAutograd's backward graph; unless `--warm` it is lowered at compile time, not "
                                 "at the first `.backward()`.",
     "Compilation.aot_inference": "AOTAutograd's inference graph (no gradients needed).",
     "Compilation.post_grad_graph": "Inductor's post-grad graph.",
@@ -144,7 +147,7 @@ FIELDS = {
                           "compile id `aoti/N`; `inductor/N` for another Inductor compile outside Dynamo).",
     "Compilation.export_graph": "The exported program's graph, for an `aoti` compilation.",
     "Compilation.caches": "Each cache torch consulted while compiling it.",
-    "Compilation.stored": "A cold capture's FX graph cache hits: what the explorer's stage store gave back (the "
+    "Compilation.stored": "A default capture's FX graph cache hits: what the explorer's stage store gave back (the "
                           "loop-level IR a hit skips) or could not.",
     "Compilation.regions": "The frame's compiled regions and the calls Dynamo did not trace into.",
     "Compilation.guard_filter": "The guard filter's name, when one was used.",
@@ -438,7 +441,8 @@ FIELDS = {
     "TimingReport.end_to_end": "The whole compiled call as the user makes it (guards, frames, resume functions, "
                                "break glue) against eager.",
     "TimingReport.peak_compute": "The measured matmul peak per dtype.",
-    "TimingReport.warnings": "When figures are not trustworthy, or compiled is slower, and why.",
+    "TimingReport.warnings": "When the figures are too noisy to tell (and how to measure again), or compiled is "
+                             "slower or no faster, and why.",
     "TimingReport.notes": "What the view says.",
     "TimingReport.eager_s": "Eager time, summed over graphs.",
     "TimingReport.compiled_s": "Compiled time, summed over graphs.",
@@ -464,13 +468,17 @@ FIELDS = {
     "GraphTiming.ratio": "The per-repeat ratios.",
     "GraphTiming.compile_time_s": "Its compile time.",
     "GraphTiming.compile_time_source": "`capture` (Dynamo + backend) or `backend` (the backend call only).",
-    "GraphTiming.break_even_calls": "Calls until compiling paid for itself; `null` if it never does.",
+    "GraphTiming.break_even_calls": "Calls until compiling paid for itself; `null` if it never does or the figures "
+                                    "cannot tell (`verdict` says which).",
+    "GraphTiming.verdict": "Compiled against eager, judged from the figures shown beside it; `null` when a side "
+                           "was not measured.",
     "GraphTiming.kernels": "Each kernel's time.",
     "GraphTiming.kernels_note": "What the kernel table says.",
     "GraphTiming.kernels_build": "Which build the per-kernel times come from (a separate profiling build, "
                                  "labelled as such; the kernels shown elsewhere are the user's).",
     "GraphTiming.flops": "The FLOPs of the graph's counted op calls per call: the kernels' FLOPs add up to it.",
-    "GraphTiming.warnings": "When the figures are not trustworthy, or compiled is slower, and why.",
+    "GraphTiming.warnings": "When the figures are too noisy to tell (and how to measure again), or compiled is "
+                            "slower or no faster, and why.",
     "GraphTiming.notes": "What the view says.",
     "GraphTiming.train_eager": "Training graphs: one forward and its backward, eager (gradients taken with "
                                "`autograd.grad`, so no `.grad` accumulates).",
@@ -492,6 +500,13 @@ FIELDS = {
     "Ratio.range_pct": "Their range, %.",
     "Ratio.drift_pct": "How far both sides moved between the first and second half of the repeats.",
     "Ratio.drift_note": "Said when the clock moved.",
+    "SpeedupVerdict.kind": "`faster`, `slower`, `same` (a tight interval across 1x: no faster), `too noisy` or "
+                           "`too few repeats` (no verdict: `reason`).",
+    "SpeedupVerdict.low": "The speedup's interval: the median of the per-repeat ratios lies between `low` and "
+                          "`high` (with 5 repeats, the smallest and the largest ratio).",
+    "SpeedupVerdict.high": "Its upper end.",
+    "SpeedupVerdict.coverage_pct": "How often an interval drawn so holds the true median (94 with 5 repeats).",
+    "SpeedupVerdict.reason": "Why the figures allow no verdict (empty where they allow one).",
     "KernelTiming.name": "The kernel.",
     "KernelTiming.kind": "`generated` or `extern`.",
     "KernelTiming.time_s": "Self time per graph call.",
@@ -535,19 +550,23 @@ FIELDS = {
     "EndToEnd.first_call_s": "The user's first call (compile included), wall clock.",
     "EndToEnd.warmup_s": "The first calls after it, one by one (lazy init, CUDA graph recording).",
     "EndToEnd.compile_time_s": "The compile time.",
-    "EndToEnd.break_even_calls": "Calls until compiling paid for itself.",
+    "EndToEnd.break_even_calls": "Calls until compiling paid for itself; `null` if it never does or the figures "
+                                 "cannot tell.",
     "EndToEnd.timed": "The graphs the call covers.",
     "EndToEnd.not_timed": "Those it does not, and why.",
-    "EndToEnd.warnings": "When the figures are not trustworthy, and why.",
+    "EndToEnd.warnings": "When the figures are too noisy to tell (and how to measure again), or the call compiled "
+                         "is slower or no faster, and why.",
+    "EndToEnd.verdict": "The call compiled against eager, judged from the figures shown beside it.",
     "EndToEnd.notes": "What the view says (why a call could not be repeated).",
     "ModeResult.mode": "The mode.",
     "ModeResult.compile_time_s": "Cold compile, caches off.",
     "ModeResult.eager_s": "Sum over graphs of the eager medians.",
     "ModeResult.compiled_s": "Sum over graphs of the compiled medians.",
     "ModeResult.speedup": "The speedup.",
-    "ModeResult.spread_pct": "Largest inter-quartile spread, %, among the measurements used.",
+    "ModeResult.spread_pct": "The inter-quartile spread, %, of the cell's per-repeat ratios (the speedup's).",
     "ModeResult.error": "Why the mode failed, if it did.",
     "ModeResult.notes": "What the view says.",
+    "ModeResult.verdict": "This mode against eager, judged from the figures above.",
     # ---- the line-level chain ----
     "Lineage.compile_id": "The compilation.",
     "Lineage.origins": "The user lines, each once.",

@@ -330,7 +330,7 @@ def stored_from(stage_id: str, comp: Compilation) -> Optional[str]:
 
 
 def store_missing(stage_id: str, comp: Compilation) -> Optional[str]:
-    """Why a stage a hit skipped is empty where the stage store could not give it back (a cold capture's hit)."""
+    """Why a stage a hit skipped is empty where the stage store could not give it back (a default capture's hit)."""
     said = []
     for s in comp.stored:
         if s.outcome == "missing" and stage_id in (STORED_STAGES.get(r) for r in s.records):
@@ -376,7 +376,7 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
     if stage_id == "post_grad_graph_backward" and comp.aot_backward is not None \
             and (comp.post_grad_graph is not None or comp.output_code):
         return ("AOTAutograd traced this backward (see AOT backward graph), but torch.compile lowers it only at "
-                "the first .backward(), which did not run while this was captured (a cold capture lowers it "
+                "the first .backward(), which did not run while this was captured (a default or --fresh capture lowers it "
                 "early, to show it)")
     if stage_id == "kernels" and comp.output_code:
         return "Inductor generated no kernels of its own here (only library calls or views)"

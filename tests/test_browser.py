@@ -579,7 +579,7 @@ def test_page_shows_how_the_program_used_torch_compile(page, tmp_path_factory):
     from usage_reports import EVIL, KEY, usage_report
 
     view = open_page(page, _page_file(tmp_path_factory, "usage.html", usage_report()))
-    assert view.locator(".cx-chip[data-chip=caches]").inner_text() == "caches warm"
+    assert view.locator(".cx-chip[data-chip=caches]").inner_text() == "caches warm: 1 served from cache"
     assert view.locator(".cx-chip[data-chip=stance]").inner_text() == "stance fail_on_recompile"
     right = side(view, "right")
     show(right, "output_code", cid="0/0")

@@ -135,7 +135,7 @@ def test_a_page_from_the_installed_wheel_draws_offline(wheel, tmp_path):
             assert view.get_attribute("data-ready") == "1"
             assert view.locator(".cx-pane[data-side=left]").count() == 1
             assert view.locator(".cx-pane[data-side=right]").count() == 1
-            assert view.locator(".cx-chip[data-chip=caches]").inner_text() == "caches warm"
+            assert view.locator(".cx-chip[data-chip=caches]").inner_text() == "caches warm: 1 served from cache"
             assert fetched == [html.as_uri()], fetched
             assert console.ours() == [], console.errors
         finally:

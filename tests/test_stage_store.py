@@ -1,6 +1,6 @@
 """A re-run at a plain re-run's speed still shows every stage: the explorer's stage store (``capturing.stage_store``).
 
-A cold capture leaves torch's graph caches on. An FX graph cache hit skips lowering, so torch does not write the
+The default capture leaves torch's graph caches on. An FX graph cache hit skips lowering, so torch does not write the
 loop-level IR again: the capture that lowered the graph kept it, and the re-run shows it from there, saying so.
 Where the store has none, the stage says why and what to do (``--fresh``). Each capture runs in a fresh process,
 as a re-run does, into an Inductor cache folder of the test's own; the store's failures are checked on records.
@@ -44,6 +44,7 @@ print("RESULT " + json.dumps({
     "why_pre": view["why"].get("ir_pre_fusion"),
     "pane_notes": [flat(b["r"]) for b in view["panes"].get("ir_pre_fusion", []) if b.get("t") == "note"],
     "summary": report.summary(), "notes": list(report.capture.notes),
+    "chip": dict(vm.build(report)["header"]["chips"])["caches"],
 }))
 """
 
@@ -118,7 +119,15 @@ def test_a_rerun_hits_torchs_graph_cache_and_shows_the_loop_ir_from_the_explorer
                for n in second["pane_notes"]), second["pane_notes"]
     assert "from the explorer's stage store (as a capture lowered them): Loop-level IR before fusion" \
         in second["summary"]
-    assert "graphs whose IR came from the stage store: 1" in second["summary"]
+    # issue 40: the re-run, served entirely from the caches, is labelled served, never "cold"; the first, lowered now
+    caches_line = [line for line in second["summary"].splitlines() if line.startswith("caches: ")]
+    assert caches_line == ["caches: 1 graph served by torch's graph caches (FX graph cache 1 hit, AOTAutograd "
+                           "cache 1 hit), the loop-level IR of 1 from the explorer's stage store; kernels: 1 loaded "
+                           "from torch's code cache (compiled before from the same source), 0 built (--fresh lowers "
+                           "every graph again, --warm shows the program's own caches)"], caches_line
+    assert second["chip"] == "1 served from cache" and first["chip"] == "1 lowered now"
+    assert "caches: 1 graph lowered now; kernels: 0 loaded from torch's code cache" in first["summary"]
+    assert "cold" not in second["summary"] + first["summary"]
 
 
 def test_a_store_without_the_lowering_says_the_stage_was_skipped_by_the_hit_and_how_to_see_it(reruns):
@@ -132,7 +141,7 @@ def test_a_store_without_the_lowering_says_the_stage_was_skipped_by_the_hit_and_
     assert "holds no records of this lowering" in why
     assert "fresh=True (%%compile --fresh, run --fresh)" in why
     assert "not in the explorer's stage store: Loop-level IR before fusion" in cleared["summary"]
-    assert "1 not in it" in cleared["summary"]
+    assert "the loop-level IR of 0 from the explorer's stage store, 1 not in it" in cleared["summary"]
 
 
 def test_an_unreadable_store_file_is_a_reason_on_the_stage_not_an_error(reruns):
@@ -145,7 +154,8 @@ def test_an_unreadable_store_file_is_a_reason_on_the_stage_not_an_error(reruns):
 
 def test_fresh_lowers_every_graph_again_and_fills_the_store_for_the_captures_after_it(reruns):
     fresh, after = reruns["fresh"], reruns["after_fresh"]
-    assert fresh["mode"] == "fresh" and "caches: fresh" in fresh["summary"]
+    assert fresh["mode"] == "fresh" and "caches: fresh (torch's graph caches off while capturing): 1 graph lowered " \
+        "now" in fresh["summary"] and fresh["chip"] == "fresh: 1 lowered now"
     assert fresh["caches"] == [] and fresh["stored"] == []  # graph caches off: none consulted
     assert fresh["pre"] == reruns["first"]["pre"] and fresh["post"] == reruns["first"]["post"]
     (stored,) = after["stored"]

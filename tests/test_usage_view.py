@@ -13,6 +13,8 @@ import jsonschema
 import pytest
 from usage_reports import EVIL, KEY, REGION_GRAPH, usage_report
 
+from explorer.capturing.model import FxGraph
+from explorer.capturing.usage import CacheLookup, StoredStages
 from explorer.lineage import Lineage, TextLines
 from explorer.lineage.model import SOURCES
 from explorer.present import viewmodel as vm
@@ -60,15 +62,50 @@ def test_the_report_round_trips_and_validates_against_the_shipped_schema(report)
     assert back == report and vm.build(back) == vm.build(report)
 
 
-def test_the_header_says_which_mode_ran_and_the_stance_in_force(report, model, static):
+def test_the_header_says_what_the_caches_did_and_the_stance_in_force(report, model, static):
     chips = dict(model["header"]["chips"])
-    assert chips["caches"] == "warm" and chips["stance"] == "fail_on_recompile"
-    cold = vm.build(dataclasses.replace(report.capture, cache_mode="cold", stance="default"))
-    assert dict(cold["header"]["chips"])["caches"] == "cold"
+    assert chips["caches"] == "warm: 1 served from cache" and chips["stance"] == "fail_on_recompile"
     assert dict(payload_of(report, pictures="none")[0]["header"]["chips"]) == chips  # the page's and widget's
-    assert "caches warm" in words(static) and "stance fail_on_recompile" in words(static)
+    assert "caches warm: 1 served from cache" in words(static) and "stance fail_on_recompile" in words(static)
     text = summary(report)
-    assert "caches: warm" in text and "stance: fail_on_recompile" in text
+    assert "caches: warm (the program's compile caches as they are): 1 graph served by torch's graph caches" in text
+    assert "stance: fail_on_recompile" in text
+
+
+def _default_capture(report, outcome, stored=()):
+    """The usage report's 0/0 in the default mode, its FX graph lookup ``outcome`` (``None``: no lookup, as with
+    the graph caches off), its kernel built (a miss) or loaded (a hit)."""
+    comp = report.capture.compilations[0]
+    caches = () if outcome is None else (CacheLookup("fx_graph", outcome, key=KEY, graph_kind="inference"),)
+    kernels = tuple(dataclasses.replace(k, build="loaded" if outcome == "hit" else "built") for k in comp.kernels)
+    comp = dataclasses.replace(comp, caches=caches, stored=stored, kernels=kernels,
+                               post_grad_graph=FxGraph("graph():\n    return ()", 0))
+    return dataclasses.replace(report.capture, compilations=(comp,), cache_mode="cold", stance="default",
+                               exports=(), error=None)
+
+
+def test_a_first_run_is_labelled_lowered_now_and_a_rerun_served_never_cold(report):
+    """Issue 40: a re-run served entirely from the caches (17 kernels loaded) read ``caches: cold``."""
+    first = _default_capture(report, "miss")
+    assert dict(vm.build(first)["header"]["chips"])["caches"] == "1 lowered now"
+    said = summary(Report.of(first))
+    assert "caches: 1 graph lowered now; kernels: 0 loaded from torch's code cache" in said and ", 1 built" in said
+    assert "a re-run is served by torch's graph caches, its loop-level IR by the explorer's stage store" in said
+    rerun = _default_capture(report, "hit", stored=(StoredStages("replayed", ("ir_pre_fusion",), key=KEY,
+                                                                 graph_kind="inference"),))
+    chips = dict(vm.build(rerun)["header"]["chips"])
+    assert chips["caches"] == "1 served from cache"
+    said = summary(Report.of(rerun))
+    assert ("caches: 1 graph served by torch's graph caches (FX graph cache 1 hit), the loop-level IR of 1 from "
+            "the explorer's stage store; kernels: 1 loaded from torch's code cache") in said
+    assert "lowered now" not in said
+    for capture in (first, rerun):
+        model = vm.build(capture)
+        assert "cold" not in json.dumps(model["header"], ensure_ascii=False) + summary(Report.of(capture)).split(
+            "\n")[1]
+    fresh = dataclasses.replace(_default_capture(report, None), cache_mode="fresh")
+    assert dict(vm.build(fresh)["header"]["chips"])["caches"] == "fresh: 1 lowered now"
+    assert "caches: fresh (torch's graph caches off while capturing): 1 graph lowered now" in summary(Report.of(fresh))
 
 
 def test_each_compilation_says_where_it_came_from(report, model, static):

@@ -1,7 +1,7 @@
-"""Graph cache entries that belong to this program: a cold capture's cache key tag, set per graph.
+"""Graph cache entries that belong to this program: the default capture's cache key tag, set per graph.
 
 torch's FX graph cache and AOTAutograd cache key a graph by its code, not by the user lines its nodes came from.
-A cold capture leaves those caches on (a re-run costs what a plain re-run costs), so without more, a capture of
+The default capture leaves those caches on (a re-run costs what a plain re-run costs), so without more, a capture of
 ``b.py`` whose graph is the same as one ``a.py`` lowered earlier would be served ``a.py``'s entry: its AOT and
 post-grad graphs, its kernels' stack traces and the stage store's loop IR would all name ``a.py``'s lines.
 

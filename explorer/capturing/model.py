@@ -444,8 +444,10 @@ class CaptureData:
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
     cudagraphs: Optional[CudaGraphs] = None  # reduce-overhead: used or not, and why
-    # cold: the graph caches off while capturing (every stage lowered afresh; torch's code caches serve as in a
-    # plain run); warm: the user's caches as they are
+    # the mode the capture ran in: "cold" (the default, a name from before the graph caches stayed on: torch's
+    # caches as a plain run has them, what a graph cache hit skips from the explorer's stage store), "fresh" (the
+    # graph caches off: every graph lowered again) or "warm" (the user's caches as they are). What the caches did
+    # is in each compilation's ``caches``, ``stored`` and kernels' ``build``
     cache_mode: str = "cold"
     stance: str = "default"  # torch.compiler.set_stance in force when the capture began
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it

@@ -35,7 +35,8 @@ class CaptureSession:
     def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = (), *, warm: bool = False,
                  export: bool = False, fresh: bool = False) -> None:
         """``warm``: the user's caches as they are (``torch_compat.WARM_KEEPS``), a second run's view; ``fresh``:
-        the graph caches off, every graph lowered again; neither (cold): the graph caches as the program has them,
+        the graph caches off, every graph lowered again; neither (the default, ``cold`` in the JSON): the graph
+        caches as the program has them,
         and what a hit skips put back from the explorer's stage store (``stage_store``). ``export``: torch's
         detailed trace on, so ``torch.export`` writes the programs it makes."""
         if warm and fresh:
@@ -49,7 +50,7 @@ class CaptureSession:
         self._started = 0.0  # time.time() at the start: files written since were built by this capture
         self._fresh_before: set[str] = set()
         self._usage = SessionUsage()
-        self._tag = CacheTag() if not (warm or fresh) else None  # cold: hits only for this program's graphs
+        self._tag = CacheTag() if not (warm or fresh) else None  # default: hits only for this program's graphs
         self._aoti_files: dict[str, tuple] = {}
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
@@ -97,7 +98,7 @@ class CaptureSession:
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
-        if not self.warm:  # cold: hits served from the store, lowerings kept; fresh: lowerings kept
+        if not self.warm:  # default: hits served from the store, lowerings kept; fresh: lowerings kept
             raw = put_back(raw, default_store(), self.notes)
         data = read(raw, notes=self.notes, wall_time_s=wall, error=error)
         data = with_generated_files(data, self._aoti_files)
@@ -105,7 +106,8 @@ class CaptureSession:
 
     @property
     def mode(self) -> str:
-        """``cold`` (the default), ``warm`` or ``fresh``: ``CaptureData.cache_mode``."""
+        """``cold`` (the default: the caches on, as a plain run has them), ``warm`` or ``fresh`` (the graph caches
+        off): ``CaptureData.cache_mode``."""
         return "warm" if self.warm else "fresh" if self.fresh else "cold"
 
 

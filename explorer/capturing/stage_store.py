@@ -1,6 +1,6 @@
 """The explorer's stage store: what an FX graph cache hit skips, kept from the capture that lowered the graph.
 
-A cold capture leaves torch's graph caches on, as a plain run has them. Three of the values it sets are part of
+The default capture leaves torch's graph caches on, as a plain run has them. Three of the values it sets are part of
 their keys (``torch_compat.CAPTURE_CONFIG``), so an entry a capture hits was written by a capture, never by a plain
 run. On a hit torch writes the AOT graphs, the post-grad graph, the output code and its provenance again from the
 entry, but not what exists only while a graph is lowered: the loop-level IR and the runtime estimates

@@ -43,7 +43,7 @@ DDP_OPTIMIZER_LOGGER = "torch._dynamo.backends.distributed"
 # whole Inductor compile, which a plain torch.compile does only at the first .backward()); it is
 # kept because a backward lowered lazily, later, came out without torch's kernel provenance.
 #
-# The graph-level caches (``GRAPH_CACHES``) stay as the program has them in a cold capture: three of the values
+# The graph-level caches (``GRAPH_CACHES``) stay as the program has them in the default capture: three of the values
 # set here are part of their keys (``log_tlparse`` and ``trace.provenance_tracking_level`` of the FX graph
 # cache's, FxGraphHashDetails; ``force_non_lazy_backward_lowering`` of AOTAutograd's, whose key holds functorch's
 # config and the FX graph key's details), so an entry a capture hits was written by a capture, not by a plain run,
@@ -273,7 +273,7 @@ def remove_fresh_cache_dirs(before: set[str], owned_files: Iterable[str], notes:
 # On torch 2.13 the provenance tracking level is part of the FX graph cache's key too (FxGraphHashDetails).
 WARM_KEEPS = tuple(attr for _, attr, _, _ in GRAPH_CACHES + (FALLBACK_CONFIG,)) + ("force_non_lazy_backward_lowering",
                                                                                   "log_tlparse")
-# A cold capture leaves the graph caches as the program has them (see ``CAPTURE_CONFIG``'s comment)
+# The default capture leaves the graph caches as the program has them (see ``CAPTURE_CONFIG``'s comment)
 COLD_KEEPS = tuple(attr for _, attr, _, _ in GRAPH_CACHES)
 
 # What an FX graph cache hit does not write again (2.13: FxGraphCache.cache_hit_post_compile writes the post-grad

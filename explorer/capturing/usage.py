@@ -1,8 +1,8 @@
 """How real programs use torch.compile, as plain data: caches, compiled regions, guard filters, export.
 
-The explorer's default capture turns caches off so every stage is lowered
-afresh; a user's second run does not. These records say what such a run did
-instead (which cache served which stage), which parts of a frame torch
+Every capture leaves torch's caches on, as a plain run has them (``--fresh``
+turns the graph caches off); these records say what the caches did for each
+compilation (which cache served which stage), which parts of a frame torch
 compiled apart (``nested_compile_region``) or left alone (``disable``,
 ``nonstrict_trace``), which guards a ``guard_filter_fn`` dropped, and what
 ``torch.export`` and AOTInductor made of a model. Frozen values of strings and

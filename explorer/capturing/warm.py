@@ -1,6 +1,6 @@
 """What a capture records about how it ran: its cache mode, the compile stance, kernels built or loaded.
 
-A cold capture (the default) leaves the graph caches on: a graph an earlier
+The default capture (``cache_mode`` ``cold``) leaves the graph caches on: a graph an earlier
 capture lowered comes from torch's cache, and what the hit skips (the loop-level
 IR) from the explorer's stage store (``stage_store``); a fresh one turns the
 graph caches off, so every graph is lowered again; a warm one leaves every cache

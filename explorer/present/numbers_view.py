@@ -1,5 +1,6 @@
-"""The view model's blocks for the numbers a user acts on: the host's time beside the device's, Inductor's own
-runtime estimate beside the measurement, and what a kernel's bytes reach through loaded indices (issue 36).
+"""The view model's blocks for the numbers a user acts on: the verdict beside the speedup, the host's time beside
+the device's, Inductor's own runtime estimate beside the measurement, and what a kernel's bytes reach through loaded
+indices (issue 36).
 
 ``viewmodel`` places them (the timing section, the kernels pane); the words are here.
 """
@@ -8,9 +9,64 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from .fmt import format_time
+from ..timing import verdict
+from .fmt import calls_text, format_time, measurement_text, ratio_text
 
 ESTIMATE_HEAD = ["Inductor's estimate", "measured / estimate"]  # the kernel table's columns, when one has it
+
+
+# ---- the verdict beside the speedup (timing.verdict: judged from the figures the row shows) ----
+
+NO_VERDICT = "too noisy to tell"  # what stands beside a speedup whose figures allow no verdict
+TOO_FEW = "too few repeats to tell"
+VERDICT_RULE = (f"A verdict (faster, slower, no faster) stands only where the speedup's interval (with 5 repeats, "
+                f"its smallest to its largest ratio) is clear of 1x or tight around it, its spread under "
+                f"{verdict.HUGE_PCT:.0f}%, and the medians agree; otherwise the row says {NO_VERDICT}, and the "
+                f"warnings say how to measure again.")
+
+
+def _kind(t: Any) -> Optional[str]:
+    v = getattr(t, "verdict", None)
+    return v.kind if v is not None else None
+
+
+def no_verdict(t: Any) -> Optional[str]:
+    """What stands beside a speedup whose figures allow no verdict; None where they allow one."""
+    return {verdict.TOO_NOISY: NO_VERDICT, verdict.TOO_FEW: TOO_FEW}.get(_kind(t) or "")
+
+
+def speedup_cell(t: Any) -> str:
+    """The speedup with its spread, and where its figures allow no verdict, says so beside it."""
+    text = ratio_text(t.speedup, getattr(t, "ratio", None))
+    return f"{text} ({no_verdict(t)})" if no_verdict(t) else text
+
+
+def break_even_cell(t: Any) -> str:
+    """Calls until compiling pays; a speedup the figures cannot judge cannot say (``never`` would be a verdict)."""
+    return f"? ({no_verdict(t)})" if no_verdict(t) else calls_text(t.break_even_calls)
+
+
+def slow_class(t: Any) -> str:
+    """A row the verdict finds slower compiled is marked; one without a verdict is not, whatever its figure."""
+    return "cx-slow" if _kind(t) == verdict.SLOWER else ""
+
+
+def speedup_title(t: Any, name: str) -> str:
+    """``0/0: 1.41x`` for the timing section's title; a speedup the figures cannot judge says so instead."""
+    return f"{name}: {no_verdict(t) or f'{t.speedup:.2f}x'}"
+
+
+def end_to_end_row(e: Any) -> Optional[dict]:
+    """The whole call as the user makes it (``TimingReport.end_to_end``), a row of the timing table with its verdict
+    (its warnings are the report's, said below the table); None where neither side was timed."""
+    if e is None or (e.eager is None and e.compiled is None):
+        return None
+    label = f"{e.label}, end to end ({e.method})"
+    comp = "n/a" if e.compile_time_s is None else f"{e.compile_time_s:.2f} s"
+    text = (f"{label}: eager {measurement_text(e.eager)}, compiled {measurement_text(e.compiled)}, speedup "
+            f"{speedup_cell(e)}; compile {comp}, break-even {break_even_cell(e)}")
+    return {"c": [label, measurement_text(e.eager), measurement_text(e.compiled), speedup_cell(e), comp,
+                  break_even_cell(e)], "cls": slow_class(e), "text": text}
 
 
 def _note(runs: Any) -> dict:

@@ -43,15 +43,64 @@ def _s(seconds: Optional[float]) -> str:
 # ---- the header ----
 
 def header_chips(data: CaptureData) -> list[list]:
-    """Which cache mode ran and the stance in force: two chips beside the counts."""
+    """What the caches did (``caches``: lowered now, or served) and the stance in force: two chips beside the
+    counts."""
     stance = data.stance + (f" → {data.stance_at_end}" if data.stance_at_end else "")
-    return [["caches", data.cache_mode], ["stance", stance]]
+    return [["caches", caches_chip(data)], ["stance", stance]]
+
+
+# ---- what the caches did ----
+
+def graph_counts(data: CaptureData) -> tuple[int, int]:
+    """(graphs lowered now, graphs torch's graph caches served): each forward, backward or inference graph Inductor
+    lowers, by its FX graph cache lookup (a hit served it; a miss or bypass, lowered now); a compilation without
+    one (the graph caches off: ``--fresh``) lowered each post-grad graph it has."""
+    lowered = served = 0
+    for comp in data.compilations:
+        lookups = [c for c in comp.caches if c.cache == "fx_graph"]
+        if lookups:
+            hits = sum(1 for c in lookups if c.outcome == "hit")
+            served, lowered = served + hits, lowered + len(lookups) - hits
+        else:
+            lowered += sum(1 for g in (comp.post_grad_graph, comp.post_grad_graph_backward) if g is not None)
+    return lowered, served
+
+
+def _graphs(n: int) -> str:
+    return f"{n} graph{'' if n == 1 else 's'}"
+
+
+def caches_chip(data: CaptureData) -> str:
+    """The header's ``caches`` chip: what happened (``9 lowered now``, ``9 served``), after the mode when it is
+    not the default."""
+    lowered, served = graph_counts(data)
+    said = ", ".join(part for part in (f"{lowered} lowered now" if lowered else "",
+                                       f"{served} served from cache" if served else "") if part) or "none lowered"
+    return said if data.cache_mode == "cold" else f"{data.cache_mode}: {said}"
+
+
+def _outcome_words(data: CaptureData, hits_said: bool = True) -> str:
+    """``9 graphs served by torch's graph caches (FX graph cache 9 hits, AOTAutograd cache 5 hits)``, ``9 graphs
+    lowered now``, or both: what the caches did, counted (the hits by cache unless ``hits_said`` is False: a warm
+    capture lists every lookup after it)."""
+    lowered, served = graph_counts(data)
+    if not lowered and not served:
+        return "no graph lowered by Inductor (nothing for its caches to serve)"
+    parts = [f"{_graphs(lowered)} lowered now"] if lowered else []
+    if served:
+        hits: dict[str, int] = {}
+        for c in (c for comp in data.compilations for c in comp.caches if c.outcome == "hit"):
+            hits[c.cache] = hits.get(c.cache, 0) + 1
+        counts = ", ".join(f"{CACHE_NAMES.get(cache, cache)} {n} hit{'' if n == 1 else 's'}"
+                           for cache, n in hits.items())
+        parts.append(f"{_graphs(served)} served by torch's graph caches" + (f" ({counts})" if hits_said else ""))
+    return ", ".join(parts)
 
 
 def mode_blocks(data: CaptureData) -> list[dict]:
-    """Which cache mode ran and, warm, what the caches did overall; the stance when it is not the default. The
-    text summary prints them all under its first line; the header shows the warm caches' and the stance's (the
-    cold mode, the default, is its chip's alone)."""
+    """What the caches did (lowered now, served, with counts) in the mode that ran; the stance when it is not the
+    default. The text summary prints them all under its first line; the header shows the warm caches' and the
+    stance's (the default mode's and a fresh one's are their chip's)."""
     out: list[dict] = []
     if data.cache_mode == "warm":
         lookups = [c for comp in data.compilations for c in comp.caches] + list(data.cache_events)
@@ -62,26 +111,29 @@ def mode_blocks(data: CaptureData) -> list[dict]:
         kernels = [k for comp in data.compilations for k in comp.kernels if k.build]
         built = sum(1 for k in kernels if k.build == "built")
         kern = f"; kernels: {len(kernels) - built} loaded, {built} built" if kernels else ""
-        lines = [f" warm (the program's compile caches as they are): {said or 'no cache was consulted'}{kern}"]
+        lines = [f" warm (the program's compile caches as they are): {_outcome_words(data, False)}; lookups: "
+                 f"{said or 'no cache was consulted'}{kern}"]
         saved = [s for s in (_saved(comp) for comp in data.compilations) if s is not None]
         if saved:
             now, then = sum(s[0] for s in saved), sum(s[1] for s in saved)
             lines.append(f"compile {now:.2f} s here against {then:.2f} s when the caches were filled "
-                         f"(cold, as torch measured it then): {then - now:.2f} s saved")
+                         f"(as torch measured it then): {then - now:.2f} s saved")
         out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm",
                     "r": [{"b": "caches:"}, lines[0]] + [[{"br": True}, line] for line in lines[1:]],
                     "text": ["caches:" + lines[0]] + [f"  {line}" for line in lines[1:]]})
     elif data.cache_mode == "fresh":
         out.append({"t": "p", "cls": "cx-muted cx-usage",
-                    "r": "caches: fresh (the graph caches off while capturing: every graph lowered again; "
-                         f"{_code_cache_words(data)}; --warm for a second run's view)"})
+                    "r": f"caches: fresh (torch's graph caches off while capturing): {_outcome_words(data)}; "
+                         f"{_code_cache_words(data)}; without --fresh a re-run is served by torch's graph caches, "
+                         "its loop-level IR by the explorer's stage store; --warm for a second run's view"})
     else:
+        lowered, served = graph_counts(data)
+        after = ("; a re-run is served by torch's graph caches, its loop-level IR by the explorer's stage store "
+                 "(the explorer puts each graph's source lines in its cache key: torch.compiler.config.cache_key_tag)"
+                 if lowered and not served else "")
         out.append({"t": "p", "cls": "cx-muted cx-usage",
-                    "r": "caches: cold (every stage shown: a graph an earlier capture lowered comes from torch's "
-                         "graph caches, whose keys the explorer tags per graph with its source lines "
-                         "(torch.compiler.config.cache_key_tag), its loop-level IR from the explorer's stage store; "
-                         f"{_code_cache_words(data)}{_store_counts(data)}; --fresh to lower every graph again, "
-                         "--warm for a second run's view)"})
+                    "r": f"caches: {_outcome_words(data)}{_store_counts(data)}; {_code_cache_words(data)}{after} "
+                         "(--fresh lowers every graph again, --warm shows the program's own caches)"})
     if data.stance != "default" or data.stance_at_end:
         end = f" (at the end: {data.stance_at_end})" if data.stance_at_end else ""
         out.append({"t": "p", "cls": "cx-muted cx-usage", "r": f"stance: {data.stance}{end} "
@@ -90,17 +142,17 @@ def mode_blocks(data: CaptureData) -> list[dict]:
 
 
 def _store_counts(data: CaptureData) -> str:
-    """How many graphs the explorer's stage store served in a cold capture, and how many it could not."""
+    """How many of the graphs torch's caches served had their loop-level IR from the explorer's stage store."""
     stored = [s for comp in data.compilations for s in comp.stored]
     if not stored:
         return ""
     back = sum(1 for s in stored if s.outcome == "replayed")
     lacking = f", {len(stored) - back} not in it" if len(stored) > back else ""
-    return f"; graphs whose IR came from the stage store: {back}{lacking}"
+    return f", the loop-level IR of {back} from the explorer's stage store{lacking}"
 
 
 def _code_cache_words(data: CaptureData) -> str:
-    """What torch's code cache did in a cold capture: the kernels it loaded (their source compiled before)."""
+    """What torch's code cache did: the kernels it loaded (their source compiled before) and those built now."""
     kernels = [k for comp in data.compilations for k in comp.kernels if k.build]
     if not kernels:
         return "torch's code cache serves kernels compiled before from the same source"
@@ -271,15 +323,16 @@ def provenance_blocks(data: CaptureData) -> list[dict]:
         else []
 
 
-TAGGED = (" The explorer changes these caches' keys in a cold capture: it sets torch.compiler.config.cache_key_tag, "
-          "per graph, to a digest of the graph and of the source lines it came from (and turns on settings of its "
+TAGGED = (" The explorer changes these caches' keys in its default capture (not --warm): it sets "
+          "torch.compiler.config.cache_key_tag, per graph, to a digest of the graph and of the source lines it came from (and turns on settings of its "
           "own that are part of the keys), so this entry is an earlier capture's of the same graph from the same "
           "lines, never a plain run's.")
 
 
 def cache_note(stage_id: str, comp: Compilation, mode: str = "cold") -> list[dict]:
     """At the top of a stage shown from a cache entry: where it came from (the output code on a hit; the loop-level
-    IR from the explorer's stage store); in a cold capture (``mode``), how the explorer keys the entries."""
+    IR from the explorer's stage store); in the default capture (``mode`` "cold", its old name), how the explorer
+    keys the entries."""
     where = cached_from(stage_id, comp)
     out = [{"t": "note", "cls": "cx-missing cx-cached",
             "r": [{"b": "From the cache: "}, where + (TAGGED if mode == "cold" else "")]}] if where else []

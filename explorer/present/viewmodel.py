@@ -89,7 +89,6 @@ from . import (
 )
 from .escape import safe_url
 from .fmt import (
-    calls_text,
     flops_line,
     format_time,
     headline,
@@ -99,7 +98,6 @@ from .fmt import (
     origin_key,
     origin_of,
     ratio_text,
-    speedup_text,
 )
 from .inlined_view import inlined_blocks
 
@@ -820,7 +818,8 @@ def timing_section(report: Report) -> Optional[dict]:
         return None
     title = "Eager vs compiled"
     if t is not None:
-        speedups = ", ".join(f"{g.compile_id or g.label}: {g.speedup:.2f}x" for g in t.graphs if g.speedup is not None)
+        speedups = ", ".join(numbers_view.speedup_title(g, g.compile_id or g.label) for g in t.graphs
+                             if g.speedup is not None)
         title += f" ({speedups})" if speedups else ""
         if t.warnings:
             title += f", {len(t.warnings)} warnings"
@@ -840,16 +839,20 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
             label = [t.label, " ", {"chip": numbers_view.bound_word(t)}] if host is not None and host.bound \
                 else t.label
             rows.append({"c": [label, measurement_text(t.eager), measurement_text(t.compiled),
-                               ratio_text(t.speedup, getattr(t, "ratio", None)), ct, calls_text(t.break_even_calls)],
-                         "cls": "cx-slow" if t.speedup is not None and t.speedup < 1 else "", "text": graph_text(t)})
+                               numbers_view.speedup_cell(t), ct, numbers_view.break_even_cell(t)],
+                         "cls": numbers_view.slow_class(t), "text": graph_text(t)})
             if t.train_eager is not None or t.train_compiled is not None:  # the text's line above says it too
                 rows.append({"c": [f"{t.label} forward+backward", measurement_text(t.train_eager),
                                    measurement_text(t.train_compiled),
                                    ratio_text(t.train_speedup, getattr(t, "train_ratio", None)), "", ""],
                              "summary": False})
+        whole = getattr(timing, "end_to_end", None) if timeit else None
+        rows += [r for r in [numbers_view.end_to_end_row(whole)] if r is not None]
         out.append({"t": "p", "r": f"Timing on {timing.device}: median per call, ± inter-quartile range of the "
                                    "repeats; the speedup is the median of the per-repeat ratios, eager and compiled "
                                    "timed in alternating repeats, ± their spread."})
+        if any(numbers_view.no_verdict(t) for t in timed + (whole,)):  # the warnings say why, in the text too
+            out.append({"t": "p", "cls": "cx-muted", "r": numbers_view.VERDICT_RULE, "summary": False})
         out.append({"t": "table", "cls": "cx-timing", "rows": rows,
                     "head": ["graph", "eager", "compiled", "speedup", "compile", "break-even"]})
         # the report's warnings already hold each graph's (labelled): each is said once
@@ -874,7 +877,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
     if comparisons:
         rows = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
                                   [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
-                                   speedup_text(r.speedup)]) + ["; ".join(r.notes)], "text": mode_text(r)}
+                                   numbers_view.speedup_cell(r)]) + ["; ".join(r.notes)], "text": mode_text(r)}
                 for r in comparisons]
         out.append({"t": "table", "caption": "modes compared", "rows": rows,
                     "head": ["mode", "compile (cold)", "eager", "compiled", "speedup", "notes"]})
@@ -889,8 +892,8 @@ def graph_text(t: Any) -> str:
         train = (f"; forward+backward: eager {measurement_text(t.train_eager)}, compiled "
                  f"{measurement_text(t.train_compiled)}, speedup {ratio_text(t.train_speedup, t.train_ratio)}")
     return (f"{t.label}: eager {measurement_text(t.eager)}, compiled {measurement_text(t.compiled)}, "
-            f"speedup {ratio_text(t.speedup, t.ratio)}{train}; compile {comp} ({t.compile_time_source}), "
-            f"break-even {calls_text(t.break_even_calls)}")
+            f"speedup {numbers_view.speedup_cell(t)}{train}; compile {comp} ({t.compile_time_source}), "
+            f"break-even {numbers_view.break_even_cell(t)}")
 
 
 def mode_text(r: Any) -> str:
@@ -898,7 +901,7 @@ def mode_text(r: Any) -> str:
     if r.error:
         return f"{r.mode}: failed ({r.error})"
     return (f"{r.mode}: compile {r.compile_time_s:.1f} s, {format_time(r.compiled_s)} per call, "
-            f"{speedup_text(r.speedup)}")
+            f"{numbers_view.speedup_cell(r)}")
 
 
 def _kernel_text(k: Any) -> str:

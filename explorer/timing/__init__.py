@@ -22,7 +22,7 @@ from typing import Any, Optional, Union
 
 from ..capturing import torch_compat
 from . import bench
-from .bench import break_even_calls, measure, warnings_for
+from .bench import break_even_calls, measure
 from .cell import time_calls
 from .compare import DEFAULT_MODES, compare_modes
 from .end_to_end import Call, call_of, time_end_to_end
@@ -35,14 +35,17 @@ from .model import (
     ModeResult,
     PeakBandwidth,
     PeakCompute,
+    SpeedupVerdict,
     TimingReport,
 )
 from .peak import peak_bandwidth
 from .repro import Repro, collect_repros, time_repros, time_script_capture
 from .roofline import peak_compute
+from .verdict import judge, warnings_for
 
 __all__ = ["Call", "DEFAULT_MODES", "EndToEnd", "GraphRecorder", "GraphTiming", "KernelTiming", "Measurement",
-           "ModeResult", "PeakBandwidth", "PeakCompute", "RecordedGraph", "Repro", "TimingReport", "call_of",
+           "ModeResult", "PeakBandwidth", "PeakCompute", "RecordedGraph", "Repro", "SpeedupVerdict", "TimingReport",
+           "call_of", "judge",
            "peak_compute", "time_end_to_end",
            "break_even_calls", "collect_repros", "compare_modes", "measure", "peak_bandwidth", "time_calls",
            "time_capture", "time_graphs", "time_repros", "time_script_capture", "warnings_for"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from . import bench
+from . import verdict as judging
 from .model import GraphTiming
 
 
@@ -28,12 +29,12 @@ def time_calls(eager: Callable[[], Any], compiled: Callable[[], Any], *, device:
              "its side effects repeated each time"]
     if ratio.drift_note:
         notes.append(ratio.drift_note)
+    verdict, warnings = judging.assess(e, c, device=dev, ratio=ratio)
     return GraphTiming(index=-1, compile_id=None, label=label, device=dev, grad_enabled=_grad(), eager=e,
                        compiled=c, speedup=ratio.value,
                        compile_time_s=compile_time_s, compile_time_source="capture" if compile_time_s else "none",
-                       break_even_calls=bench.break_even_calls(compile_time_s, e.median_s, c.median_s, ratio.value),
-                       warnings=tuple(bench.warnings_for(e, c, device=dev, ratio=ratio)), notes=tuple(notes),
-                       ratio=ratio)
+                       break_even_calls=judging.break_even(compile_time_s, e, c, ratio.value, verdict),
+                       warnings=tuple(warnings), notes=tuple(notes), ratio=ratio, verdict=verdict)
 
 
 def _default_device() -> str:

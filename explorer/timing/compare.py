@@ -7,11 +7,13 @@ function is not re-run per mode and nothing of theirs recompiles.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Optional, Sequence
 
 from ..capturing import torch_compat
 from . import bench
+from . import verdict as judging
 from .graphs import GraphRecorder, RecordedGraph, backend_uses_cudagraphs, fresh_graph_module, graph_call
 from .model import Measurement, ModeResult
 
@@ -71,10 +73,13 @@ def _one_mode(mode: str, graphs: list[RecordedGraph], budget_s: float, repeats: 
     # the cell per repeat: within each graph both sides of repeat i ran back to back, so drift cancels in the sums
     ratio = bench.ratio_of([sum(m.times_s[i] for m in eager) for i in range(repeats)],
                            [sum(m.times_s[i] for m in timed) for i in range(repeats)])
-    spread = ratio.iqr_pct
-    if spread > bench.NOISY_PCT:
-        notes.append(f"noisy machine, figures not trustworthy: the speedup's repeats spread {spread:.0f}% (IQR)")
+    # the cell's sums as two measurements, their medians the row's figures: the verdict reads what the row shows
+    cell = [dataclasses.replace(bench.summarize([sum(m.times_s[i] for m in side) for i in range(repeats)], 1,
+                                                "sum of the graphs"), median_s=shown)
+            for side, shown in ((eager, eager_s), (timed, compiled_s))]
+    verdict, said = judging.assess(cell[0], cell[1], device=graphs[0].device, ratio=ratio)
+    notes += said
     if ratio.drift_note:
         notes.append(ratio.drift_note)
     return ModeResult(mode=mode, compile_time_s=compile_s, eager_s=eager_s, compiled_s=compiled_s,
-                      speedup=ratio.value, spread_pct=spread, notes=tuple(notes))
+                      speedup=ratio.value, spread_pct=ratio.iqr_pct, notes=tuple(notes), verdict=verdict)

@@ -43,6 +43,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..capturing import torch_compat
 from . import bench
+from . import verdict as judging
 from .model import EndToEnd, Measurement
 from .mutations import Watched, created_summary, judge_mutations
 
@@ -275,9 +276,9 @@ def time_end_to_end(call: Call, *, capture: Any = None, graphs: Sequence[Any] = 
     notes.append("the global random state was restored after timing")
     return dataclasses.replace(
         result, first_call_s=first_call_s, compile_time_s=compile_time_s,
-        break_even_calls=bench.break_even_calls(compile_time_s, result.eager and result.eager.median_s,
-                                                result.compiled and result.compiled.median_s,
-                                                result.ratio.value if result.ratio is not None else None),
+        break_even_calls=judging.break_even(compile_time_s, result.eager, result.compiled,
+                                            result.ratio.value if result.ratio is not None else None,
+                                            result.verdict),
         notes=tuple(result.notes) + tuple(notes))
 
 
@@ -330,10 +331,12 @@ def _parts(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_ti
                          "each graph, compiled and eager, on private copies of its inputs") if t]
     # each graph's repeats were interleaved, so the sums of repeat i hold the same clock on both sides
     ratio = bench.ratio_of(eager.times_s, compiled.times_s) if eager and compiled else None
+    verdict, warnings = judging.assess(eager, compiled, device=device, ratio=ratio)
     return EndToEnd(label=call.label, method=METHOD_PARTS, device=device, eager=eager, compiled=compiled,
                     speedup=ratio.value if ratio else _ratio(eager, compiled), ratio=ratio,
                     graphs_compiled_s=_sum_of(comp), overhead_s=None,
-                    guards=guards, timed=tuple(timed), not_timed=tuple(not_timed))
+                    guards=guards, timed=tuple(timed), not_timed=tuple(not_timed), warnings=tuple(warnings),
+                    verdict=verdict)
 
 
 def _recall(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_timings: Sequence[Any], device: str,
@@ -395,12 +398,13 @@ def _recall(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_t
     if ratio.drift_note:
         notes.append(ratio.drift_note)
     graphs_s = _sum_of([g.compiled for g in graph_timings])
+    judged, warnings = judging.assess(eager, compiled, device=device, ratio=ratio)
     return EndToEnd(label=call.label, method=METHOD_RECALL, device=device, eager=eager, compiled=compiled,
                     speedup=ratio.value, ratio=ratio, graphs_compiled_s=graphs_s,
                     overhead_s=compiled.median_s - graphs_s if graphs_s is not None else None,
                     guards=guards, warmup_s=tuple(warm), timed=tuple(timed),
                     not_timed=("compiling (compile_time_s and first_call_s are apart)",),
-                    warnings=tuple(bench.warnings_for(eager, compiled, device=device, ratio=ratio)))
+                    warnings=tuple(warnings), verdict=judged)
 
 
 def _changed(watched: Sequence[Watched]) -> list[str]:

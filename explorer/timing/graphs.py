@@ -21,6 +21,7 @@ from ..capturing import torch_compat
 from ..capturing.compile_id import CompileId
 from ..capturing.recorder import TRACE, current_compile_id, listening
 from . import bench
+from . import verdict as judging
 from .model import GraphTiming, KernelTiming, Measurement
 
 
@@ -340,20 +341,20 @@ def _time_one(g: RecordedGraph, recorder: Optional[GraphRecorder], data: Any, bu
         train_eager = _measure_training(g, g.gm, budget_s, repeats, notes, "eager")
     if ratio is not None and ratio.drift_note:
         notes.append(ratio.drift_note)
-    warnings = bench.warnings_for(eager, compiled, device=g.device, backend=g.backend,
-                                  num_kernels=len([k for k in kernels if k.kind == "generated"]) or None, ratio=ratio)
+    verdict, warnings = judging.assess(eager, compiled, device=g.device, backend=g.backend,
+                                       num_kernels=len([k for k in kernels if k.kind == "generated"]) or None,
+                                       ratio=ratio)
     return GraphTiming(index=g.index, compile_id=g.compile_id, label=g.label, device=g.device,
                        grad_enabled=g.trains, eager=eager, compiled=compiled, speedup=speedup,
                        compile_time_s=compile_s, compile_time_source=source,
-                       break_even_calls=bench.break_even_calls(compile_s, eager and eager.median_s,
-                                                               compiled and compiled.median_s,
-                                                               speedup if ratio is not None else None),
+                       break_even_calls=judging.break_even(compile_s, eager, compiled,
+                                                           speedup if ratio is not None else None, verdict),
                        kernels=kernels, kernels_note=kernels_note, warnings=tuple(warnings), notes=tuple(notes),
                        train_eager=train_eager, train_compiled=train_compiled,
                        train_speedup=train_ratio.value if train_ratio is not None else _ratio(train_eager,
                                                                                                train_compiled),
                        kernels_build=kernels_build, flops=flops, ratio=ratio, train_ratio=train_ratio, host=host,
-                       estimate_s=estimate)
+                       estimate_s=estimate, verdict=verdict)
 
 
 def _host_time(g: RecordedGraph, compiled_fn: Any, profiled_s: Optional[float], kernels: Any, steps: bool,

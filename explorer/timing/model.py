@@ -70,6 +70,22 @@ class Ratio(_Dict):
 
 
 @dataclass(frozen=True)
+class SpeedupVerdict(_Dict):
+    """Whether compiled beat eager, judged from the figures shown beside it (``timing.verdict.judge``).
+
+    ``kind``: ``faster`` or ``slower`` (the speedup's interval clear of 1x, its spread not huge, the medians on
+    the same side), ``same`` (a tight interval across 1x: no faster), ``too noisy`` (no verdict: ``reason``),
+    ``too few repeats`` (under 5: no interval holds the speedup often enough to judge by).
+    """
+
+    kind: str  # faster | slower | same | too noisy | too few repeats
+    low: float  # the speedup's interval: the median of the per-repeat ratios lies between low and high
+    high: float
+    coverage_pct: float  # how often an interval drawn so holds the true median (94% with 5 repeats)
+    reason: str = ""  # too noisy: why no verdict
+
+
+@dataclass(frozen=True)
 class OpLaunch(_Dict):
     """The op calls that launched a kernel, per graph call: which op, how often, the FLOPs they did there."""
 
@@ -183,6 +199,7 @@ class EndToEnd(_Dict):
     not_timed: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    verdict: Optional[SpeedupVerdict] = None  # compiled against eager, from the figures above
 
 
 @dataclass(frozen=True)
@@ -233,6 +250,7 @@ class GraphTiming(_Dict):
     train_ratio: Optional[Ratio] = None
     host: Optional[HostTime] = None  # the host's time per call beside the device's (needs the kernel profile)
     estimate_s: Optional[float] = None  # Inductor's estimated runtime of all its ops, per call (0: none estimated)
+    verdict: Optional[SpeedupVerdict] = None  # compiled against eager, from the figures above (None: a side missing)
 
 
 @dataclass(frozen=True)
@@ -244,9 +262,10 @@ class ModeResult(_Dict):
     eager_s: Optional[float]  # sum over graphs of the eager medians
     compiled_s: Optional[float]  # sum over graphs of the compiled medians
     speedup: Optional[float]
-    spread_pct: Optional[float]  # largest IQR % among the measurements used
+    spread_pct: Optional[float]  # the IQR % of the cell's per-repeat ratios (its speedup's spread)
     error: Optional[str] = None
     notes: tuple[str, ...] = ()
+    verdict: Optional[SpeedupVerdict] = None  # this mode against eager, from the figures above
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ..capturing import torch_compat
 from ..capturing.raw import RawEvent
 from ..capturing.recorder import watching
 from . import bench
+from . import verdict as judging
 from .model import GraphTiming, Measurement, TimingReport
 
 ARTIFACT = "fx_graph_runnable"
@@ -179,14 +180,13 @@ def _time_one(index: int, repro: Repro, data: Any, budget_s: float, repeats: int
     speedup = ratio.value if ratio is not None else None
     if ratio is not None and ratio.drift_note:
         notes.append(ratio.drift_note)
+    verdict, warnings = judging.assess(eager, compiled, device=device, ratio=ratio)
     return GraphTiming(index=index, compile_id=repro.compile_id, label=label, device=device,
                        grad_enabled=False, eager=eager, compiled=compiled, speedup=speedup,
                        compile_time_s=compile_s, compile_time_source="capture",
-                       break_even_calls=bench.break_even_calls(compile_s, eager and eager.median_s,
-                                                               compiled and compiled.median_s, speedup),
-                       kernels_note=NO_KERNELS_NOTE,
-                       warnings=tuple(bench.warnings_for(eager, compiled, device=device, ratio=ratio)),
-                       notes=tuple(notes), ratio=ratio)
+                       break_even_calls=judging.break_even(compile_s, eager, compiled, speedup, verdict),
+                       kernels_note=NO_KERNELS_NOTE, warnings=tuple(warnings), notes=tuple(notes), ratio=ratio,
+                       verdict=verdict)
 
 
 def _compile(mod: Any, args: list[Any], notes: list[str]) -> Any:

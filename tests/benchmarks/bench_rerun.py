@@ -18,7 +18,7 @@ Programs (tiny, so that the C++ builds dominate as they do on a 2-core machine):
 
 A third kind, "lowered", is plain with the graph caches off (``TORCHINDUCTOR_FX_GRAPH_CACHE=0
 TORCHINDUCTOR_AUTOGRAD_CACHE=0``), as a fresh capture (``--fresh``) has them: what lowering every graph costs by
-itself. A cold capture (the default) leaves them on and shows what a hit skips from the explorer's stage store,
+itself. The default capture leaves them on and shows what a hit skips from the explorer's stage store,
 so its re-run is against plain's re-run, and each explorer run says what the store gave back.
 ``--before DIR`` adds a fourth kind, "before": the explorer of another checkout (e.g. ``git worktree add DIR
 main``), run the same way, for the change's effect.
@@ -174,7 +174,7 @@ def one_round(program: str, order: tuple[str, ...], root: str, timeout: float,
 
 
 def missing_stages(first: dict, rerun: dict) -> list[str]:
-    """Stages a cold capture (``first``) showed that the other run did not, per compilation."""
+    """Stages a first capture (``first``, nothing cached) showed that the other run did not, per compilation."""
     out = []
     for cid, stages in (first.get("stages") or {}).items():
         lost = sorted(set(stages) - set((rerun.get("stages") or {}).get(cid, ())))
