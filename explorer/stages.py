@@ -376,8 +376,8 @@ def why_missing(stage_id: str, comp: Compilation) -> str:
     if stage_id == "post_grad_graph_backward" and comp.aot_backward is not None \
             and (comp.post_grad_graph is not None or comp.output_code):
         return ("AOTAutograd traced this backward (see AOT backward graph), but torch.compile lowers it only at "
-                "the first .backward(), which did not run while this was captured (a default or --fresh capture lowers it "
-                "early, to show it)")
+                "the first .backward(), which did not run while this was captured (a default or --fresh capture "
+                "lowers it early, to show it)")
     if stage_id == "kernels" and comp.output_code:
         return "Inductor generated no kernels of its own here (only library calls or views)"
     if not aot_ran and stage_id in ("aot_joint", "aot_forward", "aot_backward", "aot_inference"):

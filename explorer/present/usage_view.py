@@ -324,9 +324,9 @@ def provenance_blocks(data: CaptureData) -> list[dict]:
 
 
 TAGGED = (" The explorer changes these caches' keys in its default capture (not --warm): it sets "
-          "torch.compiler.config.cache_key_tag, per graph, to a digest of the graph and of the source lines it came from (and turns on settings of its "
-          "own that are part of the keys), so this entry is an earlier capture's of the same graph from the same "
-          "lines, never a plain run's.")
+          "torch.compiler.config.cache_key_tag, per graph, to a digest of the graph and of the source lines it came "
+          "from (and turns on settings of its own that are part of the keys), so this entry is an earlier "
+          "capture's of the same graph from the same lines, never a plain run's.")
 
 
 def cache_note(stage_id: str, comp: Compilation, mode: str = "cold") -> list[dict]:
