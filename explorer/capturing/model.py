@@ -232,9 +232,37 @@ class Problem:
         return cls(where, message, event, CompileKey(compile_id.key), compile_id.attempt)
 
     def one_line(self) -> str:
-        cid = f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id  # as torch prints a restart
+        """``decoder [0/0_1] dynamo_output_graph: DecodeError: ...``: the step, then ``detail``."""
+        return f"{self.where} {self.detail()}"
+
+    def detail(self) -> str:
+        """``[0/0_1] dynamo_output_graph: DecodeError: ...``: the record (as torch prints a restart) and the
+        message's first line; what follows the views' sentence for the step (``present.words.could_not``)."""
+        cid = f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id
         about = " ".join(x for x in (f"[{cid}]" if cid else "", self.event or "") if x)
-        return f"{self.where}{' ' + about if about else ''}: {self.message.splitlines()[0] if self.message else ''}"
+        message = self.message.splitlines()[0] if self.message else ""
+        return f"{about}: {message}" if about else message
+
+
+@dataclass(frozen=True)
+class PartialRead:
+    """A record read in part: some of its elements were not in a form the explorer reads (torch wrote ``None`` for
+    the name of an op that has no node), and each was kept with a placeholder or left out (``capturing.elements``).
+
+    Not a ``Problem``: nothing failed, and the rest of the record is there. ``message`` says in one line what was
+    odd and what was kept (``1 of 212 ops had no name: kept as `?```); the views show it beside the data.
+    """
+
+    event: str  # the record, as ``Problem.event`` names it: artifact:inductor_runtime_and_tensor_meta
+    message: str
+    compile_id: Optional[CompileKey] = None
+    attempt: int = 0
+
+    @classmethod
+    def of_record(cls, event: str, message: str, compile_id: Optional[CompileId]) -> PartialRead:
+        if compile_id is None:
+            return cls(event, message)
+        return cls(event, message, CompileKey(compile_id.key), compile_id.attempt)
 
 
 @dataclass(frozen=True)
@@ -418,6 +446,7 @@ class CaptureData:
     error: Optional[str] = None  # the user code's exception, "Type: message"
     other_artifacts: tuple[OtherArtifact, ...] = ()  # records no decoder made a stage of
     problems: tuple[Problem, ...] = ()  # records that could not be read, steps that failed
+    partial_reads: tuple[PartialRead, ...] = ()  # records read in part: what was kept of their odd elements
     triton_kernels: tuple[TritonKernel, ...] = ()  # each Triton kernel on its own (GPU, preview)
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times

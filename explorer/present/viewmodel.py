@@ -75,7 +75,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ddp_view, diff_view, numbers_view, ranks, saved_view, structure_view, usage_view, words
+from . import ddp_view, diff_view, numbers_view, partial_reads, ranks, saved_view, structure_view, usage_view, words
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -207,8 +207,9 @@ def header(report: Report) -> dict:
     body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     body += graph_order(data)
+    body += partial_reads.header_notes(data)  # records read in part whose data no pane shows
     for p in report.all_problems:
-        body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
+        body.append(note("cx-bad cx-problem", [{"b": words.could_not(p.where)}, p.detail()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
     if unknown:
         items = [{"r": [{"code": a.name}, f" [{a.compile_id}]" if a.compile_id else "",
@@ -418,7 +419,7 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     the guards a filter dropped, the exported program's tables, which record the chain's links were read from."""
     for sid, bs in drawn.items():
         bs[:0] = (usage_view.cache_note(sid, comp) + usage_view.aoti_note(sid, comp)
-                  + ddp_view.piece_note(BY_STAGE[sid], comp))
+                  + ddp_view.piece_note(BY_STAGE[sid], comp) + partial_reads.pane_notes(sid, comp, report.capture))
     if "graph" in drawn:
         drawn["graph"] += usage_view.regions_blocks(comp) + ddp_view.split_blocks(comp)
     if "guards" in drawn:
