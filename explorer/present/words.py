@@ -127,9 +127,11 @@ STATIC: dict[str, Template] = {
     "no_such_kernel": "No such kernel:",
     "in_compilation": "{ref} in compilation {cid}",
     "unknown_stage": "Unknown stage:",
-    "cut": "… {n} more lines ({chars} characters) are in the interactive view and the standalone page, left out of "
-           "this static copy.",
-    "show_all": "show all ({n} more lines, {chars} characters)",
+    "cut": ("… {n} more line ({chars} characters) is in the interactive view and the standalone page, left out of "
+            "this static copy.",
+            "… {n} more lines ({chars} characters) are in the interactive view and the standalone page, left out of "
+            "this static copy."),
+    "show_all": ("show all ({n} more line, {chars} characters)", "show all ({n} more lines, {chars} characters)"),
     "code": "code",
     "picture": "picture",
     "picture_in_view": "The picture is drawn in the interactive view (a notebook with its kernel running, or the "
@@ -137,7 +139,7 @@ STATIC: dict[str, Template] = {
     "node_table_below": " The node table is below.",
     "node_table": "node table",
     "no_dot": "no Graphviz text was captured for this graph",
-    "more_nodes": "… {n} more nodes (see the code above)",
+    "more_nodes": ("… {n} more node (see the code above)", "… {n} more nodes (see the code above)"),
 }
 NODE_HEAD = ("name", "op", "target", "type", "user line")  # the static copy's table of a graph's nodes
 
@@ -198,9 +200,10 @@ def could_not(where: str) -> str:
 
 
 def fill(template: Template, **values: Any) -> str:
-    """``template`` with its blanks filled; a (singular, plural) pair picks by ``n``."""
+    """``template`` with its blanks filled; a (singular, plural) pair picks by ``n`` (a number, or one written
+    out: ``"1"``)."""
     if isinstance(template, tuple):
-        template = template[0] if values.get("n") == 1 else template[1]
+        template = template[0] if str(values.get("n")) == "1" else template[1]
     return template.format(**values) if values else template
 
 
