@@ -10,7 +10,7 @@ is public: README.md documents it and ``explorer/schema/report.schema.json`` pin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..serial import from_jsonable, to_jsonable
 from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
@@ -422,12 +422,17 @@ class Compilation:
 
     @property
     def label(self) -> str:
+        return self.label_at(_place)
+
+    def label_at(self, place: Callable[[str, int], str]) -> str:
+        """``0/0 Model.forward (model.py:12)``, each place written by ``place(file, line)`` (a view names a
+        notebook cell's file by its cell: ``cell [5], line 2``)."""
         e = self.entry
         if e is not None and e.wrapper:
-            where = (f"called at {_basename(e.called_at.filename)}:{e.called_at.lineno}" if e.called_at
-                     else f"{_basename(e.filename)}:{e.lineno}")
+            where = (f"called at {place(e.called_at.filename, e.called_at.lineno or 0)}" if e.called_at
+                     else place(e.filename, e.lineno))
             return f"{self.compile_id} {e.name} ({where})"
-        return f"{self.compile_id} {self.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+        return f"{self.compile_id} {self.name} ({place(self.frame.filename, self.frame.lineno)})"
 
     @property
     def frame_text(self) -> str:
@@ -491,6 +496,10 @@ class CaptureData:
     @property
     def compile_time_s(self) -> float:
         return sum(c.compile_time_s or 0.0 for c in self.compilations)
+
+
+def _place(filename: str, lineno: int) -> str:
+    return f"{_basename(filename)}:{lineno}"
 
 
 def _basename(path: str) -> str:

@@ -86,8 +86,10 @@ from .fmt import (
     launched_by_text,
     loc_text,
     measurement_text,
+    name_cells,
     origin_key,
     origin_of,
+    place_text,
     ratio_text,
     speedup_text,
 )
@@ -165,6 +167,7 @@ def build(report: Any, *, panes: Panes = True) -> dict:
     out is built later by ``ensure_panes``, and comes out the same."""
     report = as_report(report)
     data = report.capture
+    name_cells(report.clinic.cells)  # its notebook cells' files read "cell [5]" wherever a place is named
     comps = [compilation(c, report, panes=panes) for c in data.compilations]
     for c, view in zip(data.compilations, comps):  # what a view offers to diff at once (diff_view; the text none)
         prev = previous_compilation(c, data) if panes and c.recompile_reason else None
@@ -341,7 +344,7 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> di
         why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
                                 else why_missing("timing", comp))
     bits = usage_view.region_bits(comp)  # the frame list names its regions, disabled and opaque calls
-    return {"cid": comp.compile_id, "label": comp.label + (f" · {', '.join(bits)}" if bits else ""),
+    return {"cid": comp.compile_id, "label": comp.label_at(place_text) + (f" · {', '.join(bits)}" if bits else ""),
             "frame": comp.frame.name, "summary": comp_summary(comp, report),
             "from_where": usage_view.from_where(comp),
             "failed": headline(comp.failure) if comp.failure else None, "present": present,
@@ -358,6 +361,7 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     """The panes of these present stages of one compilation, with what real programs' use adds and a
     recompile's diff button: a stage's pane is the same whether it is built alone or with the others."""
     refs = kernel_refs(comp) if refs is None else refs
+    name_cells(report.clinic.cells)  # built alone (a widget's later panes, a diff): named as in ``build``
     drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs) for sid in stages}
     usage_panes(drawn, comp, report, refs)
     structure_view.fold_panes(drawn, comp, report, guard_row)  # a model's repeated blocks, folded

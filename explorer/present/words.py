@@ -99,6 +99,7 @@ FRONT: dict[str, Template] = {
     "glue_title": "came from no user line (glue: guards, wrapper bookkeeping, Dynamo's own code)",
     "glue_clicked": "This line came from no user line: it is glue (guards, wrapper bookkeeping, Dynamo's own code).",
     "show_line": "show this line in the source",
+    "cell_line": "{cell}, line {line}",  # a user line in a notebook cell: cell [5], line 3
     "in_compilation": "→ in {cid}:",
     "nothing_else": "nothing else (no later stage came from it)",
     "show_stage": "show {title} in the other pane",
