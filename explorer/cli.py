@@ -22,6 +22,7 @@ from typing import Callable, Optional, Sequence
 
 from . import __version__, pipeline
 from .options import Options, flags, from_flags
+from .plural import counted
 from .report import Report
 
 EXIT_OK = 0
@@ -370,7 +371,7 @@ def _final_code(outcome: ScriptOutcome, options: argparse.Namespace, write_error
         return EXIT_REPORT_FAILED
     breaks = outcome.report.data.graph_breaks if outcome.report.data is not None else []
     if options.fail_on_break and breaks:
-        _say(f"exit {EXIT_GRAPH_BREAK}: {len(breaks)} graph break(s) and --fail-on-break")
+        _say(f"exit {EXIT_GRAPH_BREAK}: {counted(len(breaks), 'graph break')} and --fail-on-break")
         return EXIT_GRAPH_BREAK
     return EXIT_OK
 

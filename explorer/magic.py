@@ -57,6 +57,10 @@ class CompileMagics(Magics):
         if _wants_help(line if cell is not None else split_line(line)[0]):
             print(self.compile.__doc__)  # the usage and options; the cell does not run
             return None
+        if cell is not None and not _has_code(self.shell.transform_cell(cell)):
+            from IPython.core.error import UsageError
+
+            raise UsageError(EMPTY_CELL)
         if cell is None:
             options, expr = split_line(line)
             args = parse_argstring(self.compile, options)
@@ -89,7 +93,13 @@ def _syntax_check(shell: Any) -> Any:
     cell line (a blank first line stands for the ``%%compile`` line).
     """
     def check(lines: list[str]) -> list[str]:
-        if not lines or not lines[0].startswith("%%compile") or _wants_help(lines[0][len("%%compile"):]):
+        if not lines or not _is_compile_cell(lines[0]):
+            return lines
+        if not "".join(lines[1:]).strip():
+            # IPython refuses a cell magic with no body before calling it ("Did you mean the line magic?"): a
+            # blank line lets the magic say what it is for (--help prints the options, else one line)
+            return [lines[0].rstrip("\n") + "\n", "\n"]
+        if _wants_help(lines[0][len("%%compile"):]):
             return lines
         try:
             code = shell.transform_cell("".join(lines[1:]))
@@ -129,6 +139,26 @@ def _has_top_level_await(code: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+EMPTY_CELL = ("%%compile needs code below its line to compile and run (the cell has none); %compile EXPR "
+              "compiles one expression, %compile --help lists the options")
+
+
+def _is_compile_cell(first: str) -> bool:
+    """``%%compile``, ``%%compile -q ...``: not another magic whose name starts the same."""
+    return first.startswith("%%compile") and first[len("%%compile"):len("%%compile") + 1] in ("", " ", "\t", "\n")
+
+
+def _has_code(source: str) -> bool:
+    """Whether the cell holds a statement to run (not only blank lines and comments); one that does not parse
+    does (running it raises its SyntaxError)."""
+    import ast
+
+    try:
+        return bool(ast.parse(source).body)
+    except SyntaxError:
+        return True
 
 
 def _wants_help(options: str) -> bool:

@@ -83,8 +83,7 @@ class Clinic:
         """``name_file`` names a notebook cell's file as the user knows it (``cell [5]``): see ``fix_list``."""
         from .clinic import explain_recompiles, fix_list
 
-        files = {c.frame.filename for c in data.compilations}
-        cells = {f: name for f in sorted(files) if name_file and (name := name_file(f))}
+        cells = {f: name for f in sorted(_files(data)) if name_file and (name := name_file(f))}
         return cls(tuple(fix_list(data, name_file)), tuple(explain_recompiles(data)), cells)
 
     def where(self, filename: str, lineno: Optional[int] = None) -> str:
@@ -95,6 +94,24 @@ class Clinic:
         from .clinic.locate import rel
 
         return f"{rel(filename)}:{lineno}" if lineno else rel(filename)
+
+
+def _files(data: CaptureData) -> set[str]:
+    """Every file a view names a line of: the compiled frames', what they called and inlined, the graphs' user
+    lines, the graph breaks' (a notebook's cells among them: a function defined in one cell, compiled in another)."""
+    files: set[str] = set()
+    for c in data.compilations:
+        files.add(c.frame.filename)
+        if c.entry is not None:
+            files.update([c.entry.filename] + ([c.entry.called_at.filename] if c.entry.called_at else []))
+        files.update(f.filename for f in c.inlined)
+        files.update(n.loc.filename for n in (c.graph.nodes if c.graph else ()) if n.loc is not None)
+        for gb in (c.graph_break, *c.more_breaks):
+            if gb is not None:
+                files.update([gb.filename or ""] + [loc.filename for loc in gb.user_traceback])
+    files.discard("")
+    files.discard(None)  # type: ignore[arg-type]
+    return files
 
 
 @dataclass(eq=True)

@@ -92,6 +92,10 @@ FIELDS = {
     "CaptureData.notes": "What the capture could not do, in words.",
     "CaptureData.problems": "Structured-trace records that could not be read (with the record's `event` and "
                             "`compile_id`): every other stage is kept.",
+    "CaptureData.partial_reads": "Records read in part: some of their elements were not in a form the explorer "
+                                 "reads (torch wrote `null` for a name) and were kept with a placeholder (`?`) or "
+                                 "left out; the rest of the record is kept. Not problems: the views show each "
+                                 "beside its data.",
     "CaptureData.triton_kernels": "Each Triton kernel as Inductor built it.",
     "CaptureData.extern_calls": "Library kernels the wrappers call (cuBLAS, cuDNN, ...).",
     "CaptureData.autotuning": "`--mode max-autotune`'s choices per op.",
@@ -355,6 +359,10 @@ FIELDS = {
     "Problem.compile_id": "Its compilation's key.",
     "Problem.attempt": "Which of Dynamo's restarts of that compilation the record came from (0: the first; torch "
                        "prints `[0/1_2]` for attempt 2).",
+    "PartialRead.event": "The trace record's event.",
+    "PartialRead.message": "What was odd and what was kept, in one line: ``1 of 212 ops had no name: kept as `?` ``.",
+    "PartialRead.compile_id": "Its compilation's key, or `null` for a record outside any compilation.",
+    "PartialRead.attempt": "Which of Dynamo's restarts of that compilation the record came from (0: the first).",
     "ExportedProgram.text": "torch's print of the program.",
     "ExportedProgram.graph": "Its graph.",
     "ExportedProgram.inputs": "User inputs, parameters with their attribute, buffers.",

@@ -29,8 +29,16 @@ def why_recompile_line(namespace: Any, expr: str) -> Any:
             or any(k.arg is None for k in call.keywords):
         raise UsageError("--why needs a plain call such as f(x, n=2) (no *args or **kwargs)")
     ev = lambda node: eval(compile(ast.Expression(node), "<why>", "eval"), namespace)  # noqa: E731
-    fn = ev(call.func)
-    verdicts = why_recompile(fn, *[ev(a) for a in call.args], **{k.arg: ev(k.value) for k in call.keywords})
+    try:
+        fn = ev(call.func)
+        args = [ev(a) for a in call.args]
+        kwargs = {k.arg: ev(k.value) for k in call.keywords}
+    except Exception as e:  # noqa: BLE001 - the user's own expression failed (a name not defined yet): one line
+        raise UsageError(f"--why {expr.strip()}: {type(e).__name__}: {e}") from None
+    try:
+        verdicts = why_recompile(fn, *args, **kwargs)
+    except TypeError as e:  # not a function it can check (a builtin), or arguments its signature does not take
+        raise UsageError(f"--why {expr.strip()}: {e}") from None
     if not verdicts:
         print(f"{ast.unparse(call.func)} has no compiled entry yet: this call would compile it")
     for v in verdicts:

@@ -47,7 +47,7 @@ def test_break_is_summarised_as_file_line_reason_and_both_reports_are_written(tm
     assert out == "tick\n"  # the script's stdout is left to the script
     line = line_of(script("eager_break.py"), 'print("tick")')
     assert re.search(rf"eager_break\.py:{line}: \S", err), err
-    assert re.search(r"compile-explorer: 2 compilations, 2 graphs, 1 graph breaks", err), err
+    assert re.search(r"compile-explorer: 2 compilations, 2 graphs, 1 graph break,", err), err
     report = load(js)
     assert [c["graph_break"]["lineno"] for c in report["capture"]["compilations"] if c["graph_break"]] == [line]
     assert report["capture"]["error"] is None
@@ -198,7 +198,7 @@ def test_backend_crash_keeps_the_partial_report_and_shows_the_failure(tmp_path, 
     code, _, err = run(capsys, script("backend_crash.py"), "--json", str(js))
     assert code == 1  # the script's: torch raised BackendCompilerFailed out of it
     assert "RuntimeError: backend exploded" in err  # in the script's traceback
-    summary = err[err.index("compile-explorer: 1 compilations"):]
+    summary = err[err.index("compile-explorer: 1 compilation,"):]
     assert re.search(r"failed: \d+/0 f: BackendCompilerFailed", summary), summary  # frame ids count per process
     report = load(js)
     (comp,) = report["capture"]["compilations"]
@@ -235,7 +235,7 @@ def test_python_m_explorer_keeps_stdout_for_the_script_and_its_exit_code(tmp_pat
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 5, proc.stderr
     assert proc.stdout == "script output\n"
-    assert "compile-explorer: 1 compilations, 1 graphs" in proc.stderr
+    assert "compile-explorer: 1 compilation, 1 graph," in proc.stderr
     assert len(load(js)["capture"]["compilations"]) == 1
 
 

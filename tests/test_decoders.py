@@ -15,7 +15,9 @@ from fixtures import tape
 
 from explorer.capturing import fold as fold_mod
 from explorer.capturing.assemble import NO_DECODER, assemble
+from explorer.capturing.decode_usage import KERNEL_TRACE_NAMES
 from explorer.capturing.decoders import DECODERS, UNKNOWN, DecodeContext, decode, decoder_for
+from explorer.capturing.elements import Partly
 from explorer.capturing.model import Problem, SourceLoc
 from explorer.capturing.raw import RawEvent
 from explorer.capturing.recorder import NOISE, Recorder, _ListHandler
@@ -421,3 +423,131 @@ def test_kernel_scanner_reads_what_a_whole_module_parse_reads():
         assert want and p.scan_kernels(code) == want
     assert p.scan_kernels(escaped)[0][3] == "print('a\\tb')"
     assert p.scan_kernels("k = async_compile.cpp(no_source)\n") is None  # not recognised: parsed whole
+
+
+# ---- one odd element costs only itself: the record keeps the others and says what it kept, in one line ----
+
+def _code_of_two():
+    def first():
+        return 1
+
+    def second():
+        return 2
+
+    return first.__code__, second.__code__
+
+
+_FIRST, _SECOND = _code_of_two()
+_MIN_CUT = {"Memory Budget": 0.5, "Recomputable Banned Nodes Order": ["mm", "relu"],
+            "Joint Graph Node Information": {
+                "mm": {"target": "aten.mm", "recomputable_candidate_info": {"memory": 64, "runtime": 2.0}},
+                "relu": {"target": "aten.relu"}}}  # relu: no recomputable_candidate_info
+# (event, its fields, its payload, what the kept record holds, the one line naming the odd element)
+ODD_ELEMENTS = {
+    "an op with no name (torch writes None for an op with no scheduler node)": (
+        "artifact:inductor_runtime_and_tensor_meta", {},
+        {"ops": [{"name": "op0", "estimated_runtime_ns": 1.0, "outputs": [{"shape": [2], "dtype": "float32"}]},
+                 {"name": None, "type": "compute", "estimated_runtime_ns": 0, "outputs": [{"shape": [2, 4]}]},
+                 {"name": "extern_kernels.mm", "estimated_runtime_ns": 2.0}]},
+        lambda r: [(o.name, o.outputs) for o in r.ops] == [
+            ("op0", ("float32[2]",)), ("?", ("?[2, 4]",)), ("extern_kernels.mm", ())],
+        "1 of 3 ops had no name: kept as `?`"),
+    "an op with no number for its estimate": (
+        "artifact:inductor_runtime_and_tensor_meta", {},
+        {"ops": [{"name": "op0", "estimated_runtime_ns": 1.0}, {"name": "op1", "estimated_runtime_ns": "fast"}]},
+        lambda r: [o.name for o in r.ops] == ["op0"], "1 of 2 ops had no number for its estimate: left out"),
+    "a frame of dynamo_start's stack that is no object": (
+        "dynamo_start", {"dynamo_start": {"stack": [None, {"filename": 1, "line": 7, "name": "f", "loc": "f(x)"}]}},
+        None, lambda r: (r.frame.name, r.frame.lineno, [s.filename for s in r.stack]) == ("f", 7, ["?", "/u/a.py"]),
+        "1 of 2 frames held no fields (not a JSON object): kept as `?`"),
+    "a node mapping to no list of names": (
+        "artifact:inductor_provenance_tracking_node_mappings", {},
+        {"preToPost": {"linear": ["addmm"], "relu": None}, "cppCodeToPost": {"cpp_0:1": ["relu"]}, "version": 2.0},
+        lambda r: r.value == {"preToPost": {"linear": ["addmm"]}, "cppCodeToPost": {"cpp_0:1": ["relu"]}, "version": 2},
+        "1 of 3 mappings mapped to no list of names: left out"),
+    "a kernel with no list of stack traces": (
+        "artifact:inductor_provenance_tracking_kernel_stack_traces", {},
+        {"cpp_fused_0:1": ['  File "/u/a.py", line 3, in f\n    y = x.sin()\n'], "extern_kernels.mm:2": 7},
+        lambda r: list(r.value) == ["cpp_fused_0:1"], "1 of 2 kernels had no list of stack traces: left out"),
+    "a min-cut candidate with nothing its decision was made on": (
+        "artifact:min_cut_information", {}, _MIN_CUT,
+        lambda r: [c.name for c in r.min_cut.candidates] == ["mm"] and r.min_cut.memory_budget == 0.5,
+        "1 of 2 candidates had no recomputable_candidate_info: left out"),
+    "a kernel's compile info that is no object": (
+        "artifact:triton_kernel_info", {},
+        {"triton_poi_0": {"compile_time_us": 2000, "num_configs": 1}, "triton_poi_1": "cached"},
+        lambda r: [(k.name, k.compile_time_s) for k in r.kernels] == [("triton_poi_0", 0.002)],
+        "1 of 2 kernels held no fields (not a JSON object): left out"),
+    "a collective with no name": (
+        "artifact:inductor_collective_schedule", {}, ["torch.ops._c10d_functional.all_reduce_.default", None],
+        lambda r: r.ops == ("torch.ops._c10d_functional.all_reduce_.default", "?"),
+        "1 of 2 collectives had no name: kept as `?`"),
+    "a graph run that names no compilation": (
+        "artifact:graph_execution", {}, {"graph_execution_order": [{"compile_id": "0/0"}, {}, {"compile_id": "1/0"}]},
+        lambda r: r.order == ("0/0", "?", "1/0"), "1 of 3 graph runs named no compilation: kept as `?`"),
+    "a per-kernel record that is no object": (
+        "artifact:inductor_kernel_information", {}, {"triton_poi_0:1": {"ops": ["aten.sin"]}, "triton_poi_1:2": []},
+        lambda r: list(r.kernels) == ["triton_poi_0:1"], "1 of 2 kernels held no fields (not a JSON object): left out"),
+    "a traced function that is no code object": (
+        "traced_code", {}, (_FIRST, "not code", _SECOND),
+        lambda r: [f.name.rsplit(".", 1)[-1] for f in r.functions] == ["first", "second"],
+        "1 of 3 traced functions held no code object: left out"),
+}
+
+
+@pytest.mark.parametrize("case", list(ODD_ELEMENTS))
+def test_a_record_with_one_odd_element_keeps_the_others_and_names_it_in_one_line(case):
+    name, fields, payload, holds, line = ODD_ELEMENTS[case]
+    text = payload if isinstance(payload, tuple) or payload is None else json.dumps(payload)
+    got = decode(RawEvent(0, name, None, fields, text), DecodeContext({1: "/u/a.py"}))
+    assert isinstance(got, Partly), got
+    assert got.note == line
+    assert holds(got.record), got.record
+
+
+def test_every_decoder_that_reads_a_list_has_an_odd_element_case():
+    """A decoder that reads elements one by one (``elements.Elements``) is in ``ODD_ELEMENTS``."""
+    import inspect
+
+    read_in_part = {name for name, fn in DECODERS.items() if "Elements(" in inspect.getsource(fn)
+                    or "_provenance" in getattr(fn, "__qualname__", "")}
+    tested = {event for event, *_ in ODD_ELEMENTS.values()}
+    assert read_in_part - tested <= {f"artifact:{n}" for n in KERNEL_TRACE_NAMES if n != "inductor_kernel_information"}
+
+
+def test_a_list_none_of_whose_elements_can_be_read_is_still_a_problem():
+    payload = json.dumps({"ops": [{"name": "op0"}, {"name": "op1", "estimated_runtime_ns": None}]})
+    got = decode(RawEvent(0, "artifact:inductor_runtime_and_tensor_meta", None, {}, payload), DecodeContext())
+    assert isinstance(got, Problem) and "none of its 2 ops could be read" in got.message
+
+
+def test_an_op_torch_wrote_without_a_name_is_no_problem_and_is_said_beside_the_estimates():
+    """A Hugging Face model's attention (torch writes None for the op that has no node): the report has no problem,
+    the estimates keep every op, and the kernels pane (where they are shown) and the JSON say what was kept."""
+    from explorer.present import viewmodel
+    from explorer.report import Report
+
+    def unname(line):
+        if _is(line, "artifact:inductor_runtime_and_tensor_meta"):
+            ops = json.loads(line["payload"])
+            ops["ops"][0]["name"] = None
+            line["payload"] = json.dumps(ops)
+        return line
+
+    data = _data(_replay_changed("estimates", unname))
+    assert data.problems == ()
+    (read,) = data.partial_reads
+    assert read.event == "artifact:inductor_runtime_and_tensor_meta" and read.compile_id
+    assert read.message.startswith("1 of ") and read.message.endswith(" ops had no name: kept as `?`")
+    comp = next(c for c in data.compilations if c.op_estimates)
+    assert comp.compile_id == read.compile_id and comp.op_estimates[0].name == "?"
+    assert comp.op_estimates[0].kernel is None  # an op with no name became no call
+    report = Report.of(data)
+    view = viewmodel.build(report)
+    header = view["header"]["body"]
+    assert not [b for b in header if "cx-problem" in (b.get("cls") or "")]
+    assert not [b for b in header if "cx-partial" in (b.get("cls") or "")]  # said where the estimates are
+    pane = next(v for v in view["compilations"] if v["cid"] == comp.compile_id)["panes"]["kernels"]
+    (note,) = [b for b in pane if "cx-partial" in (b.get("cls") or "")]
+    assert "Inductor's runtime estimates" in str(note["r"]) and read.message in note["r"]
+    assert json.loads(report.to_json())["capture"]["partial_reads"][0]["message"] == read.message

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1] / "explorer"
 
 # (floor, modules and packages on it, named below ``explorer``; "__init__" is the package itself), lowest first
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("plain helpers", ("serial", "ipython_compat", "hosts")),
+    ("plain helpers", ("serial", "ipython_compat", "hosts", "plural")),
     ("capture", ("capturing",)),
     ("stages", ("stages",)),
     ("analyses", ("clinic", "timing", "lineage", "structure", "distributed", "preview")),

@@ -148,7 +148,7 @@ def test_view_is_a_widget_with_static_html_and_text(ip):
     assert set(bundle) >= {WIDGET_MIME, "text/html", "text/plain"}
     assert "compiled_cell" in bundle["text/plain"]
     assert "cx-report" in bundle["text/html"]
-    assert "compilations" in bundle["text/plain"]
+    assert "1 compilation," in bundle["text/plain"]
 
 
 def test_progress_line_is_replaced_by_the_view(ip):

@@ -209,3 +209,57 @@ def test_every_word_the_front_end_asks_for_is_the_view_models():
         literals.update(text for _, text, _ in js_literals(path))
     assert asked and asked <= set(words.FRONT), asked - set(words.FRONT)
     assert set(words.FRONT) <= literals, set(words.FRONT) - literals
+
+
+# ---- a failed step is said as a sentence: "The explorer could not <what it was doing>: " ----
+
+PROBLEM_MAKERS = {"Problem", "of", "of_record", "record_failure", "with_problem"}  # their first argument: the step
+
+
+def _steps_named_in_code() -> tuple[set[str], set[str]]:
+    """(every step a Problem is made with, as a literal or a module constant; the f-strings' literal prefixes)."""
+    literal, prefixes = set(), set()
+    for path in (ROOT / "explorer").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                     for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
+            if name not in PROBLEM_MAKERS or (name == "of" and getattr(fn.value, "id", None) != "Problem"):
+                continue
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                literal.add(first.value)
+            elif isinstance(first, ast.Name) and first.id in constants:
+                literal.add(constants[first.id])
+            elif isinstance(first, ast.JoinedStr):
+                prefixes.add("".join(v.value if isinstance(v, ast.Constant) else "{}" for v in first.values))
+    return literal, prefixes
+
+
+def test_every_step_a_problem_names_reads_as_a_sentence():
+    """Each ``Problem.where`` the code makes (and each pipeline step, and each fold step) has words: none falls back
+    to "could not finish its step"; "The explorer could not decoder" was the bug."""
+    from explorer.capturing import fold
+    from explorer.pipeline import STEPS
+    from explorer.present.words import FOLD_STEPS, could_not
+
+    literal, prefixes = _steps_named_in_code()
+    assert {"decoder", "fold", "recorder", "assemble", "read the trace"} <= literal  # the scan finds them
+    assert prefixes >= {"fold: {}", "subscriber {}", "{} output"}
+    steps = literal | {s.name for s in STEPS} | {f"fold: {s}" for s in FOLD_STEPS} | {
+        "subscriber CellWatch.on_event", "html output", "json output"}
+    for where in sorted(steps):
+        sentence = could_not(where)
+        assert sentence.startswith("The explorer could not ") and sentence.endswith(": ")
+        assert "finish its step" not in sentence, f"no words for the step {where!r} (present/words.py COULD_NOT)"
+    assert could_not("decoder") == "The explorer could not read a record torch wrote: "
+    assert could_not("fold: kernels") == "The explorer could not put together a compilation's kernel table: "
+    assert could_not("html output") == "The explorer could not write the HTML output: "
+    # fold's own steps (``_step``/``_problem`` names) all have their words
+    source = Path(fold.__file__).read_text(encoding="utf-8")
+    named = set(re.findall(r"self\._(?:step|problem)\(\"(\w+)\"", source))
+    assert named and named <= set(FOLD_STEPS), named - set(FOLD_STEPS)

@@ -89,6 +89,53 @@ def test_the_summary_is_its_blocks_laid_out_and_each_fact_comes_from_the_view_mo
     model = vm.build(report, panes=False)
     blocks = summary_view.summary_blocks(report, model)
     assert summary(report, model=model) == "\n".join(line.split("\n")[0] for line in lines(blocks))
-    assert blocks[0]["r"].startswith("compile-explorer: 1 compilations, 1 graphs")  # the header's chips in a line
+    assert blocks[0]["r"].startswith("compile-explorer: 1 compilation, 1 graph,")  # the header's chips in a line
     rows = next(b for b in blocks if b["t"] == "section" and b["title"] == "Compilations")["body"][0]["items"]
     assert rows[0]["r"] == model["compilations"][0]["summary"]  # each compilation's row is the view model's
+
+
+def test_a_failed_step_reads_as_a_sentence_in_every_view():
+    """"The explorer could not decoder: decoder [0/0] ..." was no sentence: the step is said in words, once."""
+    from explorer.capturing.model import Problem
+
+    bad = Problem("decoder", "DecodeError: no 'def forward(' in the graph text", "dynamo_output_graph", "0/0", 1)
+    data = CaptureData("2.13", "cpu", "3.11", problems=(bad, Problem("timing", "RuntimeError: boom")))
+    report = Report.of(data)
+    text = summary(report)
+    assert ("The explorer could not read a record torch wrote: [0/0_1] dynamo_output_graph: DecodeError: no 'def "
+            "forward(' in the graph text") in text
+    assert "The explorer could not time eager against compiled: RuntimeError: boom" in text
+    assert "could not decoder" not in text and "timing: RuntimeError" not in text
+    page = htmllib.unescape(re.sub(r"<[^>]+>", "", render_fragment(report)))
+    assert "The explorer could not read a record torch wrote: [0/0_1] dynamo_output_graph" in page
+
+
+def test_counts_agree_with_their_nouns_in_the_summary_the_page_and_the_chips():
+    """One compilation, one graph, one graph break: never "1 graph breaks"."""
+    from explorer.capturing.model import GraphBreak
+
+    comp = Compilation("0/0", Frame("f", PROG, 3), "compiled", graph=FxGraph(GRAPH, 1),
+                       graph_break=GraphBreak("print", PROG, 4), kernels=(Kernel("k0", "cpp", "void k0() {}"),))
+    report = Report.of(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
+    first = summary(report).splitlines()[0]
+    assert first.startswith("compile-explorer: 1 compilation, 1 graph, 1 graph break, 0 recompiles, 1 kernel,"), first
+    model = vm.build(report)
+    assert model["header"]["chips"][:5] == [["compilation", 1], ["graph", 1], ["graph break", 1],
+                                           ["recompiles", 0], ["kernel", 1]]
+    assert "1 node" in str(vm.comp_summary(comp, report)) and "1 nodes" not in str(vm.comp_summary(comp, report))
+    from explorer.present.page import render_page
+
+    title = re.search(r"<title>(.*?)</title>", render_page(report)).group(1)
+    assert "1 compilation, 1 graph break" in htmllib.unescape(title)
+
+
+def test_a_record_read_in_part_that_no_pane_shows_is_said_in_the_header_and_is_no_problem():
+    from explorer.capturing.model import PartialRead
+
+    read = PartialRead("artifact:graph_execution", "1 of 3 graph runs named no compilation: kept as `?`")
+    report = Report.of(CaptureData("2.13", "cpu", "3.11", partial_reads=(read,), graph_execution=("0/0", "?")))
+    assert report.all_problems == ()
+    (note,) = [b for b in vm.build(report)["header"]["body"] if "cx-partial" in (b.get("cls") or "")]
+    assert note["r"][1:] == ["the order the graphs ran (artifact:graph_execution): ", read.message]
+    assert f"Read in part: the order the graphs ran (artifact:graph_execution): {read.message}" in summary(report)
+    assert "could not" not in summary(report)

@@ -2,7 +2,8 @@
 
 One pass over the records, one over the compile ids: linear in the trace.
 What cannot be read is said, never dropped: a decoder or fold step that fails
-is a ``Problem``; an event no decoder knows, a record outside any compilation
+is a ``Problem``; a record read in part (odd elements kept with a placeholder or
+left out) is a ``PartialRead`` beside its data; an event no decoder knows, a record outside any compilation
 and the noise the recorder counted are ``OtherArtifact`` rows. ``Assembly``
 keeps every compilation it has built, so even a bug in its own loop (the only
 thing ``CaptureSession`` still guards against) loses only what came after it.
@@ -16,9 +17,10 @@ from typing import Any, Callable, Optional, Union
 
 from .compile_id import CompileId
 from .decoders import UNKNOWN, DecodeContext, decode
+from .elements import Partly
 from .fold import Fold
 from .frame_cache import attach
-from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, Problem
+from .model import CacheLookup, CaptureData, Compilation, ExportedProgram, PartialRead, Problem
 from .outside import OutsideDynamo
 from .raw import WHERE, RawCapture, RawEvent, Tally, describe_error
 from .records import CacheRecord, ExportedProgramText, GraphExecution
@@ -45,6 +47,7 @@ class Assembly:
         self.memo = memo
         self.compilations: list[Compilation] = []
         self.problems: list[Problem] = list(raw.problems)
+        self.partial_reads: list[PartialRead] = []  # records read in part: what was kept of their odd elements
         self.others = Tally()
         self.outside = OutsideDynamo()  # lowerings no Dynamo compile id names (AOTInductor), export programs
         self.cache_events: list[CacheLookup] = []  # cache records outside any compilation
@@ -74,6 +77,9 @@ class Assembly:
             if ev.name in SUPERSEDED and last.get((ev.name, key)) != ev.seq:
                 continue
             result = self._decode(ev, ctx)
+            if isinstance(result, Partly):
+                self.partial_reads.append(PartialRead.of_record(ev.name, result.note, ev.compile_id))
+                result = result.record
             fold = folds.get(key) if key is not None else None
             if fold is None and key is not None:
                 fold = folds[key] = Fold(key)
@@ -146,7 +152,8 @@ class Assembly:
             device=self._device(device, compilations), compilations=compilations, wall_time_s=wall_time_s,
             notes=tuple(notes), error=error,
             other_artifacts=tuple(self.others.artifacts() + self.raw.dropped.artifacts()),
-            problems=tuple(self.problems), exports=tuple(self.exports), cache_events=tuple(self.cache_events),
+            problems=tuple(self.problems), partial_reads=tuple(self.partial_reads), exports=tuple(self.exports),
+            cache_events=tuple(self.cache_events),
             graph_execution=self.graph_execution)
 
     def _device(self, device: Union[str, DeviceNamer], compilations: tuple[Compilation, ...]) -> str:

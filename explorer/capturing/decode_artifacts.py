@@ -2,7 +2,8 @@
 collective schedule, the order graphs ran, and Dynamo's ``trace_call`` lines.
 
 Registered in ``decoders.DECODERS`` like every other decoder: one function per event kind, reading one
-record only, raising ``DecodeError`` on content torch does not write. Formats, as torch 2.11-2.14 write them:
+record only, raising ``DecodeError`` on content torch does not write; an odd element of a list (a candidate, a
+kernel, a collective, a graph run) costs only itself (``elements``). Formats, as torch 2.11-2.14 write them:
 ``min_cut_information`` is ``ac_logging_utils.create_structured_trace_for_min_cut_info``'s JSON object;
 ``triton_kernel_info`` a JSON object of kernel name -> ``{compile_time_us, autotune_cache_state, ...}``
 (``async_compile._compile_end``); ``inductor_collective_schedule`` a JSON list of op names
@@ -14,11 +15,12 @@ or ``TRACE inlined call <fn> from ...`` (``output_graph`` / ``symbolic_convert``
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from .artifacts import KernelCompileInfo, MinCut, MinCutCandidate
 from .compile_id import CompileId
 from .decode_usage import json_payload
+from .elements import Elements, Partly, partly
 from .graph_model import SourceLoc
 from .raw import DecodeError, RawEvent
 from .records import CollectiveScheduleRecord, GraphExecution, KernelCompileTimes, MinCutRecord, TraceCall
@@ -41,7 +43,7 @@ def _object(ev: RawEvent, what: str) -> dict:
 
 # ---- the partitioner ----
 
-def decode_min_cut(ev: RawEvent, ctx: Any) -> MinCutRecord:
+def decode_min_cut(ev: RawEvent, ctx: Any) -> Union[MinCutRecord, Partly]:
     d = _object(ev, "min_cut_information")
     if "Memory Budget" not in d:
         raise DecodeError(f"no 'Memory Budget' in min_cut_information (keys: {', '.join(list(d)[:6])})")
@@ -49,8 +51,9 @@ def decode_min_cut(ev: RawEvent, ctx: Any) -> MinCutRecord:
     if not isinstance(info, dict):
         raise DecodeError(f"'Joint Graph Node Information' is {type(info).__name__}, expected a JSON object")
     order = [str(n) for n in d.get("Recomputable Banned Nodes Order") or ()]
-    candidates = tuple(_candidate(name, info.get(name) or {}) for name in order)
-    return MinCutRecord(MinCut(
+    read = Elements(("candidate", "candidates"), len(order))
+    candidates = tuple(c for c in (_candidate(name, info.get(name), read) for name in order) if c is not None)
+    return partly(MinCutRecord(MinCut(
         memory_budget=float(d["Memory Budget"]), candidates=candidates,
         saved_values=tuple(str(n) for n in d.get("Min Cut Solution Saved Values") or ()),
         min_activation_gb=_number(d.get("Min Activation Size (GB)")),
@@ -58,27 +61,36 @@ def decode_min_cut(ev: RawEvent, ctx: Any) -> MinCutRecord:
         saved_activation_gb=_number(d.get("Saved Values Activation Size (GB)")),
         more_aggressive_ratio=_number(d.get("More Aggressive Saved Values Mem Ratio")),
         aggressive_ratio=_number(d.get("Aggressive Recomputation Saved Values Mem Ratio")),
-        expected_runtime=_number(d.get("Expected Runtime")), joint_nodes=int(d.get("Joint Graph Size") or 0)))
+        expected_runtime=_number(d.get("Expected Runtime")), joint_nodes=int(d.get("Joint Graph Size") or 0))), read)
 
 
-def _candidate(name: str, node: dict) -> MinCutCandidate:
-    info = node.get("recomputable_candidate_info")
+def _candidate(name: str, node: Any, read: Elements) -> Optional[MinCutCandidate]:
+    """One candidate of the knapsack; one without its memory and runtime (``recomputable_candidate_info``) is left
+    out: its row would show a decision with nothing it was made on."""
+    info = node.get("recomputable_candidate_info") if isinstance(node, dict) else None
     if not isinstance(info, dict):
-        raise DecodeError(f"the candidate {name!r} has no recomputable_candidate_info")
+        read.left_out("had no recomputable_candidate_info")
+        return None
+    memory = _number(info.get("memory"))
+    if memory is None:
+        read.left_out("had no number for its memory")
+        return None
     return MinCutCandidate(name=name, target=str(node.get("target") or "?"), shape=str(node.get("shape") or ""),
-                           memory_bytes=int(info.get("memory") or 0), runtime=_number(info.get("runtime")) or 0.0,
+                           memory_bytes=int(memory), runtime=_number(info.get("runtime")) or 0.0,
                            saved=bool(info.get("is_saved")), recomputed=bool(info.get("is_recomputed")),
                            stack_trace=str(node.get("stack_trace") or ""))
 
 
 # ---- Inductor ----
 
-def decode_kernel_info(ev: RawEvent, ctx: Any) -> KernelCompileTimes:
+def decode_kernel_info(ev: RawEvent, ctx: Any) -> Union[KernelCompileTimes, Partly]:
     d = _object(ev, "triton_kernel_info")
+    read = Elements(("kernel", "kernels"), len(d))
     out = []
     for name, info in d.items():
         if not isinstance(info, dict):
-            raise DecodeError(f"the kernel {name!r} has {type(info).__name__}, expected a JSON object")
+            read.left_out("held no fields (not a JSON object)")
+            continue
         micros = _number(info.get("compile_time_us"))
         configs = info.get("num_configs")
         out.append(KernelCompileInfo(
@@ -86,7 +98,7 @@ def decode_kernel_info(ev: RawEvent, ctx: Any) -> KernelCompileTimes:
             autotune_cache=str(info["autotune_cache_state"]) if info.get("autotune_cache_state") else None,
             num_configs=configs if isinstance(configs, int) and not isinstance(configs, bool) else None,
             only_config=_config(info.get("only_config"))))
-    return KernelCompileTimes(tuple(out))
+    return partly(KernelCompileTimes(tuple(out)), read)
 
 
 def _config(pairs: Any) -> dict[str, int]:
@@ -96,22 +108,27 @@ def _config(pairs: Any) -> dict[str, int]:
     return {str(p[0]): p[1] for p in pairs if isinstance(p, list) and len(p) == 2 and isinstance(p[1], int)}
 
 
-def decode_collective_schedule(ev: RawEvent, ctx: Any) -> CollectiveScheduleRecord:
+def decode_collective_schedule(ev: RawEvent, ctx: Any) -> Union[CollectiveScheduleRecord, Partly]:
+    """The collectives in Inductor's order; one with no name is kept as ``?`` (its place in the order stands)."""
     ops = json_payload(ev)
     if not isinstance(ops, list):
         raise DecodeError(f"the collective schedule is {type(ops).__name__}, expected a JSON list")
-    return CollectiveScheduleRecord(tuple(str(op) for op in ops if op is not None))
+    read = Elements(("collective", "collectives"), len(ops))
+    return partly(CollectiveScheduleRecord(tuple(op if isinstance(op, str) and op else read.kept("had no name")
+                                                 for op in ops)), read)
 
 
-def decode_graph_execution(ev: RawEvent, ctx: Any) -> GraphExecution:
+def decode_graph_execution(ev: RawEvent, ctx: Any) -> Union[GraphExecution, Partly]:
     order = _object(ev, "graph_execution").get("graph_execution_order")
     if not isinstance(order, list):
         raise DecodeError("no 'graph_execution_order' list in graph_execution")
+    read = Elements(("graph run", "graph runs"), len(order))
     ids = []
     for item in order:  # {"compile_id": "0/0"} per call; tlparse also reads plain strings
         cid = item.get("compile_id") if isinstance(item, dict) else item
-        ids.append(CompileId.key_of(str(cid)) if cid is not None else "?")  # the compilations' keys
-    return GraphExecution(tuple(ids))
+        # the compilations' keys; a run torch named no compilation for keeps its place in the order
+        ids.append(CompileId.key_of(cid) if isinstance(cid, str) and cid else read.kept("named no compilation"))
+    return partly(GraphExecution(tuple(ids)), read)
 
 
 # ---- Dynamo's trace_call log ----

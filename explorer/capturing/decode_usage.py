@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
+from .elements import Elements, Partly, partly
 from .model import CacheLookup, StoredStages
 from .raw import DecodeError as UsageDecodeError
 from .raw import RawEvent
@@ -112,14 +113,22 @@ def decode_exported_program(ev: RawEvent, ctx: Any) -> ExportedProgramText:
     return ExportedProgramText(text)
 
 
-def decode_kernel_trace(ev: RawEvent, ctx: Any) -> KernelTrace:
-    """A JSON object keyed by ``kernel:handle`` (``kernel_information.json``'s shape; the per-kernel op trace)."""
+def decode_kernel_trace(ev: RawEvent, ctx: Any) -> Union[KernelTrace, Partly]:
+    """A JSON object keyed by ``kernel:handle`` (``kernel_information.json``'s shape; the per-kernel op trace); a
+    kernel whose entry is no JSON object is left out."""
     value = json_payload(ev)
     if isinstance(value, dict) and isinstance(value.get("kernels"), dict):
         value = value["kernels"]  # a versioned envelope around the per-kernel table
     if not isinstance(value, dict):
         raise UsageDecodeError(f"a per-kernel table is {type(value).__name__}, expected a JSON object")
-    return KernelTrace(ev.name.split(":", 1)[-1], {str(k): v for k, v in value.items() if isinstance(v, dict)})
+    read = Elements(("kernel", "kernels"), len(value))
+    kept = {}
+    for k, v in value.items():
+        if isinstance(v, dict):
+            kept[str(k)] = v
+        else:
+            read.left_out("held no fields (not a JSON object)")
+    return partly(KernelTrace(ev.name.split(":", 1)[-1], kept), read)
 
 
 STORE_EVENT = "explorer_stage_store"  # the explorer's own record (``stage_store``), never torch's

@@ -6,7 +6,10 @@ artifacts (``*`` stands for a frame's name), or the kind of a non-trace source
 (``ir_pre_fusion``, ``ir_post_fusion``, ``bytecode_log``, ``bytecode_hook``, ``traced_code``).
 A decoder reads one record only; it raises (``DecodeError`` when the content
 is not what torch writes) rather than guess, and ``decode`` turns that into a
-``Problem`` naming the record. Supporting a new trace event is one function and
+``Problem`` naming the record. A decoder that reads a list of elements reads
+each on its own (``elements``): an odd element is kept with a placeholder or
+left out, and the record is returned ``Partly`` read, with one line saying
+what was kept, rather than lost for one element. Supporting a new trace event is one function and
 one entry here (and, if it is a new stage, one field in ``model``).
 """
 
@@ -20,6 +23,7 @@ from . import bytecode as bc
 from . import torch_compat
 from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
+from .elements import PLACEHOLDER, Elements, Partly, partly
 from .inlined import decode_traced_code
 from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
@@ -68,7 +72,7 @@ class DecodeContext:
     torch_version: Optional[str] = None
 
 
-Decoder = Callable[[RawEvent, DecodeContext], Optional[Record]]
+Decoder = Callable[[RawEvent, DecodeContext], Union[Record, Partly, None]]
 
 
 # ---- helpers ----
@@ -145,23 +149,40 @@ def decode_side_effects(ev: RawEvent, ctx: DecodeContext) -> SideEffects:
     return SideEffects(mutations)
 
 
-def decode_start(ev: RawEvent, ctx: DecodeContext) -> Optional[FrameStart]:
+def decode_start(ev: RawEvent, ctx: DecodeContext) -> Union[FrameStart, Partly, None]:
     stack = _fields(ev, "dynamo_start").get("stack")
     if stack is None or stack == []:
         return None
     if not isinstance(stack, list):
         raise DecodeError(f"'stack' is {type(stack).__name__}, expected a list of frames")
-    top = stack[-1]
-    if not isinstance(top, dict):
-        raise DecodeError(f"the stack's last frame is {type(top).__name__}, expected a dict")
-    locs = tuple(_stack_loc(f, ctx) for f in stack if isinstance(f, dict))
-    return FrameStart(Frame(locs[-1].function or "?", locs[-1].filename, locs[-1].lineno or 0), locs)
+    frames = Elements(("frame", "frames"), len(stack))
+    locs = tuple(_stack_loc(f, ctx, frames) for f in stack)
+    return partly(FrameStart(Frame(locs[-1].function or "?", locs[-1].filename, locs[-1].lineno or 0), locs), frames)
 
 
-def _stack_loc(frame: dict, ctx: DecodeContext) -> SourceLoc:
+_NO_FRAME = SourceLoc(PLACEHOLDER, 0, PLACEHOLDER)
+
+
+def _stack_loc(frame: Any, ctx: DecodeContext, frames: Elements) -> SourceLoc:
+    """One frame of dynamo_start's stack (``{"filename": <interned id>, "line", "name", "loc"}``); what is odd
+    in it is kept as ``?`` (a frame that is no dict at all: a frame of ``?``, so the stack keeps its depth)."""
+    if not isinstance(frame, dict):
+        return frames.kept("held no fields (not a JSON object)", _NO_FRAME)
     filename = frame.get("filename")
-    name = ctx.strings.get(filename, str(filename)) if isinstance(filename, int) else str(filename)
-    return SourceLoc(name, int(frame.get("line") or 0), str(frame.get("name", "?")), frame.get("loc") or None)
+    if isinstance(filename, int):
+        name = ctx.strings.get(filename) or frames.kept("named a file the trace never interned")
+    elif isinstance(filename, str) and filename:
+        name = filename
+    else:
+        name = frames.kept("had no file name")
+    line = frame.get("line")
+    if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
+        line = frames.kept("had no line number", 0, "kept without a line")
+    function = frame.get("name")
+    if not isinstance(function, str) or not function:
+        function = frames.kept("had no function name")
+    code = frame.get("loc")
+    return SourceLoc(name, line or 0, function, code if isinstance(code, str) and code else None)
 
 
 def decode_metrics(ev: RawEvent, ctx: DecodeContext) -> Metrics:
@@ -224,23 +245,45 @@ def decode_output_code(ev: RawEvent, ctx: DecodeContext) -> OutputCodeText:
     return OutputCodeText(code, str(filename) if filename is not None else None, graph_kind(code))
 
 
-def decode_runtime_estimates(ev: RawEvent, ctx: DecodeContext) -> RuntimeEstimates:
+def decode_runtime_estimates(ev: RawEvent, ctx: DecodeContext) -> Union[RuntimeEstimates, Partly]:
     """``{"ops": [{"name", "type", "estimated_runtime_ns", "outputs": [{"shape", "stride", "dtype"}]}]}``: one
     lowering's ops in the scheduler's order, each with Inductor's estimate; the number's unit depends on the torch
-    that wrote it (``torch_compat.runtime_estimate_unit``)."""
+    that wrote it (``torch_compat.runtime_estimate_unit``). An op with no name (torch writes ``None`` for one that
+    has no scheduler node, such as the outputs of a fallback kernel) is kept as ``?``; one with no number for its
+    estimate is left out (a made-up number would be summed with the others)."""
     value = _json(ev)
     ops = value.get("ops") if isinstance(value, dict) else None
     if not isinstance(ops, list):
         raise DecodeError(f"no 'ops' list in the runtime estimates ({_excerpt(ev.payload)})")
     scale, unit = torch_compat.runtime_estimate_unit(ctx.torch_version)
+    read = Elements(("op", "ops"), len(ops))
     out = []
     for op in ops:
-        written = op.get("estimated_runtime_ns") if isinstance(op, dict) else None
-        if not isinstance(written, (int, float)) or isinstance(written, bool) or not isinstance(op.get("name"), str):
-            raise DecodeError(f"an op without a name or a number for its estimate: {str(op)[:_EXCERPT]}")
-        out.append(OpEstimate(op["name"], str(op.get("type") or "compute"), float(written) * scale, float(written),
-                              unit, tuple(_tensor_text(o) for o in op.get("outputs") or () if isinstance(o, dict))))
-    return RuntimeEstimates(tuple(out))
+        if not isinstance(op, dict):
+            read.left_out("held no fields (not a JSON object)")
+            continue
+        written = op.get("estimated_runtime_ns")
+        if not isinstance(written, (int, float)) or isinstance(written, bool):
+            read.left_out("had no number for its estimate")
+            continue
+        name = op.get("name")
+        if not isinstance(name, str) or not name:
+            name = read.kept("had no name")
+        out.append(OpEstimate(name, str(op.get("type") or "compute"), float(written) * scale, float(written),
+                              unit, _outputs(op.get("outputs"), read)))
+    return partly(RuntimeEstimates(tuple(out)), read)
+
+
+def _outputs(outputs: Any, read: Elements) -> tuple[str, ...]:
+    if not outputs:
+        return ()
+    if not isinstance(outputs, list):
+        read.part_left_out("had outputs that are not a list", "its outputs left out")
+        return ()
+    kept = tuple(_tensor_text(o) for o in outputs if isinstance(o, dict))
+    if len(kept) < len(outputs):
+        read.part_left_out("had an output with no tensor metadata", "that output left out")
+    return kept
 
 
 def _tensor_text(meta: dict) -> str:
@@ -251,13 +294,34 @@ def _tensor_text(meta: dict) -> str:
 
 
 def _provenance(kind: str) -> Decoder:
-    def decode(ev: RawEvent, ctx: DecodeContext) -> Provenance:
+    """``node_mappings``: tables (``preToPost``, ``cppCodeToPost``, ...) of a name -> the names it maps to;
+    ``stack_traces``: a kernel -> the stack traces of the nodes it computes. An entry that maps to no list of
+    strings is left out, the rest of its table kept."""
+
+    def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Provenance, Partly]:
         value = _json(ev)
         if not isinstance(value, dict):
             raise DecodeError(f"provenance is {type(value).__name__}, expected a JSON object")
-        return Provenance(kind, value)
+        if kind == "stack_traces":
+            read = Elements(("kernel", "kernels"), len(value))
+            return partly(Provenance(kind, _names_table(value, read, "had no list of stack traces")), read)
+        tables = {k: v for k, v in value.items() if isinstance(v, dict)}
+        read = Elements(("mapping", "mappings"), sum(len(t) for t in tables.values()))
+        kept = {k: _names_table(t, read, "mapped to no list of names") for k, t in tables.items()}
+        return partly(Provenance(kind, {**value, **kept}), read)
 
     return decode
+
+
+def _names_table(table: dict, read: Elements, why: str) -> dict[str, list[str]]:
+    """``table``'s entries that map a name to a list of strings; the others counted in ``read``, left out."""
+    out = {}
+    for key, names in table.items():
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            out[str(key)] = names
+        else:
+            read.left_out(why)
+    return out
 
 
 # ---- DDPOptimizer ----
@@ -333,8 +397,9 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
-def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Problem, None, Unknown]:
-    """The typed record; None when the record holds nothing to keep; a Problem when its decoder raised."""
+def decode(ev: RawEvent, ctx: DecodeContext) -> Union[Record, Partly, Problem, None, Unknown]:
+    """The typed record (``Partly`` read when some of its elements were odd: ``elements.record_of`` gives the
+    record); None when the record holds nothing to keep; a Problem when its decoder raised."""
     decoder = decoder_for(ev.name)
     if decoder is None:
         return UNKNOWN

@@ -19,6 +19,7 @@ import re
 import threading
 from typing import Any, Optional
 
+from ..plural import counted, noun
 from . import torch_compat
 from .model import AutotuneChoice, Autotuning, CaptureData, CudaGraphs
 from .raw import RawEvent
@@ -113,7 +114,9 @@ class GpuWatch:
             self.recordings = recorded
         rerecordings = max(len(self.rerecord_reasons), rerecorded)
         if skipped > len(self.skips):
-            notes.append(f"Inductor counted {skipped} CUDA-graph skip(s); {len(self.skips)} reason(s) were logged")
+            reasons = len(self.skips)
+            notes.append(f"Inductor counted {counted(skipped, 'CUDA-graph skip')}; {counted(reasons, 'reason')} "
+                         f"{noun(reasons, 'was', 'were')} logged")
         used = self.recordings > 0
         if self.asked and not used and not self.skips:
             notes.append("no CUDA graph was recorded: CUDA graph trees record at the second call of a graph "

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from .elements import PLACEHOLDER
+
 # ---- stack frames, as torch prints them (provenance stack traces, graph breaks, recompile reasons) ----
 
 # a frame's source line is optional (code from <stdin> has none): never take the next frame for it
@@ -276,14 +278,18 @@ def match_estimates(names: list[str], code: str, kernels: set[str]) -> list[Opti
     (``inductor_runtime_and_tensor_meta``): an extern op (``extern_kernels.mm``, ``torch.ops...``) is the next
     call of that name; a scheduler node (``op3``, ``op2_op3`` fused) is the next generated kernel call, matched
     only when the nodes and the kernel calls are as many (a node that launched nothing, or kernels combined,
-    leave them unmatched: None), since the wrapper calls them in the scheduler's order."""
+    leave them unmatched: None), since the wrapper calls them in the scheduler's order. An op torch gave no name
+    (``?``: one with no scheduler node, such as a fallback kernel's outputs) is matched to nothing."""
     calls = [c for _, c in wrapper_calls(code, kernels)]
     generated = iter([c.callee for c in calls if c.kernel])
-    nodes = [n for n in names if "." not in n]
+    nodes = [n for n in names if "." not in n and n != PLACEHOLDER]
     in_order = len(nodes) == len([c for c in calls if c.kernel])
     used: dict[str, int] = {}
     out: list[Optional[str]] = []
     for name in names:
+        if name == PLACEHOLDER:
+            out.append(None)
+            continue
         if "." not in name:
             out.append(next(generated) if in_order else None)
             continue

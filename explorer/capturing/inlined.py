@@ -21,25 +21,38 @@ import ast
 import dataclasses
 import linecache
 from types import CodeType
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from . import torch_compat
 from .bytecode import source_lines
+from .elements import Elements, Partly, partly
 from .model import Entry, Frame, FxGraph, InlinedFunction, SourceLoc
 from .parse_breaks import is_instrumentation
 from .raw import DecodeError, RawEvent
 from .records import TracedCode
 
 
-def decode_traced_code(ev: RawEvent, ctx: Any) -> TracedCode:
-    """The code objects of one graph, each read once (a model's forward appears once per layer)."""
-    if not isinstance(ev.payload, tuple) or not all(isinstance(c, CodeType) for c in ev.payload):
-        raise DecodeError(f"expected a tuple of code objects, got {type(ev.payload).__name__}")
+def decode_traced_code(ev: RawEvent, ctx: Any) -> Union[TracedCode, Partly]:
+    """The code objects of one graph, each read once (a model's forward appears once per layer). The first is
+    the frame's, which the others are told from: without it the list says nothing; any other that is no code
+    object is left out."""
+    if ev.payload == ():
+        return TracedCode(())
+    if not isinstance(ev.payload, tuple) or not isinstance(ev.payload[0], CodeType):
+        raise DecodeError(f"expected a tuple of code objects, the frame's first, got {_kind(ev.payload)}")
+    codes = Elements(("traced function", "traced functions"), len(ev.payload))
     read: dict[CodeType, InlinedFunction] = {}
     for code in ev.payload:
-        if code not in read:
+        if not isinstance(code, CodeType):
+            codes.left_out("held no code object")
+        elif code not in read:
             read[code] = function_of(code)
-    return TracedCode(tuple(read[c] for c in ev.payload))
+    return partly(TracedCode(tuple(read[c] for c in ev.payload if isinstance(c, CodeType))), codes)
+
+
+def _kind(payload: Any) -> str:
+    return f"a tuple starting with {type(payload[0]).__name__}" if isinstance(payload, tuple) else \
+        type(payload).__name__
 
 
 def function_of(code: CodeType) -> InlinedFunction:

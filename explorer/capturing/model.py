@@ -10,7 +10,7 @@ is public: README.md documents it and ``explorer/schema/report.schema.json`` pin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..serial import from_jsonable, to_jsonable
 from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
@@ -232,9 +232,37 @@ class Problem:
         return cls(where, message, event, CompileKey(compile_id.key), compile_id.attempt)
 
     def one_line(self) -> str:
-        cid = f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id  # as torch prints a restart
+        """``decoder [0/0_1] dynamo_output_graph: DecodeError: ...``: the step, then ``detail``."""
+        return f"{self.where} {self.detail()}"
+
+    def detail(self) -> str:
+        """``[0/0_1] dynamo_output_graph: DecodeError: ...``: the record (as torch prints a restart) and the
+        message's first line; what follows the views' sentence for the step (``present.words.could_not``)."""
+        cid = f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id
         about = " ".join(x for x in (f"[{cid}]" if cid else "", self.event or "") if x)
-        return f"{self.where}{' ' + about if about else ''}: {self.message.splitlines()[0] if self.message else ''}"
+        message = self.message.splitlines()[0] if self.message else ""
+        return f"{about}: {message}" if about else message
+
+
+@dataclass(frozen=True)
+class PartialRead:
+    """A record read in part: some of its elements were not in a form the explorer reads (torch wrote ``None`` for
+    the name of an op that has no node), and each was kept with a placeholder or left out (``capturing.elements``).
+
+    Not a ``Problem``: nothing failed, and the rest of the record is there. ``message`` says in one line what was
+    odd and what was kept (``1 of 212 ops had no name: kept as `?```); the views show it beside the data.
+    """
+
+    event: str  # the record, as ``Problem.event`` names it: artifact:inductor_runtime_and_tensor_meta
+    message: str
+    compile_id: Optional[CompileKey] = None
+    attempt: int = 0
+
+    @classmethod
+    def of_record(cls, event: str, message: str, compile_id: Optional[CompileId]) -> PartialRead:
+        if compile_id is None:
+            return cls(event, message)
+        return cls(event, message, CompileKey(compile_id.key), compile_id.attempt)
 
 
 @dataclass(frozen=True)
@@ -416,12 +444,17 @@ class Compilation:
 
     @property
     def label(self) -> str:
+        return self.label_at(_place)
+
+    def label_at(self, place: Callable[[str, int], str]) -> str:
+        """``0/0 Model.forward (model.py:12)``, each place written by ``place(file, line)`` (a view names a
+        notebook cell's file by its cell: ``cell [5], line 2``)."""
         e = self.entry
         if e is not None and e.wrapper:
-            where = (f"called at {_basename(e.called_at.filename)}:{e.called_at.lineno}" if e.called_at
-                     else f"{_basename(e.filename)}:{e.lineno}")
+            where = (f"called at {place(e.called_at.filename, e.called_at.lineno or 0)}" if e.called_at
+                     else place(e.filename, e.lineno))
             return f"{self.compile_id} {e.name} ({where})"
-        return f"{self.compile_id} {self.name} ({_basename(self.frame.filename)}:{self.frame.lineno})"
+        return f"{self.compile_id} {self.name} ({place(self.frame.filename, self.frame.lineno)})"
 
     @property
     def frame_text(self) -> str:
@@ -440,6 +473,7 @@ class CaptureData:
     error: Optional[str] = None  # the user code's exception, "Type: message"
     other_artifacts: tuple[OtherArtifact, ...] = ()  # records no decoder made a stage of
     problems: tuple[Problem, ...] = ()  # records that could not be read, steps that failed
+    partial_reads: tuple[PartialRead, ...] = ()  # records read in part: what was kept of their odd elements
     triton_kernels: tuple[TritonKernel, ...] = ()  # each Triton kernel on its own (GPU, preview)
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
@@ -486,6 +520,10 @@ class CaptureData:
     @property
     def compile_time_s(self) -> float:
         return sum(c.compile_time_s or 0.0 for c in self.compilations)
+
+
+def _place(filename: str, lineno: int) -> str:
+    return f"{_basename(filename)}:{lineno}"
 
 
 def _basename(path: str) -> str:

@@ -18,6 +18,7 @@ import re
 import textwrap
 from typing import Optional
 
+from ..plural import counted, noun
 from .model import FxGraph, GraphBreak, OutputCode, Region
 from .parse_fx import parse_graph
 from .torch_compat import NONSTRICT_TRACE_ATTRIBUTE
@@ -76,7 +77,8 @@ def _nested(graph: FxGraph, aot_graphs: tuple[Optional[FxGraph], ...],
 
 
 def _nested_note(calls: int, kernels: tuple[str, ...]) -> str:
-    reuse = f"; its {len(kernels)} kernel calls are the same code at each call" if kernels else ""
+    n = len(kernels)
+    reuse = f"; its {counted(n, 'kernel call')} {noun(n, 'is', 'are')} the same code at each call" if kernels else ""
     return f"traced and compiled once, called {calls}x{reuse}"
 
 

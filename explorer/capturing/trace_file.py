@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Optional
 
+from ..plural import counted, noun
 from .model import Problem
 from .raw import WHERE, describe_error, event_name
 from .recorder import NOISE, Recorder
@@ -74,8 +75,9 @@ class FileFacts:
     def close(self) -> None:
         for kind, n in self._kinds.items():
             if n > MAX_PROBLEMS:
-                self.problems.append(Problem(READ, f"{self.name}: {n - MAX_PROBLEMS} more records with the same "
-                                             f"problem ({kind}) are not listed one by one"))
+                more = n - MAX_PROBLEMS
+                self.problems.append(Problem(READ, f"{self.name}: {counted(more, 'more record')} with the same "
+                                             f"problem ({kind}) {noun(more, 'is', 'are')} not listed one by one"))
 
 
 def records(stream: IO[str], facts: FileFacts, block: int = BLOCK) -> Iterator[Record]:

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from ..capturing.compile_id import CompileId
 from ..capturing.decoders import DecodeContext, decode
+from ..capturing.elements import record_of
 from ..capturing.model import Finding, GraphBreak
 from ..capturing.raw import RawEvent
 from ..capturing.recorder import BYTECODE, CALLBACKS, COMPILE_END, COMPILE_START, RESET, TRACE, listening
@@ -174,7 +175,7 @@ class Watch:
         elif event.name == "compilation_metrics":
             self._compiling = False
         # a record its decoder cannot read is a Problem the capture names (assemble decodes it again)
-        record = decode(event, _CONTEXT)
+        record = record_of(decode(event, _CONTEXT))
         cid = event.compile_id.key if event.compile_id is not None else None
         if event.name == "dynamo_start":
             self._last_start = record if isinstance(record, FrameStart) else None

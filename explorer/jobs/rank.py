@@ -27,6 +27,7 @@ from typing import Any, Callable, Optional
 from ..clinic.locate import is_library_file
 from ..distributed.model import RankFailure, RankInfo
 from ..options import Options
+from ..plural import counted
 from ..report import Distributed, Report
 from ..targets import ScriptTarget
 from . import env as rank_envs
@@ -130,7 +131,7 @@ def _run_rank(words: Any, options: Options, rank: rank_envs.RankEnv, guard: Term
         info=rank_info(rank, outcome.exit_code, outcome_error(outcome), words.script)))
     code = outcome.exit_code
     if code == 0 and fail_on_break and report.capture is not None and report.capture.graph_breaks:
-        say(f"rank {rank.rank}: exit 3: {len(report.capture.graph_breaks)} graph break(s) and --fail-on-break")
+        say(f"rank {rank.rank}: exit 3: {counted(len(report.capture.graph_breaks), 'graph break')} and --fail-on-break")
         code = 3
     if part is None:
         if not quiet:
@@ -242,7 +243,7 @@ def write_merged(merged: Report, options: Options, *, quiet: bool, say: Callable
     for flag in ("json", "html"):
         path = getattr(options, flag)
         if path and not any(flag.upper() in f for f in failed):
-            say(f"wrote merged {flag.upper()} report ({merged.distributed.world_size} ranks): {path}")
+            say(f"wrote merged {flag.upper()} report ({counted(merged.distributed.world_size, 'rank')}): {path}")
     for f in failed:
         say(f)
     return failed

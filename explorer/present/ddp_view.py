@@ -13,6 +13,7 @@ from typing import Any, Optional
 from ..capturing.model import CaptureData, Compilation, DdpOptimizer
 from ..clinic.locate import basename
 from ..distributed import ddp
+from ..plural import counted
 
 HOW_TO_CHANGE = ("DDP's bucket_cap_mb sets where the graph is cut (a larger cap, fewer pieces); "
                  "torch._dynamo.config.optimize_ddp = False keeps the graph whole (no overlap of the all-reduces "
@@ -46,8 +47,8 @@ def split_blocks(comp: Compilation) -> list[dict]:
                  "r": f"backward all-reduces the last piece's bucket first; to change it: {HOW_TO_CHANGE}"})
     body += [{"t": "p", "cls": "cx-muted", "r": f"note: {n}"} for n in (*d.notes, subgraph_note(d))]
     return [{"t": "section", "open": True, "body": body,
-             "title": f"DDPOptimizer split {where} into {len(d.subgraphs)} graphs at gradient-bucket boundaries "
-                      f"({cap}; a split, not a graph break: one frame, one set of guards)"}]
+             "title": f"DDPOptimizer split {where} into {counted(len(d.subgraphs), 'graph')} at gradient-bucket "
+                      f"boundaries ({cap}; a split, not a graph break: one frame, one set of guards)"}]
 
 
 def subgraph_note(d: DdpOptimizer) -> str:

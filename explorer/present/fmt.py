@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 
 def short_path(path: Optional[str]) -> str:
@@ -26,7 +26,31 @@ def _relative(path: str, cwd: str) -> str:
     return rel if not rel.startswith("..") else path
 
 
+# the notebook cells' files as their notebook names them ({file: "cell [5]"}: ``Clinic.cells``), from every report
+# whose view was built in this process: a cell's file (a temporary file, ``/tmp/ipykernel_1/2871.py``) names one
+# cell wherever it appears, so the names of one report hold for any other
+_CELLS: dict[str, str] = {}
+
+
+def name_cells(cells: Mapping[str, str]) -> None:
+    """Names these notebook cells' files by their cells in every place a view writes (``loc_text``)."""
+    _CELLS.update(cells)
+
+
+def place_text(filename: Optional[str], lineno: Optional[int]) -> str:
+    """``cell [5], line 3`` for a notebook cell's file, ``file.py:3`` (its base name) for any other."""
+    cell = _CELLS.get(filename or "")
+    if cell is not None:
+        return f"{cell}, line {lineno}" if lineno else cell
+    return (filename or "?").rsplit("/", 1)[-1] + (f":{lineno}" if lineno else "")
+
+
 def loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str] = None) -> str:
+    """``path:3 in f`` (a path under the working directory relative), ``cell [5], line 3 in f`` for a notebook
+    cell's file."""
+    cell = _CELLS.get(filename or "")
+    if cell is not None:
+        return (f"{cell}, line {lineno}" if lineno else cell) + (f" in {function}" if function else "")
     return _loc_text(filename, lineno, function, os.getcwd())
 
 

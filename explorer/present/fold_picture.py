@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from ..plural import counted
 from ..structure import Repeat, Structure
 from ..structure.paths import short_class
 from .fmt import origin_of
@@ -204,7 +205,7 @@ class _Folder:
             return
         scope = bid[4:]
         kind = short_class(self.classes.get(scope, ""))
-        self.out.boxes[bid] = Box(bid, f"{scope}{f' ({kind})' if kind else ''}: {len(members):,} nodes",
+        self.out.boxes[bid] = Box(bid, f"{scope}{f' ({kind})' if kind else ''}: {counted(len(members), 'node')}",
                                   f"scope:{scope}", origins)
         self.picture(f"scope:{scope}", scope, members)
 
@@ -217,7 +218,7 @@ class _Folder:
         if k:
             change = first_change(g.diff)
             head += f", differs from {r.path(r.groups[0].members[0])}" + (f" ({change})" if change else "")
-        head += f", {g.size:,} nodes" + (" each" if len(run) > 1 else "")
+        head += f", {counted(g.size, 'node')}" + (" each" if len(run) > 1 else "")
         return head + (f"; shown: {shown}, alike" if shown not in {r.path(m) for m in run[:1]} else "")
 
     def box_label(self, bid: str, members: list[int]) -> tuple[str, str]:
@@ -229,11 +230,11 @@ class _Folder:
             if k:
                 change = first_change(g.diff)
                 lines.append("differs" + (f": {change}" if change else ""))
-            lines.append(f"{g.size:,} nodes" + (" each" if len(run) > 1 else ""))
+            lines.append(counted(g.size, "node") + (" each" if len(run) > 1 else ""))
             return "\\n".join(_esc(x) for x in lines), "#fee2e2" if k else "#e0e7ff"
         scope = bid[4:]
         kind = short_class(self.classes.get(scope, ""))
-        lines = [scope] + ([kind] if kind else []) + [f"{len(members):,} nodes"]
+        lines = [scope] + ([kind] if kind else []) + [counted(len(members), "node")]
         return "\\n".join(_esc(x) for x in lines), "#ecfdf5"
 
     def input_label(self, i: int) -> Optional[str]:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
+from ..plural import counted
 from .escape import esc
 from .payload import build, script_safe, to_json
 from .viewmodel import as_report
@@ -169,9 +170,9 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
     payload, _ = build(report, pictures="inline", other_ranks=True, on_rank=others.add)
     pictures = pictures_script(payload)
     dist = report.distributed
-    ranks = f"{dist.world_size} ranks, rank {dist.rank}: " if dist is not None and dist.merged else ""
-    title = (f"compile-explorer: {ranks}{len(data.compilations)} compilations, "
-             f"{len(data.graph_breaks)} graph breaks — torch {data.torch_version}")
+    ranks = f"{counted(dist.world_size, 'rank')}, rank {dist.rank}: " if dist is not None and dist.merged else ""
+    title = (f"compile-explorer: {ranks}{counted(len(data.compilations), 'compilation')}, "
+             f"{counted(len(data.graph_breaks), 'graph break')} — torch {data.torch_version}")
     boot = '\n;mountPage(document.getElementById("cx-root"), document.getElementById("cx-payload"));\n'
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -19,6 +19,7 @@ from typing import Any, Optional, Sequence
 
 from ..distributed.model import Difference, GraphCollectives
 from ..lineage import Origin
+from ..plural import counted
 from ..report import Distributed, RankRun
 from . import diff_view
 from .fmt import origin_of
@@ -73,7 +74,7 @@ def section_blocks(report: Any) -> list[dict]:
     backend = next((r.info.backend for r in dist.ranks if r.info and r.info.backend), None)
     n_diff = len(_shown(dist.differences))
     hangs = sum(1 for d in dist.differences if d.hang)
-    head = (f"{dist.world_size} ranks" + (f" ({backend})" if backend else "") + f", {len(present)} captured")
+    head = (counted(dist.world_size, "rank") + (f" ({backend})" if backend else "") + f", {len(present)} captured")
     said = (f"{n_diff} difference{'s' if n_diff != 1 else ''}" if n_diff else "no differences") + (
         f", {hangs} possible hang{'s' if hangs != 1 else ''}" if hangs else "")
     out: list[dict] = [{"t": "p", "text": f"compile-explorer: {head}", "r": [{"b": "Distributed job: "},

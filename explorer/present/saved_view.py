@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from ..capturing.model import Compilation, MinCut, MinCutCandidate
 from ..lineage.saved import Recomputed, SavedTensors, SavedValue, Size, saved_tensors
+from ..plural import counted
 from .fmt import loc_text, origin_of
 
 MAX_ROWS = 500
@@ -160,5 +161,5 @@ def min_cut_blocks(mc: Optional[MinCut]) -> list[dict]:
     if mc.saved_values:
         body.append({"t": "p", "cls": "cx-muted", "r": ["The min-cut then saved: ",
                                                         {"code": ", ".join(mc.saved_values)}]})
-    return [{"t": "details", "s": f"Why: the partitioner's knapsack ({len(mc.candidates)} candidates, budget "
-                                  f"{mc.memory_budget:g})", "open": True, "body": body}]
+    return [{"t": "details", "s": f"Why: the partitioner's knapsack ({counted(len(mc.candidates), 'candidate')}, "
+                                  f"budget {mc.memory_budget:g})", "open": True, "body": body}]

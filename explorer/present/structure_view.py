@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ..capturing.model import Compilation
 from ..clinic.locate import guard_line
 from ..lineage.inductor import ir_node_rows
+from ..plural import counted, noun
 from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
 from ..structure.paths import short_class
@@ -244,7 +245,7 @@ def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inpu
             odd_blocks.append(diff_block(f"{group_title(r, k)} from {r.path(r.groups[0].members[0])}"
                                          + (f": {first_change(g.diff)}" if first_change(g.diff) else ""), g.diff))
     n_mod = sum(1 for p in set(paths) if p)
-    head = f"{what}Modules: {n_mod:,} modules"
+    head = f"{what}Modules: {counted(n_mod, 'module')}"
     if reps:
         head += "; " + "; ".join(group_title(r, k) for r in reps for k in range(len(r.groups)))
     table = {"t": "table", "cls": "cx-modules", "head": ["module", "class", unit, "code"], "rows": out_rows}
@@ -315,7 +316,7 @@ def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: 
                 idx_of.setdefault(m[1], []).append(i)
         g0 = r.groups[0]
         rep = g0.members[0]
-        title = (f"{group_title(r)}: {g0.size:,} guards each, {len(g0.members) * g0.size:,} in all — "
+        title = (f"{group_title(r)}: {counted(g0.size, 'guard')} each, {len(g0.members) * g0.size:,} in all — "
                  f"{r.path(rep)}'s shown, the others check the same with their own index")
         out.append(group("cx-rep cx-rep-same", title, [table(idx_of.get(rep, []))]))
         for k, g in enumerate(r.groups[1:], 1):
@@ -323,15 +324,17 @@ def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: 
             gone = sum(1 for d in g.diff if d.startswith("-") and not d.startswith("---"))
             new = sum(1 for d in g.diff if d.startswith("+") and not d.startswith("+++"))
             n = max(gone, new)
-            title = (f"{group_title(r, k)}: {g.size:,} guards, {n} of them unlike {r.path(rep)}'s"
-                     if n else f"{group_title(r, k)}: {g.size:,} guards")
+            title = (f"{group_title(r, k)}: {counted(g.size, 'guard')}, {n} of them unlike {r.path(rep)}'s"
+                     if n else f"{group_title(r, k)}: {counted(g.size, 'guard')}")
             diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(m)} (+)", g.diff)
-            every = group("cx-rep", f"all {g.size:,} guards of {r.path(m)}", [table(idx_of.get(m, []))])
+            every = group("cx-rep", f"all {counted(g.size, 'guard')} of {r.path(m)}", [table(idx_of.get(m, []))])
             out.append(group("cx-rep cx-rep-odd", title, [diff, every]))
     if loose:
-        text = f"The other {len(loose):,} guards (the function's inputs and globals, modules outside the families)"
+        text = (f"The other {counted(len(loose), 'guard')} (the function's inputs and globals, modules outside the "
+                "families)")
         out += [{"t": "h", "r": text, "text": text}, table(loose)]
-    cut = at + 2 if at + 1 < len(blocks) and str(blocks[at + 1].get("r", "")).endswith(" more guards") else at + 1
+    more = at + 1 < len(blocks) and str(blocks[at + 1].get("r", "")).endswith((" more guard", " more guards"))
+    cut = at + 2 if more else at + 1
     blocks[at:cut] = out  # every guard is in a group now: the cut of the flat table goes with it
 
 
@@ -373,10 +376,11 @@ def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None
     for r in reps:
         for k, g in enumerate(r.groups):
             if k == 0:
-                text = f"{group_title(r)} launch the same {g.size:,} kernels and library calls each"
+                calls = noun(g.size, "kernel or library call", "kernels and library calls")
+                text = f"{group_title(r)} launch the same {g.size:,} {calls} each"
                 items.append({"r": text, "text": text})
             else:
-                text = f"{group_title(r, k)}: {g.size:,} launches"
+                text = f"{group_title(r, k)}: {counted(g.size, 'launch', 'launches')}"
                 items.append({"r": text, "text": text, "body": [diff_block("the diff of their launches", g.diff)]})
     head = "Launches by module"
     at = next((i for i, b in enumerate(blocks) if b.get("cls") == "cx-kindex"), 0)

@@ -44,8 +44,8 @@ def summary_blocks(report: Any, model: dict, *, max_rows: int = 12) -> list[dict
 def headline(model: dict) -> str:
     """The header's chips in one line."""
     chips = {k: v for k, v in model["header"]["chips"]}
-    return (f"compile-explorer: {chips['compilations']} compilations, {chips['graphs']} graphs, "
-            f"{chips['graph breaks']} graph breaks, {chips['recompiles']} recompiles, {chips['kernels']} kernels, "
+    counts = ", ".join(f"{v} {k}" for k, v in model["header"]["chips"] if k in vm.COUNT_CHIPS)
+    return (f"compile-explorer: {counts}, "
             f"compile {chips['compile time'].replace(' s', 's')}  [torch {chips['torch']}, {chips['device']}]")
 
 

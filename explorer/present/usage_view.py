@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedProgram
 from ..clinic.guard_filter import DroppedGuard, dropped_guards, user_name
+from ..plural import counted
 from ..stages import BY_ID, CACHE_NAMES, FRESH_REMEDY, cached_from, skipped_by_cache, stored_from, stored_title
 from .fmt import loc_text, origin_of
 
@@ -193,8 +194,8 @@ def export_lines(ep: ExportedProgram, comps: dict[str, Compilation], max_files: 
     for s in ep.inputs:
         kinds[s.kind] = kinds.get(s.kind, 0) + 1
     ins = ", ".join(f"{n} {k.lower().replace('_', ' ')}" for k, n in kinds.items())
-    nodes = f"{ep.graph.num_nodes} nodes, " if ep.graph is not None else ""
-    lines = [f"export: {nodes}inputs: {ins or 'none'}; {len(ep.outputs)} outputs"]
+    nodes = f"{counted(ep.graph.num_nodes, 'node')}, " if ep.graph is not None else ""
+    lines = [f"export: {nodes}inputs: {ins or 'none'}; {counted(len(ep.outputs), 'output')}"]
     lines += [f"  input {s.name}: {s.type or '?'}" for s in ep.inputs if s.kind == "USER_INPUT"]
     for rc in ep.range_constraints:
         where = f" ({', '.join(rc.sources)})" if rc.sources else ""
@@ -205,17 +206,17 @@ def export_lines(ep: ExportedProgram, comps: dict[str, Compilation], max_files: 
     comp = comps.get(ep.compile_id or "")
     if comp is not None:
         wrapper = next((oc for oc in comp.output_code or () if oc.language == "cpp"), None)
-        size = f", C++ wrapper {wrapper.code.count(chr(10)) + 1} lines" if wrapper else ""
-        lines.append(f"  AOTInductor [{comp.compile_id}]: {len(comp.kernels)} kernels"
+        size = f", C++ wrapper {counted(wrapper.code.count(chr(10)) + 1, 'line')}" if wrapper else ""
+        lines.append(f"  AOTInductor [{comp.compile_id}]: {counted(len(comp.kernels), 'kernel')}"
                      f" ({', '.join(k.name for k in comp.kernels)}){size}")
     if ep.package_files:
         total = sum(f.size for f in ep.package_files)
-        lines.append(f"  package{' ' + ep.package_path if ep.package_path else ''}: {len(ep.package_files)} files, "
-                     f"{total / 1e6:.2f} MB")
+        where = f" {ep.package_path}" if ep.package_path else ""
+        lines.append(f"  package{where}: {counted(len(ep.package_files), 'file')}, {total / 1e6:.2f} MB")
         biggest = sorted(ep.package_files, key=lambda f: -f.size)
         lines += [f"    {f.name}  {f.size:,} bytes" for f in biggest[:max_files]]
         if len(biggest) > max_files:
-            lines.append(f"    ... {len(biggest) - max_files} smaller files")
+            lines.append(f"    ... {counted(len(biggest) - max_files, 'smaller file')}")
     return lines + [f"  note: {n}" for n in ep.notes]
 
 
@@ -290,7 +291,7 @@ def lookup_words(c: CacheLookup) -> tuple[str, str, str]:
     elif c.time_taken_s:
         figure = f", compiled in {_s(c.time_taken_s)}"
     detail = f" ({c.detail})" if c.detail and c.detail not in (c.outcome, "full_miss") else ""
-    bundled = f", {len(c.bundled_kernels)} Triton kernels from its bundle" if c.bundled_kernels else ""
+    bundled = f", {counted(len(c.bundled_kernels), 'Triton kernel')} from its bundle" if c.bundled_kernels else ""
     return f"{CACHE_NAMES.get(c.cache, c.cache)} {c.outcome}{kind}", detail, figure + bundled
 
 
@@ -372,7 +373,7 @@ def regions_blocks(comp: Compilation) -> list[dict]:
         at = [" ", {"code": where, "origin": origin_of(r.filename, r.lineno)}] if where else ""
         body: list[dict] = []
         if r.kind == "nested_compile_region":
-            nodes = f", {r.graph.num_nodes} nodes" if r.graph is not None else ""
+            nodes = f", {counted(r.graph.num_nodes, 'node')}" if r.graph is not None else ""
             head = [{"b": r.name}, " ", {"chip": "nested_compile_region"}, f" compiled once, called {r.calls}×",
                     {"muted": nodes + (f", {r.aot_name} after AOTAutograd" if r.aot_name else "")}, at]
             if r.kernels:
@@ -382,7 +383,7 @@ def regions_blocks(comp: Compilation) -> list[dict]:
             if r.options:
                 body.append({"t": "p", "cls": "cx-muted", "r": ["options: ", {"code": r.options}]})
             if r.graph is not None:
-                body.append({"t": "details", "s": f"the region's graph (compiled once for all {r.calls} calls)",
+                body.append({"t": "details", "s": f"the region's graph (compiled once for {counted(r.calls, 'call')})",
                              "body": [{"t": "code", "key": f"region:{i}", "src": f"regions.{i}.graph.code",
                                        "lang": "python"}]})
         elif r.kind == "disable":
@@ -403,7 +404,7 @@ def region_line(r: Any) -> str:
     """A region's plain form (the text summary's line)."""
     where = f" ({r.filename.rsplit('/', 1)[-1]}:{r.lineno})" if r.filename and r.lineno else ""
     if r.kind == "nested_compile_region":
-        nodes = f"{r.graph.num_nodes} nodes, " if r.graph is not None else ""
+        nodes = f"{counted(r.graph.num_nodes, 'node')}, " if r.graph is not None else ""
         kernels = f"; kernels reused: {', '.join(r.kernels)}" if r.kernels else ""
         return f"region {r.name}{where}: nested_compile_region, {nodes}compiled once, called {r.calls}x{kernels}"
     if r.kind == "disable":
@@ -452,9 +453,10 @@ def guard_filter_summary(comp: Compilation, max_rows: int = 12) -> list[dict]:
 def _guard_filter_note(comp: Compilation, kept: int) -> dict:
     n = len(comp.filtered_guards)
     return {"t": "note", "cls": "cx-missing cx-finding cx-guard-filter",
-            "r": [{"b": f"Guard filter {comp.guard_filter}: "}, f"kept {kept} of {n} guards, dropped {n - kept}. ",
+            "r": [{"b": f"Guard filter {comp.guard_filter}: "}, f"kept {kept} of {counted(n, 'guard')}, "
+                  f"dropped {n - kept}. ",
                   GUARD_FILTER_WARNING],
-            "text": f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {n} guards, "
+            "text": f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {counted(n, 'guard')}, "
                     f"dropped {n - kept}"}
 
 
@@ -496,8 +498,8 @@ def export_blocks(ep: ExportedProgram) -> list[dict]:
         total = sum(f.size for f in ep.package_files)
         rows = [{"c": [{"code": f.name}, f"{f.size:,}"]} for f in sorted(ep.package_files, key=lambda f: -f.size)]
         where = f" {ep.package_path}" if ep.package_path else ""
-        out.append({"t": "table", "cls": "cx-package", "caption": f"package{where}: {len(rows)} files, "
-                    f"{total:,} bytes", "head": ["file", "bytes"], "rows": rows})
+        out.append({"t": "table", "cls": "cx-package", "caption": f"package{where}: {counted(len(rows), 'file')}, "
+                    f"{counted(total, 'byte')}", "head": ["file", "bytes"], "rows": rows})
     out += [{"t": "note", "cls": "cx-missing", "r": [{"b": "Note: "}, n]} for n in ep.notes]
     return out
 

@@ -73,6 +73,7 @@ from typing import Any, Collection, Optional, Union
 
 from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
+from ..plural import counted, noun
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
 from . import (
@@ -81,6 +82,7 @@ from . import (
     diff_view,
     loop_view,
     numbers_view,
+    partial_reads,
     ranks,
     saved_view,
     structure_view,
@@ -95,8 +97,10 @@ from .fmt import (
     launched_by_text,
     loc_text,
     measurement_text,
+    name_cells,
     origin_key,
     origin_of,
+    place_text,
     ratio_text,
 )
 from .inlined_view import inlined_blocks
@@ -173,6 +177,7 @@ def build(report: Any, *, panes: Panes = True) -> dict:
     out is built later by ``ensure_panes``, and comes out the same."""
     report = as_report(report)
     data = report.capture
+    name_cells(report.clinic.cells)  # its notebook cells' files read "cell [5]" wherever a place is named
     comps = [compilation(c, report, panes=panes) for c in data.compilations]
     for c, view in zip(data.compilations, comps):  # what a view offers to diff at once (diff_view; the text none)
         prev = previous_compilation(c, data) if panes and c.recompile_reason else None
@@ -193,9 +198,9 @@ def build(report: Any, *, panes: Panes = True) -> dict:
 def header(report: Report) -> dict:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
     data = report.capture
-    chips = [["compilations", len(data.compilations)], ["graphs", data.num_graphs],
-             ["graph breaks", len(data.graph_breaks)], ["recompiles", len(data.recompiles)],
-             ["kernels", len(data.kernels)], ["compile time", f"{data.compile_time_s:.2f} s"]]
+    chips = [count_chip(n, *nouns) for n, nouns in zip(
+        (len(data.compilations), data.num_graphs, len(data.graph_breaks), len(data.recompiles), len(data.kernels)),
+        COUNT_NOUNS)] + [["compile time", f"{data.compile_time_s:.2f} s"]]
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
     chips += usage_view.header_chips(data)  # which cache mode ran, the stance in force
@@ -216,17 +221,28 @@ def header(report: Report) -> dict:
     body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     body += graph_order(data)
+    body += partial_reads.header_notes(data)  # records read in part whose data no pane shows
     for p in report.all_problems:
-        body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
+        body.append(note("cx-bad cx-problem", [{"b": words.could_not(p.where)}, p.detail()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
     if unknown:
         items = [{"r": [{"code": a.name}, f" [{a.compile_id}]" if a.compile_id else "",
-                        f": {a.count} record(s), {a.size:,} characters"]} for a in unknown]
+                        f": {counted(a.count, 'record')}, {counted(a.size, 'character')}"]} for a in unknown]
         # the explorer's internals: folded in the page, left out of the text summary (the JSON has them all)
         body.append({"t": "section", "title": f"Other artifacts torch emitted that the explorer does not show "
                      f"({len(unknown)})", "open": False, "body": [{"t": "list", "items": items}],
                      "summary": False})
     return {"chips": chips, "body": body}
+
+
+# the header's counts, in order: each chip's label agrees with its number ("1 graph break")
+COUNT_NOUNS = (("compilation", "compilations"), ("graph", "graphs"), ("graph break", "graph breaks"),
+               ("recompile", "recompiles"), ("kernel", "kernels"))
+COUNT_CHIPS = frozenset(w for pair in COUNT_NOUNS for w in pair)
+
+
+def count_chip(n: int, singular: str, plural: str) -> list:
+    return [noun(n, singular, plural), n]
 
 
 MAX_ORDER_RUNS = 40
@@ -244,7 +260,7 @@ def graph_order(data: CaptureData) -> list[dict]:
         else:
             runs.append([cid, 1])
     text = " → ".join(f"{cid}{f' ×{n}' if n > 1 else ''}" for cid, n in runs[:MAX_ORDER_RUNS])
-    more = f" … ({len(runs) - MAX_ORDER_RUNS} more runs)" if len(runs) > MAX_ORDER_RUNS else ""
+    more = f" … ({counted(len(runs) - MAX_ORDER_RUNS, 'more run')})" if len(runs) > MAX_ORDER_RUNS else ""
     n = len(order)
     return [{"t": "section", "title": f"Graphs in the order they ran ({n} call{'s' if n != 1 else ''})",
              "open": False, "text": f"graph order ({n} calls): {text}{more}",
@@ -284,7 +300,7 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
                 {"t": "p", "cls": "cx-muted", "r": s.ran_as_python + (
                     f" Resumed in {', '.join(s.resume_functions)}" if s.resume_functions else "")}]})
     n = len(sites)
-    of = f" ({total_breaks} breaks)" if total_breaks is not None else ""
+    of = f" ({counted(total_breaks, 'break')})" if total_breaks is not None else ""
     return [{"t": "section", "title": f"Graph breaks: what to fix ({n} site{'s' if n != 1 else ''})", "open": True,
              "text": f"graph breaks: {n} site{'s' if n != 1 else ''} to fix{of}, most costly first",
              "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
@@ -338,7 +354,7 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> di
         why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
                                 else why_missing("timing", comp))
     bits = usage_view.region_bits(comp)  # the frame list names its regions, disabled and opaque calls
-    return {"cid": comp.compile_id, "label": comp.label + (f" · {', '.join(bits)}" if bits else ""),
+    return {"cid": comp.compile_id, "label": comp.label_at(place_text) + (f" · {', '.join(bits)}" if bits else ""),
             "frame": comp.frame.name, "summary": comp_summary(comp, report),
             "from_where": usage_view.from_where(comp),
             "failed": headline(comp.failure) if comp.failure else None, "present": present,
@@ -355,6 +371,7 @@ def stage_panes(comp: Compilation, report: Report, stages: Collection[str],
     """The panes of these present stages of one compilation, with what real programs' use adds and a
     recompile's diff button: a stage's pane is the same whether it is built alone or with the others."""
     refs = kernel_refs(comp) if refs is None else refs
+    name_cells(report.clinic.cells)  # built alone (a widget's later panes, a diff): named as in ``build``
     drawn = {sid: stage_blocks(BY_STAGE[sid], comp, refs, report) for sid in stages}
     usage_panes(drawn, comp, report, refs)
     structure_view.fold_panes(drawn, comp, report, guard_row)  # a model's repeated blocks, folded
@@ -427,7 +444,8 @@ def usage_panes(drawn: dict, comp: Compilation, report: Report, refs: list[str])
     the guards a filter dropped, the exported program's tables, which record the chain's links were read from."""
     for sid, bs in drawn.items():
         bs[:0] = (changes_view.note(sid, comp, report) + usage_view.cache_note(sid, comp, report.capture.cache_mode)
-                  + usage_view.aoti_note(sid, comp) + ddp_view.piece_note(BY_STAGE[sid], comp))
+                  + usage_view.aoti_note(sid, comp) + ddp_view.piece_note(BY_STAGE[sid], comp)
+                  + partial_reads.pane_notes(sid, comp, report.capture))
     if "graph" in drawn:
         drawn["graph"] += usage_view.regions_blocks(comp) + ddp_view.split_blocks(comp)
     if "guards" in drawn:
@@ -483,9 +501,9 @@ def finding_note(f: Any) -> dict:
 def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     bits = [comp.status.replace("_", " ")]
     if comp.graph is not None:
-        bits.append(f"{max(comp.graph.num_nodes, len(comp.graph.nodes)):,} nodes")
+        bits.append(counted(max(comp.graph.num_nodes, len(comp.graph.nodes)), "node"))
     if comp.kernels:
-        bits.append(f"{len(comp.kernels)} kernel{'' if len(comp.kernels) == 1 else 's'}")
+        bits.append(counted(len(comp.kernels), "kernel"))
     if comp.graph_break is not None:
         bits.append("graph break")
     if comp.recompile_reason:
@@ -604,7 +622,7 @@ def _graph(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     """An FX graph: its code and its picture."""
     fx = stage.content(comp)
     n = max(fx.num_nodes, len(fx.nodes))
-    return [{"t": "p", "cls": "cx-muted", "r": f"{n:,} nodes"},
+    return [{"t": "p", "cls": "cx-muted", "r": counted(n, "node")},
             {"t": "graph", "stage": stage.id, "num_nodes": n, "code": code(f"{stage.id}:0", f"{stage.field}.code",
                                                                            "python")}]
 
@@ -630,15 +648,17 @@ def _guards(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
         lines = [guard_line(g, comp.original_bytecode) for g in comp.guards]
         from_user = sum(1 for w in lines if w.is_user)
         moved = sum(1 for w in lines if w.checked_in)
-        out.append({"t": "p", "cls": "cx-muted", "r": f"{len(comp.guards)} guards checked before each call reuses "
-                    f"this compilation; {from_user} point at a line of user code"
+        out.append({"t": "p", "cls": "cx-muted", "r": f"{counted(len(comp.guards), 'guard')} checked before each "
+                    f"call reuses this compilation; {from_user} {noun(from_user, 'points', 'point')} at a line of "
+                    "user code"
                     + (f" ({moved} checked inside a library, shown at the line that hands the value there)."
                        if moved else ".")})
         rows = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
         out.append({"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows,
                     "head": ["kind", "check", "guarded value", "user line"]})
         if len(comp.guards) > MAX_TABLE_ROWS:
-            out.append({"t": "p", "cls": "cx-muted", "r": f"… {len(comp.guards) - MAX_TABLE_ROWS:,} more guards"})
+            more = len(comp.guards) - MAX_TABLE_ROWS
+            out.append({"t": "p", "cls": "cx-muted", "r": f"… {counted(more, 'more guard')}"})
     if comp.guard_tree:
         out.append({"t": "details", "s": "guard tree (as torch printed it)", "open": not comp.guards,
                     "body": [code("guard_tree:0", "guard_tree", None)]})
@@ -732,7 +752,7 @@ def kernel_div(k: Kernel, ref: str, i: int, compiled: Any = None) -> dict:
     head = {"t": "h", "r": [{"code": ref}, " ", {"chip": k.language}, {"chip": k.graph_kind} if k.graph_kind else "",
                             usage_view.build_chip(k)]}
     return {"t": "div", "cls": "cx-kernel", "id": kernel_anchor(k.name), "data": {"kernel": k.name, "ref": ref},
-            "fold": [{"code": k.name}, f" ({k.language}, {k.source.count(chr(10)) + 1:,} lines)"],
+            "fold": [{"code": k.name}, f" ({k.language}, {counted(k.source.count(chr(10)) + 1, 'line')})"],
             "body": [head, facts, code(block_key("kernels", kernel=ref), f"kernels.{i}.source", k.language)]}
 
 
@@ -774,7 +794,7 @@ def _compile_time(c: Any) -> str:
 def compile_text(c: Any) -> str:
     """``0.289 s (autotune cache miss, 2 configs)``: one kernel's compile, as torch's triton_kernel_info says."""
     bits = [f"autotune cache {c.autotune_cache}" if c.autotune_cache else "",
-            f"{c.num_configs} configs" if c.num_configs else "",
+            counted(c.num_configs, "config") if c.num_configs else "",
             ", ".join(f"{k}={v}" for k, v in c.only_config.items())]
     detail = ", ".join(b for b in bits if b)
     return (format_time(c.compile_time_s) if c.compile_time_s is not None else "time not given") + (
@@ -822,7 +842,7 @@ def timing_section(report: Report) -> Optional[dict]:
                              if g.speedup is not None)
         title += f" ({speedups})" if speedups else ""
         if t.warnings:
-            title += f", {len(t.warnings)} warnings"
+            title += f", {counted(len(t.warnings), 'warning')}"
     body = timing_blocks(t, t.graphs if t else (), report.comparisons, timeit=True)
     return {"t": "section", "title": title, "open": False, "body": body}
 

@@ -99,6 +99,7 @@ FRONT: dict[str, Template] = {
     "glue_title": "came from no user line (glue: guards, wrapper bookkeeping, Dynamo's own code)",
     "glue_clicked": "This line came from no user line: it is glue (guards, wrapper bookkeeping, Dynamo's own code).",
     "show_line": "show this line in the source",
+    "cell_line": "{cell}, line {line}",  # a user line in a notebook cell: cell [5], line 3
     "in_compilation": "→ in {cid}:",
     "nothing_else": "nothing else (no later stage came from it)",
     "show_stage": "show {title} in the other pane",
@@ -127,9 +128,11 @@ STATIC: dict[str, Template] = {
     "no_such_kernel": "No such kernel:",
     "in_compilation": "{ref} in compilation {cid}",
     "unknown_stage": "Unknown stage:",
-    "cut": "… {n} more lines ({chars} characters) are in the interactive view and the standalone page, left out of "
-           "this static copy.",
-    "show_all": "show all ({n} more lines, {chars} characters)",
+    "cut": ("… {n} more line ({chars} characters) is in the interactive view and the standalone page, left out of "
+            "this static copy.",
+            "… {n} more lines ({chars} characters) are in the interactive view and the standalone page, left out of "
+            "this static copy."),
+    "show_all": ("show all ({n} more line, {chars} characters)", "show all ({n} more lines, {chars} characters)"),
     "code": "code",
     "picture": "picture",
     "picture_in_view": "The picture is drawn in the interactive view (a notebook with its kernel running, or the "
@@ -137,15 +140,72 @@ STATIC: dict[str, Template] = {
     "node_table_below": " The node table is below.",
     "node_table": "node table",
     "no_dot": "no Graphviz text was captured for this graph",
-    "more_nodes": "… {n} more nodes (see the code above)",
+    "more_nodes": ("… {n} more node (see the code above)", "… {n} more nodes (see the code above)"),
 }
 NODE_HEAD = ("name", "op", "target", "type", "user line")  # the static copy's table of a graph's nodes
 
 
+# what the explorer could not do, by a Problem's ``where`` (the step that failed, as the JSON names it): the
+# views write "The explorer could not <this>: " before the problem's record and message
+COULD_NOT: dict[str, str] = {
+    # reading what torch emitted (capturing/)
+    "decoder": "read a record torch wrote",
+    "fold": "fit a record into its compilation",
+    "recorder": "take in a record torch emitted",
+    "recorder.close": "remove one of its hooks from torch",
+    "recorder.read_frame_caches": "read the compiled frames' cache entries",
+    "assemble": "read every record torch emitted",
+    "device": "name the device the graphs ran on",
+    "export": "read an exported program",
+    "guard filter": "record what the guard filter decided",
+    "read the trace": "read the trace",
+    # the pipeline's steps (pipeline.STEPS)
+    "export package": "read the exported package",
+    "reading the exception": "read the code's exception",
+    "kernel details": "read the kernels' details",
+    "why stages are empty": "say why some stages are empty",
+    "findings": "place what torch.compile did differently from a plain run",
+    "clinic": "work out what to fix",
+    "lineage": "link each line through the stages",
+    "modules and repeats": "find the model's modules and its repeated blocks",
+    "timing": "time eager against compiled",
+    "compare": "compare the modes",
+    "autotuning and CUDA graphs": "read autotuning and CUDA graphs",
+    "preview": "preview the compile for the target",
+}
+# ``fold: <step>``: one step of putting a compilation together from its records (capturing/fold.py)
+FOLD_STEPS: dict[str, str] = {
+    "build": "the compilation", "frame": "frame", "metrics": "metrics", "bytecode": "bytecode",
+    "guards": "guards", "lowerings": "Inductor lowerings", "regions": "compiled regions",
+    "ddp_optimizer": "DDPOptimizer buckets", "call_sites": "collectives' call sites",
+    "inlined": "inlined functions", "restarts": "restarts", "kernels": "kernel table",
+}
+READ_IN_PART = "Read in part: "  # a record some of whose elements were kept as ``?`` or left out
+
+
+def could_not(where: str) -> str:
+    """``The explorer could not read a record torch wrote: ``: a Problem's step as the start of a sentence."""
+    step, _, rest = where.partition(": ")
+    if where in COULD_NOT:
+        what = COULD_NOT[where]
+    elif step == "fold" and rest:
+        part = FOLD_STEPS.get(rest, rest)
+        what = "put the compilation together" if part == "the compilation" else \
+            f"put together a compilation's {part}"
+    elif where.startswith("subscriber "):
+        what = f"pass torch's records to its listener {where.removeprefix('subscriber ')}"
+    elif where.endswith(" output"):
+        what = f"write the {where.removesuffix(' output').upper()} output"
+    else:  # a step with no words yet (tests/test_one_writer_of_words.py lists every step the code names)
+        what = f"finish its step “{where}”"
+    return f"The explorer could not {what}: "
+
+
 def fill(template: Template, **values: Any) -> str:
-    """``template`` with its blanks filled; a (singular, plural) pair picks by ``n``."""
+    """``template`` with its blanks filled; a (singular, plural) pair picks by ``n`` (a number, or one written
+    out: ``"1"``)."""
     if isinstance(template, tuple):
-        template = template[0] if values.get("n") == 1 else template[1]
+        template = template[0] if str(values.get("n")) == "1" else template[1]
     return template.format(**values) if values else template
 
 

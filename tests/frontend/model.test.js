@@ -11,6 +11,7 @@ import {
   stepFrom,
   stepList,
 } from "../../explorer/present/frontend/src/model.js";
+import { shortPath } from "../../explorer/present/frontend/src/dom.js";
 import { graphDiff, payload } from "./payload.js";
 
 test("a wrapper's kernel sources are spliced back into its text", () => {
@@ -177,4 +178,13 @@ test("the rest names the later stages' pictures: they join the view's, beside th
   assert.equal(v.boxes.post_grad_graph.b0.pid, "p3");
   assert.equal(v.no_picture.aot_forward, "No Graphviz text was captured for this graph.");
   assert.equal(m.comp("0/0").view_pictures, undefined); // the view's, not the report's data
+});
+
+test("the chain bar names a user line of a notebook cell by its cell, as the other views do", () => {
+  const p = payload();
+  p.report.clinic = { cells: { "/tmp/ipykernel_7/3829100556.py": "cell [5]" } };
+  p.labels.ui = { ...p.labels.ui, cell_line: "{cell}, line {line}" };
+  const m = new Model(p);
+  assert.equal(m.placeText("/tmp/ipykernel_7/3829100556.py", 3, shortPath), "cell [5], line 3");
+  assert.equal(m.placeText("/a/b/c/p.py", 4, shortPath), "c/p.py:4"); // any other file as before
 });

@@ -72,7 +72,7 @@ export const Lighting = {
             title: m.w("show_line"),
             onclick: () => this.showSource(o),
           },
-          `${shortPath(file)}:${line}`,
+          m.placeText(file, line, shortPath),
           text ? h("code", null, ` ${text}`) : null,
         ),
       );

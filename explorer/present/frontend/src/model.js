@@ -236,6 +236,13 @@ export class Model {
     return this._chain.get(cid);
   }
 
+  // a user line's place as the views name it: "cell [5], line 3" in a notebook cell's file (the report's
+  // clinic names its cells), else the file as `short` writes it and the line
+  placeText(file, line, short) {
+    const cell = ((this.report.clinic || {}).cells || {})[file];
+    return cell ? this.w("cell_line", { cell, line }) : `${short(file)}:${line}`;
+  }
+
   // the user line's text for an origin, from any captured source (a frame's, or a function inlined into one)
   originText(o) {
     const { file, line } = this.places[o] || {};
