@@ -75,7 +75,7 @@ from ..capturing.model import CaptureData, Compilation, Kernel
 from ..clinic.locate import GuardLine, guard_line
 from ..report import Report
 from ..stages import STAGES, Stage, why_missing
-from . import ddp_view, diff_view, numbers_view, ranks, saved_view, structure_view, usage_view, words
+from . import ddp_view, diff_view, numbers_view, preview_view, ranks, saved_view, structure_view, usage_view, words
 from .escape import safe_url
 from .fmt import (
     calls_text,
@@ -207,6 +207,7 @@ def header(report: Report) -> dict:
     body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     body += graph_order(data)
+    body += preview_view.header_blocks(report)  # --target cuda: what was lowered for the GPU, what was not and why
     for p in report.all_problems:
         body.append(note("cx-bad cx-problem", [{"b": f"The explorer could not {p.where}: "}, p.one_line()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
