@@ -58,6 +58,9 @@ def fake_cuda(props: Any = H200) -> Iterator[None]:
         mock.patch.object(torch.cuda, "set_device", lambda i: None),
         mock.patch.object(torch._C, "_cuda_getCurrentRawStream", lambda i=None: 0, create=True),
         mock.patch("torch.tensor", _tensor_factory(torch.tensor)),
+        # a fake CUDA tensor first makes a real one to set up the device's context; torch 2.11 decides by
+        # torch.cuda.is_available() (yes, here), 2.12 on by the accelerator torch itself found (none)
+        mock.patch("torch._subclasses.fake_tensor.init_gpu_context", lambda device: None),
     ]
     ci = di.CudaInterface
     for name, value in (("exchange_device", lambda i: 0), ("maybe_exchange_device", lambda i: 0),
