@@ -18,6 +18,9 @@ import sys
 import traceback
 from typing import Any
 
+ATTENTION = ("attention (scaled_dot_product_attention) is previewed in its math form, matmuls and a softmax kernel: "
+             "a GPU picks flash or memory-efficient attention by asking the device, which is not there")
+
 
 def main(argv: list[str]) -> int:
     src, dst = argv[1], argv[2]
@@ -56,6 +59,8 @@ def _run(job: dict) -> dict:
     options = dict(job.get("options") or {})
     if any(g.get("trains") for g in job["graphs"]):
         notes.append(training.NOTE)
+    if any("scaled_dot_product" in g["repro"] for g in job["graphs"]):
+        notes.append(ATTENTION)
     with fake_cuda():
         session = CaptureSession(fresh=True)  # lowered under a fake CUDA: nothing for torch's graph caches
         with session:

@@ -10,9 +10,9 @@ AOTAutograd found to need no backward), the graph's device arguments and its nod
 and each compiler call (``inner_compile``) gets CUDA inputs. From there on, everything (joint-graph passes,
 the partitioner, post-grad passes, lowering, Triton) runs as it would for a GPU.
 
-What stays the stand-in's: the few choices torch makes per device while tracing the joint graph (dropout's
-fused kernel, which scaled-dot-product-attention kernel); there the graph takes the device-neutral form. The
-preview says so.
+What stays the stand-in's: a choice torch makes per device while tracing the joint graph takes its
+device-neutral form there (which scaled-dot-product-attention kernel: the math form, as the preview of an
+inference graph shows it too; ``child.ATTENTION``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ from typing import Any, Iterator
 
 STAND_IN = "meta"
 TARGET = "cuda:0"
-NOTE = ("training graphs: AOTAutograd traced the forward and backward on meta tensors (autograd cannot record on "
-        "a CUDA tensor without a GPU), then Inductor lowered both for CUDA; where torch picks an op's form by "
-        "device while tracing (dropout's fused kernel, the attention kernel), the preview shows the "
-        "device-neutral form")
+NOTE = ("training graphs: AOTAutograd traced each forward and backward on meta tensors (autograd cannot record on a "
+        "CUDA tensor without a GPU), then Inductor lowered both for CUDA")
 
 
 @contextlib.contextmanager

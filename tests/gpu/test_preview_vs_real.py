@@ -1,6 +1,7 @@
 """The CUDA preview (``--target cuda``) against what the GPU compiles, same torch, same cells, float32 (issue 40):
-a graph with dynamic shapes, a training step (forward and backward), the same step with a dynamic batch, and
-attention in a training step. Skipped on machines without a GPU (conftest skips everything marked ``gpu``).
+a graph with dynamic shapes, a training step (forward and backward), the same step with a dynamic batch, with
+dropout, with attention, and a convolution with batch norm in a training step. Skipped on machines without a GPU
+(conftest skips everything marked ``gpu``).
 
 On the device (the preview's child runs there too, with its mocked H200 over the real GPU's torch):
 
@@ -47,6 +48,16 @@ class Attention(torch.nn.Module):
         return self.out(y.transpose(1, 2).reshape(b, t, 64))
 
 
+class SmallCnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.BatchNorm2d(16)
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
+
+
 def _step(model):
     def step(x):
         loss = model(x).pow(2).mean()
@@ -62,6 +73,7 @@ CASES = {
     "training_dynamic": (lambda: Mlp(), (32, 64), True, True, True),
     "training_dropout": (lambda: Mlp(0.1), (32, 64), True, False, False),  # dropout traced on meta: said so
     "attention_training": (lambda: Attention(), (4, 32, 64), True, False, False),  # attention kernel: said so
+    "cnn_training": (lambda: SmallCnn(), (8, 3, 16, 16), True, False, False),  # batch norm's training form
 }
 
 
