@@ -60,9 +60,9 @@ class Graph:
     lowered: str = "inference"
     notes: list[str] = field(default_factory=list)
 
-    def outcome(self, previewed: bool = False, symbols: Sequence[str] = (), reason: Optional[str] = None
-                ) -> PreviewGraph:
-        return PreviewGraph(self.label, self.compile_id, previewed, self.lowered, tuple(symbols), reason)
+    def outcome(self, previewed: bool = False, symbols: Sequence[str] = (), reason: Optional[str] = None,
+                lowered: Optional[str] = None) -> PreviewGraph:
+        return PreviewGraph(self.label, self.compile_id, previewed, lowered or self.lowered, tuple(symbols), reason)
 
 
 def graphs_from_recorder(recorder: Any) -> list[Graph]:
@@ -144,7 +144,8 @@ def preview(graphs: Sequence[Graph], *, mode: Optional[str] = None, options: Opt
         if os.environ.get("EXPLORER_PREVIEW_DEBUG"):
             error += "\n" + out.get("traceback", "")
     by_label = {g.label: g for g in todo}
-    lowered = {o["label"]: by_label[o["label"]].outcome(o["previewed"], o.get("symbols") or (), o.get("reason"))
+    lowered = {o["label"]: by_label[o["label"]].outcome(o["previewed"], o.get("symbols") or (), o.get("reason"),
+                                                        o.get("lowered"))
                for o in out.get("outcomes", ()) if o.get("label") in by_label}
     return made({**skipped, **lowered}, error, data, out.get("notes", ()))
 

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import traceback
-from typing import Any
+from typing import Any, Optional
 
 ATTENTION = ("attention (scaled_dot_product_attention) is previewed in its math form, matmuls and a softmax kernel: "
              "a GPU picks flash or memory-efficient attention by asking the device, which is not there")
@@ -75,9 +75,9 @@ def _run(job: dict) -> dict:
 
 def _lower_one(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> dict:
     """One graph lowered; what came of it, in words. One graph failing does not stop the others."""
-    out = {"label": g["label"], "previewed": False, "symbols": [], "reason": None}
+    out = {"label": g["label"], "previewed": False, "symbols": [], "reason": None, "lowered": None}
     try:
-        out["symbols"] = _lower(i, g, mode, options, notes)
+        out["symbols"], out["lowered"] = _lower(i, g, mode, options, notes)
         out["previewed"] = True
     except Exception as e:  # noqa: BLE001 - the graph's outcome says why, in words
         out["reason"] = f"{type(e).__name__}: {str(e)[:500]}"
@@ -99,8 +99,9 @@ def _as_preview(data: Any) -> Any:
     return dataclasses.replace(data, compilations=comps)
 
 
-def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> list[str]:
-    """Lowers one graph under its compile id; returns the names of the sizes it kept symbolic."""
+def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple[list[str], Optional[str]]:
+    """Lowers one graph under its compile id; returns the names of the sizes it kept symbolic, and for a training
+    graph what was lowered (``forward and backward``)."""
     import torch
     from torch._guards import CompileContext, CompileId, compile_context
     from torch._inductor.compile_fx import compile_fx
@@ -133,12 +134,14 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> list[
     with torch_compat.capture_config([], fresh=True), compile_context(CompileContext(cid)), \
             torch.fx.traceback.preserve_node_meta():
         if trains:
-            with torch.enable_grad(), training.lowered_for_cuda() as inner_compile:
-                compile_fx(mod, reader.args, inner_compile=inner_compile, config_patches=config)
+            with torch.enable_grad(), training.lowered_for_cuda() as lowering:
+                compile_fx(mod, reader.args, inner_compile=lowering.inner_compile, config_patches=config)
+            lowered = lowering.lowered
         else:
             with torch.no_grad():
                 compile_fx(mod, reader.args, config_patches=config)
-    return sizes.names if sizes is not None else []
+            lowered = None  # as the parent says: inference, or a script's forward or backward
+    return (sizes.names if sizes is not None else []), lowered
 
 
 def _graph_module(mod: Any, label: str, notes: list[str]) -> Any:

@@ -8,6 +8,17 @@ for one device, an H200 (sm_90) by default. Kernels are compiled for that
 target (Triton compiles without a GPU and bundles ptxas) but never loaded.
 Brittle by nature: the patch points follow torch 2.11-2.14; a release that
 moves one makes the preview fail with a message, nothing worse.
+
+Where torch releases and builds differ, for the preview (each handled where named):
+- a fake CUDA tensor first makes a real one when torch.cuda.is_available()
+  says yes (2.11; 2.12 on ask the accelerator torch found): skipped here;
+- the device guard a fake CUDA tensor needs outside dispatch: a CUDA build
+  without a driver gets torch's own fake guard, a CPU-only build the CPU's
+  no-op guard (``_cuda_device_guard``);
+- a repro names its size symbols (``reader.symint(8, expr='s77')``, symbolic
+  tensor sizes) from 2.13 on, as numbers before: ``fake_inputs`` reads both,
+  and the parent says where a script's graph kept this call's sizes
+  (``explorer.preview.graphs_from_repros``).
 """
 
 from __future__ import annotations

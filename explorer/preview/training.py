@@ -26,17 +26,34 @@ NOTE = ("training graphs: AOTAutograd traced each forward and backward on meta t
         "CUDA tensor without a GPU), then Inductor lowered both for CUDA")
 
 
-@contextlib.contextmanager
-def lowered_for_cuda() -> Iterator[Any]:
-    """Inside, ``compile_fx`` of a graph on ``STAND_IN`` fake tensors lowers its forward and backward for CUDA.
+class Lowering:
+    """What ``lowered_for_cuda`` hands ``compile_fx``: its ``inner_compile``, and the kinds of graph it lowered."""
 
-    Yields the ``inner_compile`` to pass to ``compile_fx``.
-    """
+    def __init__(self, real_inner: Any) -> None:
+        self._real_inner = real_inner
+        self.kinds: list[str] = []  # forward, backward; inference where AOTAutograd found no backward to trace
+
+    def inner_compile(self, gm: Any, example_inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        _move_graph(gm)  # already moved when the joint-graph passes ran: a no-op then
+        self.kinds.append("backward" if kwargs.get("is_backward") else
+                          "inference" if kwargs.get("is_inference") else "forward")
+        return self._real_inner(gm, _moved_inputs(example_inputs), *args, **kwargs)
+
+    @property
+    def lowered(self) -> str:
+        """``forward and backward``, or what else was lowered, in words (``PreviewGraph.lowered``)."""
+        return " and ".join(dict.fromkeys(self.kinds)) or "nothing"
+
+
+@contextlib.contextmanager
+def lowered_for_cuda() -> Iterator[Lowering]:
+    """Inside, ``compile_fx`` of a graph on ``STAND_IN`` fake tensors, given ``Lowering.inner_compile``, lowers its
+    forward and backward for CUDA."""
     from unittest import mock
 
     import torch._inductor.compile_fx as cfx
 
-    real_passes, real_inner = cfx._recursive_joint_graph_passes, cfx.compile_fx_inner
+    real_passes = cfx._recursive_joint_graph_passes
 
     def joint_graph_passes(gm: Any, *args: Any, **kwargs: Any) -> Any:
         _move_graph(gm)
@@ -44,12 +61,8 @@ def lowered_for_cuda() -> Iterator[Any]:
             kwargs["input_device"] = _cuda(kwargs["input_device"])
         return real_passes(gm, *args, **kwargs)
 
-    def inner_compile(gm: Any, example_inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        _move_graph(gm)  # already moved when the joint-graph passes ran: a no-op then
-        return real_inner(gm, _moved_inputs(example_inputs), *args, **kwargs)
-
     with mock.patch.object(cfx, "_recursive_joint_graph_passes", joint_graph_passes):
-        yield inner_compile
+        yield Lowering(cfx.compile_fx_inner)
 
 
 def _cuda(value: Any) -> Any:
