@@ -340,7 +340,7 @@ def test_a_graph_the_preview_cannot_lower_is_named_in_the_summary_with_the_reaso
     p = report.preview
     failed, fine = p.outcomes
     assert not failed.previewed and fine.previewed, p.outcomes
-    assert "scaled_on_cpu" in failed.reason
+    assert "scaled_on_cpu" in failed.reason and "registers itself" in failed.reason
     said = f"Not in the CUDA preview: {failed.label}: "
     summary = report.summary()
     assert said in summary and "scaled_on_cpu" in summary.split(said)[1].split("\n")[0]

@@ -37,7 +37,7 @@ def _note(cls: str, runs: list) -> dict:
 
 def _what(o: Any) -> str:
     if not o.previewed:
-        return f"not previewed: {_first_line(o.reason or 'no reason given')}"
+        return "not previewed (why: below)"
     sizes = f", symbolic sizes {', '.join(o.symbols)}" if o.symbols else ", static sizes"
     return f"{o.lowered}{sizes}"
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import traceback
 from typing import Any, Optional
@@ -80,7 +81,7 @@ def _lower_one(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> d
         out["symbols"], out["lowered"] = _lower(i, g, mode, options, notes)
         out["previewed"] = True
     except Exception as e:  # noqa: BLE001 - the graph's outcome says why, in words
-        out["reason"] = f"{type(e).__name__}: {str(e)[:500]}"
+        out["reason"] = _reason(e)
         if os.environ.get("EXPLORER_PREVIEW_DEBUG"):  # where the mock fell short, for whoever mends it
             notes.append(traceback.format_exc()[-4000:])
     return out
@@ -99,6 +100,16 @@ def _as_preview(data: Any) -> Any:
     return dataclasses.replace(data, compilations=comps)
 
 
+def _reason(e: BaseException) -> str:
+    """Why a graph was not lowered, in words: torch's exception, and what it means where that is known."""
+    said = f"{type(e).__name__}: {str(e)[:500]}"
+    op = re.search(r"'_OpNamespace' '(\w+)' object has no attribute '(\w+)'", str(e))
+    if isinstance(e, AttributeError) and op:
+        return (f"it calls {op[1]}::{op[2]}, an op the program registers itself, which the preview's process does "
+                f"not have ({said})")
+    return said
+
+
 def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple[list[str], Optional[str]]:
     """Lowers one graph under its compile id; returns the names of the sizes it kept symbolic, and for a training
     graph what was lowered (``forward and backward``)."""
@@ -114,7 +125,8 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
 
     namespace: dict[str, Any] = {"__name__": "explorer_preview_repro"}
     exec(compile(g["repro"], f"<preview {g['label']}>", "exec"), namespace)
-    mod, load_args = _graph_module(namespace["mod"], g["label"], notes), namespace["load_args"]
+    mod, untraced = _graph_module(namespace["mod"])
+    load_args = namespace["load_args"]
     fake = FakeTensorMode(allow_non_fake_inputs=False, shape_env=ShapeEnv())
     sizes = SymbolicSizes(fake, g["shapes"]) if g.get("shapes") else \
         SymbolicSizes.of_repro(fake, g["repro"], namespace)
@@ -141,20 +153,21 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
             with torch.no_grad():
                 compile_fx(mod, reader.args, config_patches=config)
             lowered = None  # as the parent says: inference, or a script's forward or backward
+    if untraced:
+        notes.append(f"{g['label']}: its repro could not be traced as an FX graph ({untraced}); lowered from the "
+                     "repro's module, its kernels named generically (triton_poi_fused_0)")
     return (sizes.names if sizes is not None else []), lowered
 
 
-def _graph_module(mod: Any, label: str, notes: list[str]) -> Any:
+def _graph_module(mod: Any) -> tuple[Any, Optional[str]]:
     """The repro's module as an FX graph, as Dynamo hands its graphs over (AOTAutograd traces a GraphModule with
-    node metadata kept: kernels named for their ATen ops); the module itself where it cannot be traced."""
+    node metadata kept: kernels named for their ATen ops); else the module itself, and why."""
     import torch
 
     try:
-        return torch.fx.symbolic_trace(mod)
+        return torch.fx.symbolic_trace(mod), None
     except Exception as e:  # noqa: BLE001 - lowered all the same, from the module's own code: said so
-        notes.append(f"{label}: its repro could not be traced as an FX graph ({type(e).__name__}: {e}); lowered "
-                     "from the repro's module, its kernels named generically (triton_poi_fused_0)")
-        return mod
+        return mod, f"{type(e).__name__}: {e}"
 
 
 def _set(mod: Any, dotted: str, value: Any) -> None:
