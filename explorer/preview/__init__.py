@@ -117,7 +117,8 @@ def preview(graphs: Sequence[Graph], *, mode: Optional[str] = None, options: Opt
 
     def made(outcomes: dict[str, PreviewGraph], error: Optional[str] = None, capture: Optional[CaptureData] = None,
              more_notes: Sequence[str] = ()) -> Preview:
-        ordered = tuple(outcomes[g.label] for g in graphs if g.label in outcomes)
+        lost = "not lowered: the preview failed before it came to this graph (the preview's error says why)"
+        ordered = tuple(outcomes.get(g.label) or g.outcome(reason=lost) for g in graphs)
         return Preview(target=TARGET, label=LABEL, capture=capture, graphs=tuple(_line(o) for o in ordered),
                        error=error, notes=tuple(notes) + tuple(more_notes), outcomes=ordered)
 

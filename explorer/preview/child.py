@@ -143,7 +143,8 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     # the repro sets the config the graph was compiled with, the capture's own values too (restored to the
     # user's by then: provenance off, the backward lowered lazily): the capture's are set again over it.
     # Node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
-    with torch_compat.capture_config([], fresh=True), compile_context(CompileContext(cid)), \
+    said: list[str] = []
+    with torch_compat.capture_config(said, fresh=True), compile_context(CompileContext(cid)), \
             torch.fx.traceback.preserve_node_meta():
         if trains:
             with torch.enable_grad(), training.lowered_for_cuda() as lowering:
@@ -153,6 +154,7 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
             with torch.no_grad():
                 compile_fx(mod, reader.args, config_patches=config)
             lowered = None  # as the parent says: inference, or a script's forward or backward
+    notes += [n for n in said if n not in notes]
     if untraced:
         notes.append(f"{g['label']}: its repro could not be traced as an FX graph ({untraced}); lowered from the "
                      "repro's module, its kernels named generically (triton_poi_fused_0)")
