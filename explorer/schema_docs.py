@@ -624,9 +624,18 @@ FIELDS = {
     "Preview.target": "E.g. `cuda sm_90 (NVIDIA H200, mocked)`.",
     "Preview.label": "Its label: a preview that was not run.",
     "Preview.capture": "What the child captured, shaped like `capture`.",
-    "Preview.graphs": "Per graph: previewed, or why it was not.",
+    "Preview.graphs": "Per graph, one line: previewed (what was lowered, its symbolic sizes), or why it was not.",
     "Preview.error": "Why it failed, if it did.",
     "Preview.notes": "What the view says.",
+    "Preview.outcomes": "Per graph, in the order they were compiled: what was lowered for the GPU, or why not.",
+    "PreviewGraph.label": "The graph, as `graph N (frame/compile)`.",
+    "PreviewGraph.compile_id": "The compilation of the main report it came from (`null`: not known).",
+    "PreviewGraph.previewed": "Whether it was lowered for the GPU.",
+    "PreviewGraph.lowered": "What of it: `inference`, `forward and backward` (a training graph), `forward` or "
+                            "`backward` (a script's, as Inductor received them).",
+    "PreviewGraph.symbols": "The sizes it was lowered with as symbols (dynamic shapes: `s77`), as the wrapper "
+                            "names them; empty for static sizes.",
+    "PreviewGraph.reason": "Why it was not previewed, in words (`null` when it was).",
     # ---- distributed jobs ----
     "Distributed.world_size": "How many ranks.",
     "Distributed.rank": "A part: its rank.",

@@ -382,6 +382,25 @@ def test_page_keeps_html_payloads_as_text(page, tmp_path_factory):
     assert view.locator("a[href^='javascript']").count() == 0
 
 
+def test_page_names_a_graph_the_cuda_preview_could_not_lower_with_its_reason(page, sin_report, tmp_path_factory):
+    import dataclasses
+
+    from explorer.capturing.model import Preview, PreviewGraph
+    from explorer.present.viewmodel import as_report
+
+    report = as_report(sin_report)
+    first, second = (c.compile_id for c in report.capture.compilations)
+    preview = Preview(target="cuda sm_90 (NVIDIA H200, mocked)", label="PREVIEW, NOT RUN",
+                      outcomes=(PreviewGraph(f"graph 0 ({first})", first, True, "inference", ("s77",)),
+                                PreviewGraph(f"graph 1 ({second})", second, False, reason=f"RuntimeError: {EVIL}")))
+    view = open_page(page, _page_file(tmp_path_factory, "preview.html", dataclasses.replace(report, preview=preview)))
+    text = view.inner_text()
+    assert "CUDA preview, not run (cuda sm_90 (NVIDIA H200, mocked)): 1 of 2 graphs lowered" in text
+    assert f"graph 0 ({first}): inference, symbolic sizes s77" in text
+    assert f"Not in the CUDA preview: graph 1 ({second}): RuntimeError: {EVIL}" in text
+    check_text_only(view, page)
+
+
 def test_page_themes_follow_the_host(browser, sin_page):
     def background(scheme):
         ctx = browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)

@@ -2,7 +2,10 @@
 the CUDA preview without a GPU, Halide's message. GPU halves: tests/test_gpu_story_gpu.py."""
 
 import dataclasses
+import html
 import importlib.util
+import json
+import re
 
 import pytest
 import torch
@@ -210,18 +213,145 @@ def test_the_preview_child_dying_costs_the_preview_only(monkeypatch, tmp_path):
     assert "killed by SIGABRT" in err and "nothing else is" in err
 
 
-def test_an_autograd_cell_gets_a_clear_message_and_the_caller_lives():
-    x = torch.randn(8, requires_grad=True)
-    report = explorer.explore(lambda x: (x.sin() * 2).sum(), x, target="cuda")
+NEEDS_TRITON = pytest.mark.skipif(not HAS_TRITON, reason="the preview's Triton kernels need the triton package")
+
+
+@pytest.mark.slow
+@NEEDS_TRITON
+def test_a_training_step_previews_its_forward_and_backward_kernels():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.LayerNorm(32),
+                                torch.nn.Linear(32, 4))
+
+    def step(x):
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss
+
+    report = explorer.explore(step, torch.randn(8, 16), target="cuda")
+    assert model[0].weight.grad is not None  # the user's step ran, on the CPU, as written
+    assert {k.language for k in report.capture.kernels} == {"cpp"}
     p = report.preview
-    assert p is not None and "PREVIEW, NOT RUN" in p.label
-    assert any("training graph" in g and "inference graphs only" in g for g in p.graphs)
-    assert p.error and p.capture is None
+    assert p.error is None, p.error
+    (o,) = [o for o in p.outcomes if o.compile_id == report.capture.compilations[0].compile_id]
+    assert o.previewed and o.lowered == "forward and backward", o
+    assert [c.graph_kind for c in p.capture.compilations[0].output_code] == ["forward", "backward"]
+    backward = [k for k in p.capture.kernels if k.graph_kind == "backward"]
+    assert backward and all(k.language == "triton" for k in p.capture.kernels)
+    assert any("layer_norm_backward" in k.name for k in backward), [k.name for k in backward]
+    assert any(k.graph_kind == "forward" for k in p.capture.kernels)
+    shown = {k.name: k for k in p.capture.triton_kernels}  # each backward kernel down to PTX, for sm_90
+    assert all(".target sm_90" in {ir.stage: ir for ir in shown[k.name].ir}["ptx"].text for k in backward)
+    assert any("meta tensors" in n for n in p.notes)  # how the backward was traced, said
+    assert "forward and backward" in report.summary()
     assert Report.from_json(report.to_json()) == report
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAS_TRITON, reason="the preview's Triton kernels need the triton package")
+@NEEDS_TRITON
+def test_a_dynamic_graph_is_previewed_with_the_symbolic_sizes_dynamo_gave_it():
+    x = torch.randn(8, 16)
+    torch._dynamo.mark_dynamic(x, 0)
+    with torch.no_grad():
+        report = explorer.explore(lambda x: (x.sin() * 2 + 1).sum(-1), x, target="cuda")
+    p = report.preview
+    (o,) = p.outcomes
+    assert o.previewed and len(o.symbols) == 1, (o, p.notes)
+    (sym,) = o.symbols
+    assert sym in report.capture.compilations[0].graph.code  # the user's graph names the size the same way
+    wrapper = p.capture.compilations[0].output_code[0].code
+    assert f"({sym}, 16)" in wrapper and f"empty_strided_cuda(({sym}, )" in wrapper  # every batch size, one code
+    (k,) = p.capture.kernels
+    assert k.name == "triton_per_fused_add_mul_sin_sum_0"  # named for its ATen ops, as a GPU names it
+    assert "xnumel = 8" not in k.source and "r0_numel = 16" in k.source
+    assert f"symbolic sizes {sym}" in report.summary()
+
+
+_RECOMPILES = """
+import torch
+
+@torch.compile
+def f(x):
+    return (x.sin() * 2 + 1).sum(-1)
+
+f(torch.randn(8, 16))
+f(torch.randn(9, 16))  # a recompile: Dynamo makes the size dynamic
+"""
+
+
+@pytest.mark.slow
+@NEEDS_TRITON
+def test_a_recompiled_graph_is_previewed_with_its_dynamic_size(tmp_path):
+    from explorer.capturing.torch_compat import release_of
+    from explorer.cli import run_script
+    from explorer.options import Options
+
+    script = tmp_path / "recompiles.py"
+    script.write_text(_RECOMPILES)
+    report = run_script(str(script), options=Options(capture_only=True, target="cuda")).report
+    p = report.preview
+    assert [o.previewed for o in p.outcomes] == [True, True], p.outcomes
+    first, second = p.outcomes
+    recompiled = report.capture.compilations[1]
+    assert recompiled.recompile_reason and second.compile_id == recompiled.compile_id and first.symbols == ()
+    if release_of(torch.__version__) >= (2, 13):  # its repro names the size as a symbol
+        assert second.symbols, p.notes
+        wrapper = next(c for c in p.capture.compilations if c.compile_id == second.compile_id).output_code[0].code
+        assert f"({second.symbols[0]}, 16)" in wrapper
+    else:
+        assert any("names no symbolic sizes" in n for n in p.notes)
+    assert "not previewed" not in " ".join(p.graphs)
+
+
+_CPU_ONLY_OP = None
+
+
+def _cpu_only_op():
+    """An op the program registers itself: the preview's process does not have it."""
+    global _CPU_ONLY_OP
+    if _CPU_ONLY_OP is None:
+        @torch.library.custom_op("cx_tests::scaled_on_cpu", mutates_args=())
+        def scaled_on_cpu(x: torch.Tensor) -> torch.Tensor:
+            return x * 3
+
+        @scaled_on_cpu.register_fake
+        def _(x):
+            return torch.empty_like(x)
+
+        _CPU_ONLY_OP = scaled_on_cpu
+    return _CPU_ONLY_OP
+
+
+@pytest.mark.slow
+@NEEDS_TRITON
+def test_a_graph_the_preview_cannot_lower_is_named_in_the_summary_with_the_reason():
+    from explorer.present import payload
+    from explorer.present.html import render_fragment
+
+    op = _cpu_only_op()
+
+    def f(x):
+        y = op(x.sin())
+        torch._dynamo.graph_break()
+        return y.cos() + 1
+
+    with torch.no_grad():
+        report = explorer.explore(f, torch.randn(8), target="cuda")
+    p = report.preview
+    failed, fine = p.outcomes
+    assert not failed.previewed and fine.previewed, p.outcomes
+    assert "scaled_on_cpu" in failed.reason and "registers itself" in failed.reason
+    said = f"Not in the CUDA preview: {failed.label}: "
+    summary = report.summary()
+    assert said in summary and "scaled_on_cpu" in summary.split(said)[1].split("\n")[0]
+    assert "1 of 2 graphs lowered" in summary
+    assert said in html.unescape(re.sub(r"<[^>]+>", "", render_fragment(report, pictures=False)))  # the static copy
+    header = json.dumps(payload.build(report, pictures="none")[0]["header"])  # the page's and the widget's
+    assert "Not in the CUDA preview: " in header and failed.label in header and "scaled_on_cpu" in header
+
+
+@pytest.mark.slow
+@NEEDS_TRITON
 def test_preview_shows_wrapper_triton_kernels_and_ptx_labelled_not_run():
     with torch.no_grad():
         report = explorer.explore(lambda x, y: (x.sin() * y + 1).sum(-1), torch.randn(64, 128),
@@ -229,7 +359,7 @@ def test_preview_shows_wrapper_triton_kernels_and_ptx_labelled_not_run():
     p = report.preview
     assert p.error is None, p.error
     assert "PREVIEW, NOT RUN" in p.label and "sm_90" in p.target
-    assert len(p.graphs) == 1 and p.graphs[0].endswith("previewed")
+    assert len(p.graphs) == 1 and p.graphs[0].endswith("previewed (inference)")
     assert report.capture.kernels[0].language == "cpp"  # the user's own run: CPU, untouched
     (comp,) = p.capture.compilations
     assert "triton" in comp.output_code[0].code and "cuda" in comp.output_code[0].code

@@ -657,8 +657,20 @@ class CudaGraphs:
 
 
 @dataclass(frozen=True)
+class PreviewGraph:
+    """One graph of the CUDA preview: lowered for the GPU (what of it, with which symbolic sizes), or why not."""
+
+    label: str  # "graph 0 (0/0)": the graph's place among the compiled graphs, and its compilation's key
+    compile_id: Optional[str] = None  # the compilation of the main report it came from
+    previewed: bool = False
+    lowered: str = "inference"  # inference | forward and backward (a training graph) | forward | backward
+    symbols: tuple[str, ...] = ()  # the sizes it was lowered with as symbols (dynamic shapes): s77, ...
+    reason: Optional[str] = None  # why it was not previewed, in words
+
+
+@dataclass(frozen=True)
 class Preview:
-    """What a CUDA GPU would get for the inference graphs, lowered on this machine without one.
+    """What a CUDA GPU would get for the compiled graphs, lowered on this machine without one.
 
     A preview that was not run: nothing executed on a GPU, no kernel was timed
     or autotuned (where Inductor would autotune among configs, all are listed).
@@ -667,6 +679,11 @@ class Preview:
     target: str  # e.g. "cuda sm_90 (NVIDIA H200, mocked)"
     label: str
     capture: Optional[CaptureData] = None  # the child's capture: output code, kernels, IR, PTX
-    graphs: tuple[str, ...] = ()  # per graph: previewed, or why it was not
+    graphs: tuple[str, ...] = ()  # per graph, one line: previewed, or why it was not (``outcomes`` in words)
     error: Optional[str] = None  # why the preview failed as a whole, in words
     notes: tuple[str, ...] = ()
+    outcomes: tuple[PreviewGraph, ...] = ()  # per graph: what was lowered, or why it was not
+
+    @property
+    def not_previewed(self) -> tuple[PreviewGraph, ...]:
+        return tuple(o for o in self.outcomes if not o.previewed)

@@ -974,6 +974,57 @@ def graph_repro(gm: Any, inputs: Any) -> str:
     return fd.getvalue()
 
 
+def graph_input_shapes(gm: Any) -> Optional[dict]:
+    """The symbolic sizes of a Dynamo graph's inputs, as plain data; None when every size is a number.
+
+    A repro script writes each input with this call's sizes; a graph Dynamo traced with dynamic shapes
+    (``mark_dynamic``, or a recompile under automatic dynamic shapes) has symbols there (``s77``), which the
+    preview must give Inductor again to lower what a GPU would get. Read from the placeholders' example values
+    (Dynamo's fake tensors, after its replacements: ``Eq(s77, s17)`` leaves ``s17``): per input, its sizes,
+    strides and storage offset (a SymInt input: its expression) as ``sympy.srepr``, which reads back exactly;
+    per symbol, its value in this call, its range and the source torch named it for (``L['x'].size()[0]``).
+    """
+    import sympy
+    import torch
+
+    inputs: list[dict] = []
+    symbols: dict[str, dict] = {}
+
+    def text(v: Any) -> str:
+        if isinstance(v, torch.SymInt):
+            expr = v.node.expr
+            for s in expr.free_symbols:
+                symbols.setdefault(str(s), _symbol_facts(v.node.shape_env, s))
+            return sympy.srepr(expr)
+        return str(int(v))
+
+    for node in gm.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        v = node.meta.get("example_value", node.meta.get("val"))
+        if isinstance(v, torch.SymInt):
+            inputs.append({"expr": text(v)})
+        elif isinstance(v, torch.Tensor) and not v.is_sparse:
+            inputs.append({"size": [text(s) for s in v.size()], "stride": [text(s) for s in v.stride()],
+                           "offset": text(v.storage_offset())})
+        else:
+            inputs.append({})
+    return {"inputs": inputs, "symbols": symbols} if symbols else None
+
+
+def _symbol_facts(shape_env: Any, symbol: Any) -> dict:
+    """A size symbol's value in this call, its range (``None``: unbounded) and the source it was made for."""
+    values = getattr(shape_env, "backed_var_to_val", None) or getattr(shape_env, "var_to_val", {})
+    hint = values.get(symbol)
+    rng = shape_env.var_to_range.get(symbol)
+    bound = lambda b: int(b) if getattr(b, "is_Integer", False) else None  # noqa: E731 - int_oo: unbounded
+    sources = shape_env.var_to_sources.get(symbol) or []
+    name = getattr(sources[0], "name", None) if sources else None
+    return {"hint": int(hint) if hint is not None else None,
+            "min": bound(rng.lower) if rng is not None else None, "max": bound(rng.upper) if rng is not None else None,
+            "source": (name() if callable(name) else name) if name is not None else None}
+
+
 def cudagraph_tree_counts() -> tuple[int, int]:
     """(graphs recorded, unexpected re-recordings) over CUDA graph trees' managers in this thread, so far.
 

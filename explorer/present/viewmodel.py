@@ -83,6 +83,7 @@ from . import (
     loop_view,
     numbers_view,
     partial_reads,
+    preview_view,
     ranks,
     saved_view,
     structure_view,
@@ -222,6 +223,7 @@ def header(report: Report) -> dict:
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     body += graph_order(data)
     body += partial_reads.header_notes(data)  # records read in part whose data no pane shows
+    body += preview_view.header_blocks(report)  # --target cuda: what was lowered for the GPU, what was not and why
     for p in report.all_problems:
         body.append(note("cx-bad cx-problem", [{"b": words.could_not(p.where)}, p.detail()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]

@@ -1,19 +1,27 @@
 """``target="cuda"``: the wrapper and Triton kernels a CUDA GPU would get, on a machine without one.
 
-The cell runs as usual (on CPU); its inference graphs are then lowered again by
-Inductor for a CUDA device that is faked (``mock_cuda``) on fake tensors, in a
-child process (``child``): patching torch is only ever done there, and a crash
-there (an autograd op on a fake CUDA tensor aborts a CPU-only torch) costs the
+The cell runs as usual (on CPU); its graphs are then lowered again by Inductor
+for a CUDA device that is faked (``mock_cuda``) on fake tensors, in a child
+process (``child``): patching torch is only ever done there, and a crash there
+(an autograd op on a fake CUDA tensor aborts a CPU-only torch) costs the
 preview, never the user's kernel. Triton compiles each kernel for sm_90
 without a GPU, so the kernels' IR down to PTX is shown when ``triton`` is
 installed. It is a preview that was not run: nothing was timed or autotuned.
+
+What a GPU would compile, the preview covers: a graph with dynamic shapes is
+lowered with the same symbolic sizes Dynamo gave it (``fake_inputs``), a
+recompiled graph like any other, and a training graph's forward and backward
+both (``training``). A graph it cannot lower is named, with the reason, in
+``Preview.outcomes`` (and in the report's summary).
 
 The graphs go to the child as torch's own repro scripts
 (``torch._dynamo.repro.after_aot``, what ``fx_graph_runnable`` is made of):
 for ``explore()`` and ``%%compile`` the Dynamo graphs, so the whole of
 AOTAutograd and Inductor runs for CUDA; for a script (the CLI) the graphs as
 Inductor received them (already through AOTAutograd on CPU: a device-specific
-choice made there, e.g. which attention kernel, stays the CPU's).
+choice made there, e.g. which attention kernel, stays the CPU's; a training
+step's forward and backward graphs are lowered one by one, each with the sizes
+of the call that compiled it).
 """
 
 from __future__ import annotations
@@ -24,10 +32,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from ..capturing.model import CaptureData, Preview, from_dict
+from ..capturing.compile_id import CompileId
+from ..capturing.model import CaptureData, Preview, PreviewGraph, from_dict
 
 TARGETS = ("cuda",)
 TARGET = "cuda sm_90 (NVIDIA H200, mocked)"
@@ -39,64 +48,94 @@ DEFAULT_TIMEOUT_S = 600.0
 
 @dataclass
 class Graph:
-    """One graph to preview: a repro script of it, or why it is not previewed."""
+    """One graph to preview: a repro script of it (with its symbolic sizes, if any), or why it is not previewed."""
 
     label: str
     repro: Optional[str] = None
     skip: Optional[str] = None
+    shapes: Optional[dict] = None  # torch_compat.graph_input_shapes: where Dynamo kept sizes symbolic
+    trains: bool = False  # autograd records through it: its forward and backward are lowered
+    compile_id: Optional[str] = None  # its compilation's key in the main report
+    frame: Optional[tuple[int, int]] = None  # the compile id the child lowers it under
+    lowered: str = "inference"
+    notes: list[str] = field(default_factory=list)
+
+    def outcome(self, previewed: bool = False, symbols: Sequence[str] = (), reason: Optional[str] = None,
+                lowered: Optional[str] = None) -> PreviewGraph:
+        return PreviewGraph(self.label, self.compile_id, previewed, lowered or self.lowered, tuple(symbols), reason)
 
 
 def graphs_from_recorder(recorder: Any) -> list[Graph]:
-    """The Dynamo graphs a GraphRecorder kept; training graphs are left out with the reason."""
+    """The Dynamo graphs a GraphRecorder kept, each with its symbolic sizes and whether it trains."""
     from ..capturing import torch_compat
 
-    out = []
+    out: list[Graph] = []
+    frames: set[tuple[int, int]] = set()
     for g in getattr(recorder, "graphs", ()):
-        if g.trains:
-            out.append(Graph(g.label, skip="a training graph (autograd records through it): the preview covers "
-                                           "inference graphs only; run it under torch.no_grad() to preview it"))
+        graph = Graph(g.label, trains=g.trains, compile_id=g.compile_id,
+                      lowered="forward and backward" if g.trains else "inference")
+        key = g.compile_key
+        if key is not None and (key.frame_id, key.frame_compile_id) not in frames:
+            graph.frame = (key.frame_id, key.frame_compile_id)  # the preview's compilation is named as the report's
+            frames.add(graph.frame)
+        out.append(graph)
+        try:
+            graph.repro = torch_compat.graph_repro(g.gm, g.inputs)
+        except Exception as e:  # noqa: BLE001 - the outcome says why
+            graph.skip = f"torch could not write a repro of it ({type(e).__name__}: {e})"
             continue
         try:
-            out.append(Graph(g.label, repro=torch_compat.graph_repro(g.gm, g.inputs)))
-        except Exception as e:  # noqa: BLE001
-            out.append(Graph(g.label, skip=f"torch could not write a repro of it ({type(e).__name__}: {e})"))
+            graph.shapes = torch_compat.graph_input_shapes(g.gm)
+        except Exception as e:  # noqa: BLE001 - previewed all the same, with this call's sizes: said so
+            graph.notes.append(f"{g.label}: its symbolic sizes could not be read ({type(e).__name__}: {e}); "
+                               "previewed with the sizes of the call that compiled it")
     return out
 
 
 def graphs_from_repros(repros: Sequence[Any]) -> list[Graph]:
-    """A script's graphs, from Inductor's ``fx_graph_runnable`` artifacts; forward/backward left out."""
+    """A script's graphs, from Inductor's ``fx_graph_runnable`` artifacts: inference, forward and backward alike."""
     out = []
     for i, r in enumerate(repros):
         label = f"graph {i} ({r.compile_id})" if r.compile_id else f"graph {i}"
-        if r.kind != "inference":
-            out.append(Graph(label, skip=f"a {r.kind} graph of training: the preview covers inference graphs only"))
-        else:
-            out.append(Graph(label, repro=r.payload))
+        key = CompileId.parse(r.compile_id or "")
+        graph = Graph(label, repro=r.payload, compile_id=r.compile_id,
+                      frame=(key.frame_id, key.frame_compile_id) if key else None,  # a forward and its backward:
+                      lowered=r.kind if r.kind in ("forward", "backward") else "inference")  # one compilation
+        if "reader.symint(" in r.payload and "expr=" not in r.payload:  # torch 2.11, 2.12 write sizes as numbers
+            graph.notes.append(f"{label}: this torch's repro of it names no symbolic sizes (torch 2.13 on does): "
+                               "lowered with the sizes of the call that compiled it")
+        out.append(graph)
     return out
 
 
 def preview(graphs: Sequence[Graph], *, mode: Optional[str] = None, options: Optional[dict] = None,
             timeout_s: float = DEFAULT_TIMEOUT_S, notes: Sequence[str] = ()) -> Preview:
     """Lowers ``graphs`` for the mocked CUDA device in a child process; never raises for the child's failures."""
-    notes = list(notes)
-    skipped = [f"{g.label}: not previewed: {g.skip}" for g in graphs if g.skip]
-    todo = [g for g in graphs if g.repro]
+    notes = list(notes) + [n for g in graphs for n in g.notes]
+    skipped = {g.label: g.outcome(reason=g.skip) for g in graphs if g.skip}
+    todo = [g for g in graphs if g.repro and not g.skip]
+
+    def made(outcomes: dict[str, PreviewGraph], error: Optional[str] = None, capture: Optional[CaptureData] = None,
+             more_notes: Sequence[str] = ()) -> Preview:
+        lost = "not lowered: the preview failed before it came to this graph (the preview's error says why)"
+        ordered = tuple(outcomes.get(g.label) or g.outcome(reason=lost) for g in graphs)
+        return Preview(target=TARGET, label=LABEL, capture=capture, graphs=tuple(_line(o) for o in ordered),
+                       error=error, notes=tuple(notes) + tuple(more_notes), outcomes=ordered)
+
     if not todo:
-        return Preview(target=TARGET, label=LABEL, graphs=tuple(skipped),
-                       error="nothing to preview: no inference graph was compiled" if not skipped else
-                       "nothing to preview: " + "; ".join(g.skip or "" for g in graphs), notes=tuple(notes))
+        return made(skipped, "nothing to preview: no graph was compiled" if not skipped else
+                    "nothing to preview: " + "; ".join(o.reason or "" for o in skipped.values()))
     missing = triton_missing()
     if missing:
-        return Preview(target=TARGET, label=LABEL, graphs=tuple(skipped), error=missing, notes=tuple(notes))
-    job = {"graphs": [{"label": g.label, "repro": g.repro} for g in todo], "mode": mode,
-           "options": _plain(options or {})}
+        return made(skipped, missing)
+    job = {"graphs": [_job(g) for g in todo], "mode": mode, "options": _plain(options or {})}
     with tempfile.TemporaryDirectory(prefix="explorer-preview-") as tmp:
         src, dst = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         with open(src, "w", encoding="utf-8") as fh:
             json.dump(job, fh)
         err = _run_child(src, dst, timeout_s)
         if err is not None:
-            return Preview(target=TARGET, label=LABEL, graphs=tuple(skipped), error=err, notes=tuple(notes))
+            return made(skipped, err)
         with open(dst, encoding="utf-8") as fh:
             out = json.load(fh)
     data: Optional[CaptureData] = from_dict(out["capture"]) if out.get("capture") else None
@@ -105,8 +144,24 @@ def preview(graphs: Sequence[Graph], *, mode: Optional[str] = None, options: Opt
         error = f"the preview failed in its child process: {error}"
         if os.environ.get("EXPLORER_PREVIEW_DEBUG"):
             error += "\n" + out.get("traceback", "")
-    return Preview(target=TARGET, label=LABEL, capture=data, graphs=tuple(out.get("graphs", ())) + tuple(skipped),
-                   error=error, notes=tuple(notes) + tuple(out.get("notes", ())))
+    by_label = {g.label: g for g in todo}
+    lowered = {o["label"]: by_label[o["label"]].outcome(o["previewed"], o.get("symbols") or (), o.get("reason"),
+                                                        o.get("lowered"))
+               for o in out.get("outcomes", ()) if o.get("label") in by_label}
+    return made({**skipped, **lowered}, error, data, out.get("notes", ()))
+
+
+def _job(g: Graph) -> dict:
+    return {"label": g.label, "repro": g.repro, "shapes": g.shapes, "trains": g.trains,
+            "compile_id": list(g.frame) if g.frame else None}
+
+
+def _line(o: PreviewGraph) -> str:
+    """One graph's outcome in one line (``Preview.graphs``)."""
+    if not o.previewed:
+        return f"{o.label}: not previewed: {o.reason}"
+    sizes = f"; symbolic sizes {', '.join(o.symbols)}" if o.symbols else ""
+    return f"{o.label}: previewed ({o.lowered}{sizes})"
 
 
 def triton_missing() -> Optional[str]:

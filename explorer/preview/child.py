@@ -1,20 +1,26 @@
 """The preview's child process: ``python -m explorer.preview.child IN.json OUT.json``.
 
-Reads the graphs (torch's own repro scripts of them), lowers each with
-Inductor for a faked CUDA device on fake tensors, under the explorer's capture,
-and writes the capture as JSON. Runs apart from the user's process because the
-CUDA mock patches torch, and because an op that reaches autograd on a fake CUDA
-tensor in a CPU-only torch calls ``std::terminate``: here that ends this
-process, and the parent says so.
+Reads the graphs (torch's own repro scripts of them, with their symbolic sizes
+where Dynamo kept any), lowers each with Inductor for a faked CUDA device on fake
+tensors, under the explorer's capture, and writes the capture and each graph's
+outcome as JSON. A training graph's forward and backward are both lowered
+(``training``). Runs apart from the user's process because the CUDA mock patches
+torch, and because an op that reaches autograd on a fake CUDA tensor in a
+CPU-only torch calls ``std::terminate``: here that ends this process, and the
+parent says so.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import traceback
-from typing import Any
+from typing import Any, Optional
+
+ATTENTION = ("attention (scaled_dot_product_attention) is previewed in its math form, matmuls and a softmax kernel: "
+             "a GPU picks flash or memory-efficient attention by asking the device, which is not there")
 
 
 def main(argv: list[str]) -> int:
@@ -23,7 +29,7 @@ def main(argv: list[str]) -> int:
         job = json.load(fh)
     if os.environ.get("EXPLORER_PREVIEW_TEST_ABORT"):  # tests: a child that dies as std::terminate would
         os.abort()
-    out: dict[str, Any] = {"graphs": [], "capture": None, "error": None, "notes": []}
+    out: dict[str, Any] = {"outcomes": [], "capture": None, "error": None, "notes": []}
     try:
         out.update(_run(job))
     except BaseException as e:  # noqa: BLE001 - anything goes back to the parent as words
@@ -40,34 +46,45 @@ def _run(job: dict) -> dict:
     from explorer.capturing.model import to_dict
     from explorer.capturing.session import CaptureSession
     from explorer.capturing.triton_asm import with_kernel_details
-    from explorer.preview.mock_cuda import FakeReader, fake_cuda
+    from explorer.preview import mock_cuda, training
+    from explorer.preview.mock_cuda import fake_cuda
 
     torch._inductor.config.compile_threads = 1  # compile in this process: workers would not be faked
     notes: list[str] = []
-    results: list[str] = []
+    results: list[dict] = []
     mode = job.get("mode")
     if mode in ("max-autotune", "max-autotune-no-cudagraphs"):
         notes.append(f"mode {mode!r} autotunes by timing candidates on the GPU; previewed with the default "
                      "choices instead")
         mode = None
     options = dict(job.get("options") or {})
+    if any(g.get("trains") for g in job["graphs"]):
+        notes.append(training.NOTE)
+    if any("scaled_dot_product" in g["repro"] for g in job["graphs"]):
+        notes.append(ATTENTION)
     with fake_cuda():
-        from torch._subclasses.fake_tensor import FakeTensorMode
-
         session = CaptureSession(fresh=True)  # lowered under a fake CUDA: nothing for torch's graph caches
         with session:
             for i, g in enumerate(job["graphs"]):
-                try:
-                    _lower(i, g, mode, options, FakeReader, FakeTensorMode)
-                    results.append(f"{g['label']}: previewed")
-                except Exception as e:  # noqa: BLE001 - one graph failing does not stop the others
-                    results.append(f"{g['label']}: not previewed ({type(e).__name__}: {str(e)[:500]})")
-                    if os.environ.get("EXPLORER_PREVIEW_DEBUG"):  # where the mock fell short, for whoever mends it
-                        notes.append(traceback.format_exc()[-4000:])
+                results.append(_lower_one(i, g, mode, options, notes))
         data = session.data
+        notes += sorted(mock_cuda.UNTIMED)
         if data is not None:
             data = _as_preview(with_kernel_details(data))
-    return {"graphs": results, "capture": to_dict(data) if data is not None else None, "notes": notes}
+    return {"outcomes": results, "capture": to_dict(data) if data is not None else None, "notes": notes}
+
+
+def _lower_one(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> dict:
+    """One graph lowered; what came of it, in words. One graph failing does not stop the others."""
+    out = {"label": g["label"], "previewed": False, "symbols": [], "reason": None, "lowered": None}
+    try:
+        out["symbols"], out["lowered"] = _lower(i, g, mode, options, notes)
+        out["previewed"] = True
+    except Exception as e:  # noqa: BLE001 - the graph's outcome says why, in words
+        out["reason"] = _reason(e)
+        if os.environ.get("EXPLORER_PREVIEW_DEBUG"):  # where the mock fell short, for whoever mends it
+            notes.append(traceback.format_exc()[-4000:])
+    return out
 
 
 def _as_preview(data: Any) -> Any:
@@ -83,24 +100,76 @@ def _as_preview(data: Any) -> Any:
     return dataclasses.replace(data, compilations=comps)
 
 
-def _lower(i: int, g: dict, mode: Any, options: dict, reader_cls: Any, fake_mode_cls: Any) -> None:
+def _reason(e: BaseException) -> str:
+    """Why a graph was not lowered, in words: torch's exception, and what it means where that is known."""
+    said = f"{type(e).__name__}: {str(e)[:500]}"
+    op = re.search(r"'_OpNamespace' '(\w+)' object has no attribute '(\w+)'", str(e))
+    if isinstance(e, AttributeError) and op:
+        return (f"it calls {op[1]}::{op[2]}, an op the program registers itself, which the preview's process does "
+                f"not have ({said})")
+    return said
+
+
+def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple[list[str], Optional[str]]:
+    """Lowers one graph under its compile id; returns the names of the sizes it kept symbolic, and for a training
+    graph what was lowered (``forward and backward``)."""
     import torch
     from torch._guards import CompileContext, CompileId, compile_context
+    from torch._inductor.compile_fx import compile_fx
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    from explorer.capturing import torch_compat
+    from explorer.preview import training
+    from explorer.preview.fake_inputs import FakeReader, SymbolicSizes
 
     namespace: dict[str, Any] = {"__name__": "explorer_preview_repro"}
     exec(compile(g["repro"], f"<preview {g['label']}>", "exec"), namespace)
-    mod, load_args = namespace["mod"], namespace["load_args"]
-    fake = fake_mode_cls(allow_non_fake_inputs=False)
-    reader = reader_cls(fake)
+    mod, untraced = _graph_module(namespace["mod"])
+    load_args = namespace["load_args"]
+    fake = FakeTensorMode(allow_non_fake_inputs=False, shape_env=ShapeEnv())
+    sizes = SymbolicSizes(fake, g["shapes"]) if g.get("shapes") else \
+        SymbolicSizes.of_repro(fake, g["repro"], namespace)
+    trains = bool(g.get("trains"))
+    device = training.STAND_IN if trains else "cuda:0"  # autograd cannot record on a fake CUDA tensor here
+    reader = FakeReader(fake, device, keep_grad=trains, sizes=sizes)
     load_args(reader)
     with fake:
         for name, buf in list(mod.named_buffers()):  # constants the graph holds: on the device too
-            _set(mod, name, torch.empty_strided(buf.shape, buf.stride(), dtype=buf.dtype, device="cuda:0"))
-    backend = torch._TorchCompileInductorWrapper(mode, options or None, None)
-    cid = CompileId(frame_id=i, frame_compile_id=0)
-    # node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
-    with compile_context(CompileContext(cid)), torch.no_grad(), torch.fx.traceback.preserve_node_meta():
-        backend(mod, reader.args)
+            _set(mod, name, torch.empty_strided(buf.shape, buf.stride(), dtype=buf.dtype, device=device))
+    config = torch._TorchCompileInductorWrapper(mode, options or None, None).config
+    frame, number = g.get("compile_id") or (i, 0)
+    cid = CompileId(frame_id=frame, frame_compile_id=number)
+    # the repro sets the config the graph was compiled with, the capture's own values too (restored to the
+    # user's by then: provenance off, the backward lowered lazily): the capture's are set again over it.
+    # Node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
+    said: list[str] = []
+    with torch_compat.capture_config(said, fresh=True), compile_context(CompileContext(cid)), \
+            torch.fx.traceback.preserve_node_meta():
+        if trains:
+            with torch.enable_grad(), training.lowered_for_cuda() as lowering:
+                compile_fx(mod, reader.args, inner_compile=lowering.inner_compile, config_patches=config)
+            lowered = lowering.lowered
+        else:
+            with torch.no_grad():
+                compile_fx(mod, reader.args, config_patches=config)
+            lowered = None  # as the parent says: inference, or a script's forward or backward
+    notes += [n for n in said if n not in notes]
+    if untraced:
+        notes.append(f"{g['label']}: its repro could not be traced as an FX graph ({untraced}); lowered from the "
+                     "repro's module, its kernels named generically (triton_poi_fused_0)")
+    return (sizes.names if sizes is not None else []), lowered
+
+
+def _graph_module(mod: Any) -> tuple[Any, Optional[str]]:
+    """The repro's module as an FX graph, as Dynamo hands its graphs over (AOTAutograd traces a GraphModule with
+    node metadata kept: kernels named for their ATen ops); else the module itself, and why."""
+    import torch
+
+    try:
+        return torch.fx.symbolic_trace(mod), None
+    except Exception as e:  # noqa: BLE001 - lowered all the same, from the module's own code: said so
+        return mod, f"{type(e).__name__}: {e}"
 
 
 def _set(mod: Any, dotted: str, value: Any) -> None:

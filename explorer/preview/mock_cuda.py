@@ -8,6 +8,17 @@ for one device, an H200 (sm_90) by default. Kernels are compiled for that
 target (Triton compiles without a GPU and bundles ptxas) but never loaded.
 Brittle by nature: the patch points follow torch 2.11-2.14; a release that
 moves one makes the preview fail with a message, nothing worse.
+
+Where torch releases and builds differ, for the preview (each handled where named):
+- a fake CUDA tensor first makes a real one when torch.cuda.is_available()
+  says yes (2.11; 2.12 on ask the accelerator torch found): skipped here;
+- the device guard a fake CUDA tensor needs outside dispatch: a CUDA build
+  without a driver gets torch's own fake guard, a CPU-only build the CPU's
+  no-op guard (``_cuda_device_guard``);
+- a repro names its size symbols (``reader.symint(8, expr='s77')``, symbolic
+  tensor sizes) from 2.13 on, as numbers before: ``fake_inputs`` reads both,
+  and the parent says where a script's graph kept this call's sizes
+  (``explorer.preview.graphs_from_repros``).
 """
 
 from __future__ import annotations
@@ -58,6 +69,9 @@ def fake_cuda(props: Any = H200) -> Iterator[None]:
         mock.patch.object(torch.cuda, "set_device", lambda i: None),
         mock.patch.object(torch._C, "_cuda_getCurrentRawStream", lambda i=None: 0, create=True),
         mock.patch("torch.tensor", _tensor_factory(torch.tensor)),
+        # a fake CUDA tensor first makes a real one to set up the device's context; torch 2.11 decides by
+        # torch.cuda.is_available() (yes, here), 2.12 on by the accelerator torch itself found (none)
+        mock.patch("torch._subclasses.fake_tensor.init_gpu_context", lambda device: None),
     ]
     ci = di.CudaInterface
     for name, value in (("exchange_device", lambda i: 0), ("maybe_exchange_device", lambda i: 0),
@@ -81,15 +95,99 @@ def fake_cuda(props: Any = H200) -> Iterator[None]:
     from torch._inductor.runtime import triton_heuristics as th
 
     patches.append(mock.patch.object(th.CachingAutotuner, "_make_launchers", lambda self: None))
+    # Inductor's constant folding runs the small constant tensors it folds for real, on their device; here on the
+    # CPU instead (it reads their values; the constant it puts back is made on the graph's device)
+    from torch._inductor.constant_folding import ConstantFolder
+
+    patches.append(mock.patch.object(ConstantFolder, "run", _on_cpu(ConstantFolder.run)))
+    # a choice Inductor makes by timing on the GPU: whether padding a matmul's misaligned sizes pays
+    from torch._inductor.fx_passes import pad_mm
+
+    patches.append(mock.patch.object(pad_mm, "get_cached_should_pad", _unpadded(pad_mm.get_cached_should_pad)))
     with contextlib.ExitStack() as stack:
         for p in patches:
             stack.enter_context(p)
         _fake_triton_driver(stack, props)
+        _cuda_device_guard(stack)
         import torch.utils._triton as ut
 
         ut.has_triton.cache_clear()
         stack.callback(ut.has_triton.cache_clear)
         yield
+
+
+def _cuda_device_guard(stack: contextlib.ExitStack) -> None:
+    """A device guard for CUDA that does nothing, as torch's fake tensors install one without a device.
+
+    Code that runs on a fake CUDA tensor outside of dispatch (a tensor method's binding such as indexing or
+    ``.contiguous()``, autograd recording an op) first sets the tensor's device through its device guard.
+    torch's own fake tensors, when no CUDA device can be used, put a no-op guard in place
+    (``torch._C._ensureCUDADeviceGuardSet``, from ``FakeTensorMode``); here ``torch.cuda.is_available()``
+    says yes, so that is done here: on a CUDA build by that same call (a build without a driver has no device,
+    and gets torch's own fake guard). A CPU-only build has no CUDA guard at all, and that call does nothing
+    there: the registry's CUDA slot gets the CPU's no-op guard (torch's own ``NoOpDeviceGuardImpl``), and is
+    emptied again afterwards.
+    """
+    import torch
+
+    if torch.version.cuda is not None:
+        torch._C._ensureCUDADeviceGuardSet()
+        return
+    import ctypes
+    import os
+
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", "libc10.so"))
+    registry = (ctypes.c_void_p * 2).in_dll(lib, "_ZN3c104impl26device_guard_impl_registryE")  # CPU=0, CUDA=1
+    if registry[1]:
+        return
+    registry[1] = registry[0]
+    stack.callback(lambda: registry.__setitem__(1, None))
+
+
+# what the preview chose where a GPU would have timed the candidates; the child adds each to the preview's notes
+UNTIMED: set[str] = set()
+PAD_MM = ("a matmul with misaligned sizes: Inductor times it padded and unpadded on the GPU and keeps the faster "
+          "(pad_mm); the preview, timing nothing, keeps it unpadded")
+
+
+def _unpadded(cached: Any) -> Any:
+    """pad_mm's cache of earlier timings; where it holds none (the pass would time both now), unpadded."""
+    def cached_or_unpadded(key: str) -> Any:
+        found = cached(key)
+        if found is None:
+            UNTIMED.add(PAD_MM)
+            return False
+        return found
+
+    return cached_or_unpadded
+
+
+def _on_cpu(run: Any) -> Any:
+    """``run`` with every op it calls for real that names a CUDA device made on the CPU instead."""
+    def run_on_cpu(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _cuda_on_cpu_mode():
+            return run(self, *args, **kwargs)
+
+    return run_on_cpu
+
+
+def _cuda_on_cpu_mode() -> Any:
+    """A dispatch mode in which every CUDA device argument is the CPU."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    def cpu(v: Any) -> Any:
+        if isinstance(v, torch.device) and v.type == "cuda":
+            return torch.device("cpu")
+        return "cpu" if isinstance(v, str) and v.split(":")[0] == "cuda" else v
+
+    class CudaOnCpu(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            args = torch.fx.node.map_aggregate(tuple(args), cpu)
+            kwargs = {k: torch.fx.node.map_aggregate(v, cpu) for k, v in (kwargs or {}).items()}
+            return func(*args, **kwargs)
+
+    return CudaOnCpu()
 
 
 def _tensor_factory(real: Any) -> Any:
@@ -133,38 +231,3 @@ def _fake_triton_driver(stack: contextlib.ExitStack, props: Any) -> None:
     driver.set_active(_Driver())
     stack.callback(lambda: setattr(driver, "_active", None))  # the real default is built only if asked for
 
-
-class FakeReader:
-    """Reads a repro's ``load_args(reader)`` into fake CUDA tensors (no data, no device)."""
-
-    def __init__(self, mode: Any, device: str = "cuda:0") -> None:
-        self.mode, self.device, self.args = mode, device, []
-
-    def storage(self, storage_hash: Any, nbytes: int, *, device: Any = None, dtype_hint: Any = None) -> Any:
-        import torch
-
-        return (nbytes, dtype_hint or torch.float32, device)
-
-    def tensor(self, storage: Any, shape: Any, stride: Any = None, *, storage_offset: Any = None, dtype: Any = None,
-               requires_grad: Any = None, is_leaf: Any = None, **metadata: Any) -> Any:
-        import torch
-
-        nbytes, hint, _ = storage
-        dtype = dtype or hint
-        shape = tuple(shape)
-        if stride is None:
-            stride, acc = [], 1
-            for s in reversed(shape):
-                stride.insert(0, acc)
-                acc *= max(int(s), 1)
-        with self.mode:
-            t = torch.empty_strided(shape, tuple(stride), dtype=dtype, device=self.device)
-        self.args.append(t)  # inference: requires_grad is dropped on purpose
-        return t
-
-    def symint(self, val: Any) -> Any:
-        self.args.append(val)
-        return val
-
-    def const(self, name: str) -> None:  # newer repro format
-        self.args.append(None)
