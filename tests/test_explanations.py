@@ -61,7 +61,7 @@ CLAIMS = (
            "symbolic sizes"),
           "_functorch/_aot_autograd/graph_compile.py (compiled_bw_func only if num_symints_saved_for_bw > 0 or "
           "force_non_lazy_backward_lowering); runtime_wrappers.py Note [Backward graph lazy lowering]"),
-    Claim("notebook 04: the backward's lowering, and what the explorer changes", notebook("04_backends_and_aot.ipynb"),
+    Claim("notebook 07: the backward's lowering, and what the explorer changes", notebook("07_aotautograd.ipynb"),
           ("compiled **ahead of time**", "backward ahead of time", "before `.backward()` runs"),
           ("lazy backward lowering", "force_non_lazy_backward_lowering", "first `.backward()`"),
           "_functorch/config.py force_non_lazy_backward_lowering = False; graph_compile.py"),
@@ -74,7 +74,7 @@ CLAIMS = (
           ("inlined into the loop body", "realized", "ReinterpretView", "no buffer at all", "first and biggest fusion"),
           "_inductor/graph.py run_node (realize_hint, mark_reuse); ir.py StorageBox.should_realize_on_reuse, "
           "ReinterpretView; lowering.py make_reduction (result.realize())"),
-    Claim("notebook 05: why sin, mul, cos, add have no node", notebook("05_inside_inductor.ipynb"),
+    Claim("notebook 08: why sin, mul, cos, add have no node", notebook("08_lowering.ipynb"),
           ("each buffer is a `Pointwise` or `Reduction`", "iterate over the same rows, so the intermediate results "
                                                           "never go to memory"),
           ("inlined", "realized", "no node of their own", "ExternKernelSchedulerNode", "dependency cycle",
@@ -103,7 +103,7 @@ CLAIMS = (
           (), ("most recently used first", "recompile_limit", "eagerly", "resume function", "PEP 523"),
           "torch/csrc/dynamo/eval_frame_cpp.cpp dynamo__custom_eval_frame; extra_state.cpp lookup, move_to_front, "
           "create_cache_entry (emplace_front)"),
-    Claim("notebook 02: entries tried in turn, not one failing guard", notebook("02_dynamo.ipynb"),
+    Claim("notebook 02: entries tried in turn, not one failing guard", notebook("02_bytecode.ipynb"),
           ("if one fails, Dynamo **recompiles**", "would be reused by any compiled `f`",
            "Dynamo tries each one (newest first)"),
           ("most recently used first", "recompile_limit", "same backend", "How the pieces run"),
@@ -117,7 +117,7 @@ CLAIMS = (
     Claim("the fix list: a break in a loop skips the frame, on later calls too", source_of(fixlist._with_words),
           (), ("is inside a loop", "on this call and every later", "still compiled, each as a frame of its own"),
           "_dynamo/symbolic_convert.py raise_loop_graph_break; convert_frame.py (default ConvertFrameReturn: SKIP)"),
-    Claim("notebook 03: loops, inlined callees, the cost", notebook("03_graph_breaks.ipynb"),
+    Claim("notebook 05: loops, inlined callees, the cost", notebook("05_graph_breaks.ipynb"),
           (), ("inside a loop", "nested graph breaks are off", "no fusion across the break"),
           "_dynamo/symbolic_convert.py; _dynamo/config.py nested_graph_breaks"),
     # 7. the rewritten code: the break's instructions run inline; the code lives in the cache
@@ -133,7 +133,7 @@ CLAIMS = (
           "_functorch/_aot_autograd/functional_utils.py _check_if_mutation_can_be_in_graph; "
           "graph_capture_wrappers.py (copy_ under keep_input_mutations, torch.autograd.grad in the joint); "
           "_inductor/decomposition.py select_decomp_table"),
-    Claim("notebook 04: functionalization keeps input mutations as copy_", notebook("04_backends_and_aot.ipynb"),
+    Claim("notebook 07: functionalization keeps input mutations as copy_", notebook("07_aotautograd.ipynb"),
           ("no in-place op is left",), ("copy_", "autograd formulas", "torch functions and tensor methods"),
           "_functorch/_aot_autograd/functional_utils.py; graph_capture_wrappers.py"),
     # 9. the rest of the review's table
