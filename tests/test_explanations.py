@@ -103,11 +103,28 @@ CLAIMS = (
           (), ("most recently used first", "recompile_limit", "eagerly", "resume function", "PEP 523"),
           "torch/csrc/dynamo/eval_frame_cpp.cpp dynamo__custom_eval_frame; extra_state.cpp lookup, move_to_front, "
           "create_cache_entry (emplace_front)"),
-    Claim("notebook 02: entries tried in turn, not one failing guard", notebook("02_bytecode.ipynb"),
+    Claim("notebook 03: entries tried in turn, not one failing guard", notebook("03_guards.ipynb"),
           ("if one fails, Dynamo **recompiles**", "would be reused by any compiled `f`",
            "Dynamo tries each one (newest first)"),
-          ("most recently used first", "recompile_limit", "same backend", "How the pieces run"),
-          "torch/csrc/dynamo/extra_state.cpp lookup, backend_match; _dynamo/config.py recompile_limit"),
+          ("most recently used first", "recompile_limit", "same backend", "How the pieces run", "runs eagerly",
+           "accumulated_recompile_limit"),
+          "torch/csrc/dynamo/extra_state.cpp lookup, backend_match; _dynamo/config.py recompile_limit; "
+          "_dynamo/cache_size.py (Note on cache size limit); convert_frame.py (FrameAction.RUN_ONLY)"),
+    Claim("notebook 02: the hook is set around the compiled call; the cache lives in co_extra",
+          notebook("02_bytecode.ipynb"),
+          ("Dynamo tries each one (newest first)", "Dynamo rewrites your function"),
+          ("PEP 523", "co_extra", "most recently used first", "Your function is never changed",
+           "puts the previous one back when it returns"),
+          "_dynamo/eval_frame.py _TorchDynamoContext.__call__ (set_eval_frame on entry, prior restored in finally); "
+          "torch/csrc/dynamo/extra_state.cpp create_cache_entry, lookup"),
+    # dynamic shapes (the workshop's notebook 04)
+    Claim("notebook 04: 0/1 specialization, duck sizing, backed and unbacked", notebook("04_dynamic_shapes.ipynb"),
+          ("dynamic=True makes every size a symbol, 1 included", "mark_dynamic always makes a symbol"),
+          ("0/1 specialization", "duck sizing", "unbacked", "hint", "[2, ∞)", "never symbols",
+           "use_duck_shape"),
+          "torch/fx/experimental/symbolic_shapes.py ShapeEnv.create_symbol (val in (0, 1) and specialize_zero_one; "
+          "DimDynamic.DUCK reuses val_to_var; _default_value_range lower 2), create_unbacked_symint; "
+          "_dynamo/variables/builder.py (mark_dynamic -> RelaxedUnspecConstraint, mark_unbacked -> UNBACKED)"),
     # 6. graph breaks: loops, nested breaks, cost, fullgraph
     Claim("graph break: loops, inlined callees, the cost", stage("graph_break"),
           (), ("Inside a loop", "whole frame eagerly", "nested graph breaks are off", "no fusion across it",
@@ -234,6 +251,47 @@ def test_torch_skips_a_frame_whose_break_is_in_a_loop_and_the_fix_list_says_so()
     assert site.in_loop and site.frame_abandoned
     assert "is inside a loop" in site.ran_as_python and "every later one" in site.ran_as_python
     assert report.capture.num_graphs == 0  # the graph traced before the loop was dropped too
+
+
+def _add_rows(x, y):
+    return (x + y).sum(0) * x.shape[0]
+
+
+def _serve(x):
+    return (x * 2).sum(0)
+
+
+def test_torch_specializes_0_and_1_duck_sizes_equal_sizes_and_unbacked_sizes_take_every_size():
+    """Notebook 04 as torch does it: the first size change makes one symbol for both equal sizes (an equality
+    guard) with the range guard 2 <= size; a size of 1 then compiles a graph with the number 1; marked unbacked,
+    one graph takes sizes 1 to 16."""
+    import torch
+
+    import explorer
+
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(_add_rows, backend="eager")
+        with explorer.capture() as rep:
+            for n in (4, 5, 1):
+                compiled(torch.randn(n, 3), torch.randn(n, 3))
+        first, symbolic, one = rep.compilations
+        guards = [g.code for g in symbolic.guards]
+        assert "L['y'].size()[0] == L['x'].size()[0]" in guards and "2 <= L['x'].size()[0]" in guards
+        assert "f32[4, 3]" in first.graph.code and "f32[1, 3]" in one.graph.code
+        assert "f32[1, 3]" not in symbolic.graph.code
+
+        torch._dynamo.reset()
+        served = torch.compile(_serve, backend="eager")
+        with explorer.capture() as unbacked:
+            for n in (1, 2, 4, 8, 16):
+                x = torch.randn(n, 3)
+                torch._dynamo.decorators.mark_unbacked(x, 0)
+                served(x)
+        (only,) = unbacked.compilations
+        assert "f32[u0, 3]" in only.graph.code
+    finally:
+        torch._dynamo.reset()
 
 
 # ---- where the explorer changes what torch does, the view says so, next to the explanation ----
