@@ -153,6 +153,18 @@ CLAIMS = (
     Claim("notebook 07: functionalization keeps input mutations as copy_", notebook("07_aotautograd.ipynb"),
           ("no in-place op is left",), ("copy_", "autograd formulas", "torch functions and tensor methods"),
           "_functorch/_aot_autograd/functional_utils.py; graph_capture_wrappers.py"),
+    # the workshop's block 4
+    Claim("notebook 06: a backend is a function from a graph to a callable", notebook("06_backends.ipynb"),
+          (), ("backend(gm, example_inputs)", "returns a callable", "once per graph", "exclude_tags=()"),
+          "_dynamo/output_graph.py call_user_compiler (compiler_fn(gm, example_inputs)); "
+          "_dynamo/backends/registry.py list_backends(exclude_tags=(\"debug\", \"experimental\"))"),
+    Claim("notebook 07: the budget's knapsack recomputes the cheapest", notebook("07_aotautograd.ipynb"),
+          ("trading a little compute for memory",),
+          ("minimises the bytes", "activation_memory_budget", "knapsack", "cheapest first", "FLOPs by default",
+           "decomposed"),
+          "_functorch/partitioners.py min_cut_rematerialization_partition, get_saved_values_knapsack; "
+          "_functorch/config.py activation_memory_budget = 1.0, activation_memory_budget_runtime_estimator = "
+          "\"flops\""),
     # 9. the rest of the review's table
     Claim("the Dynamo graph is at the torch API's level", stage("graph"), (), ("torch-API", "not yet ATen"),
           "_dynamo/variables/torch.py TorchInGraphFunctionVariable, output_graph.py create_proxy (nodes call torch "
@@ -292,6 +304,31 @@ def test_torch_specializes_0_and_1_duck_sizes_equal_sizes_and_unbacked_sizes_tak
         assert "f32[u0, 3]" in only.graph.code
     finally:
         torch._dynamo.reset()
+
+
+def test_torch_recomputes_the_cheaper_of_two_equal_activations_under_a_memory_budget():
+    """Notebook 07's exercise as torch does it: at activation_memory_budget 0.5 the partitioner recomputes the
+    64->256 Linear's output (a quarter of the FLOPs) and keeps the 256->256 one's."""
+    import torch
+    import torch._functorch.config as functorch_config
+    from torch import nn
+
+    import explorer
+    from explorer.lineage.saved import saved_tensors
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 256), nn.GELU(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, 64))
+
+    def loss_fn(x):
+        return model(x).pow(2).mean()
+
+    with functorch_config.patch(activation_memory_budget=0.5):
+        comp = explorer.explore(loss_fn, torch.randn(128, 64), backend="aot_eager").compilation()
+    st = saved_tensors(comp)
+    recomputed = {r.name for r in st.recomputed}
+    assert "addmm" in recomputed and "addmm_1" not in recomputed
+    assert "addmm_1" not in {s.name for s in st.saved}  # tanh is saved in its place
+    assert st.activations.known == 160 * 1024
 
 
 # ---- where the explorer changes what torch does, the view says so, next to the explanation ----
