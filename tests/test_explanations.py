@@ -77,8 +77,8 @@ CLAIMS = (
     Claim("notebook 08: why sin, mul, cos, add have no node", notebook("08_lowering.ipynb"),
           ("each buffer is a `Pointwise` or `Reduction`", "iterate over the same rows, so the intermediate results "
                                                           "never go to memory"),
-          ("inlined", "realized", "no node of their own", "ExternKernelSchedulerNode", "dependency cycle",
-           "memory traffic", "nothing outside the kernel reads it"),
+          ("inlined", "realized", "no node of their own", "ReinterpretView", "sympy", "MemoryDep",
+           "realize_reads_threshold"),
           "_inductor/ir.py should_realize_on_reuse (heavy ops on CPU: exp); scheduler.py can_fuse"),
     # 3. scheduler node kinds
     Claim("IR before fusion: every kind of scheduler node", stage("ir_pre_fusion"),
@@ -92,6 +92,17 @@ CLAIMS = (
            "nothing outside the fused kernel reads it"),
           "_inductor/scheduler.py _can_fuse, will_fusion_create_cycle, can_buffer_be_removed_through_fusion; "
           "choices.py can_fuse, can_fuse_horizontal, score_fusion; codegen/simd.py can_fuse (numel, rnumel)"),
+    Claim("kernels: on CPU one C++ function holds consecutive groups, one loop nest each", stage("kernels"),
+          ("Each one is a fused group of loop-level IR nodes",),
+          ("one loop nest each", "until a library call ends it"),
+          "_inductor/codegen/cpp.py CppScheduling.codegen_node (kernel_group.finalize_kernel), flush; "
+          "_inductor/scheduler.py _codegen (flush at an extern kernel, a template, a device change)"),
+    Claim("notebook 09: legality, shared data at the same index, the CPU kernel group", notebook("09_fusion.ipynb"),
+          ("One fused group, one kernel",),
+          ("no dependency cycle", "the same buffer at the same index", "max_fusion_size", "one C++ kernel function",
+           "cannot fuse", "nothing outside the fused node reads it"),
+          "_inductor/scheduler.py _can_fuse, WhyNoFuse, score_fusion_memory; choices.py can_fuse, score_fusion; "
+          "codegen/cpp.py _why_fuse_nodes, can_fuse_horizontal"),
     # 5. guards and the cache loop
     Claim("guards: a failing guard alone does not recompile", stage("guards"),
           ("A failing guard means a recompile",),
