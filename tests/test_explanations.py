@@ -176,6 +176,27 @@ CLAIMS = (
           "_functorch/partitioners.py min_cut_rematerialization_partition, get_saved_values_knapsack; "
           "_functorch/config.py activation_memory_budget = 1.0, activation_memory_budget_runtime_estimator = "
           "\"flops\""),
+    # the workshop's block 6 and its closing
+    Claim("notebook 10: programs, blocks, masks, persistent and looped reductions, autotuning",
+          notebook("10_triton.ipynb"),
+          ("one program per element",),
+          ("tl.program_id", "mask", "persistent", "looped", "splits", "autotuned", "1024", "compile-time constants"),
+          "_inductor/codegen/triton.py (xoffset = tl.program_id(0) * XBLOCK), choices.py "
+          "should_use_persistent_reduction (INNER: 1024, else 64); config.py split_reductions; "
+          "runtime/triton_heuristics.py CachingAutotuner "
+          "(configs benchmarked at the first launch)"),
+    Claim("notebook 11: the paper's figures, CUDA graphs' conditions, why a laptop differs",
+          notebook("11_performance.ipynb"),
+          (), ("2.27×", "1.41×", "A100", "geometric means", "reduce-overhead", "launch-bound", "a graph per input size",
+               "break-even"),
+          "_inductor/cudagraph_utils.py (check_for_mutation, check_multiple_devices_or_any_cpu_nodes, "
+          "log_cudagraph_skip_and_bump_counter on the cudagraphs log); config.py triton.cudagraph_skip_dynamic_graphs"),
+    Claim("notebook 12: each stage beside its standard log and file", notebook("12_logs.ipynb"),
+          (), ("fx_graph_readable.py", "fx_graph_transformed.py", "ir_post_fusion.txt", "output_code.py", "tlparse",
+               "TORCHINDUCTOR_FORCE_DISABLE_CACHES", "aot_joint_graph", "set_logs"),
+          "_inductor/debug.py DebugFormatter (fx_graph_readable.py, fx_graph_transformed.py, ir_pre_fusion.txt, "
+          "ir_post_fusion.txt, output_code.py); _logging/_registrations.py; torch/compiler/config.py "
+          "force_disable_caches (TORCHINDUCTOR_FORCE_DISABLE_CACHES)"),
     # 9. the rest of the review's table
     Claim("the Dynamo graph is at the torch API's level", stage("graph"), (), ("torch-API", "not yet ATen"),
           "_dynamo/variables/torch.py TorchInGraphFunctionVariable, output_graph.py create_proxy (nodes call torch "
@@ -222,6 +243,21 @@ def test_each_claim_says_what_torch_does(claim):
 
 def test_every_claim_names_the_torch_source_it_was_checked_against():
     assert all(c.checked and ("torch/" in c.checked or c.checked.startswith("_")) for c in CLAIMS)
+
+
+def test_every_torch_logs_name_the_workshop_cites_is_one_torch_registers():
+    """A `TORCH_LOGS="x,+y"` in a notebook's text names logs torch knows: a renamed artifact fails here."""
+    import re
+
+    from torch._logging._internal import log_registry
+
+    cited = set()
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for value in re.findall(r'TORCH_LOGS="([^"]*)"', notebook(path.name)()):
+            cited |= {name.strip().lstrip("+-") for name in value.split(",") if name.strip()}
+    assert len(cited) >= 15, sorted(cited)  # the workshop's bridge cites most of them
+    unknown = sorted(n for n in cited if not (log_registry.is_artifact(n) or log_registry.is_log(n)))
+    assert not unknown, f"not a TORCH_LOGS name in this torch: {unknown}"
 
 
 # ---- claims checked against the installed torch ----
