@@ -171,7 +171,7 @@ CLAIMS = (
           "_dynamo/backends/registry.py list_backends(exclude_tags=(\"debug\", \"experimental\"))"),
     Claim("notebook 07: the budget's knapsack recomputes the cheapest", notebook("07_aotautograd.ipynb"),
           ("trading a little compute for memory",),
-          ("minimises the bytes", "activation_memory_budget", "knapsack", "cheapest first", "FLOPs by default",
+          ("minimises the bytes", "activation_memory_budget", "knapsack", "lowest recompute cost", "FLOPs by default",
            "decomposed"),
           "_functorch/partitioners.py min_cut_rematerialization_partition, get_saved_values_knapsack; "
           "_functorch/config.py activation_memory_budget = 1.0, activation_memory_budget_runtime_estimator = "
