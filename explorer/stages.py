@@ -183,7 +183,8 @@ STAGES: tuple[Stage, ...] = (
           "does not fuse (on GPU a template may take an epilogue). Inductor ranks the legal pairs by the memory "
           "traffic it estimates each saves and fuses the best first: a consumer into its producer, or nodes "
           "reading the same input (read once). An intermediate buffer leaves memory only when nothing outside "
-          "the fused kernel reads it. Fewer nodes here means fewer kernels; compare with the IR before fusion."),
+          "the fused kernel reads it. Fewer nodes here means fewer loop nests (on GPU, fewer kernels); compare "
+          "with the IR before fusion."),
     Stage("output_code", "Wrapper code", "code", "output_code", "python", "inductor",
           "The Python module Inductor generated (codegen): it allocates the buffers, reusing a dead buffer's "
           "memory for a later one (# reuse), and calls the kernels and library calls (extern kernels such as "
@@ -191,9 +192,10 @@ STAGES: tuple[Stage, ...] = (
           "mode=\"reduce-overhead\" on a GPU, a CUDA graph records one run of it and replays it."),
     Stage("kernels", "Kernels", "kernels", "kernels", None, "inductor",
           "The kernels Inductor generated (codegen): C++ with OpenMP loops, vectorized through "
-          "at::vec::Vectorized, on CPU; Triton on GPU. Each one is a fused group of loop-level IR nodes; its "
-          "header names the FX nodes it computes. Click a line of a kernel to light the line of your code it "
-          "computes."),
+          "at::vec::Vectorized, on CPU; Triton on GPU. On GPU each kernel is one fused group of loop-level IR "
+          "nodes; on CPU the C++ backend puts consecutive groups into one function, one loop nest each, until a "
+          "library call ends it. A kernel's header names the FX nodes it computes. Click a line of a kernel to "
+          "light the line of your code it computes."),
     Stage("timing", "Timing", "timing", "timing", None, "runtime",
           "What the compiled code costs against eager: the whole compiled call as you make it (guards, "
           "frames, resume functions) and the graph alone, each with its spread, measured after warm-up; "
