@@ -108,6 +108,10 @@ def test_the_same_program_gives_the_same_report_through_every_entry_point(tmp_pa
     _via_cli(outs["cli"])
     _via_magic(outs["magic"])
     docs = {name: _normalised(path) for name, path in outs.items()}
+    # a notebook's cells are named as the notebook shows them (cell [N]); no other entry point has cells
+    cells = docs["magic"]["clinic"].pop("cells")
+    assert cells and all(re.fullmatch(r"cell \[\d+\]", name) for name in cells.values()), cells
+    assert not docs["explore"]["clinic"].pop("cells") and not docs["cli"]["clinic"].pop("cells")
     capture = docs["explore"]["capture"]
     assert len(capture["compilations"]) == 2 and capture["compilations"][0]["graph_break"]
     assert docs["explore"]["clinic"]["fix_list"]

@@ -97,9 +97,7 @@ def graphs_from_repros(repros: Sequence[Any]) -> list[Graph]:
     out = []
     for i, r in enumerate(repros):
         label = f"graph {i} ({r.compile_id})" if r.compile_id else f"graph {i}"
-        key = CompileId.parse(r.compile_id or "")
-        graph = Graph(label, repro=r.payload, compile_id=r.compile_id,
-                      frame=(key.frame_id, key.frame_compile_id) if key else None,  # a forward and its backward:
+        graph = Graph(label, repro=r.payload, compile_id=r.compile_id, frame=r.frame,  # a forward and its backward:
                       lowered=r.kind if r.kind in ("forward", "backward") else "inference")  # one compilation
         if "reader.symint(" in r.payload and "expr=" not in r.payload:  # torch 2.11, 2.12 write sizes as numbers
             graph.notes.append(f"{label}: this torch's repro of it names no symbolic sizes (torch 2.13 on does): "

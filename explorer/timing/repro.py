@@ -43,6 +43,7 @@ class Repro:
     lowering: int  # 0, 1, ... within that compile id (a training graph lowers forward, then backward)
     payload: str  # the fx_graph_runnable script
     attempt: int = 0
+    frame: Optional[tuple[int, int]] = None  # (frame id, frame compile id): a forward and its backward share it
 
     @property
     def kind(self) -> str:
@@ -68,7 +69,9 @@ class _Collector:
         cid = event.compile_id.key if event.compile_id else None
         lowering = self._lowerings.get(cid, 0)
         self._lowerings[cid] = lowering + 1
-        self.repros.append(Repro(cid, lowering, event.payload, event.compile_id.attempt if event.compile_id else 0))
+        key = event.compile_id
+        self.repros.append(Repro(cid, lowering, event.payload, key.attempt if key else 0,
+                                 (key.frame_id, key.frame_compile_id) if key else None))
 
 
 @contextlib.contextmanager
