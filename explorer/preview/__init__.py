@@ -35,7 +35,6 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from ..capturing.compile_id import CompileId
 from ..capturing.model import CaptureData, Preview, PreviewGraph, from_dict
 
 TARGETS = ("cuda",)
