@@ -470,7 +470,7 @@ def _flops_source(name: str, row: Row, generated: bool) -> str:
     if row.flops:
         counted = [f"{v[0]:g} launch(es) by {op}" for op, v in row.by_op.items() if v[2]]
         text = (f"{row.counted:g} op call(s) per graph call ({', '.join(counted)}), FLOPs from "
-                "the op's shapes (torch.utils.flop_counter formulas; attention: the explorer's)")
+                "the op's shapes (torch.utils.flop_counter formulas; attention and grouped matmuls: the explorer's)")
         return text + ("; " + "; ".join(row.formulas) if row.formulas else "")
     if generated:
         return "generated pointwise/reduction code: not counted (memory-bound by nature)" \
