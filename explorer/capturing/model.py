@@ -444,6 +444,19 @@ class CaptureData:
                 for b in (c.graph_break, *c.more_breaks)]
 
     @property
+    def break_count(self) -> int:
+        """How many graph breaks the program hit, as ``torch._dynamo.explain`` counts them: one unsupported line
+        reached through a chain of frames (a decorator's wrapper, the model's forward, the helper that logs) is
+        logged once per frame Dynamo tried, with the same stack: one break. The same frame compiled again (a
+        recompile) and breaking there again is another."""
+        frames: dict[tuple, dict[tuple, set]] = {}  # the break's stack -> frame -> its compilations that hit it
+        for c, b in self.graph_breaks:
+            stack = b.user_traceback or ((c.compile_id, b.reason),)
+            frames.setdefault(stack, {}).setdefault((c.frame.filename, c.frame.lineno, c.frame.name),
+                                                    set()).add(c.compile_id)
+        return sum(max(len(ids) for ids in by_frame.values()) for by_frame in frames.values())
+
+    @property
     def recompiles(self) -> list[Compilation]:
         return [c for c in self.compilations if c.recompile_reason]
 

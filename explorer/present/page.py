@@ -171,7 +171,7 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
     dist = report.distributed
     ranks = f"{dist.world_size} ranks, rank {dist.rank}: " if dist is not None and dist.merged else ""
     title = (f"compile-explorer: {ranks}{len(data.compilations)} compilations, "
-             f"{len(data.graph_breaks)} graph breaks — torch {data.torch_version}")
+             f"{data.break_count} graph breaks — torch {data.torch_version}")
     boot = '\n;mountPage(document.getElementById("cx-root"), document.getElementById("cx-payload"));\n'
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -185,7 +185,7 @@ def header(report: Report) -> dict:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
     data = report.capture
     chips = [["compilations", len(data.compilations)], ["graphs", data.num_graphs],
-             ["graph breaks", len(data.graph_breaks)], ["recompiles", len(data.recompiles)],
+             ["graph breaks", data.break_count], ["recompiles", len(data.recompiles)],
              ["kernels", len(data.kernels)], ["compile time", f"{data.compile_time_s:.2f} s"]]
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
@@ -196,7 +196,7 @@ def header(report: Report) -> dict:
     body: list[dict] = []
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
-    body += fix_list(report.clinic.fix_list, len(data.graph_breaks))
+    body += fix_list(report.clinic.fix_list, data.break_count)
     body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations}, report.clinic.cells)
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
