@@ -89,13 +89,18 @@ class Entry:
     (``Sequential``, ``Linear``) Dynamo compiles torch's own wrapper frame (``inner`` in
     ``torch/_dynamo/external_utils.py``) that calls it: then ``wrapper`` is True, ``name`` and its place are the
     module's ``forward`` the wrapper called, and ``called_at`` is the user's line that ran the compiled module;
-    the frame stays ``Compilation.frame``."""
+    the frame stays ``Compilation.frame``. When the frame is a decorator's wrapper around a module's ``forward``
+    (``@deprecate_kwarg(...)`` on ``LlamaForCausalLM.forward``: Dynamo compiles the wrapper and inlines the
+    forward), ``decorated`` is True, ``name`` and its place are that ``forward``'s and ``module_source`` is the
+    wrapper's argument that holds the module (``L['args'][0]``): module paths start there, as at ``self``."""
 
     name: str
     filename: str
     lineno: int
     wrapper: bool = False
     called_at: Optional[SourceLoc] = None
+    decorated: bool = False
+    module_source: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -389,12 +394,15 @@ class Compilation:
 
     @property
     def name(self) -> str:
-        """What it compiled, by name: the module's forward for torch's wrapper frame, else the frame's (qualified)."""
+        """What it compiled, by name: the module's forward for torch's wrapper frame or a decorator's wrapper around
+        it, else the frame's (qualified)."""
         return self.entry.name if self.entry is not None else self.frame.name
 
     @property
     def label(self) -> str:
         e = self.entry
+        if e is not None and e.decorated:  # its own forward's line: the decorator's wrapper is a detail
+            return f"{self.compile_id} {e.name} ({_basename(e.filename)}:{e.lineno})"
         if e is not None and e.wrapper:
             where = (f"called at {_basename(e.called_at.filename)}:{e.called_at.lineno}" if e.called_at
                      else f"{_basename(e.filename)}:{e.lineno}")

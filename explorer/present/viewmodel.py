@@ -90,7 +90,7 @@ from .fmt import (
     ratio_text,
     speedup_text,
 )
-from .inlined_view import inlined_blocks
+from .inlined_view import entry_index, function_blocks, inlined_blocks
 
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
                   "timing": "Not timed"}  # any other empty stage: "Not captured here"
@@ -486,12 +486,14 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
     bits += usage_view.region_bits(comp)
-    entry = comp.entry if comp.entry is not None and comp.entry.wrapper else None
+    entry = comp.entry if comp.entry is not None and (comp.entry.wrapper or comp.entry.decorated) else None
     at = entry.called_at if entry is not None and entry.called_at else None
-    file, line = (at.filename, at.lineno) if at else (comp.frame.filename, comp.frame.lineno)
+    file, line = ((at.filename, at.lineno) if at else (entry.filename, entry.lineno) if entry and entry.decorated
+                  else (comp.frame.filename, comp.frame.lineno))
     where = (report.clinic.where(file, line) if report is not None
              else loc_text(file, line))  # "cell [5], line 3" in a notebook
-    frame = f"; torch's frame: {comp.frame_text}" if entry is not None else ""
+    frame = "" if entry is None else (f"; compiled frame: {comp.frame_text}, a decorator's wrapper"
+                                      if entry.decorated else f"; torch's frame: {comp.frame_text}")
     return [{"code": comp.compile_id}, f" {comp.name} ",
             {"muted": f"({'called at ' if at else ''}{where}) — {', '.join(bits)}{frame}"}]
 
@@ -518,7 +520,9 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     bc = comp.original_bytecode
     first = bc.firstlineno or comp.frame.lineno
     line = break_line(comp)
-    out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}]
+    k = entry_index(comp)  # a decorator's wrapper's frame: the pane opens on the module's forward it wraps
+    # (then the forward's own block names it and its place)
+    out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}] if k is None else []
     if bc.source_origin in SOURCE_ORIGINS:  # read from a trace: the file as it is now, or the lines quoted
         out.append(note("cx-missing", SOURCE_ORIGINS[bc.source_origin].format(file=bc.filename)))
     if comp.is_resume:
@@ -538,9 +542,16 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                                     {"code": loc_text(gb.filename, gb.lineno)}, ": ", gb.reason]})
     out.append({"t": "p", "cls": "cx-hint", "interactive": True,
                 "r": "Hover or click a line: every pane lights what came from it."})
-    out.append(code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
-                    marks=[line - first + 1] if line else None, file=bc.filename))
-    return out + inlined_blocks(comp)
+    frame = [code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
+                  marks=[line - first + 1] if line else None, file=bc.filename)]
+    if k is None:
+        return out + frame + inlined_blocks(comp)
+    # a decorator's wrapper around the module's forward: the forward first, the wrapper Dynamo compiled below it
+    wrapper = [{"t": "h", "r": "The decorator's wrapper Dynamo compiled"},
+               {"t": "p", "cls": "cx-muted", "r": [
+                   "Dynamo compiled ", {"code": comp.frame.name}, f" ({loc_text(bc.filename, first)}), the wrapper "
+                   "a decorator put around ", {"code": comp.entry.name}, ", and inlined the forward above into it."]}]
+    return out + function_blocks(comp, k) + wrapper + frame + inlined_blocks(comp, shown_first=k)
 
 
 _DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13
