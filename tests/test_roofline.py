@@ -258,6 +258,21 @@ def test_a_custom_op_is_counted_by_the_ops_it_calls_inside():
     assert "the 2 op calls it makes inside (aten::mm)" in recs[0].formula and recs[0].dtype == "torch.float32"
 
 
+def test_a_custom_ops_flops_go_to_its_inner_calls_rows_where_the_profiler_shows_no_row_of_it():
+    """torch 2.13's profiler shows a compiled graph's call of a custom op as a row (its inner matmuls inside it);
+    torch 2.14's shows only the inner matmuls: either way every FLOP lands on a row."""
+    from explorer.timing.kernels import OpCall, Row
+
+    inner = (OpRecord("aten::mm", 120, 0, "torch.float32"), OpRecord("aten::mm", 80, 0, "torch.float32"))
+    records = [OpRecord("aten::mm", 10, 0, "torch.float32"),
+               OpRecord("cxtest::experts", 200, 0, "torch.float32", inner=inner)]
+    for profiled in (["aten::mm", "cxtest::experts"], ["aten::mm", "aten::mm", "aten::mm"]):  # 2.13, then 2.14
+        rows = {name: Row() for name in dict.fromkeys(profiled)}
+        calls = [OpCall(name, float(t), [(1.0, rows[name])]) for t, name in enumerate(profiled)]
+        assert attach_flops(rows, calls, records, 1) == [], profiled
+        assert sum(r.flops for r in rows.values()) == 210
+
+
 # ---- 2. bytes that count what is touched ----
 
 def _gather():

@@ -55,6 +55,7 @@ class OpRecord:
     dtype: str  # of the first floating-point input, e.g. "torch.bfloat16"
     shapes: tuple[tuple[int, ...], ...] = ()
     formula: str = ""  # what was counted, when it is not torch's formula as is (attention)
+    inner: tuple[OpRecord, ...] = ()  # a custom op's: the counted op calls it made inside (its FLOPs are theirs)
 
 
 def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callable[[], Any],
@@ -67,7 +68,8 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
     library calls a compiled graph makes (``extern_kernels.mm``, fallbacks) are. A custom op (a library's own,
     outside ``aten``: transformers' ``grouped_mm_fallback``, a mixture of experts' matmuls in a loop) is opaque
     to the compiler and to torch's formulas: it runs with the mode on, and the FLOPs of the ops it calls inside
-    are its own record's (the profiler's row is the outermost op's).
+    are its own record's (the profiler's row is the outermost op's; where the profiler shows no row of it, as
+    torch 2.14's for a compiled graph's call, ``kernels.attach_flops`` gives them to the inner calls' rows).
     """
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
@@ -110,7 +112,7 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
                 records.append(dataclasses.replace(
                     _record(f"{func.namespace}::{func._overloadpacket.__name__}", sum(r.flops for r in inside),
                             args, kwargs, out, f"a custom op: the {len(inside)} op calls it makes inside ({ops})"),
-                    dtype=next((r.dtype for r in inside if r.dtype != "unknown"), "unknown")))
+                    dtype=next((r.dtype for r in inside if r.dtype != "unknown"), "unknown"), inner=tuple(inside)))
             return out
 
     with autograd_mode(), _Recorder():
