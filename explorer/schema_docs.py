@@ -170,12 +170,18 @@ FIELDS = {
     "InlinedFunction.calls": "How many times Dynamo inlined it into this graph (once per layer of a stack of blocks); "
                              "in a trace read from a file, where it is found from the graph's stack traces, at least "
                              "this many.",
-    "Entry.name": "The qualified name: `Decoder.forward`, or `Sequential.forward` for a torch.nn module.",
+    "Entry.name": "The qualified name: `Decoder.forward`, `Sequential.forward` for a torch.nn module, "
+                  "`LlamaForCausalLM.forward` for a forward a decorator wraps.",
     "Entry.filename": "Its file.",
     "Entry.lineno": "Its first line.",
     "Entry.wrapper": "Whether the compiled frame is torch's wrapper (`inner` in `torch/_dynamo/external_utils.py`) "
                      "around it, rather than it.",
     "Entry.called_at": "For a wrapper: the user's line that ran the compiled module; else `null`.",
+    "Entry.decorated": "Whether the compiled frame is a decorator's wrapper around the module's `forward` it names "
+                       "(`@deprecate_kwarg` on `LlamaForCausalLM.forward`): Dynamo compiled the wrapper and inlined "
+                       "the forward.",
+    "Entry.module_source": "For a decorator's wrapper: Dynamo's source of the argument that holds the module "
+                           "(`L['args'][0]`), where the module paths start; else `null`.",
     "Frame.name": "The function's name.",
     "Frame.filename": "Its file.",
     "Frame.lineno": "Its first line.",

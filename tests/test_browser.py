@@ -20,6 +20,7 @@ by the pipeline).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -51,8 +52,9 @@ def chromium_path():
     return None
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextlib.contextmanager
+def chromium():
+    """The installed Chromium under Playwright, for a module's tests (skips them, saying why, where there is none)."""
     path = chromium_path()
     if path is None:
         pytest.skip("no Chromium found: apt-get install chromium (Debian), or set CX_CHROMIUM to its path")
@@ -60,6 +62,12 @@ def browser():
         b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
 
 
 def _stack(error):

@@ -282,3 +282,32 @@ def test_a_site_names_the_library_it_is_inside_and_torch_compile_calls_hint_at_c
     assert lib.where == "cell [5], line 9, inside torch.optim (adam.py:213 in step)" and lib.library == "torch.optim"
     assert "not in your code" in lib.ran_as_python
     assert sites["GB0223"].where == "cell [5], line 4" and "--capture-only" in sites["GB0223"].hints[0]
+
+
+# ---- one break reached through a chain of frames is one break ----
+
+def test_one_break_logged_by_each_frame_of_a_chain_counts_once_and_a_recompile_again():
+    """A logging call inside a model's loss (GPT-2's training step: ``logger.warning_once`` in
+    ``loss_function``) is hit from each frame Dynamo tries in turn: the decorators' wrappers, the model's forward
+    and the loss function each log it, with the same stack. ``torch._dynamo.explain`` counts one break; so does
+    the report, while the fix list keeps every compilation that hit it. The same frame compiled again (a
+    recompile) that breaks there again is a second break."""
+    from explorer.capturing.model import CaptureData, Compilation, Frame, GraphBreak, SourceLoc
+    from explorer.clinic import fix_list
+    from explorer.report import Report
+
+    stack = (SourceLoc("/u/train.py", 8, "<module>"), SourceLoc("/lib/generic.py", 1081, "wrapper"),
+             SourceLoc("/lib/deprecation.py", 178, "wrapped_func"), SourceLoc("/lib/modeling_gpt2.py", 703, "forward"),
+             SourceLoc("/lib/modeling_utils.py", 4824, "loss_function"))
+    brk = GraphBreak("logging.Logger method not supported for non-export cases", "/lib/modeling_utils.py", 4824,
+                     "logger.warning_once(", gb_code="GB0291", user_traceback=stack)
+    frames = [Frame("wrapper", "/lib/generic.py", 1075), Frame("wrapped_func", "/lib/deprecation.py", 126),
+              Frame("forward", "/lib/modeling_gpt2.py", 647), Frame("loss_function", "/lib/modeling_utils.py", 4816)]
+    chain = tuple(Compilation(f"{i}/0", f, "compiled", graph_break=brk) for i, f in enumerate(frames))
+    data = CaptureData("2.13", "cpu", "3.11", compilations=chain)
+    assert (len(data.graph_breaks), data.break_count) == (4, 1)
+    (site,) = fix_list(data)
+    assert site.count == 4  # the compilations that hit it
+    assert " 1 graph break," in Report.of(data).summary().splitlines()[0]
+    again = Compilation("2/1", frames[2], "compiled", graph_break=brk, recompile_reason="size of L['x'] changed")
+    assert CaptureData("2.13", "cpu", "3.11", compilations=chain + (again,)).break_count == 2

@@ -134,6 +134,25 @@ def test_kernels_shown_carry_no_profiling_hooks_while_per_kernel_times_exist(mat
     assert Report.from_json(matmul_report.to_json()) == matmul_report
 
 
+def test_a_build_compiled_with_kernel_profiling_is_profiled_as_it_is_not_built_again(monkeypatch):
+    """A user who compiles with cpp.enable_kernel_profile (the corpus does: tests/test_model_corpus.py) has C++
+    kernels as profiler rows already: their own build's kernels are timed, and no second build is compiled."""
+    from explorer.timing import graphs
+
+    builds = []
+    monkeypatch.setattr(graphs, "_profiling_build", lambda *a: builds.append(a) or None)
+    a, b = torch.randn(128, 256), torch.randn(256, 64)
+    with torch.no_grad():
+        report = explorer.explore(lambda a, b: (a @ b).sin(), a, b, time=True,
+                                  options={"cpp.enable_kernel_profile": True})
+    g = report.timing.graphs[0]
+    assert builds == []
+    assert g.kernels_build.startswith("the user's build") and "enable_kernel_profile" in g.kernels_build
+    generated = [k for k in g.kernels if k.kind == "generated"]
+    assert generated and all(k.time_s > 0 for k in generated)
+    assert {k.name for k in generated} <= {k.name for k in report.capture.kernels}
+
+
 # ---- 5. and 6.: what the watch makes of torch's autotuning feedback and CUDA-graph logs ----
 
 class _Choice:

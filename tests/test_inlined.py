@@ -29,6 +29,7 @@ from explorer.capturing.model import (
     SourceLoc,
 )
 from explorer.lineage import Origin, lineage_of
+from explorer.present import structure_view
 from explorer.present import viewmodel as vm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -285,3 +286,103 @@ def test_a_cell_shows_the_forward_of_a_module_defined_in_an_earlier_cell():
     assert "return x.sin() * 2" in net.source
     code = [b for b in vm.stage_blocks(vm.BY_STAGE["source"], comp, []) if b["t"] == "code"]
     assert [b["src"] for b in code][1:] == [f"inlined.{comp.inlined.index(net)}.source"]
+
+
+# ---- a module whose forward a decorator wraps: named, shown and mapped as the module ----
+
+DECORATED = os.path.join(HERE, "programs", "decorated.py")
+
+
+def decorated_line(cls):
+    """The first line of ``cls.forward`` in tests/programs/decorated.py: its first decorator's (where its code
+    starts)."""
+    with open(DECORATED, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"class {cls}("))
+    return next(i for i, line in enumerate(lines[start:], start + 1) if line.strip().startswith("@"))
+
+
+@pytest.mark.parametrize("cls, frame, module_source, owner", [
+    ("DecoratedNet", "wrapped_func", "L['args'][0]", "DecoratedNet"),  # through functools.wraps' __wrapped__
+    ("Renamed", "wrapped_func", "L['args'][0]", "DecoratedNet"),  # the MRO's forward
+    ("OnlyPassedOn", "wrapper", "L['self']", "OnlyPassedOn"),  # no __wrapped__: by its name
+])
+def test_a_compiled_module_whose_forward_a_decorator_wraps_is_named_by_its_class_and_forward(cls, frame,
+                                                                                             module_source, owner):
+    """Dynamo compiles the outermost decorator's wrapper, which holds the module in an argument: the compilation
+    is named, shown and its modules mapped as for the module's ``forward`` itself."""
+    import torch
+    from programs import decorated
+
+    report = explorer.explore(getattr(decorated, cls)(), torch.randn(4, 8), backend="eager")
+    (comp,) = report.compilations
+    first = decorated_line(owner)
+    assert comp.frame.name == frame
+    assert (comp.name, comp.entry.decorated, comp.entry.module_source) == (f"{owner}.forward", True, module_source)
+    assert comp.label == f"{comp.compile_id} {owner}.forward (decorated.py:{first})"
+    summary = str(vm.compilation(comp, report)["summary"])
+    assert f"decorated.py:{first}" in summary and f"compiled frame: {frame} (decorated.py:" in summary
+    # the Source pane opens on the forward; the wrapper Dynamo compiled, and what it inlined, after it
+    pane = vm.stage_blocks(vm.BY_STAGE["source"], comp, vm.kernel_refs(comp))
+    code = [b for b in pane if b["t"] == "code"]
+    k = next(i for i, f in enumerate(comp.inlined) if f.name == comp.name)
+    assert (code[0]["src"], code[0]["first"]) == (f"inlined.{k}.source", first)
+    assert code[1]["src"] == "original_bytecode.source"
+    assert [b["src"] for b in code].count(f"inlined.{k}.source") == 1
+    # module paths as the user writes them, with their classes: no `args_0.` in front
+    (s,) = report.structure
+    assert s.classes[""] == f"programs.decorated.{cls}"
+    paths = {p for st in s.stages for p in st.paths}
+    assert not any("args" in p for p in paths), paths
+    if cls != "OnlyPassedOn":
+        assert s.classes["layers.0"] == "programs.decorated.Block" and s.classes["head"].endswith("Linear")
+        assert {"layers.0.lin", "layers.1.lin", "head"} <= paths, paths
+        assert any("2× Block (layers.0–1)" in line for line in structure_view.summary(report, comp))
+    else:
+        assert "lin" in paths and s.classes["lin"].endswith("Linear")
+
+
+def test_a_decorated_forward_that_breaks_before_any_graph_is_named_by_its_class_in_every_frame(capsys):
+    """A break before any tensor op: Dynamo tries each wrapper's frame and the forward's own, and none writes a graph
+    (so none lists what it inlined); each is still named by the forward, the frame kept as a detail."""
+    import torch
+    from programs import decorated
+
+    report = explorer.explore(decorated.Chatty(), torch.randn(4, 8), backend="eager")
+    first = decorated_line("Chatty")
+    named = {c.frame.name: (c.name, c.graph is not None) for c in report.compilations}
+    assert {f: named.get(f) for f in ("wrapped_func", "wrapper", "forward")} == dict.fromkeys(
+        ("wrapped_func", "wrapper", "forward"), ("Chatty.forward", False)), named
+    first_comp = report.compilations[0]
+    assert first_comp.label == f"{first_comp.compile_id} Chatty.forward (decorated.py:{first})"
+    assert report.break_count == 1 and "decorated.Chatty" in capsys.readouterr().out
+
+
+def test_a_decorated_forward_is_found_by_name_where_its_class_is_not_loaded():
+    from explorer.capturing.inlined import first_argument
+    from explorer.capturing.model import Guard
+
+    wrapper = fn("deprecate.<locals>.wrapped", "/lib/deprecation.py", 126, "x")
+    forward = fn("Model.forward", "/lib/model.py", 40, "x")
+    helper = fn("Cache.update", "/lib/cache.py", 9, "x")
+    typed = Guard("TYPE_MATCH", "___check_type_id(L['args'][0], 1), type=<class 'nowhere.models.Model'>",
+                  subject="L['args'][0]")
+    entry = entry_of((wrapper, forward, helper), (), "L['args'][0]", (typed,))
+    assert entry == Entry("Model.forward", "/lib/model.py", 40, decorated=True, module_source="L['args'][0]")
+    # a frame that is no decorator's wrapper keeps its own name, whatever it calls
+    assert entry_of((wrapper, forward), (), None, (typed,)) == Entry(wrapper.name, wrapper.filename, 126)
+
+    def train_step(model, x):
+        return model(x)
+
+    def outer(fn):
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+
+        def wrapper_with_self(self, *args):
+            return fn(self, *args)
+        return wrapper, wrapper_with_self
+
+    a, b = outer(None)
+    assert (first_argument(train_step.__code__), first_argument(a.__code__), first_argument(b.__code__)) == \
+        (None, "L['args'][0]", "L['self']")

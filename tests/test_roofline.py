@@ -34,6 +34,9 @@ from explorer.timing.roofline import (
     attention_flops,
     attention_op_flops,
     causal_pairs,
+    flop_mapping,
+    grouped_mm_flops,
+    record_ops,
 )
 from explorer.timing.traffic import kernel_bytes, triton_traffic
 
@@ -186,6 +189,88 @@ def test_flop_counter_with_the_explorer_attention_formula_counts_grouped_query_a
     with FlopCounterMode(display=False, custom_mapping=attention_flop_mapping()) as fc:
         torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
     assert fc.get_total_flops() == 2 * 2 * 8 * 136 * 8
+
+
+def test_flop_counter_mode_counts_the_cpu_attention_kernel_as_zero_and_the_explorer_says_so():
+    """Why a model's kernel FLOPs read 2-3 % above ``FlopCounterMode`` on CPU (Llama 18.17 against 17.63 MFLOP):
+    torch has no formula for the CPU attention kernel, so FlopCounterMode counts it as 0; the explorer counts
+    it once, with its own formula, and its row says what torch would have counted."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    q = k = v = torch.randn(2, 4, 16, 16)
+
+    def attend(q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    with FlopCounterMode(display=False) as plain:
+        attend(q, k, v)
+    notes = []
+    (rec,) = record_ops(attend, [q, k, v], torch.no_grad, notes)
+    assert rec.name == "aten::_scaled_dot_product_flash_attention_for_cpu" and not notes
+    assert plain.get_total_flops() == 0
+    assert rec.flops == attention_flops(q.shape, k.shape, v.shape, is_causal=True) == 2 * 2 * 4 * 136 * 32
+    assert "FlopCounterMode has no formula for aten._scaled_dot_product_flash_attention_for_cpu" in rec.formula
+    with FlopCounterMode(display=False, custom_mapping=attention_flop_mapping()) as mapped:
+        attend(q, k, v)
+    assert mapped.get_total_flops() == rec.flops
+
+
+def test_grouped_matmuls_count_each_groups_rows_times_its_matrix():
+    """A mixture of experts' experts in one call (transformers' Mixtral: ``torch._grouped_mm``): torch has no
+    formula for it, so FlopCounterMode counts the experts as 0; the explorer counts each row times its expert."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    assert grouped_mm_flops((12, 8), (3, 8, 4)) == 2 * 12 * 8 * 4  # tokens x their expert's 8x4 matrix
+    assert grouped_mm_flops((3, 5, 8), (3, 8, 4)) == 2 * 3 * 5 * 8 * 4  # a batched matmul
+    assert grouped_mm_flops((5, 8), (8, 12)) == grouped_mm_flops((3, 5, 8), (8, 12)) == 2 * 5 * 8 * 12
+    a, b, offs = torch.randn(12, 8), torch.randn(3, 8, 4), torch.tensor([4, 8, 12], dtype=torch.int32)
+
+    def experts(a, b, offs):
+        return torch._grouped_mm(a, b, offs=offs)
+
+    by_hand = torch.cat([a[0:4] @ b[0], a[4:8] @ b[1], a[8:12] @ b[2]])
+    assert torch.allclose(experts(a, b, offs), by_hand, atol=1e-5)
+    notes = []
+    (rec,) = record_ops(experts, [a, b, offs], torch.no_grad, notes)
+    assert (rec.name, rec.flops, notes) == ("aten::_grouped_mm", 2 * 12 * 8 * 4, [])
+    assert "FlopCounterMode has no formula for aten._grouped_mm" in rec.formula
+    with FlopCounterMode(display=False) as plain:
+        experts(a, b, offs)
+    with FlopCounterMode(display=False, custom_mapping=flop_mapping()) as mapped:
+        experts(a, b, offs)
+    assert (plain.get_total_flops(), mapped.get_total_flops()) == (0, rec.flops)
+
+
+def test_a_custom_op_is_counted_by_the_ops_it_calls_inside():
+    """A library's own op (transformers' ``grouped_mm_fallback``: the experts' matmuls in a loop, opaque to the
+    compiler) has no formula; the matmuls it calls inside are its FLOPs, in one record under its own name."""
+    import torch.library
+
+    if not hasattr(torch.ops, "cxtest") or not hasattr(torch.ops.cxtest, "two_matmuls"):
+        torch.library.custom_op("cxtest::two_matmuls", lambda a, b: torch.mm(torch.mm(a, b), b.T),
+                                mutates_args=(), schema="(Tensor a, Tensor b) -> Tensor")
+    a, b = torch.randn(3, 4), torch.randn(4, 5)
+    notes = []
+    recs = record_ops(lambda a, b: torch.ops.cxtest.two_matmuls(a, b) + torch.mm(a, b).sum(), [a, b], torch.no_grad,
+                      notes)
+    assert [(r.name, r.flops) for r in recs] == [("cxtest::two_matmuls", 2 * 3 * 4 * 5 + 2 * 3 * 5 * 4),
+                                                 ("aten::mm", 2 * 3 * 4 * 5)], notes
+    assert "the 2 op calls it makes inside (aten::mm)" in recs[0].formula and recs[0].dtype == "torch.float32"
+
+
+def test_a_custom_ops_flops_go_to_its_inner_calls_rows_where_the_profiler_shows_no_row_of_it():
+    """torch 2.13's profiler shows a compiled graph's call of a custom op as a row (its inner matmuls inside it);
+    torch 2.14's shows only the inner matmuls: either way every FLOP lands on a row."""
+    from explorer.timing.kernels import OpCall, Row
+
+    inner = (OpRecord("aten::mm", 120, 0, "torch.float32"), OpRecord("aten::mm", 80, 0, "torch.float32"))
+    records = [OpRecord("aten::mm", 10, 0, "torch.float32"),
+               OpRecord("cxtest::experts", 200, 0, "torch.float32", inner=inner)]
+    for profiled in (["aten::mm", "cxtest::experts"], ["aten::mm", "aten::mm", "aten::mm"]):  # 2.13, then 2.14
+        rows = {name: Row() for name in dict.fromkeys(profiled)}
+        calls = [OpCall(name, float(t), [(1.0, rows[name])]) for t, name in enumerate(profiled)]
+        assert attach_flops(rows, calls, records, 1) == [], profiled
+        assert sum(r.flops for r in rows.values()) == 210
 
 
 # ---- 2. bytes that count what is touched ----

@@ -285,3 +285,13 @@ def test_guards_name_the_module_they_check():
           Guard("TENSOR_MATCH", "check_tensor(L['x'], ...)", "L['x']")]
     roots = module_roots(gs)
     assert [guard_module(g, roots) for g in gs] == ["m.0", "m", ""]
+    # an input checked against a module's buffers (a Hugging Face model's ids and its position ids) is no module
+    # of the input's (``kwargs`` was one, in every transformers model's table)
+    aliasing = Guard("NO_TENSOR_ALIASING", "check_no_aliasing(L['kwargs']['input_ids'], "
+                     "L['self']._modules['bert']._modules['embeddings']._buffers['position_ids'])",
+                     "L['kwargs']['input_ids']")
+    assert guard_module(aliasing, module_roots([*gs, aliasing])) == ""
+    # a decorator's wrapper holds the module in ``args[0]``: paths start there, as at ``self``
+    wrapped = Guard("TYPE_MATCH", "___check_type_id(L['args'][0]._modules['layers'], 2), type=<class 'L'>",
+                    "L['args'][0]._modules['layers']")
+    assert guard_module(wrapped, module_roots([wrapped]), root="args_0") == "layers"

@@ -159,6 +159,22 @@ def test_default_timing_of_a_training_step_leaves_weights_grads_and_optimizer_st
     assert any("private copy" in n for t in timings for n in t.notes)
 
 
+def test_a_graph_given_a_strided_view_is_timed_on_a_copy_with_the_same_strides():
+    """A graph's input that is a view into a bigger buffer (every other column; in Longformer, what the graph
+    before a break left): the compiled graph checks its inputs' strides, so the private copy keeps them, and the
+    graph is timed and profiled (before: 'compiled run failed: AssertionError: expected size 4==4, stride 8==16')."""
+    import explorer
+
+    columns = torch.randn(4, 16)[:, ::2]
+    with torch.no_grad():
+        report = explorer.explore(lambda t: t.sin() + 1, columns, time=True,
+                                  options={"cpp.enable_kernel_profile": True})
+    (g,) = report.timing.graphs
+    assert g.compiled is not None and g.compiled.median_s > 0, g.notes
+    assert not [n for n in (g.kernels_note or "", *g.notes) if "failed" in n], (g.kernels_note, g.notes)
+    assert [k for k in g.kernels if k.kind == "generated"]
+
+
 def test_recorder_forwards_mode_and_options_to_inductor_as_torch_compile_does():
     from torch._inductor import list_mode_options
 

@@ -24,7 +24,7 @@ from . import torch_compat
 from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
 from .elements import PLACEHOLDER, Elements, Partly, partly
-from .inlined import decode_traced_code
+from .inlined import decode_traced_code, first_argument
 from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
@@ -218,7 +218,8 @@ def _resume_listing(which: str) -> Decoder:
 
 def decode_bytecode_hook(ev: RawEvent, ctx: DecodeContext) -> BytecodePair:
     code, new_code = ev.payload
-    return BytecodePair(bc.from_code(code), bc.from_code(new_code, decompile=True))
+    return BytecodePair(bc.from_code(code), bc.from_code(new_code, decompile=True), first_argument(code),
+                        getattr(code, "co_qualname", None))
 
 
 # ---- AOTAutograd and Inductor ----

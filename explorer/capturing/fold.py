@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 from . import bytecode as bc
 from .compile_id import CompileId
 from .inductor_code import match_estimates
-from .inlined import entry_of, inlined_from_graph, inlined_of
+from .inlined import entry_of, inlined_from_graph, inlined_of, wrapper_entry
 from .missing import note_unreadable
 from .model import (
     CacheLookup,
@@ -27,6 +27,7 @@ from .model import (
     Compilation,
     DdpOptimizer,
     DdpSubgraph,
+    Entry,
     Frame,
     FxGraph,
     InlinedFunction,
@@ -114,6 +115,7 @@ class Fold:
         self.calls = _CallStacks()  # Dynamo's trace_call lines -> each collective's call stack
         self.stack: tuple[SourceLoc, ...] = ()  # dynamo_start's stack: where the user's code called into it
         self.traced: tuple[InlinedFunction, ...] = ()  # the code objects Dynamo traced into its graph
+        self.first_argument: Optional[str] = None  # a decorator-shaped frame's first argument (TracedCode)
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -149,6 +151,7 @@ class Fold:
 
     def _traced(self, r: TracedCode) -> None:
         self.traced = r.functions  # the last graph's (a restart's earlier ones were thrown away)
+        self.first_argument = r.first_argument
 
     def _listing(self, r: BytecodeListing) -> None:
         self.listings[r.which] = r.listing
@@ -361,11 +364,23 @@ class Fold:
             return ()
 
     def _apply_inlined(self, frame: Frame) -> None:
+        guards = self.fields.get("guards") or ()
         if self.traced:
-            self.fields.update(inlined=inlined_of(self.traced), entry=entry_of(self.traced, self.stack))
-        elif self.fields.get("graph") is not None:  # no tracing context was read (a trace from a file)
+            self.fields.update(inlined=inlined_of(self.traced),
+                               entry=entry_of(self.traced, self.stack, self.first_argument, guards))
+            return
+        if self.fields.get("graph") is not None:  # no tracing context was read (a trace from a file)
             code = self.fields.get("original_bytecode")
             self.fields["inlined"] = inlined_from_graph(self.fields["graph"], frame, code.source if code else None)
+        # no graph written (a break before any tensor op): a decorator's wrapper is still named by its forward,
+        # a method by its class (``LongformerForMaskedLM.forward``, not ``forward``)
+        pair = self.pair
+        entry = wrapper_entry(frame, pair.first_argument if pair else None, guards)
+        qualname = pair.qualname if pair is not None else None
+        if entry is None and qualname and qualname != frame.name and "<locals>" not in qualname:
+            entry = Entry(qualname, frame.filename, frame.lineno)
+        if entry is not None:
+            self.fields["entry"] = entry
 
     def _apply_ddp(self) -> None:
         """DDPOptimizer's log line, split graph and subgraphs -> one DdpOptimizer with its buckets."""

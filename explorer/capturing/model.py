@@ -89,13 +89,18 @@ class Entry:
     (``Sequential``, ``Linear``) Dynamo compiles torch's own wrapper frame (``inner`` in
     ``torch/_dynamo/external_utils.py``) that calls it: then ``wrapper`` is True, ``name`` and its place are the
     module's ``forward`` the wrapper called, and ``called_at`` is the user's line that ran the compiled module;
-    the frame stays ``Compilation.frame``."""
+    the frame stays ``Compilation.frame``. When the frame is a decorator's wrapper around a module's ``forward``
+    (``@deprecate_kwarg(...)`` on ``LlamaForCausalLM.forward``: Dynamo compiles the wrapper and inlines the
+    forward), ``decorated`` is True, ``name`` and its place are that ``forward``'s and ``module_source`` is the
+    wrapper's argument that holds the module (``L['args'][0]``): module paths start there, as at ``self``."""
 
     name: str
     filename: str
     lineno: int
     wrapper: bool = False
     called_at: Optional[SourceLoc] = None
+    decorated: bool = False
+    module_source: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -439,7 +444,8 @@ class Compilation:
 
     @property
     def name(self) -> str:
-        """What it compiled, by name: the module's forward for torch's wrapper frame, else the frame's (qualified)."""
+        """What it compiled, by name: the module's forward for torch's wrapper frame or a decorator's wrapper around
+        it, else the frame's (qualified)."""
         return self.entry.name if self.entry is not None else self.frame.name
 
     @property
@@ -450,6 +456,8 @@ class Compilation:
         """``0/0 Model.forward (model.py:12)``, each place written by ``place(file, line)`` (a view names a
         notebook cell's file by its cell: ``cell [5], line 2``)."""
         e = self.entry
+        if e is not None and e.decorated:  # its own forward's line: the decorator's wrapper is a detail
+            return f"{self.compile_id} {e.name} ({_basename(e.filename)}:{e.lineno})"
         if e is not None and e.wrapper:
             where = (f"called at {place(e.called_at.filename, e.called_at.lineno or 0)}" if e.called_at
                      else place(e.filename, e.lineno))
@@ -500,6 +508,19 @@ class CaptureData:
         """Every graph-break record, the further ones of a compilation (``more_breaks``) included."""
         return [(c, b) for c in self.compilations if c.graph_break is not None
                 for b in (c.graph_break, *c.more_breaks)]
+
+    @property
+    def break_count(self) -> int:
+        """How many graph breaks the program hit, as ``torch._dynamo.explain`` counts them: one unsupported line
+        reached through a chain of frames (a decorator's wrapper, the model's forward, the helper that logs) is
+        logged once per frame Dynamo tried, with the same stack: one break. The same frame compiled again (a
+        recompile) and breaking there again is another."""
+        frames: dict[tuple, dict[tuple, set]] = {}  # the break's stack -> frame -> its compilations that hit it
+        for c, b in self.graph_breaks:
+            stack = b.user_traceback or ((c.compile_id, b.reason),)
+            frames.setdefault(stack, {}).setdefault((c.frame.filename, c.frame.lineno, c.frame.name),
+                                                    set()).add(c.compile_id)
+        return sum(max(len(ids) for ids in by_frame.values()) for by_frame in frames.values())
 
     @property
     def recompiles(self) -> list[Compilation]:

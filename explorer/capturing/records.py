@@ -76,6 +76,10 @@ class TracedCode:
     """``traced_code``: the functions Dynamo traced into a graph: the frame's, then each inlining as it finished."""
 
     functions: tuple[InlinedFunction, ...]
+    # Dynamo's source of the frame's first positional argument (``L['args'][0]``, ``L['self']``) when the frame is
+    # shaped like a decorator's wrapper (a closure taking ``*args`` or ``**kwargs``): read from the code object,
+    # for ``inlined.entry_of`` to see through the wrapper to the module's ``forward``; None for any other frame
+    first_argument: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,8 @@ class BytecodePair:
 
     original: Bytecode
     rewritten: Bytecode
+    first_argument: Optional[str] = None  # as ``TracedCode.first_argument``: read from the frame's code object
+    qualname: Optional[str] = None  # the frame's qualified name (``Net.forward``; None before Python 3.11)
 
 
 @dataclass(frozen=True)

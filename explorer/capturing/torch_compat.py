@@ -654,6 +654,24 @@ def kernel_profile_options(device_type: str) -> dict[str, Any]:
     return {"benchmark_kernel": True}
 
 
+def call_below_python_modes(func: Any, args: Any, kwargs: dict) -> Any:
+    """Runs an op's own kernel, past the Python dispatch key where torch's dispatch modes sit (its arguments'
+    dispatch keys below ``DispatchKey.Python``, 2.11-2.14): a mode that re-enters itself around this call sees the
+    ops the kernel calls inside, and not this op again. An op without tensor arguments is called as it is."""
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    below = torch._C._dispatch_keyset_full_after(torch._C.DispatchKey.Python)
+    keys = None
+    for t in tree_leaves((args, kwargs)):
+        if isinstance(t, torch.Tensor):
+            k = torch._C._dispatch_keys(t)
+            keys = k if keys is None else keys | k
+    if keys is None:
+        return func(*args, **kwargs)
+    return func.redispatch(keys & below, *args, **kwargs)
+
+
 def inductor_backend(mode: Optional[str] = None, options: Optional[dict] = None,
                      dynamic: Optional[bool] = None) -> Callable[..., Any]:
     """The callable torch.compile(backend="inductor", mode=, options=) itself builds.

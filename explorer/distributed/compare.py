@@ -345,7 +345,7 @@ def _counts(r: ComparedRank, collectives: Sequence[GraphCollectives]) -> RankCou
         return RankCounts(r.rank, r.status)
     d = r.capture
     n_colls = sum(len(gc.collectives) for gc in collectives if gc.rank == r.rank and gc.stage == "graph")
-    return RankCounts(r.rank, r.status, len(d.compilations), d.num_graphs, len(d.graph_breaks), len(d.recompiles),
+    return RankCounts(r.rank, r.status, len(d.compilations), d.num_graphs, d.break_count, len(d.recompiles),
                       sum(len(c.guards) for c in d.compilations), len(d.kernels), n_colls, d.compile_time_s)
 
 

@@ -131,7 +131,7 @@ def _run_rank(words: Any, options: Options, rank: rank_envs.RankEnv, guard: Term
         info=rank_info(rank, outcome.exit_code, outcome_error(outcome), words.script)))
     code = outcome.exit_code
     if code == 0 and fail_on_break and report.capture is not None and report.capture.graph_breaks:
-        say(f"rank {rank.rank}: exit 3: {counted(len(report.capture.graph_breaks), 'graph break')} and --fail-on-break")
+        say(f"rank {rank.rank}: exit 3: {counted(report.capture.break_count, 'graph break')} and --fail-on-break")
         code = 3
     if part is None:
         if not quiet:

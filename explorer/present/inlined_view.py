@@ -19,13 +19,25 @@ from .fmt import loc_text
 Span = tuple[str, int, int]  # a function's file, first and last line as shown
 
 
-def inlined_blocks(comp: Compilation) -> list[dict]:
+def entry_index(comp: Compilation) -> Optional[int]:
+    """Where the forward a decorator's wrapper frame wraps (``Entry.decorated``) is in ``comp.inlined``, when its
+    source was read: the Source pane shows it first."""
+    e = comp.entry
+    if e is None or not e.decorated:
+        return None
+    return next((k for k, f in enumerate(comp.inlined) if f.source and (f.name, f.filename, f.firstlineno)
+                 == (e.name, e.filename, e.lineno)), None)
+
+
+def inlined_blocks(comp: Compilation, shown_first: Optional[int] = None) -> list[dict]:
+    """The inlined functions' blocks; ``shown_first``: one the pane already shows above the frame (left out)."""
     ours = [(k, f) for k, f in enumerate(comp.inlined) if not is_torch_or_python_file(f.filename)]
     spans = [_span(f.filename, f.firstlineno, f.source) for _, f in ours if f.source]
     if comp.original_bytecode is not None and comp.original_bytecode.source:
         bc = comp.original_bytecode
         spans.append(_span(bc.filename, bc.firstlineno, bc.source))
-    shown = [(k, f) for k, f in ours if f.source and not _inside(_span(f.filename, f.firstlineno, f.source), spans)]
+    shown = [(k, f) for k, f in ours if f.source and not _inside(_span(f.filename, f.firstlineno, f.source), spans)
+             and k != shown_first]
     files = list(dict.fromkeys(f.filename for _, f in shown))
     shown.sort(key=lambda kf: (files.index(kf[1].filename), kf[1].firstlineno))
     out: list[dict] = []
@@ -33,16 +45,17 @@ def inlined_blocks(comp: Compilation) -> list[dict]:
         out.append({"t": "h", "r": f"Inlined into this frame ({len(shown)} function{'s' if len(shown) > 1 else ''})"})
         out.append({"t": "p", "cls": "cx-muted", "r": "Dynamo traced these calls instead of making them, so the "
                     "graph's operations come from their lines: a line lights what it became in every call."})
-    for k, f in shown:
-        out += _function(comp, k, f)
-    listed = {k for k, _ in shown}
+    for k, _ in shown:
+        out += function_blocks(comp, k)
+    listed = {k for k, _ in shown} | {shown_first}
     return out + _not_shown([f for f in comp.inlined if is_torch_or_python_file(f.filename)],
                             [f for _, f in ours if not f.source],
                             [f for k, f in ours if f.source and k not in listed])
 
 
-def _function(comp: Compilation, k: int, f: InlinedFunction) -> list[dict]:
-    """Its name, place and count, then its code; a graph break on one of its lines is marked."""
+def function_blocks(comp: Compilation, k: int) -> list[dict]:
+    """``comp.inlined[k]``'s name, place and count, then its code; a graph break on one of its lines is marked."""
+    f = comp.inlined[k]
     file, first, last = _span(f.filename, f.firstlineno, f.source)
     gb = comp.graph_break
     mark = gb.lineno - first + 1 if gb is not None and gb.filename == file and first <= (gb.lineno or 0) <= last \

@@ -172,7 +172,7 @@ def render_page(report: Any, *, compress: Optional[bool] = None) -> str:
     dist = report.distributed
     ranks = f"{counted(dist.world_size, 'rank')}, rank {dist.rank}: " if dist is not None and dist.merged else ""
     title = (f"compile-explorer: {ranks}{counted(len(data.compilations), 'compilation')}, "
-             f"{counted(len(data.graph_breaks), 'graph break')} — torch {data.torch_version}")
+             f"{counted(data.break_count, 'graph break')} — torch {data.torch_version}")
     boot = '\n;mountPage(document.getElementById("cx-root"), document.getElementById("cx-payload"));\n'
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

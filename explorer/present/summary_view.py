@@ -61,7 +61,7 @@ def rank_blocks(report: Any, model: dict) -> list[dict]:
 
 def clinic_blocks(report: Any) -> list[dict]:
     """The clinic alone (what CI logs want): break sites, then recompiles; each says when there is none."""
-    blocks = vm.fix_list(report.clinic.fix_list, len(report.capture.graph_breaks))
+    blocks = vm.fix_list(report.clinic.fix_list, report.capture.break_count)
     blocks += vm.recompiles(report.clinic.recompiles, cells=report.clinic.cells)
     head = [] if report.clinic.fix_list else [{"t": "p", "r": "graph breaks: none"}]
     tail = [] if report.clinic.recompiles else [{"t": "p", "r": "recompiles: none"}]

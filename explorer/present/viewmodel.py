@@ -104,7 +104,7 @@ from .fmt import (
     place_text,
     ratio_text,
 )
-from .inlined_view import inlined_blocks
+from .inlined_view import entry_index, function_blocks, inlined_blocks
 
 MISSING_LABELS = {"source": "Source not available", "graph_break": "No graph break", "kernels": "No kernels",
                   "timing": "Not timed"}  # any other empty stage: "Not captured here"
@@ -200,7 +200,7 @@ def header(report: Report) -> dict:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
     data = report.capture
     chips = [count_chip(n, *nouns) for n, nouns in zip(
-        (len(data.compilations), data.num_graphs, len(data.graph_breaks), len(data.recompiles), len(data.kernels)),
+        (len(data.compilations), data.num_graphs, data.break_count, len(data.recompiles), len(data.kernels)),
         COUNT_NOUNS)] + [["compile time", f"{data.compile_time_s:.2f} s"]]
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
@@ -211,7 +211,7 @@ def header(report: Report) -> dict:
     body: list[dict] = []
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
-    body += fix_list(report.clinic.fix_list, len(data.graph_breaks))
+    body += fix_list(report.clinic.fix_list, data.break_count)
     body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations}, report.clinic.cells)
     for f in report.findings:
         where = f" [{f.compile_id}]" if f.compile_id else ""
@@ -515,12 +515,14 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
     if comp.compile_time_s:
         bits.append(f"{comp.compile_time_s:.2f} s")
     bits += usage_view.region_bits(comp)
-    entry = comp.entry if comp.entry is not None and comp.entry.wrapper else None
+    entry = comp.entry if comp.entry is not None and (comp.entry.wrapper or comp.entry.decorated) else None
     at = entry.called_at if entry is not None and entry.called_at else None
-    file, line = (at.filename, at.lineno) if at else (comp.frame.filename, comp.frame.lineno)
+    file, line = ((at.filename, at.lineno) if at else (entry.filename, entry.lineno) if entry and entry.decorated
+                  else (comp.frame.filename, comp.frame.lineno))
     where = (report.clinic.where(file, line) if report is not None
              else loc_text(file, line))  # "cell [5], line 3" in a notebook
-    frame = f"; torch's frame: {comp.frame_text}" if entry is not None else ""
+    frame = "" if entry is None else (f"; compiled frame: {comp.frame_text}, a decorator's wrapper"
+                                      if entry.decorated else f"; torch's frame: {comp.frame_text}")
     return [{"code": comp.compile_id}, f" {comp.name} ",
             {"muted": f"({'called at ' if at else ''}{where}) — {', '.join(bits)}{frame}"}]
 
@@ -554,7 +556,9 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     bc = comp.original_bytecode
     first = bc.firstlineno or comp.frame.lineno
     line = break_line(comp)
-    out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}]
+    k = entry_index(comp)  # a decorator's wrapper's frame: the pane opens on the module's forward it wraps
+    # (then the forward's own block names it and its place)
+    out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}] if k is None else []
     if bc.source_origin in SOURCE_ORIGINS:  # read from a trace: the file as it is now, or the lines quoted
         out.append(note("cx-missing", SOURCE_ORIGINS[bc.source_origin].format(file=bc.filename)))
     if comp.is_resume:
@@ -576,9 +580,16 @@ def _source(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
                                     {"code": loc_text(gb.filename, gb.lineno)}, ": ", gb.reason]})
     out.append({"t": "p", "cls": "cx-hint", "interactive": True,
                 "r": "Hover or click a line: every pane lights what came from it."})
-    out.append(code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
-                    marks=[line - first + 1] if line else None, file=bc.filename))
-    return out + inlined_blocks(comp)
+    frame = [code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
+                  marks=[line - first + 1] if line else None, file=bc.filename)]
+    if k is None:
+        return out + frame + inlined_blocks(comp)
+    # a decorator's wrapper around the module's forward: the forward first, the wrapper Dynamo compiled below it
+    wrapper = [{"t": "h", "r": "The decorator's wrapper Dynamo compiled"},
+               {"t": "p", "cls": "cx-muted", "r": [
+                   "Dynamo compiled ", {"code": comp.frame.name}, f" ({loc_text(bc.filename, first)}), the wrapper "
+                   "a decorator put around ", {"code": comp.entry.name}, ", and inlined the forward above into it."]}]
+    return out + function_blocks(comp, k) + wrapper + frame + inlined_blocks(comp, shown_first=k)
 
 
 _DIS_LINE = re.compile(r"^\s*(?:(\d+)\s+)?(?:>>|L\d+:)?\s*\d+\s+[A-Z_]")  # jump targets: >> to 3.12, L1: in 3.13

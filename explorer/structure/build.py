@@ -18,8 +18,18 @@ from ..lineage.inductor import ir_nodes
 from .assign import assign, family, line_key
 from .fold import graph_listing, guard_listing, ir_listing, kernel_listing, repeats
 from .model import Launch, Repeat, StageModules, Structure
+from .paths import (
+    SELF,
+    common,
+    guard_module,
+    input_module,
+    module_roots,
+    parent_of,
+    root_of,
+    source_module,
+    tensor_sources,
+)
 from .paths import classes as classes_of
-from .paths import common, guard_module, input_module, module_roots, parent_of, source_module, tensor_sources
 
 # graph stages after Dynamo's: (stage id, field, runs backward, the forward graph whose saved activations it reads)
 _AOT = (("aot_joint", "aot_joint", False, None), ("aot_forward", "aot_forward", False, None),
@@ -38,10 +48,11 @@ def structure_of(data: CaptureData) -> tuple[Structure, ...]:
 
 
 def compilation_structure(comp: Compilation) -> Structure:
-    classes = classes_of(comp.guards)
+    root = root_of(comp.entry.module_source if comp.entry is not None else None)
+    classes = classes_of(comp.guards, root)
     roots = module_roots(comp.guards)
-    known = tensor_sources(comp.guards)
-    lines = frame_lines(comp)
+    known = tensor_sources(comp.guards, root)
+    lines = frame_lines(comp, root)
     stages: list[StageModules] = []
     owners: dict[str, dict[str, str]] = {}  # stage -> node name -> module path
 
@@ -52,7 +63,7 @@ def compilation_structure(comp: Compilation) -> Structure:
         stages.append(_stage(stage, paths))
 
     graph = comp.graph
-    dynamo_inputs = {n.name: input_module(n.target, known) or input_module(n.name, known) or ""
+    dynamo_inputs = {n.name: input_module(n.target, known, root) or input_module(n.name, known, root) or ""
                      for n in graph.nodes if n.op == "placeholder"}
     add("graph", graph, dynamo_inputs, False)
     by_position = [dynamo_inputs[n.name] for n in graph.nodes if n.op == "placeholder"]
@@ -74,7 +85,7 @@ def compilation_structure(comp: Compilation) -> Structure:
         grads = {name: by_position[k] for k, name in enumerate(returned(fx.code)) if name and k < len(by_position)
                  and by_position[k]} if backward else None
         add(stage, fx, inputs, backward, grads)
-    guard_paths = [guard_module(g, roots) for g in comp.guards]
+    guard_paths = [guard_module(g, roots, root) for g in comp.guards]
     stages.append(_stage("guards", guard_paths))
     launches = kernel_launches(comp, owners)
     found: list[Repeat] = []
@@ -129,14 +140,14 @@ def _stage(stage: str, paths: list[str]) -> StageModules:
     return StageModules(stage=stage, paths=tuple(index), of=tuple(of))
 
 
-def frame_lines(comp: Compilation) -> dict[str, set]:
+def frame_lines(comp: Compilation, root: str = SELF) -> dict[str, set]:
     """Per module family, the user lines its members' own ``forward`` runs: where Dynamo guarded an attribute
     of a member (``self.mlp`` on ``return x + self.mlp(x)`` guards ``layers.3._modules['mlp']``)."""
     out: dict[str, set] = {}
     for g in comp.guards:
         if not g.filename or not g.lineno:
             continue
-        found = source_module(g.subject)
+        found = source_module(g.subject, root)
         if found is None:
             continue
         path, end = found

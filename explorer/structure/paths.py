@@ -15,7 +15,10 @@ from typing import Iterable, Optional
 
 from ..capturing.model import Guard
 
-_ROOT = re.compile(r"""(?P<scope>\b[LG])\[['"](?P<name>[^'"]+)['"]\]""")
+# a frame's local or global, with the items taken of it (``L['args'][0]``: a decorator's wrapper's argument)
+_ROOT = re.compile(r"""(?P<scope>\b[LG])\[['"](?P<name>[^'"]+)['"]\](?P<items>(?:\[\d+\])*)""")
+_ITEM = re.compile(r"\d+")
+SELF = "self"  # the compiled function's module, as a method's frame names it
 _MODULE_STEP = re.compile(r"""\._modules\[['"](?P<name>[^'"]+)['"]\]""")
 _TENSOR_STEP = re.compile(r"""\._(?:parameters|buffers)\[['"](?P<name>[^'"]+)['"]\]""")
 _TYPE = re.compile(r"type=<class '(?P<cls>[^']+)'>")
@@ -23,12 +26,25 @@ _FLAT_SPLIT = re.compile(r"_(?:parameters|buffers)_")
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
-def join(*parts: str) -> str:
-    """A module path of parts; the compiled function's ``self`` is left out (``self.layers.0`` is ``layers.0``)."""
+def join(*parts: str, root: str = SELF) -> str:
+    """A module path of parts; the compiled function's module (``root``: ``self``, or ``args_0`` in a decorator's
+    wrapper around its forward, ``root_of``) is left out (``self.layers.0`` is ``layers.0``)."""
     parts = tuple(p for p in parts if p)
-    if parts and parts[0] == "self":
+    if parts and parts[0] == root:
         parts = parts[1:]
     return ".".join(parts)
+
+
+def _root_name(m: re.Match) -> str:
+    """``L['args'][0]`` -> ``args_0``, as Dynamo flattens the source into a graph input's name."""
+    return "_".join([m["name"], *_ITEM.findall(m["items"])])
+
+
+def root_of(module_source: Optional[str]) -> str:
+    """The first part of module paths that is the compiled function's module: ``self``, or the root a decorator's
+    wrapper holds it in (``Entry.module_source``, ``L['args'][0]`` -> ``args_0``)."""
+    m = _ROOT.fullmatch(module_source or "")
+    return _root_name(m) if m is not None else SELF
 
 
 def parent_of(path: str) -> str:
@@ -57,7 +73,7 @@ def common(paths: Iterable[str]) -> str:
     return ".".join(out or [])
 
 
-def source_module(source: Optional[str]) -> Optional[tuple[str, int]]:
+def source_module(source: Optional[str], root: str = SELF) -> Optional[tuple[str, int]]:
     """The module a Dynamo source reaches (``L['m']._modules['0'].x`` -> ``m.0``) and where its path ends in the
     text; None when it does not start at a frame's local or global."""
     if not source:
@@ -65,26 +81,29 @@ def source_module(source: Optional[str]) -> Optional[tuple[str, int]]:
     m = _ROOT.search(source)
     if m is None:
         return None
-    parts, end = [m["name"]], m.end()
+    parts, end = [_root_name(m)], m.end()
     while True:
         step = _MODULE_STEP.match(source, end)
         if step is None:
             break
         parts.append(step["name"])
         end = step.end()
-    return join(*parts), end
+    return join(*parts, root=root), end
 
 
-def guard_module(g: Guard, roots: frozenset[str] = frozenset()) -> str:
+def guard_module(g: Guard, roots: frozenset[str] = frozenset(), root: str = SELF) -> str:
     """The module a guard checks something of: its subject's (or else its code's first source's) module,
     "" when it checks no module (an input tensor, a global, the grad mode). ``roots``: the frame's locals and
     globals that are modules (``module_roots``), so a check on ``L['model']`` itself counts as the model's."""
     for text in (g.subject, g.code):
-        found = source_module(text)
+        found = source_module(text, root)
         if found is None:
             continue
-        stepped = _MODULE_STEP.search(text or "") or _TENSOR_STEP.search(text or "")
-        if stepped or found[0].split(".")[0] in roots or (not found[0] and "self" in roots):
+        # a module step right after the source's root (not one of a later source in the same check: the
+        # aliasing check on ``L['kwargs']['input_ids']`` and a module's buffers is no module of ``kwargs``)
+        at = _ROOT.search(text or "").end()
+        stepped = _MODULE_STEP.match(text or "", at) or _TENSOR_STEP.match(text or "", at)
+        if stepped or found[0].split(".")[0] in roots or (not found[0] and root in roots):
             return found[0]
     return ""
 
@@ -96,16 +115,16 @@ def module_roots(guards: Iterable[Guard]) -> frozenset[str]:
         for text in (g.subject, g.code):
             for m in _ROOT.finditer(text or ""):
                 if _MODULE_STEP.match(text, m.end()) or _TENSOR_STEP.match(text, m.end()):
-                    out.add(m["name"])
+                    out.add(_root_name(m))
     return frozenset(out)
 
 
-def tensor_sources(guards: Iterable[Guard]) -> dict[str, str]:
+def tensor_sources(guards: Iterable[Guard], root: str = SELF) -> dict[str, str]:
     """Each parameter's and buffer's Dynamo source, flattened as a graph input's name is -> its module path."""
     out: dict[str, str] = {}
     for g in guards:
         subject = g.subject or ""
-        found = source_module(subject)
+        found = source_module(subject, root)
         if found is None or not _TENSOR_STEP.fullmatch(subject, found[1]):
             continue
         out[flat(subject)] = found[0]
@@ -117,7 +136,7 @@ def flat(name: str) -> str:
     return _NON_WORD.sub("_", name).strip("_").lower()
 
 
-def input_module(name: str, known: dict[str, str]) -> Optional[str]:
+def input_module(name: str, known: dict[str, str], root: str = SELF) -> Optional[str]:
     """The module of a graph input named after a parameter or buffer (``l_model_modules_layers_modules_0_...``),
     or None for any other input. ``known`` (``tensor_sources``) answers exactly; else the name is split."""
     key = flat(name)
@@ -128,20 +147,20 @@ def input_module(name: str, known: dict[str, str]) -> Optional[str]:
     parts = _FLAT_SPLIT.split(key[2:])
     if len(parts) < 2:
         return None
-    return join(*parts[0].split("_modules_"))
+    return join(*parts[0].split("_modules_"), root=root)
 
 
-def classes(guards: Iterable[Guard]) -> dict[str, str]:
+def classes(guards: Iterable[Guard], root: str = SELF) -> dict[str, str]:
     """Module path -> its class's qualified name, from Dynamo's type checks on modules."""
     out: dict[str, str] = {}
     for g in guards:
         if g.kind != "TYPE_MATCH":
             continue
         t = _TYPE.search(g.code)
-        found = source_module(g.subject)
+        found = source_module(g.subject, root)
         if t is None or found is None or found[1] != len(g.subject or ""):
             continue
-        if t["cls"] in ("dict", "collections.OrderedDict"):
+        if t["cls"] in ("dict", "collections.OrderedDict", "tuple", "list"):  # the containers a frame passes
             continue
         out.setdefault(found[0], t["cls"])
     return out

@@ -73,6 +73,7 @@ class GraphRecorder:
                  options: Optional[dict] = None, dynamic: Optional[bool] = None,
                  kernel_profile: bool = False) -> None:
         self.mode = mode
+        self.options = dict(options or {})  # the user's Inductor options, as compiled with
         self.backend_name = inner if isinstance(inner, str) else getattr(inner, "__name__", type(inner).__name__)
         # torch names a failing backend by its __name__ (BackendCompilerFailed: "backend='...' raised"):
         # the user's backend, not this recorder
@@ -81,9 +82,11 @@ class GraphRecorder:
         self.graphs: list[RecordedGraph] = []
         self.notes: list[str] = []
         self._inner = _resolve_backend(inner, mode, options, dynamic, None)
-        # the profiling build's options (CPU: C++ kernels as profiler rows); never the user's compile
+        # the profiling build's options (CPU: C++ kernels as profiler rows); never the user's compile. A user
+        # who compiles with those options already (cpp.enable_kernel_profile) has C++ kernels as profiler rows:
+        # their own build is profiled, and the graphs are not compiled a second time
         self._profiled = {"cpu": _resolve_backend(inner, mode, options, dynamic, "cpu")} \
-            if kernel_profile and inner == "inductor" else {}
+            if kernel_profile and inner == "inductor" and not profiles_kernels(options, "cpu") else {}
         self._builds: dict[int, ProfilingBuild] = {}
         for name in ("get_compiler_config", "reset"):  # Dynamo asks backends for these
             if hasattr(self._inner, name):
@@ -221,8 +224,19 @@ def _clone(value: Any) -> Any:
 
     if isinstance(value, torch.Tensor):
         out = value.detach().clone()
+        if out.stride() != value.stride() and value.numel():
+            out = _same_layout(value.detach())
         return out.requires_grad_(value.requires_grad) if value.is_floating_point() or value.is_complex() else out
     return value
+
+
+def _same_layout(t: Any) -> Any:
+    """A copy of ``t`` with its own strides, where a clone would make it contiguous: a view into a bigger buffer
+    (``x[:, 0]`` of a packed tensor, an output of the graph before a break), an expanded tensor. The compiled
+    graph checks its inputs' strides (``assert_size_stride``), so a copy laid out otherwise would fail it. The
+    span of storage its elements cover is copied, and viewed as ``t`` is."""
+    span = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+    return t.as_strided((span,), (1,)).clone().as_strided(t.shape, t.stride())
 
 
 def _private_copy(gm: Any, example_inputs: Sequence[Any]) -> tuple[Any, list[Any], bool]:
@@ -372,6 +386,15 @@ def _host_time(g: RecordedGraph, compiled_fn: Any, profiled_s: Optional[float], 
 
 
 USER_BUILD_LABEL = "the user's build, as compiled for their call (CUDA kernels are profiler rows without hooks)"
+USER_PROFILED_LABEL = ("the user's build, as compiled for their call (with {opts}: its C++ kernels are profiler "
+                       "rows)")
+
+
+def profiles_kernels(options: Optional[dict], device_type: str) -> bool:
+    """Whether a compile with these Inductor options already makes a per-kernel profile possible on the device
+    type (``torch_compat.kernel_profile_options``), so no separate profiling build is needed."""
+    wanted = torch_compat.kernel_profile_options(device_type)
+    return bool(options) and all(options.get(k) == v for k, v in wanted.items())
 
 
 def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compiled_fn: Any, comp: Any, peak: Any,
@@ -390,7 +413,11 @@ def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compile
     counted = g.gm if "reduce-overhead" in str(getattr(recorder, "mode", "") or "") else None
     if build is None:
         got = profile_graph(g, compiled_fn, comp, peak, mode, compute_peak=compute_peak, count_on=counted)
-        return got.rows, got.note, USER_BUILD_LABEL, got.flops, got.estimate_s, got.wall_s
+        device = g.device.split(":")[0]
+        label = (USER_PROFILED_LABEL.format(opts=", ".join(torch_compat.kernel_profile_options(device)))
+                 if device == "cpu" and profiles_kernels(getattr(recorder, "options", None), device)
+                 else USER_BUILD_LABEL)
+        return got.rows, got.note, label, got.flops, got.estimate_s, got.wall_s
     got = profile_graph(g, build.fn, comp, peak, mode, kernels=build.kernels,
                         wrapper_code=build.wrapper_code, compute_peak=compute_peak)
     return got.rows, got.note, build.label, got.flops, got.estimate_s, got.wall_s

@@ -32,10 +32,12 @@ recomputed, then the gradients of ``p``, ``v``, ``q`` and ``k``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from ..capturing import torch_compat
 from . import bench
 from .model import PeakCompute
 
@@ -53,6 +55,7 @@ class OpRecord:
     dtype: str  # of the first floating-point input, e.g. "torch.bfloat16"
     shapes: tuple[tuple[int, ...], ...] = ()
     formula: str = ""  # what was counted, when it is not torch's formula as is (attention)
+    inner: tuple[OpRecord, ...] = ()  # a custom op's: the counted op calls it made inside (its FLOPs are theirs)
 
 
 def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callable[[], Any],
@@ -62,7 +65,11 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
     An op whose FLOPs cannot be counted is left out and named in ``notes`` (once per op).
 
     Generated kernels (Triton, C++) do not dispatch and are not seen; the
-    library calls a compiled graph makes (``extern_kernels.mm``, fallbacks) are.
+    library calls a compiled graph makes (``extern_kernels.mm``, fallbacks) are. A custom op (a library's own,
+    outside ``aten``: transformers' ``grouped_mm_fallback``, a mixture of experts' matmuls in a loop) is opaque
+    to the compiler and to torch's formulas: it runs with the mode on, and the FLOPs of the ops it calls inside
+    are its own record's (the profiler's row is the outermost op's; where the profiler shows no row of it, as
+    torch 2.14's for a compiled graph's call, ``kernels.attach_flops`` gives them to the inner calls' rows).
     """
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
@@ -72,25 +79,52 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
     class _Recorder(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            if _is_custom(func) and func._overloadpacket not in flop_registry:
+                return self._custom(func, args, kwargs)
             out = func(*args, **kwargs)
             try:
                 packet = func._overloadpacket
                 name = packet.__name__
                 if name in ATTENTION_OPS:
-                    flops, how = attention_op_flops(name, *_shapes(args), **_shapes(kwargs))
+                    flops, how = attention_op_flops(name, *_shapes(args), **_shapes(kwargs),
+                                                    torch_formula=packet in flop_registry)
                     records.append(_record(f"aten::{name}", flops, args, kwargs, out, how))
                 elif (formula := flop_registry.get(packet)) is not None:
                     flops = int(formula(*args, **kwargs, out_val=out))
                     records.append(_record(f"aten::{name}", flops, args, kwargs, out))
+                elif name in GROUPED_MM_OPS:
+                    flops, how = grouped_mm_op_flops(name, *_shapes(args))
+                    records.append(_record(f"aten::{name}", flops, args, kwargs, out, how))
             except Exception as e:  # noqa: BLE001 - a count we cannot make is left out (noted), never the run
                 text = f"FLOPs of {func} not counted: {type(e).__name__}: {e}"
                 if text not in notes:
                     notes.append(text)
             return out
 
+        def _custom(self, func, args, kwargs):
+            start = len(records)
+            with self:  # its implementation's own op calls dispatch through this mode again
+                out = torch_compat.call_below_python_modes(func, args, kwargs)
+            inside = records[start:]
+            del records[start:]
+            if inside:
+                ops = ", ".join(dict.fromkeys(r.name for r in inside))
+                records.append(dataclasses.replace(
+                    _record(f"{func.namespace}::{func._overloadpacket.__name__}", sum(r.flops for r in inside),
+                            args, kwargs, out, f"a custom op: the {len(inside)} op calls it makes inside ({ops})"),
+                    dtype=next((r.dtype for r in inside if r.dtype != "unknown"), "unknown"), inner=tuple(inside)))
+            return out
+
     with autograd_mode(), _Recorder():
         fn(*inputs)
     return records
+
+
+def _is_custom(func: Any) -> bool:
+    """An op of a library's own namespace (``torch.library.custom_op``), not one of torch's."""
+    return getattr(func, "namespace", "aten") not in ("aten", "prim", "prims", "_c10d_functional", "c10d",
+                                                       "c10d_functional", "_c10d_functional_autograd", "profiler",
+                                                       "inductor", "quantized", "higher_order", "_quantized")
 
 
 # ---- attention ----
@@ -139,8 +173,12 @@ def attention_flops(q: Any, k: Any, v: Any, *, is_causal: bool = False, backward
     return 2 * heads * pairs * per_pair
 
 
-def attention_op_flops(name: str, *args: Any, **kwargs: Any) -> tuple[int, str]:
-    """FLOPs of one call of an op of ``ATTENTION_OPS`` (tensor arguments given as shapes), and what was counted."""
+def attention_op_flops(name: str, *args: Any, torch_formula: bool = True, **kwargs: Any) -> tuple[int, str]:
+    """FLOPs of one call of an op of ``ATTENTION_OPS`` (tensor arguments given as shapes), and what was counted.
+
+    ``torch_formula``: whether ``torch.utils.flop_counter`` has a formula for the op. It has none for the CPU
+    kernels (``_scaled_dot_product_flash_attention_for_cpu`` and its backward, torch 2.11-2.14), so
+    ``FlopCounterMode`` counts them as 0 and a model's FLOPs read that much lower there: the text says so."""
     qi, ci, backward = ATTENTION_OPS[name]
     q, k, v = args[qi:qi + 3]
     causal = kwargs.get("is_causal", args[ci] if len(args) > ci else False)
@@ -152,6 +190,8 @@ def attention_op_flops(name: str, *args: Any, **kwargs: Any) -> tuple[int, str]:
     if causal:
         lq, lk = q[-2], k[-2]
         parts.append(f"causal: the {causal_pairs(lq, lk):,} of {lq * lk:,} query-key pairs the mask keeps")
+    if not torch_formula:
+        parts.append(f"torch's FlopCounterMode has no formula for aten.{name} and counts it as 0 FLOPs")
     return flops, "; ".join(parts)
 
 
@@ -165,6 +205,51 @@ def attention_flop_mapping() -> dict[Any, Callable[..., int]]:
         if packet is not None:
             out[packet] = (lambda n: lambda *a, out_shape=None, **kw: attention_op_flops(n, *a, **kw)[0])(name)
     return out
+
+
+def flop_mapping() -> dict[Any, Callable[..., int]]:
+    """``FlopCounterMode(custom_mapping=...)`` that counts as the explorer does: its attention formula, and the
+    grouped matmuls torch has no formula for (a torch that has one keeps its own)."""
+    import torch
+    from torch.utils.flop_counter import flop_registry
+
+    out = attention_flop_mapping()
+    for name in GROUPED_MM_OPS:
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is not None and packet not in flop_registry:
+            out[packet] = (lambda n: lambda *a, out_shape=None, **kw: grouped_mm_op_flops(n, *a)[0])(name)
+    return out
+
+
+# ---- grouped matmuls ----
+
+# a mixture of experts' expert layers in one call (transformers' "grouped_mm" experts): each group's rows times its
+# own matrix. torch.utils.flop_counter has no formula for them (2.11-2.14), so FlopCounterMode counts them as 0.
+GROUPED_MM_OPS = ("_grouped_mm", "_scaled_grouped_mm")
+
+
+def grouped_mm_flops(a: Any, b: Any) -> int:
+    """FLOPs of a grouped matmul of shapes ``a`` and ``b`` (``torch._grouped_mm``'s four layouts, groups split by
+    ``offs``): 2D x 3D (tokens T x K, G experts' K x N: each row times its group's matrix) ``2 T K N``; 3D x 3D
+    (a batched matmul) ``2 G M K N``; 3D x 2D (groups along N) ``2 M K N``; 2D x 2D (groups along K, one M x N
+    output per group) ``2 M K N``. Rows past the last offset (padding) are counted: shapes only."""
+    a, b = tuple(a), tuple(b)
+    if len(a) == 2 and len(b) == 2:
+        return 2 * a[0] * a[1] * b[1]
+    if len(a) == 2 and len(b) == 3:
+        return 2 * a[0] * a[1] * b[2]
+    if len(a) == 3 and len(b) == 2:
+        return 2 * a[1] * a[2] * b[1]
+    if len(a) == 3 and len(b) == 3:
+        return 2 * a[0] * a[1] * a[2] * b[2]
+    raise ValueError(f"grouped matmul shapes need 2 or 3 dimensions: a={a}, b={b}")
+
+
+def grouped_mm_op_flops(name: str, a: Any, b: Any, *_: Any) -> tuple[int, str]:
+    """FLOPs of one call of an op of ``GROUPED_MM_OPS`` (its two matrices given as shapes), and what was counted."""
+    return grouped_mm_flops(a, b), (f"grouped matmul {tuple(a)} x {tuple(b)}: each group's rows times its own "
+                                    f"matrix; torch's FlopCounterMode has no formula for aten.{name} and counts it "
+                                    "as 0 FLOPs")
 
 
 def _shapes(value: Any) -> Any:
