@@ -5,6 +5,7 @@ marked ``slow``; it is still collected by default.
 """
 
 import os
+import re
 import time
 
 import pytest
@@ -50,7 +51,7 @@ def test_compile_cell_shows_the_view_and_the_static_report(executed):
     views = [o for o in outputs if o.output_type in ("display_data", "execute_result") and WIDGET_MIME in o.data]
     assert views, [o.output_type for o in outputs]
     data = views[-1].data
-    assert "compiled_cell" in data["text/plain"]
+    assert re.search(r"\d+/\d+ cell \[\d+\] \(line 1\)", data["text/plain"]), data["text/plain"]  # named by its cell
     # nbclient draws nothing and saves the notebook (hosts.headless): the static copy is an output of its own, which
     # nbconvert's page shows without a network (test_browser_hosts.py), and not also the widget output's HTML
     copies = [o for o in outputs

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from typing import Any, Mapping, Optional
+
+from ..cell.function import CELL_FUNCTION_NAME
+from ..cell.rewrite import OUTER
 
 
 def short_path(path: Optional[str]) -> str:
@@ -45,11 +49,44 @@ def place_text(filename: Optional[str], lineno: Optional[int]) -> str:
     return (filename or "?").rsplit("/", 1)[-1] + (f":{lineno}" if lineno else "")
 
 
+_CELL_QUALNAME = f"{OUTER}.<locals>."  # the function the explorer runs a cell's code in, as Dynamo names its frames
+_RESUMED_CELL = re.compile(rf"torch_dynamo_resume_in_{CELL_FUNCTION_NAME}_at_(\d+)")
+
+
+def comp_name(comp: Any) -> str:
+    """What a compilation compiled, by name; a notebook cell's frames by their cell: ``cell [5]`` for the cell's own
+    code, ``cell [5], resumed after line 3`` for the resume function Dynamo made at a graph break in it (torch names
+    them ``compiled_cell`` and ``torch_dynamo_resume_in_compiled_cell_at_3``, after the function that holds the
+    cell's code while it runs), a function the cell defines by its own name."""
+    named_by_entry = comp.entry is not None and (comp.entry.wrapper or comp.entry.decorated)  # a module's forward
+    cell = None if named_by_entry else _CELLS.get(comp.frame.filename or "")
+    if cell is None:
+        return comp.name
+    name = comp.name.removeprefix(_CELL_QUALNAME)
+    if name == CELL_FUNCTION_NAME:
+        return cell
+    resumed = _RESUMED_CELL.fullmatch(name)
+    return f"{cell}, resumed after line {resumed.group(1)}" if resumed else name
+
+
+def comp_label(comp: Any) -> str:
+    """``0/0 Model.forward (model.py:12)``; in a notebook, ``0/0 cell [5]``, ``1/0 cell [5], resumed after line 3``,
+    ``2/0 f (cell [5], line 2)``."""
+    name = comp_name(comp)
+    if name == comp.name:
+        return comp.label_at(place_text)
+    if name.startswith("cell ["):
+        return f"{comp.compile_id} {name}"
+    return f"{comp.compile_id} {name} ({place_text(comp.frame.filename, comp.frame.lineno)})"
+
+
 def loc_text(filename: Optional[str], lineno: Optional[int], function: Optional[str] = None) -> str:
     """``path:3 in f`` (a path under the working directory relative), ``cell [5], line 3 in f`` for a notebook
     cell's file."""
     cell = _CELLS.get(filename or "")
     if cell is not None:
+        if function and function.removeprefix(_CELL_QUALNAME) == CELL_FUNCTION_NAME:
+            function = None  # the cell's own code, not a function of the user's
         return (f"{cell}, line {lineno}" if lineno else cell) + (f" in {function}" if function else "")
     return _loc_text(filename, lineno, function, os.getcwd())
 

@@ -27,7 +27,7 @@ from ..stages import BY_ID, STAGES
 from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
 from .escape import esc
-from .fmt import loc_text, origin_key
+from .fmt import comp_name, loc_text, origin_key
 from .plots import bar_chart
 from .structure_view import structure_for
 from .style import ROOT, stylesheet
@@ -311,7 +311,7 @@ def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
     """One stage as a self-contained block: title, the learner's explanation, the pane."""
     return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
             f'<div class="cx-h3">{esc(stage.title)} <span class="cx-muted">[{esc(comp.compile_id)}] '
-            f'{esc(comp.name)}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
+            f'{esc(comp_name(comp))}</span></div><p class="cx-muted cx-explain">{esc(stage.explanation)}</p>'
             f'{stage_html(comp, stage.id, report=report)}</div>')
 
 

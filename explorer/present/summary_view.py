@@ -15,6 +15,7 @@ from typing import Any
 
 from . import ddp_view, ranks, usage_view
 from . import viewmodel as vm
+from .fmt import comp_name
 
 
 def summary_blocks(report: Any, model: dict, *, max_rows: int = 12) -> list[dict]:
@@ -71,7 +72,7 @@ def clinic_blocks(report: Any) -> list[dict]:
 def stage_blocks(report: Any, stage: Any, comp: Any) -> list[dict]:
     """A stage of one compilation: title, explanation, then its content or why there is none."""
     view = vm.compilation(comp, report, panes=(stage.id,))
-    head = [{"t": "p", "r": f"{stage.title} [{comp.compile_id}] {comp.name}"}, {"t": "p", "r": stage.explanation}]
+    head = [{"t": "p", "r": f"{stage.title} [{comp.compile_id}] {comp_name(comp)}"}, {"t": "p", "r": stage.explanation}]
     if stage.id not in view["panes"]:
         return head + [{"t": "p", "r": f"(not captured: {vm.why_not(view, stage.id)})"}]
     return head + view["panes"][stage.id]

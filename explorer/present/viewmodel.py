@@ -92,6 +92,8 @@ from . import (
 )
 from .escape import safe_url
 from .fmt import (
+    comp_label,
+    comp_name,
     flops_line,
     format_time,
     headline,
@@ -101,7 +103,6 @@ from .fmt import (
     name_cells,
     origin_key,
     origin_of,
-    place_text,
     ratio_text,
 )
 from .inlined_view import entry_index, function_blocks, inlined_blocks
@@ -356,7 +357,7 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True) -> di
         why_report["timing"] = ("no graph of this compilation was timed" if report.timing is not None
                                 else why_missing("timing", comp))
     bits = usage_view.region_bits(comp)  # the frame list names its regions, disabled and opaque calls
-    return {"cid": comp.compile_id, "label": comp.label_at(place_text) + (f" · {', '.join(bits)}" if bits else ""),
+    return {"cid": comp.compile_id, "label": comp_label(comp) + (f" · {', '.join(bits)}" if bits else ""),
             "frame": comp.frame.name, "summary": comp_summary(comp, report),
             "from_where": usage_view.from_where(comp),
             "failed": headline(comp.failure) if comp.failure else None, "present": present,
@@ -523,7 +524,11 @@ def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
              else loc_text(file, line))  # "cell [5], line 3" in a notebook
     frame = "" if entry is None else (f"; compiled frame: {comp.frame_text}, a decorator's wrapper"
                                       if entry.decorated else f"; torch's frame: {comp.frame_text}")
-    return [{"code": comp.compile_id}, f" {comp.name} ",
+    name = comp_name(comp)
+    cell = name.split(",")[0]
+    if name.startswith("cell [") and where.startswith(cell + ", "):  # "cell [5] (line 3)": the cell named once
+        where = where[len(cell) + 2:]
+    return [{"code": comp.compile_id}, f" {name} ",
             {"muted": f"({'called at ' if at else ''}{where}) — {', '.join(bits)}{frame}"}]
 
 
@@ -791,7 +796,7 @@ def _kernels(stage: Stage, comp: Compilation, refs: list[str]) -> list[dict]:
     others = [c for key, c in times.items() if key not in shown]
     if others:  # compiled, but not in the output code the capture has (a cache served it, or it was not recorded)
         out.insert(1, {"t": "p", "cls": "cx-muted", "r": ["torch also compiled: ", ", ".join(
-            f"{c.name} ({compile_text(c)})" for c in others)]})
+            f"{comp_name(c)} ({compile_text(c)})" for c in others)]})
     return out
 
 
