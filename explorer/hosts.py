@@ -82,6 +82,22 @@ def namespace() -> Optional[dict]:
     return getattr(shell, "user_ns", None)
 
 
+# The function the explorer runs a cell's code in (``cell.function``): Dynamo names the cell's frame after it, and the
+# resume functions it makes at a graph break in the cell ``torch_dynamo_resume_in_compiled_cell_at_<line>``.
+CELL_FUNCTION_NAME = "compiled_cell"
+_RESUMED_CELL = re.compile(rf"(?:.*\.<locals>\.)?torch_dynamo_resume_in_{CELL_FUNCTION_NAME}_at_(\d+)")
+
+
+def cell_frame_name(cell: str, name: str) -> str:
+    """How the user names a frame of notebook ``cell``'s file: ``cell [5]`` for the cell's own code, ``cell [5],
+    resumed after line 3`` for the resume function Dynamo made at a graph break in it, and a function the cell
+    defines by its own name (``name`` is the frame's name or qualified name)."""
+    if name.rsplit(".", 1)[-1] == CELL_FUNCTION_NAME:
+        return cell
+    resumed = _RESUMED_CELL.fullmatch(name)
+    return f"{cell}, resumed after line {resumed.group(1)}" if resumed else name
+
+
 def cell_name(filename: str) -> Optional[str]:
     """How the user names the notebook cell whose code ``filename`` holds: ``cell [5]`` (Jupyter's ``In[5]``),
     ``cell train_step`` or ``cell 3`` (a marimo cell, by its name, else its position); None for any other file."""

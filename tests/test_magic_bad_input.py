@@ -1,6 +1,7 @@
 """Every bad input to the magic gets one line, and a notebook cell is named ``cell [N]`` wherever a view names a
 place in it. Through IPython's own shell (the ``ip`` fixture), as in tests/test_magic.py."""
 
+import json
 import re
 
 import pytest
@@ -78,7 +79,9 @@ def _assert_named_by_cell(report, n):
     text = summary(report)
     assert f"{cell}, line 4" in text  # the summary and the fix list
     assert not re.search(r"ipykernel_|<ipython-input|\.py:\d", "\n".join(labels) + source + text), (labels, source)
-    assert "compiled_cell" not in "\n".join(labels) + text  # the function the explorer wraps the cell in
+    words = json.dumps(vm.fix_list(report.clinic.fix_list))
+    assert f"execution then continued in {cell}, resumed after line 4 (compilation" in words, words
+    assert "compiled_cell" not in "\n".join(labels) + text + words  # the function the explorer wraps the cell in
 
 
 def test_a_cell_is_named_cell_n_in_every_place_a_view_names(ip):

@@ -21,10 +21,10 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from ..hosts import CELL_FUNCTION_NAME
 from .bound import read_before_bound
 from .rewrite import COMPILE, DEL, EVAL, EXEC, NS, OUTER, PLAIN, Rewriter
 
-CELL_FUNCTION_NAME = "compiled_cell"
 # Read once at the top of the cell function, bound to the torch module while the cell runs.
 # Dynamo compiles a resume function (the cell's code after a graph break) only if the frame
 # has tensors in its locals or a global torch module among its names (has_tensor_in_frame):

@@ -23,6 +23,7 @@ from ..capturing.compile_id import CompileKey
 from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
 from ..capturing.parse_breaks import in_loop
 from ..capturing.torch_compat import resumed
+from ..hosts import cell_frame_name
 from .locate import basename, is_library_file, rel, repaired, user_frame
 
 
@@ -116,7 +117,7 @@ def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData,
         hints=brk.hints, gb_code=brk.gb_code, doc_url=brk.doc_url,
         compile_ids=tuple(dict.fromkeys(c.compile_id for c, _ in hits)),
         resume_ids=tuple(c.compile_id for c in resumes),
-        resume_functions=tuple(dict.fromkeys(c.frame.name for c in resumes)),
+        resume_functions=tuple(dict.fromkeys(_frame_label(c, name_file) for c in resumes)),
         user_traceback=repaired(brk.user_traceback), stopped_at=stopped, frame_abandoned=abandoned,
         in_loop=any(in_loop(b, c.failure or "") for c, b in hits),
         breaks=tuple(b for _, b in hits), library=library_of(stopped.filename) if stopped else None,
@@ -124,7 +125,7 @@ def _site(hits: list[tuple[Compilation, GraphBreak]], data: CaptureData,
     )
     site = dataclasses.replace(site, reason=_with_subject(brk), hints=_hints(site),
                                where=_where(site, name_file))
-    return _with_words(site, [c for c, _ in hits])
+    return _with_words(site, [c for c, _ in hits], name_file)
 
 
 _EXPLORER_MARK = "__compile_explorer"  # the names of the explorer's own helpers in a cell
@@ -204,6 +205,13 @@ def _resumes(breaks: list[GraphBreak], data: CaptureData) -> list[Compilation]:
             and (c.frame.filename, *resume_of(c)) in wanted]
 
 
+def _frame_label(comp: Compilation, name_file: Optional[FileNamer]) -> str:
+    """A frame by the name its user knows: ``cell [5], resumed after line 3`` for a resume function of a notebook
+    cell's own code (torch's ``torch_dynamo_resume_in_compiled_cell_at_3``), else torch's name for it."""
+    cell = name_file(comp.frame.filename) if name_file and comp.frame.filename else None
+    return cell_frame_name(cell, comp.frame.name) if cell else comp.frame.name
+
+
 def _innermost_name(fn: str) -> str:
     """A resume function of a resume function is named after the original function."""
     resume = resumed(fn)
@@ -216,17 +224,17 @@ def resume_of(comp: Compilation) -> Optional[tuple[str, int]]:
     return (_innermost_name(resume[0]), resume[1]) if resume else None
 
 
-def _with_words(site: BreakSite, comps: list[Compilation]) -> BreakSite:
+def _with_words(site: BreakSite, comps: list[Compilation], name_file: Optional[FileNamer] = None) -> BreakSite:
     """The plain-words account of what ran outside any graph because of this break."""
     fn = site.function or "the function"
     line = f"line {site.lineno}" + (f" (`{site.source_line}`)" if site.source_line else "")
     if site.in_loop:
-        skipped = ", ".join(dict.fromkeys(c.frame.name for c in comps)) or fn
+        skipped = ", ".join(dict.fromkeys(_frame_label(c, name_file) for c in comps)) or fn
         words = (f"{line} is inside a loop, where Dynamo cannot resume after a break: it dropped the graph it had "
                  f"traced and skips {skipped}, which runs entirely as ordinary Python, on this call and every later "
                  f"one (the functions it calls are still compiled, each as a frame of its own).")
     elif site.frame_abandoned:
-        gave_up = ", ".join(dict.fromkeys(c.frame.name for c in comps if c.status == "failed"))
+        gave_up = ", ".join(dict.fromkeys(_frame_label(c, name_file) for c in comps if c.status == "failed"))
         words = (f"Dynamo could not continue after this break and gave up on {gave_up}: the graph traced before it "
                  f"was dropped, and that frame ran entirely as ordinary Python, with no graph.")
     elif site.resume_functions:

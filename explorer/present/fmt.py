@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 from functools import lru_cache
 from typing import Any, Mapping, Optional
 
-from ..cell.function import CELL_FUNCTION_NAME
 from ..cell.rewrite import OUTER
+from ..hosts import CELL_FUNCTION_NAME, cell_frame_name
 
 
 def short_path(path: Optional[str]) -> str:
@@ -50,7 +49,6 @@ def place_text(filename: Optional[str], lineno: Optional[int]) -> str:
 
 
 _CELL_QUALNAME = f"{OUTER}.<locals>."  # the function the explorer runs a cell's code in, as Dynamo names its frames
-_RESUMED_CELL = re.compile(rf"torch_dynamo_resume_in_{CELL_FUNCTION_NAME}_at_(\d+)")
 
 
 def comp_name(comp: Any) -> str:
@@ -62,11 +60,7 @@ def comp_name(comp: Any) -> str:
     cell = None if named_by_entry else _CELLS.get(comp.frame.filename or "")
     if cell is None:
         return comp.name
-    name = comp.name.removeprefix(_CELL_QUALNAME)
-    if name == CELL_FUNCTION_NAME:
-        return cell
-    resumed = _RESUMED_CELL.fullmatch(name)
-    return f"{cell}, resumed after line {resumed.group(1)}" if resumed else name
+    return cell_frame_name(cell, comp.name.removeprefix(_CELL_QUALNAME))
 
 
 def comp_label(comp: Any) -> str:

@@ -300,8 +300,7 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
             {"code": s.location}, ": ", s.reason, code, f" ×{s.count}" if s.count > 1 else "",
             [" ", {"code": s.source_line}] if s.source_line else ""],
             "body": ([{"t": "p", "cls": "cx-muted", "r": f"hint: {s.hints[0]}"}] if s.hints else []) + [
-                {"t": "p", "cls": "cx-muted", "r": s.ran_as_python + (
-                    f" Resumed in {', '.join(s.resume_functions)}" if s.resume_functions else "")}]})
+                {"t": "p", "cls": "cx-muted", "r": s.ran_as_python}]})
     n = len(sites)
     of = f" ({counted(total_breaks, 'break')})" if total_breaks is not None else ""
     return [{"t": "section", "title": f"Graph breaks: what to fix ({n} site{'s' if n != 1 else ''})", "open": True,
