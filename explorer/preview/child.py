@@ -140,6 +140,8 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     config = torch._TorchCompileInductorWrapper(mode, options or None, None).config
     frame, number = g.get("compile_id") or (i, 0)
     cid = CompileId(frame_id=frame, frame_compile_id=number)
+    if not untraced:  # the parameters static, as Dynamo said: what the partitioner saves for the backward
+        torch_compat.mark_as_dynamo_graph(mod, cid, g.get("static") or ())
     # the repro sets the config the graph was compiled with, the capture's own values too (restored to the
     # user's by then: provenance off, the backward lowered lazily): the capture's are set again over it.
     # Node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
