@@ -266,6 +266,67 @@ def test_a_training_step_previews_its_forward_and_backward_kernels():
     assert Report.from_json(report.to_json()) == report
 
 
+def _previewed_step(model, x):
+    """The CUDA preview of ``loss = model(x).pow(2).mean(); loss.backward()``: its wrappers by kind, and its backward
+    kernels by name."""
+    def step(x):
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss
+
+    p = explorer.explore(step, x, target="cuda").preview
+    assert p.error is None, p.error
+    wrappers = {oc.graph_kind: oc.code for c in p.capture.compilations for oc in c.output_code}
+    return wrappers, {k.name: k.source for k in p.capture.kernels if k.graph_kind == "backward"}
+
+
+def _calls(wrapper):
+    """The kernels a wrapper's ``call`` runs, in order (``extern_kernels.mm``, ``triton_..._1``)."""
+    return re.findall(r"^ +(?:buf\d+ = )?((?:extern_kernels|torch\.ops)\.[\w.]+|triton_\w+\.run)\(", wrapper, re.M)
+
+
+@pytest.mark.slow
+@NEEDS_TRITON
+def test_a_training_steps_backward_overwrites_its_buffers_in_place_as_the_gpus_does():
+    """The backward an H200 compiled for this step (torch 2.11, tests/gpu/test_preview_vs_real.py, case training):
+    it takes the second Linear's weight itself (a parameter: free to keep for the backward), sums the layer norm's
+    gradient over the batch first, then writes the gelu's gradient over the matmul's output in place
+    (``in_out_ptr0``). A preview that forgot which inputs are parameters kept the weight's transpose instead, ran
+    the two kernels the other way round and wrote the gradient to a new buffer. Its wrappers name the user's
+    variables, as the GPU's do (``loss``, not the op's name ``mean``)."""
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.LayerNorm(128),
+                              torch.nn.Linear(128, 64))
+    wrappers, kernels = _previewed_step(mlp, torch.randn(32, 64))
+    wrapper = wrappers["backward"]
+    assert _calls(wrapper) == [  # the H200's backward, call for call
+        "triton_per_fused_div_expand_mul_pow_sum_0.run", "extern_kernels.mm",
+        "triton_per_fused_gelu_native_layer_norm_native_layer_norm_backward_1.run",
+        "triton_per_fused_gelu_gelu_backward_native_layer_norm_native_layer_norm_backward_2.run",
+        "triton_per_fused_sum_3.run", "extern_kernels.mm", "extern_kernels.mm"], _calls(wrapper)
+    in_place = kernels["triton_per_fused_gelu_gelu_backward_native_layer_norm_native_layer_norm_backward_2"]
+    assert "'mutated_arg_names': ['in_out_ptr0']" in in_place
+    assert re.search(r"tl\.store\(in_out_ptr0 \+ \(r0_1 \+ 128\*x0\), tmp\d+, xmask\)", in_place), in_place
+    mms = re.findall(r"extern_kernels\.mm\(.*", wrapper)
+    assert "extern_kernels.mm(buf0, primals_6, out=buf1)" in mms, mms  # the weight, not its transpose saved
+    assert "# Topologically Sorted Source Nodes: [pow_1, loss], " in wrappers["forward"]
+
+
+@pytest.mark.slow
+@NEEDS_TRITON
+def test_a_convolutions_bias_gradient_is_summed_in_a_triton_kernel_as_on_a_gpu():
+    """On a GPU Inductor computes a convolution's bias gradient as a sum fused into its kernels and asks
+    ``convolution_backward`` for the input and weight gradients only (``[False, True, False]`` here, the H200's
+    call); on a CPU it asks the op for the bias gradient too. The preview traces the backward on a stand-in
+    device, which must count as a GPU there."""
+    torch.manual_seed(0)
+    cnn = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
+                              torch.nn.Linear(1024, 10))
+    wrappers, _ = _previewed_step(cnn, torch.randn(2, 3, 8, 8))
+    (mask,) = re.findall(r"convolution_backward\.default\(.*(\[\w+, \w+, \w+\])\)$", wrappers["backward"], re.M)
+    assert mask == "[False, True, False]"
+
+
 @pytest.mark.slow
 @NEEDS_TRITON
 def test_a_dynamic_graph_is_previewed_with_the_symbolic_sizes_dynamo_gave_it():

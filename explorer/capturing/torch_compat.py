@@ -1030,6 +1030,38 @@ def graph_input_shapes(gm: Any) -> Optional[dict]:
     return {"inputs": inputs, "symbols": symbols} if symbols else None
 
 
+def graph_static_inputs(gm: Any) -> list[int]:
+    """The positions of a Dynamo graph's inputs that Dynamo marked static: the parameters and buffers of the user's
+    modules (``_dynamo_static_input_type`` in the placeholder's ``tensor_dict``; ``mark_static_address`` too).
+
+    AOTAutograd reads them off the graph Dynamo hands over (``_try_get_metadata_from_dynamo``, torch 2.11-2.14 alike)
+    and the partitioner saves such an input for the backward for free (``treat_parameters_as_free_to_save``): the
+    backward takes a Linear's weight and transposes it, where without them it takes the transpose the forward
+    saved, and its kernels come in another order (a buffer a GPU reuses in place is a new one). A repro script
+    keeps none of it: the preview sends them apart (``mark_as_dynamo_graph``)."""
+    return [i for i, node in enumerate(gm.graph.find_nodes(op="placeholder"))
+            if (node.meta.get("tensor_dict") or {}).get("_dynamo_static_input_type")]
+
+
+def mark_as_dynamo_graph(gm: Any, compile_id: Any, static_inputs: Iterable[int]) -> None:
+    """Marks a GraphModule traced from a repro script as Dynamo hands its graphs to a backend, so that AOTAutograd
+    finds the same static inputs (``graph_static_inputs``): the compile id in ``gm.meta``, a source per parameter
+    or buffer the module holds (each static, as Dynamo's attributes are), none per placeholder (allowed, as for
+    the DDP optimizer's submodules), and the static placeholders' ``_dynamo_static_input_type``."""
+    from torch._dynamo.source import LocalSource
+
+    static = set(static_inputs)
+    gm.meta["dynamo_compile_id"] = compile_id
+    names = [n for n, _ in gm.named_parameters(remove_duplicate=False)] + \
+        [n for n, _ in gm.named_buffers(remove_duplicate=False)]
+    gm._param_name_to_source = {n: LocalSource(n) for n in names}
+    for i, node in enumerate(gm.graph.find_nodes(op="placeholder")):
+        node._dynamo_source = None
+        if i in static:
+            node.meta["tensor_dict"] = {**(node.meta.get("tensor_dict") or {}),
+                                        "_dynamo_static_input_type": "unguarded"}
+
+
 def _symbol_facts(shape_env: Any, symbol: Any) -> dict:
     """A size symbol's value in this call, its range (``None``: unbounded) and the source it was made for."""
     values = getattr(shape_env, "backed_var_to_val", None) or getattr(shape_env, "var_to_val", {})

@@ -53,6 +53,8 @@ class Graph:
     repro: Optional[str] = None
     skip: Optional[str] = None
     shapes: Optional[dict] = None  # torch_compat.graph_input_shapes: where Dynamo kept sizes symbolic
+    static: list[int] = field(default_factory=list)  # torch_compat.graph_static_inputs: its parameters' places
+    nodes: list[list[str]] = field(default_factory=list)  # op and name of each node of Dynamo's graph, in order
     trains: bool = False  # autograd records through it: its forward and backward are lowered
     compile_id: Optional[str] = None  # its compilation's key in the main report
     frame: Optional[tuple[int, int]] = None  # the compile id the child lowers it under
@@ -83,6 +85,8 @@ def graphs_from_recorder(recorder: Any) -> list[Graph]:
         except Exception as e:  # noqa: BLE001 - the outcome says why
             graph.skip = f"torch could not write a repro of it ({type(e).__name__}: {e})"
             continue
+        graph.static = torch_compat.graph_static_inputs(g.gm)
+        graph.nodes = [[n.op, n.name] for n in g.gm.graph.nodes if n.op != "output"]
         try:
             graph.shapes = torch_compat.graph_input_shapes(g.gm)
         except Exception as e:  # noqa: BLE001 - previewed all the same, with this call's sizes: said so
@@ -149,8 +153,8 @@ def preview(graphs: Sequence[Graph], *, mode: Optional[str] = None, options: Opt
 
 
 def _job(g: Graph) -> dict:
-    return {"label": g.label, "repro": g.repro, "shapes": g.shapes, "trains": g.trains,
-            "compile_id": list(g.frame) if g.frame else None}
+    return {"label": g.label, "repro": g.repro, "shapes": g.shapes, "trains": g.trains, "static": g.static,
+            "nodes": g.nodes, "compile_id": list(g.frame) if g.frame else None}
 
 
 def _line(o: PreviewGraph) -> str:

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 ATTENTION = ("attention (scaled_dot_product_attention) is previewed in its math form, matmuls and a softmax kernel: "
              "a GPU picks flash or memory-efficient attention by asking the device, which is not there")
@@ -125,7 +125,7 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
 
     namespace: dict[str, Any] = {"__name__": "explorer_preview_repro"}
     exec(compile(g["repro"], f"<preview {g['label']}>", "exec"), namespace)
-    mod, untraced = _graph_module(namespace["mod"])
+    mod, untraced = _graph_module(namespace["mod"], g.get("nodes") or ())
     load_args = namespace["load_args"]
     fake = FakeTensorMode(allow_non_fake_inputs=False, shape_env=ShapeEnv())
     sizes = SymbolicSizes(fake, g["shapes"]) if g.get("shapes") else \
@@ -140,6 +140,8 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     config = torch._TorchCompileInductorWrapper(mode, options or None, None).config
     frame, number = g.get("compile_id") or (i, 0)
     cid = CompileId(frame_id=frame, frame_compile_id=number)
+    if not untraced:  # the parameters static, as Dynamo said: what the partitioner saves for the backward
+        torch_compat.mark_as_dynamo_graph(mod, cid, g.get("static") or ())
     # the repro sets the config the graph was compiled with, the capture's own values too (restored to the
     # user's by then: provenance off, the backward lowered lazily): the capture's are set again over it.
     # Node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
@@ -161,15 +163,38 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     return (sizes.names if sizes is not None else []), lowered
 
 
-def _graph_module(mod: Any) -> tuple[Any, Optional[str]]:
+def _graph_module(mod: Any, nodes: Sequence[Sequence[str]] = ()) -> tuple[Any, Optional[str]]:
     """The repro's module as an FX graph, as Dynamo hands its graphs over (AOTAutograd traces a GraphModule with
-    node metadata kept: kernels named for their ATen ops); else the module itself, and why."""
+    node metadata kept: kernels named for their ATen ops), its nodes named as Dynamo's (``nodes``); else the
+    module itself, and why."""
     import torch
 
     try:
-        return torch.fx.symbolic_trace(mod), None
+        gm = torch.fx.symbolic_trace(mod)
     except Exception as e:  # noqa: BLE001 - lowered all the same, from the module's own code: said so
         return mod, f"{type(e).__name__}: {e}"
+    return _named_as(gm, nodes), None
+
+
+def _named_as(gm: Any, nodes: Sequence[Sequence[str]]) -> Any:
+    """``gm`` with its nodes named as in Dynamo's graph (``[op, name]`` each, in order): tracing the repro names a
+    node for its op (``mean``) where Dynamo named it for the user's variable (``loss``), and the wrapper's comments
+    name the nodes each kernel fuses, as a GPU's do. Left as traced where the graphs do not match node for node.
+    A new graph, as renaming a node in place keeps its old name taken."""
+    import torch
+
+    ours = [n for n in gm.graph.nodes if n.op != "output"]
+    if not nodes or [n.op for n in ours] != [op for op, _ in nodes]:
+        return gm
+    graph = torch.fx.Graph()
+    env: dict[Any, Any] = {}
+    for node, (_, name) in zip(ours, nodes):
+        env[node] = graph.create_node(node.op, node.target, torch.fx.map_arg(node.args, env.__getitem__),
+                                      torch.fx.map_arg(node.kwargs, env.__getitem__), name, node.type)
+        env[node].meta = dict(node.meta)
+    (out,) = [n for n in gm.graph.nodes if n.op == "output"]
+    graph.output(torch.fx.map_arg(out.args[0], env.__getitem__), out.type)
+    return torch.fx.GraphModule(gm, graph, class_name=type(gm).__name__)
 
 
 def _set(mod: Any, dotted: str, value: Any) -> None:

@@ -10,9 +10,13 @@ AOTAutograd found to need no backward), the graph's device arguments and its nod
 and each compiler call (``inner_compile``) gets CUDA inputs. From there on, everything (joint-graph passes,
 the partitioner, post-grad passes, lowering, Triton) runs as it would for a GPU.
 
-What stays the stand-in's: a choice torch makes per device while tracing the joint graph takes its
-device-neutral form there (which scaled-dot-product-attention kernel: the math form, as the preview of an
-inference graph shows it too; ``child.ATTENTION``).
+Inductor's own decompositions, applied while the joint graph is traced, ask whether the device is a GPU
+(``torch._inductor.decomposition.is_gpu``: a convolution's bias gradient as a sum Inductor fuses into its
+kernels, where the CPU asks ``convolution_backward`` for it): the stand-in is one, here. What stays the
+stand-in's: a choice torch makes per device while tracing the joint graph takes its device-neutral form there
+(which scaled-dot-product-attention kernel: the math form, as the preview of an inference graph shows it too,
+``child.ATTENTION``; the few of torch's decompositions that compare the device with ``cuda``: upsampling's
+memory format, grid sampling's 32-bit indices, reflection and replication padding, ``log_sigmoid``'s buffer).
 """
 
 from __future__ import annotations
@@ -52,8 +56,10 @@ def lowered_for_cuda() -> Iterator[Lowering]:
     from unittest import mock
 
     import torch._inductor.compile_fx as cfx
+    import torch._inductor.decomposition as decomposition
 
     real_passes = cfx._recursive_joint_graph_passes
+    real_is_gpu = decomposition.is_gpu
 
     def joint_graph_passes(gm: Any, *args: Any, **kwargs: Any) -> Any:
         _move_graph(gm)
@@ -61,7 +67,11 @@ def lowered_for_cuda() -> Iterator[Lowering]:
             kwargs["input_device"] = _cuda(kwargs["input_device"])
         return real_passes(gm, *args, **kwargs)
 
-    with mock.patch.object(cfx, "_recursive_joint_graph_passes", joint_graph_passes):
+    def is_gpu(device: Any) -> bool:
+        return device == STAND_IN or real_is_gpu(device)
+
+    with mock.patch.object(cfx, "_recursive_joint_graph_passes", joint_graph_passes), \
+            mock.patch.object(decomposition, "is_gpu", is_gpu):
         yield Lowering(cfx.compile_fx_inner)
 
 
