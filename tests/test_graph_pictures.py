@@ -21,6 +21,7 @@ import pytest
 from explorer.capturing.model import FxGraph, FxNode, SourceLoc
 from explorer.capturing.parse_fx import parse_graph
 from explorer.present import fold_picture
+from explorer.present.graph_dot import graph_dot
 from explorer.present.structure_view import structure_for
 from explorer.report import Report
 from explorer.stages import STAGES
@@ -31,7 +32,7 @@ GOLDEN = json.loads(gzip.decompress((DATA / "pictures_v4.json.gz").read_bytes())
 
 
 def plain(fx: FxGraph) -> str:
-    return fx.dot
+    return graph_dot(fx.nodes)
 
 
 def _reports() -> dict[str, Report]:
