@@ -633,11 +633,11 @@ FIELDS = {
     "ListingHunk.first_count": "How many lines of the first group's listing it spans.",
     "ListingHunk.this_start": "Where it starts in this group's listing, counted from 0.",
     "ListingHunk.this_count": "How many lines of this group's listing it spans.",
-    "ListingHunk.lines": "Its lines in order (the last hunk kept may be cut short: `diff_cut`).",
-    "ListingLine.side": "`both` (alike in the two listings: context), `first` (the first group's only) or `this` "
-                        "(this group's only).",
-    "ListingLine.text": "The listing's line: `inner.module: target(inputs) -> type` for a graph's node, a guard's "
-                        "check, a kernel launch, a loop-IR line.",
+    "ListingHunk.lines": "Its lines in order, from the two listings (the last hunk kept may be cut short: "
+                         "`diff_cut`): `inner.module: target(inputs) -> type` for a graph's node, a guard's check, "
+                         "a kernel launch, a loop-IR line.",
+    "ListingHunk.sides": "Per line, whose it is: ` ` alike in both listings, `-` the first group's only, `+` this "
+                         "group's only.",
     # ---- the CUDA preview ----
     "Preview.target": "E.g. `cuda sm_90 (NVIDIA H200, mocked)`.",
     "Preview.label": "Its label: a preview that was not run.",

@@ -21,9 +21,9 @@ Version 4 -> 5 (data, not pictures): an FX graph held its picture as Graphviz te
 draw from its nodes (``present.graph_dot``, the same text): it is dropped. A repeated member group's diff
 (``MemberGroup.diff``) was unified-diff lines (``@@ -56,3 +56,3 @@``, then `` ``/``-``/``+`` lines, perhaps
 ``… 3 more diff lines`` or, for members alike but for their class, one sentence saying so) and is its hunks as
-data (``ListingHunk``: ranges, lines with their side) with ``diff_cut`` the lines left out. Both are found by their
-shape wherever they sit (a compilation's stages, a region's or a DDP piece's graph, a preview's capture, each
-rank's report).
+data (``ListingHunk``: its ranges, its lines and each one's side) with ``diff_cut`` the lines left out. Both are
+found by their shape wherever they sit (a compilation's stages, a region's or a DDP piece's graph, a preview's
+capture, each rank's report).
 """
 
 from __future__ import annotations
@@ -138,7 +138,6 @@ def _rank_v4(run: dict, doc: dict[str, Any]) -> dict:
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _CUT = re.compile(r"^… (\d+) more diff lines$")
-_SIDE = {" ": "both", "-": "first", "+": "this"}
 
 
 def _v4_to_v5(doc: dict[str, Any]) -> dict[str, Any]:
@@ -157,7 +156,9 @@ def _data_not_pictures(value: Any) -> Any:
         return [_data_not_pictures(v) for v in value]
     if not isinstance(value, dict):
         return value
-    out = {k: _data_not_pictures(v) for k, v in value.items() if not (k == "dot" and "num_nodes" in value)}
+    if "num_nodes" in value and "nodes" in value:  # an FX graph: nothing else to read inside (its nodes are most of
+        return {k: v for k, v in value.items() if k != "dot"}  # a report, so they are not walked)
+    out = {k: _data_not_pictures(v) for k, v in value.items()}
     if {"members", "size"} <= set(value) and isinstance(value.get("diff"), list):
         out["diff"], out["diff_cut"] = _hunks(value["diff"])
     return out
@@ -174,11 +175,12 @@ def _hunks(lines: list) -> tuple[list[dict], int]:
         if head:
             a, b = _span(head[1], head[2]), _span(head[3], head[4])
             hunks.append({"first_start": a[0], "first_count": a[1], "this_start": b[0], "this_count": b[1],
-                          "lines": []})
+                          "lines": [], "sides": ""})
         elif more:
             cut = int(more[1])
-        elif hunks and line[:1] in _SIDE:
-            hunks[-1]["lines"].append({"side": _SIDE[line[0]], "text": line[1:]})
+        elif hunks and line[:1] in (" ", "-", "+"):
+            hunks[-1]["lines"].append(line[1:])
+            hunks[-1]["sides"] += line[0]
         # else: the sentence of members alike but for their class (no hunk), which the views write again
     return hunks, cut
 

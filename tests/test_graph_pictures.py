@@ -131,3 +131,21 @@ def test_a_reports_member_diffs_read_as_before(reports, name):
     assert len(got) == len(want)
     for a, b in zip(got, want):
         assert a == b
+
+
+def test_a_version_4_diffs_text_reads_into_hunks_that_write_it_back():
+    """Every form version 4 wrote: a one-line range (``-1``), an empty one (``-6,0``), a cut diff, and the sentence
+    of members alike but for their class."""
+    from explorer.present.member_diff import CLASS_ONLY, diff_lines
+    from explorer.structure.model import ListingHunk, MemberGroup
+    from explorer.upgrade import _hunks
+
+    texts = [["@@ -1 +1,2 @@", "-a: x() -> f32", "+a: y() -> f32", "+b: z() -> f32"],
+             ["@@ -6,0 +7,2 @@", "+c: x() -> f32", "+d: x() -> f32", "@@ -9,3 +11,2 @@", " e", "-f", " g"],
+             ["@@ -3,2 +3,2 @@", " h", "-i", "… 7 more diff lines"],
+             [CLASS_ONLY]]
+    for text in texts:
+        hunks, cut = _hunks(text)
+        g = MemberGroup(("1",), 3, tuple(ListingHunk(**{**h, "lines": tuple(h["lines"])}) for h in hunks),
+                        diff_cut=cut)
+        assert [line for line, _ in diff_lines(g)] == text

@@ -1,9 +1,9 @@
 """A repeated member's diff, as the views show it: unified-diff lines written from the report's hunks.
 
 The report keeps how a group of a family differs from its first group as data (``MemberGroup.diff``: hunks of
-listing lines, each alike in both or one side's only, and ``diff_cut``, the lines left out). The views show it as
-a unified diff (``@@ -56,3 +56,3 @@``, `` `` alike, ``-`` the first group's, ``+`` this group's), name the first
-op it swaps (``silu → gelu``) and count the lines that differ: all from that data, here.
+listing lines, each with its side: alike in both, or one group's only; ``diff_cut``, the lines left out). The
+views show it as a unified diff (``@@ -56,3 +56,3 @@``, `` `` alike, ``-`` the first group's, ``+`` this group's),
+name the first op it swaps (``silu → gelu``) and count the lines that differ: all from that data, here.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from typing import Sequence
 from ..structure.model import ListingHunk, MemberGroup
 
 __all__ = ["changed_lines", "diff_block", "diff_lines", "first_change"]
-_MARK = {"both": " ", "first": "-", "this": "+"}
-_CLS = {"both": "cx-rep-ctx", "first": "cx-rep-del", "this": "cx-rep-add"}
+_CLS = {" ": "cx-rep-ctx", "-": "cx-rep-del", "+": "cx-rep-add"}
 CLASS_ONLY = "(the same ops; the members differ in their class)"
 
 
@@ -24,7 +23,7 @@ def diff_lines(g: MemberGroup) -> list[tuple[str, str]]:
     for h in g.diff:
         out.append((f"@@ -{_range(h.first_start, h.first_count)} +{_range(h.this_start, h.this_count)} @@",
                     "cx-rep-ctx"))
-        out += [(_MARK[x.side] + x.text, _CLS[x.side]) for x in h.lines]
+        out += [(side + line, _CLS[side]) for side, line in zip(h.sides, h.lines)]
     if g.diff_cut:
         out.append((f"… {g.diff_cut} more diff lines", "cx-rep-ctx"))
     return out or [(CLASS_ONLY, "cx-rep-ctx")]
@@ -46,15 +45,15 @@ def diff_block(title: str, g: MemberGroup) -> dict:
 
 def changed_lines(g: MemberGroup) -> tuple[int, int]:
     """Lines of the diff shown that only the first group has, and that only this group has."""
-    sides = [x.side for h in g.diff for x in h.lines]
-    return sides.count("first"), sides.count("this")
+    sides = "".join(h.sides for h in g.diff)
+    return sides.count("-"), sides.count("+")
 
 
 def first_change(diff: Sequence[ListingHunk]) -> str:
     """``silu → gelu``: the first op a diff of two graph listings swaps, when it reads as one."""
-    lines = [x for h in diff for x in h.lines]
-    old = next((x.text for x in lines if x.side == "first"), None)
-    new = next((x.text for x in lines if x.side == "this"), None)
+    lines = [(side, line) for h in diff for side, line in zip(h.sides, h.lines)]
+    old = next((line for side, line in lines if side == "-"), None)
+    new = next((line for side, line in lines if side == "+"), None)
     if old is None or new is None:
         return ""
     a, b = _op(old), _op(new)

@@ -15,7 +15,7 @@ import re
 from typing import Callable, Sequence
 
 from ..capturing.model import FxNode, Guard
-from .model import Launch, ListingHunk, ListingLine, MemberGroup, Repeat, member_key
+from .model import Launch, ListingHunk, MemberGroup, Repeat, member_key
 from .paths import short_class
 
 MAX_DIFF_LINES = 40  # a diff is for reading: the head of a long one, and how many lines were left out
@@ -78,13 +78,13 @@ def _diff(a: list[str], b: list[str]) -> tuple[tuple[ListingHunk, ...], int]:
     most ``MAX_DIFF_LINES`` lines long, a hunk's heading counted; and how many lines were left out."""
     hunks, room, cut = [], MAX_DIFF_LINES, 0
     for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(1):
-        lines: list[ListingLine] = []
+        lines: list[tuple[str, str]] = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                lines += [ListingLine("both", x) for x in a[i1:i2]]
+                lines += [(" ", x) for x in a[i1:i2]]
                 continue
-            lines += [ListingLine("first", x) for x in a[i1:i2]]  # replace, delete
-            lines += [ListingLine("this", x) for x in b[j1:j2]]  # replace, insert
+            lines += [("-", x) for x in a[i1:i2]]  # replace, delete: the first group's lines
+            lines += [("+", x) for x in b[j1:j2]]  # replace, insert: this group's in their place
         (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
         if room == 0:
             cut += 1 + len(lines)
@@ -92,7 +92,7 @@ def _diff(a: list[str], b: list[str]) -> tuple[tuple[ListingHunk, ...], int]:
         kept = lines[:room - 1]
         cut += len(lines) - len(kept)
         room -= 1 + len(kept)
-        hunks.append(ListingHunk(i1, i2 - i1, j1, j2 - j1, tuple(kept)))
+        hunks.append(ListingHunk(i1, i2 - i1, j1, j2 - j1, tuple(x for _, x in kept), "".join(s for s, _ in kept)))
     return tuple(hunks), cut
 
 

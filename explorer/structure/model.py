@@ -30,14 +30,6 @@ class Launch:
 
 
 @dataclass(frozen=True)
-class ListingLine:
-    """One line of a member's listing (``structure.fold``) that a diff shows: alike in both members, or one's only."""
-
-    side: str  # "both" (alike: context), "first" (the family's first group's only), "this" (this group's only)
-    text: str
-
-
-@dataclass(frozen=True)
 class ListingHunk:
     """One place where a group's listing differs from the family's first group's, with a line alike either side:
     lines ``first_start`` on (``first_count`` of them) of the first group's listing against ``this_start`` on
@@ -47,7 +39,8 @@ class ListingHunk:
     first_count: int
     this_start: int
     this_count: int
-    lines: tuple[ListingLine, ...] = ()  # in order; the last hunk kept may be cut short (``MemberGroup.diff_cut``)
+    lines: tuple[str, ...] = ()  # in order; the last hunk kept may be cut short (``MemberGroup.diff_cut``)
+    sides: str = ""  # per line, whose it is: " " alike in both listings, "-" the first group's only, "+" this group's
 
 
 @dataclass(frozen=True)
