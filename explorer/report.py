@@ -45,7 +45,7 @@ from .timing.model import ModeResult, TimingReport
 
 # 3: compile keys, {file, line} origins, a problem's attempt beside its key; 4: a merged job's rank holds its whole
 # report (upgrade.py: 2, 3)
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _VIEWS: Any = None  # explorer.present.views: page, fragment, summary, mimebundle (of a report), stage_text, stage_html
 _NOTEBOOK: Any = None  # explorer.widget's notebook view, handed over by ``import explorer`` (``use_notebook_view``)
 

@@ -200,9 +200,8 @@ FIELDS = {
     "Instruction.is_jump_target": "Whether a jump lands here.",
     "FxGraph.code": "The graph's code as torch printed it.",
     "FxGraph.num_nodes": "How many nodes.",
-    "FxGraph.nodes": "The node table parsed from the code.",
-    "FxGraph.dot": "The graph in Graphviz's language, for the picture; `null` for a graph of more than 400 nodes, "
-                   "whose picture is drawn folded by module from `nodes`.",
+    "FxGraph.nodes": "The node table parsed from the code; the views draw the graph's picture from it (folded by "
+                     "module when it is big or its modules repeat).",
     "FxNode.name": "The node's name.",
     "FxNode.op": "`placeholder`, `call_function`, `call_method`, `call_module`, `get_attr` or `output`.",
     "FxNode.target": "What it calls.",
@@ -623,9 +622,22 @@ FIELDS = {
                      "show); every other group differs from it.",
     "MemberGroup.members": "The members' names under the container (`\"0\"`, `\"1\"`, ...), in model order.",
     "MemberGroup.size": "Nodes (guards, kernel launches, scheduler nodes) of one member.",
-    "MemberGroup.diff": "How these members differ from the first group: unified-diff lines of the two listings, "
-                        "each member's own names written away (empty for the first group).",
+    "MemberGroup.diff": "How these members differ from the first group: the hunks of a diff of the two listings, "
+                        "each member's own names written away (empty for the first group, and for members that "
+                        "differ only in their class).",
     "MemberGroup.kind": "Their class, when it is not the family's.",
+    "MemberGroup.diff_cut": "Lines of the diff left out (a hunk's heading counted as one): a diff is kept to its "
+                            "first 40 lines.",
+    "ListingHunk.first_start": "Where the hunk starts in the first group's listing (its first member's), counted "
+                               "from 0.",
+    "ListingHunk.first_count": "How many lines of the first group's listing it spans.",
+    "ListingHunk.this_start": "Where it starts in this group's listing, counted from 0.",
+    "ListingHunk.this_count": "How many lines of this group's listing it spans.",
+    "ListingHunk.lines": "Its lines in order, from the two listings (the last hunk kept may be cut short: "
+                         "`diff_cut`): `inner.module: target(inputs) -> type` for a graph's node, a guard's check, "
+                         "a kernel launch, a loop-IR line.",
+    "ListingHunk.sides": "Per line, whose it is: ` ` alike in both listings, `-` the first group's only, `+` this "
+                         "group's only.",
     # ---- the CUDA preview ----
     "Preview.target": "E.g. `cuda sm_90 (NVIDIA H200, mocked)`.",
     "Preview.label": "Its label: a preview that was not run.",

@@ -16,10 +16,19 @@ rank has none). The copies' report is rebuilt: its problems less the capture's (
 the lowest rank's notebook cells, comparisons, module structure and preview from the top level (which was that
 rank's part); another rank's were not kept (the views read its module structure from its graphs again).
 From version 4 on, a merged report holds a report per rank: a later step upgrades each of them as well.
+
+Version 4 -> 5 (data, not pictures): an FX graph held its picture as Graphviz text (``dot``), which the views now
+draw from its nodes (``present.graph_dot``, the same text): it is dropped. A repeated member group's diff
+(``MemberGroup.diff``) was unified-diff lines (``@@ -56,3 +56,3 @@``, then `` ``/``-``/``+`` lines, perhaps
+``… 3 more diff lines`` or, for members alike but for their class, one sentence saying so) and is its hunks as
+data (``ListingHunk``: its ranges, its lines and each one's side) with ``diff_cut`` the lines left out. Both are
+found by their shape wherever they sit (a compilation's stages, a region's or a DDP piece's graph, a preview's
+capture, each rank's report).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Optional
 
 from .capturing.compile_id import CompileId
@@ -125,4 +134,61 @@ def _rank_v4(run: dict, doc: dict[str, Any]) -> dict:
     return dict(rank, report=report)
 
 
-_STEPS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3, 3: _v3_to_v4}
+# ---- 4 -> 5 ----
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_CUT = re.compile(r"^… (\d+) more diff lines$")
+
+
+def _v4_to_v5(doc: dict[str, Any]) -> dict[str, Any]:
+    out = dict(_data_not_pictures(doc), schema_version=5)
+    dist = out.get("distributed")
+    if isinstance(dist, dict) and dist.get("ranks"):
+        out["distributed"] = dict(dist, ranks=[dict(r, report=dict(r["report"], schema_version=5))
+                                               if isinstance(r, dict) and isinstance(r.get("report"), dict) else r
+                                               for r in dist["ranks"]])
+    return out
+
+
+def _data_not_pictures(value: Any) -> Any:
+    """``value`` with every FX graph's ``dot`` dropped and every member group's text diff read into hunks."""
+    if isinstance(value, list):
+        return [_data_not_pictures(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "num_nodes" in value and "nodes" in value:  # an FX graph: nothing else to read inside (its nodes are most of
+        return {k: v for k, v in value.items() if k != "dot"}  # a report, so they are not walked)
+    out = {k: _data_not_pictures(v) for k, v in value.items()}
+    if {"members", "size"} <= set(value) and isinstance(value.get("diff"), list):
+        out["diff"], out["diff_cut"] = _hunks(value["diff"])
+    return out
+
+
+def _hunks(lines: list) -> tuple[list[dict], int]:
+    """Unified-diff lines (version 4's ``MemberGroup.diff``) as hunks, and the lines left out."""
+    hunks: list[dict] = []
+    cut = 0
+    for line in lines:
+        if not isinstance(line, str):
+            continue
+        head, more = _HUNK.match(line), _CUT.match(line)
+        if head:
+            a, b = _span(head[1], head[2]), _span(head[3], head[4])
+            hunks.append({"first_start": a[0], "first_count": a[1], "this_start": b[0], "this_count": b[1],
+                          "lines": [], "sides": ""})
+        elif more:
+            cut = int(more[1])
+        elif hunks and line[:1] in (" ", "-", "+"):
+            hunks[-1]["lines"].append(line[1:])
+            hunks[-1]["sides"] += line[0]
+        # else: the sentence of members alike but for their class (no hunk), which the views write again
+    return hunks, cut
+
+
+def _span(start: str, count: Optional[str]) -> tuple[int, int]:
+    """A unified diff's range (``7``: one line; ``7,3``; ``6,0``: none, after line 6) as (first line from 0, count)."""
+    n = 1 if count is None else int(count)
+    return (int(start) - 1 if n else int(start)), n
+
+
+_STEPS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}

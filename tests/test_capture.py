@@ -59,7 +59,7 @@ def test_fx_graph_code_nodes_and_user_lines(breaks_report):
     sin = next(n for n in g.nodes if n.target == "sin")
     assert sin.loc.lineno == _line("y = x.sin() + 1") and sin.loc.code == "y = x.sin() + 1"
     assert sin.loc.filename == BASICS
-    assert '"sin"' in g.dot and "->" in g.dot
+    assert any(src in {n.name for n in g.nodes} for src in sin.inputs)  # the edges a picture draws
 
 
 def test_guards_carry_the_user_line_that_made_them(breaks_report):

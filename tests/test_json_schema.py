@@ -244,3 +244,34 @@ def test_one_stage_shows_its_explanation_and_content(breaks_report):
         breaks_report.stage("no_such_stage")
     with pytest.raises(LookupError):
         breaks_report.compilation("9/9")
+
+
+# ---- a report of the previous version: tests/data/report_v4.json.gz ----
+# tests/programs/llama_blocks.py at four layers, the third with GELU (a training step), captured with
+# `python -m explorer run --fresh --json` by the explorer of schema version 4 (torch 2.13 on a CPU): its graphs
+# held their pictures as Graphviz text (`dot`) and its repeated members' diffs were unified-diff text
+
+V4 = Path(__file__).parent / "data" / "report_v4.json.gz"
+
+
+def test_a_version_4_report_loads_without_its_pictures_and_with_its_diffs_as_data():
+    import gzip
+
+    from explorer.structure import compilation_structure
+
+    doc = json.loads(gzip.decompress(V4.read_bytes()))
+    comp = doc["capture"]["compilations"][0]
+    assert doc["schema_version"] == 4 and comp["graph"]["dot"].startswith("digraph")
+    diffs = [g["diff"] for s in doc["structure"] for r in s["repeats"] for g in r["groups"] if g["diff"]]
+    assert diffs and all(d[0].startswith("@@ -") for d in diffs) and any(d[-1].endswith(" more diff lines")
+                                                                         for d in diffs)
+    old = Report.from_dict(doc)
+    text = old.to_json()
+    jsonschema.validate(json.loads(text), _schema())
+    assert '"dot"' not in text and "@@ -" not in text
+    again = Report.from_json(text)
+    assert again == old and again.to_json() == text
+    # the diffs read from version 4's text are those this explorer finds in the same capture
+    (s,) = [s for s in old.structure if s.compile_id == old.capture.compilations[0].compile_id]
+    assert s.repeats and compilation_structure(old.capture.compilations[0]) == s
+    assert any(g.diff_cut for r in s.repeats for g in r.groups)

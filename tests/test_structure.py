@@ -36,6 +36,12 @@ def blocks_of(bs):
             yield b["code"]
 
 
+def diff_of(group, *sides):
+    """The lines of a member group's diff on these sides (`` `` alike, ``-`` the first group's, ``+`` this group's),
+    as (side, text)."""
+    return [(side, line) for h in group.diff for side, line in zip(h.sides, h.lines) if side in sides]
+
+
 def text_of(runs):
     from explorer.present.text import flat
 
@@ -49,7 +55,7 @@ def test_the_forward_graphs_fold_three_alike_blocks_and_call_out_the_odd_one(lla
         r = family(llama_report, stage)
         assert r.kind == "Block", stage
         assert [g.members for g in r.groups] == [ALIKE, ODD], stage
-        changed = " ".join(d for d in r.groups[1].diff if d.startswith(("+", "-")))
+        changed = " ".join(text for _, text in diff_of(r.groups[1], "-", "+"))
         assert ("silu" in changed and "gelu" in changed) or "erf" in changed, (stage, r.groups[1].diff)
 
 
@@ -59,13 +65,13 @@ def test_the_backward_graphs_call_out_the_odd_block_too(llama_report):
         groups = [g.members for g in r.groups]
         assert ODD in groups and {"1", "3"} <= set(groups[0]), (stage, groups)
         odd = next(g for g in r.groups if g.members == ODD)
-        assert any("erf" in d for d in odd.diff if d.startswith("+")), odd.diff  # GELU's backward
+        assert any("erf" in text for _, text in diff_of(odd, "+")), odd.diff  # GELU's backward
 
 
 def test_the_guards_and_kernels_fold_the_same_way(llama_report):
     guards = family(llama_report, "guards")
     assert [g.members for g in guards.groups] == [ALIKE, ODD]
-    assert any(".act" in d for d in guards.groups[1].diff)  # the activation each block holds
+    assert any(".act" in text for _, text in diff_of(guards.groups[1], "-", "+"))  # each block's activation
     kernels = family(llama_report, "kernels")
     assert ODD in [g.members for g in kernels.groups]
 
@@ -96,7 +102,7 @@ def test_the_loop_ir_is_grouped_by_module_with_the_odd_block_called_out(llama_re
             r = family(llama_report, f"{stage}:{part}")
             assert [g.members for g in r.groups] == [("1", "3"), ("0",), ("2",)], (stage, part)
             odd = next(g for g in r.groups if g.members == ODD)
-            assert any(d.startswith("+erf = ops.erf(") for d in odd.diff), odd.diff  # GELU's erf, in the loop body
+            assert any(text.startswith("erf = ops.erf(") for _, text in diff_of(odd, "+")), odd.diff  # GELU's erf
             (outline,) = [b for b in pane if b.get("cls") == "cx-rep" and text_of(b["s"]).startswith(dump.graph_kind)]
             rows = {text_of(r["c"][0]): r["c"][3] for r in outline["body"][0]["rows"]}
             assert {"2× Block (layers.1, 3) alike", "layers.2 differs", "norm"} <= set(rows)
@@ -208,8 +214,8 @@ def test_modules_are_read_from_dynamos_input_names_and_alike_members_fold():
     (r,) = s.repeats_of("graph")
     assert r.parent == "layers" and r.kind == "Block"
     assert [g.members for g in r.groups] == [("0", "1", "2", "3", "4"), ("5",)]
-    assert [d for d in r.groups[1].diff if d.startswith(("+", "-")) and d[1:2] != d[0]] == [
-        "-.: torch.relu(%1) -> f32[4]", "+.: torch.tanh(%1) -> f32[4]"]
+    assert diff_of(r.groups[1], "-", "+") == [("-", ".: torch.relu(%1) -> f32[4]"),
+                                                     ("+", ".: torch.tanh(%1) -> f32[4]")]
 
 
 def test_a_big_graph_is_drawn_folded_not_skipped():

@@ -35,9 +35,9 @@ class FxNode:
 
 @dataclass(frozen=True)
 class FxGraph:
-    """An FX graph as torch printed it, plus the node table parsed from that text."""
+    """An FX graph as torch printed it, plus the node table parsed from that text (its picture is drawn from the
+    nodes by the views: ``present.graph_dot``)."""
 
     code: str
     num_nodes: int
     nodes: tuple[FxNode, ...] = ()
-    dot: Optional[str] = None  # Graphviz source; rendered by the view layer

@@ -1,4 +1,4 @@
-"""FX graph text (``GraphModule.print_readable``) -> node table and DOT.
+"""FX graph text (``GraphModule.print_readable``) -> node table (its picture is drawn by ``present.graph_dot``).
 
 torch prints every graph it makes (Dynamo's, AOT forward/backward, post-grad)
 in this one format, with ``# File: path:line in fn, code: ...`` comments that
@@ -36,15 +36,9 @@ _BINOP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floor
                 "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift"}
 
 
-# a bigger graph is drawn folded by module, from its node table (explorer.present.fold_picture): its own DOT text
-# (megabytes at 11,000 nodes, and no one lays out 11,000 boxes) is not kept
-DOT_MAX_NODES = 400
-
-
 def parse_graph(code: str) -> FxGraph:
     nodes = _parse_nodes(code)
-    return FxGraph(code=code, num_nodes=len(nodes), nodes=tuple(nodes),
-                   dot=to_dot(nodes) if len(nodes) <= DOT_MAX_NODES else None)
+    return FxGraph(code=code, num_nodes=len(nodes), nodes=tuple(nodes))
 
 
 def _forward_lines(code: str) -> tuple[list[str], list[str]]:
@@ -264,29 +258,4 @@ def _dotted(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def _dot_escape(s: str) -> str:
-    if "\\" not in s and '"' not in s and "\n" not in s:
-        return s
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def to_dot(nodes: list[FxNode] | tuple[FxNode, ...]) -> str:
-    """Graphviz source for a node table: inputs on top, data flowing down."""
-    out = ["digraph G {", '  rankdir=TB; node [fontname="Helvetica", fontsize=10];']
-    for n in nodes:
-        parts = [n.name] if n.op in ("placeholder", "output") or n.target == n.name else [n.name, n.target]
-        if n.type:
-            parts.append(n.type)
-        shape = {"placeholder": "ellipse", "output": "doubleoctagon"}.get(n.op, "box")
-        fill = {"placeholder": "#dbeafe", "output": "#fde68a"}.get(n.op, "#f3f4f6")
-        tooltip = f"{n.loc.short()}  {n.loc.code or ''}" if n.loc else ""
-        out.append(f'  "{_dot_escape(n.name)}" [label="{_dot_escape(chr(10).join(parts))}", shape={shape}, '
-                   f'style="rounded,filled", fillcolor="{fill}", tooltip="{_dot_escape(tooltip)}"];')
-    for n in nodes:
-        for src in n.inputs:
-            out.append(f'  "{_dot_escape(src)}" -> "{_dot_escape(n.name)}";')
-    out.append("}")
-    return "\n".join(out)
 

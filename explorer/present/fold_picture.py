@@ -23,7 +23,9 @@ from ..plural import counted
 from ..structure import Repeat, Structure
 from ..structure.paths import short_class
 from .fmt import origin_of
-from .structure_view import PLAIN_MAX, first_change, members_text, picture_folds
+from .graph_dot import Shape, dot, graph_dot, node_shape
+from .member_diff import first_change
+from .structure_view import PLAIN_MAX, members_text, picture_folds
 
 __all__ = ["PLAIN_MAX", "Box", "Folded", "fold", "overview_dot"]
 ITEMS_MAX = 40  # an overview opens containers in place while it has at most about this many boxes and nodes
@@ -221,7 +223,7 @@ class _Folder:
         head += f", {counted(g.size, 'node')}" + (" each" if len(run) > 1 else "")
         return head + (f"; shown: {shown}, alike" if shown not in {r.path(m) for m in run[:1]} else "")
 
-    def box_label(self, bid: str, members: list[int]) -> tuple[str, str]:
+    def box_label(self, bid: str, members: list[int]) -> tuple[tuple[str, ...], str]:
         if bid in self.runs:
             r, k, run = self.runs[bid]
             g = r.groups[k]
@@ -231,11 +233,11 @@ class _Folder:
                 change = first_change(g.diff)
                 lines.append("differs" + (f": {change}" if change else ""))
             lines.append(counted(g.size, "node") + (" each" if len(run) > 1 else ""))
-            return "\\n".join(_esc(x) for x in lines), "#fee2e2" if k else "#e0e7ff"
+            return tuple(lines), "#fee2e2" if k else "#e0e7ff"
         scope = bid[4:]
         kind = short_class(self.classes.get(scope, ""))
         lines = [scope] + ([kind] if kind else []) + [counted(len(members), "node")]
-        return "\\n".join(_esc(x) for x in lines), "#ecfdf5"
+        return tuple(lines), "#ecfdf5"
 
     def input_label(self, i: int) -> Optional[str]:
         """A parameter's input by the name the user writes (``attn.wq.weight``), not Dynamo's flattened source."""
@@ -245,15 +247,12 @@ class _Folder:
 
     # ---- DOT ----
     def dot(self, idx: list[int], items: dict[int, str], boxes: dict[str, list[int]], inputs: bool) -> str:
-        out = ["digraph G {", '  rankdir=TB; node [fontname="Helvetica", fontsize=10];']
-        for i in idx:
-            if items[i].startswith("box:"):
-                continue
-            out.append("  " + _node_line(self.fx.nodes[i], self.input_label(i)))
+        """One picture: its nodes drawn as themselves, its boxes, the values its nodes read from outside (when it
+        is a box's own picture) and the edges between them, a count on an edge into or out of a box."""
+        shapes = [node_shape(self.fx.nodes[i], self.input_label(i)) for i in idx if not items[i].startswith("box:")]
         for bid, members in boxes.items():
             label, fill = self.box_label(bid, members)
-            out.append(f'  "{_esc(bid)}" [label="{label}", shape=box3d, style="filled,bold", fillcolor="{fill}", '
-                       f'tooltip="click to open"];')
+            shapes.append(Shape(bid, label, "box3d", "filled,bold", fill, "click to open"))
         edges: dict[tuple[str, str], int] = {}
         outside: dict[str, str] = {}
         for i in idx:
@@ -270,31 +269,11 @@ class _Folder:
                 if src != dst:
                     edges[(src, dst)] = edges.get((src, dst), 0) + 1
         for name, node_id in outside.items():
-            j = self.index[name]
-            where = self.paths[j] or "the function"
-            out.append(f'  "{_esc(node_id)}" [label="{_esc(name)}\\n(from {_esc(where)})", shape=ellipse, '
-                       f'style="dashed,filled", fillcolor="#f3f4f6", fontcolor="#6b7280"];')
-        for (a, b), count in edges.items():
-            extra = f' [label="{count}"]' if count > 1 and (a.startswith("box:") or b.startswith("box:")) else ""
-            out.append(f'  "{_esc(a)}" -> "{_esc(b)}"{extra};')
-        out.append("}")
-        return "\n".join(out)
-
-
-def _node_line(n: Any, label: Optional[str] = None) -> str:
-    parts = [label or n.name] if n.op in ("placeholder", "output") or n.target == n.name else [n.name, n.target]
-    if n.type:
-        parts.append(n.type)
-    shape = {"placeholder": "ellipse", "output": "doubleoctagon"}.get(n.op, "box")
-    fill = {"placeholder": "#dbeafe", "output": "#fde68a"}.get(n.op, "#f3f4f6")
-    tooltip = f"{n.loc.short()}  {n.loc.code or ''}" if n.loc else ""
-    label = "\\n".join(_esc(p) for p in parts)
-    return (f'"{_esc(n.name)}" [label="{label}", shape={shape}, style="rounded,filled", fillcolor="{fill}", '
-            f'tooltip="{_esc(tooltip)}"];')
-
-
-def _esc(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+            where = self.paths[self.index[name]] or "the function"
+            shapes.append(Shape(node_id, (name, f"(from {where})"), "ellipse", "dashed,filled", "#f3f4f6",
+                                fontcolor="#6b7280"))
+        return dot(shapes, ((a, b, count if a.startswith("box:") or b.startswith("box:") else 1)
+                            for (a, b), count in edges.items()))
 
 
 def _next(a: str, b: str) -> bool:
@@ -303,6 +282,6 @@ def _next(a: str, b: str) -> bool:
 
 def overview_dot(fx: Any, structure: Optional[Structure], stage: str) -> Optional[str]:
     """The DOT a graph's picture starts from: its folded overview, or its own (a small graph nothing repeats in);
-    None when there is none (no Graphviz text was kept for it)."""
+    None when there is none (no node was read from the graph's text)."""
     folded = fold(fx, structure, stage)
-    return folded.dot("") if folded is not None else (fx.dot or None)
+    return folded.dot("") if folded is not None else (graph_dot(fx.nodes) if fx.nodes else None)

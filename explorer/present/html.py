@@ -244,7 +244,7 @@ def graph_picture(fx: FxGraph, ctx: Ctx, stage: str = "graph", folded: Optional[
     model's note saying so), or the node table with a one-line reason when there is no picture."""
     if not ctx.pictures:
         return f'<p class="cx-muted cx-nopic">{esc(static("picture_in_view"))}</p>'
-    dot = picture_dot(ctx.comp, stage) if ctx.comp is not None else fx.dot
+    dot = picture_dot(ctx.comp, stage) if ctx.comp is not None else fold_picture.overview_dot(fx, None, stage)
     svg, why = ctx.svg(dot) if dot else (None, static("no_dot"))
     if svg:
         note = f'<p class="cx-muted">{esc(folded)}</p>' if folded else ""

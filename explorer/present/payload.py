@@ -63,8 +63,8 @@ beside it (``stages``; a kernels block is one kernel), so no view splits it. Lin
 (explorer.lineage) map onto it.
 
 Left out of ``report`` (derivable, and most of a big report's size): each FX
-graph's ``nodes`` table and ``dot`` text (the code shows the nodes; pictures
-are drawn here), bytecode ``instructions`` (the listing has them), the
+graph's ``nodes`` table (the code shows the nodes; pictures are drawn from them
+here), bytecode ``instructions`` (the listing has them), the
 report's ``lineage`` list (sent compacted) and, in wrapper modules, the kernel
 sources they embed verbatim (``code`` becomes ``code_parts`` + ``kernel_refs``:
 code = parts[0] + source(refs[0]) + parts[1] + ...).
@@ -87,6 +87,7 @@ from ..serial import to_jsonable
 from ..stages import STAGES
 from . import fold_picture, graphviz_svg, viewmodel
 from .fmt import origin_of
+from .graph_dot import graph_dot
 from .packed_text import pack_texts
 from .structure_view import structure_for
 from .viewmodel import as_report, block_key, kernel_refs
@@ -95,7 +96,6 @@ FORMAT = 1
 Dot = Union[str, Callable[[], str]]  # a picture's DOT text, or what makes it when it is drawn (``dot_text``)
 OMITTED = (
     "capture.compilations[].{graph,aot_*,post_grad_graph*}.nodes: the node table (the graph's code shows it)",
-    "capture.compilations[].{graph,aot_*,post_grad_graph*}.dot: Graphviz text (drawn into 'pictures')",
     "capture.compilations[].{original,rewritten}_bytecode.instructions: the listing shows them",
     "capture.compilations[].output_code[].code: when it embeds kernel sources verbatim, code_parts + kernel_refs",
     "lineage: sent compacted under the payload's 'lineage' (what a line defines, for the graph stages only)",
@@ -313,15 +313,16 @@ def _pictures(comp: Compilation, stage_ids: Iterable[str], *, with_pictures: boo
             no_pic[s.id] = "Graphviz's `dot` program was not found: " + graphviz_svg.INSTALL_HINT + "."
             continue
         folded = fold_picture.fold(fx, structure, s.id)
-        if folded is None and not fx.dot:
-            no_pic[s.id] = "No Graphviz text was captured for this graph."
+        if folded is None and not fx.nodes:
+            no_pic[s.id] = "No node of this graph was read from its text: there is nothing to draw."
             continue
         if folded is not None:  # named now, written when drawn (``Folded.dot``)
             ids = {key: picture_id(f"{folded.fingerprint}\n{key}") for key in folded.keys()}
             dots.update({ids[key]: functools.partial(folded.dot, key) for key in folded.keys()})
         else:
-            ids = {"": picture_id(fx.dot)}
-            dots[ids[""]] = fx.dot
+            plain = graph_dot(fx.nodes)
+            ids = {"": picture_id(plain)}
+            dots[ids[""]] = plain
         pics[s.id] = ids[""]
         if folded is not None:
             boxes[s.id] = {b.id: {"pid": ids[b.picture], "title": b.title, "origins": list(b.origins)}

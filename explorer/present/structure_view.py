@@ -29,6 +29,7 @@ from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
 from ..structure.paths import short_class
 from .graphviz_svg import MAX_NODES
+from .member_diff import changed_lines, diff_block, first_change
 
 FOLD_GUARDS_AT = 2  # members in a family before the guards pane folds it
 PLAIN_MAX = MAX_NODES  # a picture of at most this many nodes is drawn node by node (present.fold_picture)
@@ -86,21 +87,6 @@ def group_title(r: Repeat, k: int = 0) -> str:
         return f"{len(g.members)}× {kind or 'module'} ({members_text(r.parent, g.members)}){alike}"
     verb = "differs" if len(g.members) == 1 else f"differ ({len(g.members)}×)"
     return f"{members_text(r.parent, g.members)} {verb}" + (f" (a {kind})" if g.kind else "")
-
-
-def first_change(diff: Sequence[str]) -> str:
-    """``silu → gelu``: the first op a diff of two graph listings swaps, when it reads as one."""
-    old = next((d[1:] for d in diff if d.startswith("-") and not d.startswith("---")), None)
-    new = next((d[1:] for d in diff if d.startswith("+") and not d.startswith("+++")), None)
-    if old is None or new is None:
-        return ""
-    a, b = _op(old), _op(new)
-    return f"{a} → {b}" if a and b and a != b else ""
-
-
-def _op(line: str) -> str:
-    what = line.partition(": ")[2].partition("(")[0]
-    return what.rsplit(".", 1)[-1] if what.startswith("torch.") else what
 
 
 def summary(report: Any, comp: Compilation) -> list[str]:
@@ -243,7 +229,7 @@ def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inpu
                                      cls="cx-rep-odd" if k else "cx-rep-same"))
         if k:
             odd_blocks.append(diff_block(f"{group_title(r, k)} from {r.path(r.groups[0].members[0])}"
-                                         + (f": {first_change(g.diff)}" if first_change(g.diff) else ""), g.diff))
+                                         + (f": {first_change(g.diff)}" if first_change(g.diff) else ""), g))
     n_mod = sum(1 for p in set(paths) if p)
     head = f"{what}Modules: {counted(n_mod, 'module')}"
     if reps:
@@ -272,14 +258,6 @@ def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Opt
     if cls:
         row["cls"] = cls
     return row
-
-
-def diff_block(title: str, diff: Sequence[str]) -> dict:
-    """A member's diff against the group it differs from, folded: ``-`` its lines, ``+`` this member's."""
-    rows = [{"c": [{"code": d}], "cls": "cx-rep-del" if d.startswith("-") else "cx-rep-add" if d.startswith("+")
-             else "cx-rep-ctx"} for d in diff]
-    return {"t": "details", "cls": "cx-rep cx-rep-diff", "lazy": True, "s": title,
-            "body": [{"t": "table", "cls": "cx-rep-lines", "head": [], "rows": rows}]}
 
 
 # ---- guards ----
@@ -321,12 +299,11 @@ def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: 
         out.append(group("cx-rep cx-rep-same", title, [table(idx_of.get(rep, []))]))
         for k, g in enumerate(r.groups[1:], 1):
             m = g.members[0]
-            gone = sum(1 for d in g.diff if d.startswith("-") and not d.startswith("---"))
-            new = sum(1 for d in g.diff if d.startswith("+") and not d.startswith("+++"))
+            gone, new = changed_lines(g)
             n = max(gone, new)
             title = (f"{group_title(r, k)}: {counted(g.size, 'guard')}, {n} of them unlike {r.path(rep)}'s"
                      if n else f"{group_title(r, k)}: {counted(g.size, 'guard')}")
-            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(m)} (+)", g.diff)
+            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(m)} (+)", g)
             every = group("cx-rep", f"all {counted(g.size, 'guard')} of {r.path(m)}", [table(idx_of.get(m, []))])
             out.append(group("cx-rep cx-rep-odd", title, [diff, every]))
     if loose:
@@ -381,7 +358,7 @@ def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None
                 items.append({"r": text, "text": text})
             else:
                 text = f"{group_title(r, k)}: {counted(g.size, 'launch', 'launches')}"
-                items.append({"r": text, "text": text, "body": [diff_block("the diff of their launches", g.diff)]})
+                items.append({"r": text, "text": text, "body": [diff_block("the diff of their launches", g)]})
     head = "Launches by module"
     at = next((i for i, b in enumerate(blocks) if b.get("cls") == "cx-kindex"), 0)
     blocks.insert(at, {"t": "details", "cls": "cx-rep", "open": True, "s": head,

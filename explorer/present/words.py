@@ -139,7 +139,7 @@ STATIC: dict[str, Template] = {
                        "report saved as HTML: report.save_html).",
     "node_table_below": " The node table is below.",
     "node_table": "node table",
-    "no_dot": "no Graphviz text was captured for this graph",
+    "no_dot": "no node of this graph was read from its text: there is nothing to draw",
     "more_nodes": ("… {n} more node (see the code above)", "… {n} more nodes (see the code above)"),
 }
 NODE_HEAD = ("name", "op", "target", "type", "user line")  # the static copy's table of a graph's nodes

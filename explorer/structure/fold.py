@@ -4,8 +4,8 @@ A *family* is the numbered children of one container (an ``nn.ModuleList`` or ``
 is written as a listing with its own names taken out (a node is its op, its shape and which earlier node of the
 same member it reads; a guard is its check with the member's index written away; a kernel launch is the kernel
 without its number), so two members compare equal exactly when they compute the same thing. Members that read
-alike form a group; the biggest group comes first and every other group says how it differs from it, as a
-unified diff of the two listings.
+alike form a group; the biggest group comes first and every other group says how it differs from it: the
+hunks of a diff of the two listings, as data (``present.member_diff`` writes them as a unified diff).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from typing import Callable, Sequence
 
 from ..capturing.model import FxNode, Guard
-from .model import Launch, MemberGroup, Repeat, member_key
+from .model import Launch, ListingHunk, MemberGroup, Repeat, member_key
 from .paths import short_class
 
 MAX_DIFF_LINES = 40  # a diff is for reading: the head of a long one, and how many lines were left out
@@ -66,18 +66,34 @@ def _grouped(stage: str, parent: str, members: list[str], listings: dict[str, li
     out = []
     for g in groups:
         m = g[0]
-        diff = () if m == first else _diff(listings[first], listings[m], f"{parent}.{first}", f"{parent}.{m}")
+        diff, cut = ((), 0) if m == first else _diff(listings[first], listings[m])
         own = short_class(kinds[m])
-        out.append(MemberGroup(members=tuple(g), size=len(listings[m]), diff=diff, kind=own if own != kind else ""))
+        out.append(MemberGroup(members=tuple(g), size=len(listings[m]), diff=diff, kind=own if own != kind else "",
+                               diff_cut=cut))
     return Repeat(stage=stage, parent=parent, kind=kind, groups=tuple(out))
 
 
-def _diff(a: list[str], b: list[str], name_a: str, name_b: str) -> tuple[str, ...]:
-    lines = [x.rstrip("\n") for x in difflib.unified_diff(a, b, name_a, name_b, n=1, lineterm="")][2:]
-    if len(lines) > MAX_DIFF_LINES:
-        rest = len(lines) - MAX_DIFF_LINES
-        lines = lines[:MAX_DIFF_LINES] + [f"… {rest} more diff lines"]
-    return tuple(lines) or ("(the same ops; the members differ in their class)",)
+def _diff(a: list[str], b: list[str]) -> tuple[tuple[ListingHunk, ...], int]:
+    """The hunks of ``b`` against ``a`` (a line alike either side, as a unified diff has them) while the diff is at
+    most ``MAX_DIFF_LINES`` lines long, a hunk's heading counted; and how many lines were left out."""
+    hunks, room, cut = [], MAX_DIFF_LINES, 0
+    for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(1):
+        lines: list[tuple[str, str]] = []
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [(" ", x) for x in a[i1:i2]]
+                continue
+            lines += [("-", x) for x in a[i1:i2]]  # replace, delete: the first group's lines
+            lines += [("+", x) for x in b[j1:j2]]  # replace, insert: this group's in their place
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        if room == 0:
+            cut += 1 + len(lines)
+            continue
+        kept = lines[:room - 1]
+        cut += len(lines) - len(kept)
+        room -= 1 + len(kept)
+        hunks.append(ListingHunk(i1, i2 - i1, j1, j2 - j1, tuple(x for _, x in kept), "".join(s for s, _ in kept)))
+    return tuple(hunks), cut
 
 
 # ---- listings: one line per item, the member's own names taken out ----

@@ -30,13 +30,28 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class ListingHunk:
+    """One place where a group's listing differs from the family's first group's, with a line alike either side:
+    lines ``first_start`` on (``first_count`` of them) of the first group's listing against ``this_start`` on
+    (``this_count``) of this group's, lines counted from 0."""
+
+    first_start: int
+    first_count: int
+    this_start: int
+    this_count: int
+    lines: tuple[str, ...] = ()  # in order; the last hunk kept may be cut short (``MemberGroup.diff_cut``)
+    sides: str = ""  # per line, whose it is: " " alike in both listings, "-" the first group's only, "+" this group's
+
+
+@dataclass(frozen=True)
 class MemberGroup:
     """Members of one repeated family that are alike in one stage (same ops, shapes and inner modules)."""
 
     members: tuple[str, ...]  # their names under the family's parent ("0", "1", ...), in model order
     size: int = 0  # nodes (guards, kernel launches) of one member
-    diff: tuple[str, ...] = ()  # unified-diff lines against the family's first group ("-" its, "+" this group's)
+    diff: tuple[ListingHunk, ...] = ()  # how their listing differs from the family's first group's (none: alike)
     kind: str = ""  # their class, when it differs from the family's
+    diff_cut: int = 0  # lines of the diff left out (a hunk's heading counted as one): a diff is read, not stored whole
 
 
 @dataclass(frozen=True)

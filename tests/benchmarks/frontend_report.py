@@ -36,7 +36,6 @@ def _fx(n_nodes: int, aten: bool, first_line: int):
     lines.append("        l_x_ = L_x_" if not aten else "        l_x_ = arg0_1")
     ops = ["sin", "mul", "add", "cos", "sub", "exp", "relu", "tanh", "sigmoid", "neg", "abs", "sqrt",
            "add", "mul", "sub", "div", "mul", "add", "sum", "mm", "add", "mul", "sin"]
-    dot = ["digraph G {"]
     for i in range(n_nodes - 2):
         op = ops[i % len(ops)]
         block, j = divmod(i, len(ops))
@@ -51,14 +50,10 @@ def _fx(n_nodes: int, aten: bool, first_line: int):
         lines.append(f'        {name}: "f32[64, 64][64, 1]cpu" = {target}({prev}, {block});  {prev} = None')
         links.append((len(lines), loc, name))
         nodes.append(FxNode(name, "call_function", target, (prev,), "f32[64, 64][64, 1]cpu", loc))
-        dot.append(f'  "{name}" [label="{name}\\n{target}\\nf32[64, 64][64, 1]cpu", shape=box, '
-                   f'style="rounded,filled", fillcolor="#f3f4f6", tooltip="{USER_FILE}:{lineno}  {loc.code}"];')
-        dot.append(f'  "{prev}" -> "{name}";')
         prev = name
     lines.append(f"        return ({prev},)")
     nodes.append(FxNode("output", "output", "output", (prev,)))
-    dot.append("}")
-    return FxGraph(code="\n".join(lines) + "\n", num_nodes=len(nodes), nodes=tuple(nodes), dot="\n".join(dot)), links
+    return FxGraph(code="\n".join(lines) + "\n", num_nodes=len(nodes), nodes=tuple(nodes)), links
 
 
 def _kernel(i: int):
