@@ -16,8 +16,16 @@ class StageModules:
     """Which module each item of one stage came from: the nodes of a graph (in order) or the guards."""
 
     stage: str  # a stage id of explorer.stages: graph, aot_forward, post_grad_graph_backward, ..., guards
+    """a stage id of `explorer.stages`, `guards`, or one loop-IR dump as `STAGE:PART` (`ir_pre_fusion:1`: the second
+    dump before fusion, the backward's)."""
     paths: tuple[str, ...] = ()  # the module paths its items belong to, each once ("" the function itself)
+    """The module paths its items belong to, each once, as the user names them (`model.layers.3.attn`); `""` is the
+    compiled function itself, outside any module."""
     of: tuple[int, ...] = ()  # per item, in the stage's order: an index into ``paths``
+    """Per item (the graph's nodes in order, the guards in order, or a loop-IR dump's scheduler nodes in order): an
+    index into `paths`. Read from torch's printed records (parameter names, user lines, guard sources); inferred
+    where a node reads no parameter (`explorer.structure.assign` says how); a scheduler node is in the module of most
+    of the post-grad nodes it computes."""
 
 
 @dataclass(frozen=True)
@@ -25,8 +33,11 @@ class Launch:
     """One call of a kernel (or a library call) in a generated wrapper, and the modules whose nodes it computes."""
 
     kernel: str  # the kernel's name as the wrapper calls it (cpp_fused_add_0, extern_kernels.mm)
+    """The kernel (or library call) as the wrapper calls it."""
     graph_kind: str = ""  # forward | backward | inference
+    """`forward`, `backward` or `inference`."""
     modules: tuple[str, ...] = ()  # the modules of the post-grad nodes it computes, most nodes first
+    """The modules of the post-grad nodes torch's provenance says this call computes, most nodes first."""
 
 
 @dataclass(frozen=True)
@@ -34,9 +45,12 @@ class MemberGroup:
     """Members of one repeated family that are alike in one stage (same ops, shapes and inner modules)."""
 
     members: tuple[str, ...]  # their names under the family's parent ("0", "1", ...), in model order
+    """The members' names under the container (`"0"`, `"1"`, ...), in model order."""
     size: int = 0  # nodes (guards, kernel launches) of one member
+    """Nodes (guards, kernel launches, scheduler nodes) of one member."""
     diff: tuple[str, ...] = ()  # unified-diff lines against the family's first group ("-" its, "+" this group's)
     kind: str = ""  # their class, when it differs from the family's
+    """Their class, when it is not the family's."""
 
 
 @dataclass(frozen=True)
@@ -48,9 +62,14 @@ class Repeat:
     """
 
     stage: str  # a graph stage id, "guards" or "kernels"
+    """a stage id of `explorer.stages`, `guards`, `kernels`, or one loop-IR dump (`ir_post_fusion:0`)."""
     parent: str  # the container's path: model.layers
+    """The container: `model.layers`."""
     kind: str = ""  # the members' class (Block), when Dynamo's type guards name it
+    """The members' class (`Block`), when Dynamo's type guards name it."""
     groups: tuple[MemberGroup, ...] = ()
+    """Members alike, the group with the most members first (its first member is the one the views show); every other
+    group differs from it."""
 
     @property
     def members(self) -> tuple[str, ...]:
@@ -65,11 +84,18 @@ class Structure:
     """One compilation's modules: what each stage's items belong to, the kernels' launches, what repeats."""
 
     compile_id: str
+    """The compilation."""
     classes: dict[str, str] = field(default_factory=dict)  # module path -> class (qualified), from type guards
+    """Module path -> its class's qualified name, as Dynamo's type guards name it."""
     stages: tuple[StageModules, ...] = ()
+    """Per graph stage (and `guards`, and each loop-IR dump), which module each item came from."""
     launches: tuple[Launch, ...] = ()  # every kernel and library call of the wrappers, in call order
+    """Every kernel and library call of the generated wrappers, in call order."""
     repeats: tuple[Repeat, ...] = ()
+    """Per stage (a graph stage, `guards`, `kernels`, a loop-IR dump), the numbered siblings of one container
+    compared: the members alike in groups, the biggest first."""
     notes: tuple[str, ...] = ()  # what could not be read, in words
+    """What could not be read, in words."""
 
     def stage(self, stage_id: str) -> Optional[StageModules]:
         return next((s for s in self.stages if s.stage == stage_id), None)
