@@ -144,7 +144,7 @@ class Report:
     """The model's modules, one object per compilation with a graph: which module each graph node, guard and kernel
     launch came from, and the repeated modules (`layers.0` … `layers.79`) the views fold to one entry, with the
     members that differ and how."""
-    findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
+    findings: tuple[Finding, ...] = ()
     """Where torch.compile behaved differently from a plain run."""
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
     """Steps after the capture that failed."""

@@ -27,7 +27,7 @@ class MinCutCandidate:
     in its own unit: FLOPs by default).
     """
 
-    name: str  # the joint graph's node
+    name: str
     """The joint graph's node."""
     target: str  # aten.addmm.default
     """Its op: `aten.addmm.default`."""
@@ -41,7 +41,7 @@ class MinCutCandidate:
     """The knapsack saves it."""
     recomputed: bool
     """The backward recomputes it."""
-    stack_trace: str = ""  # the node's whole Python stack, innermost frame last
+    stack_trace: str = ""
     """The node's whole Python stack, innermost frame last."""
 
 
@@ -58,7 +58,7 @@ class MinCut:
     """`torch._functorch.config.activation_memory_budget` (1.0 saves whatever is fastest, 0 recomputes all it can)."""
     candidates: tuple[MinCutCandidate, ...] = ()  # largest first, as torch ordered them
     """The knapsack's items, largest first as torch ordered them."""
-    saved_values: tuple[str, ...] = ()  # the min-cut solution: the joint graph's nodes the forward saves
+    saved_values: tuple[str, ...] = ()
     """The min-cut solution: the joint graph's nodes the forward saves."""
     min_activation_gb: Optional[float] = None
     """torch's estimate (GB) of the activations when saving the inputs only."""
@@ -90,7 +90,7 @@ class KernelCompileInfo:
     """torch's autotune cache state: hit, miss, only 1 config, ..."""
     num_configs: Optional[int] = None
     """How many configs were tried."""
-    only_config: dict[str, int] = field(default_factory=dict)  # the one config, when there was no choice
+    only_config: dict[str, int] = field(default_factory=dict)
     """The one config, when there was no choice."""
 
 
@@ -111,7 +111,7 @@ class CallSite:
     outermost first, the node's own last. ``dist.all_reduce(b)`` makes its node inside
     ``_functional_collectives.py``, the only frame the printed graph names; the user's line is further out."""
 
-    op: str  # the collective: all_reduce, all_gather_into_tensor, ...
+    op: str
     """The collective: `all_reduce`, `all_gather_into_tensor`, ..."""
     node: str  # the node's name when Dynamo made it (Dynamo may rename it afterwards: matched by order)
     """The node's name when Dynamo made it (renamed nodes are matched by order)."""

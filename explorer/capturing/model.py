@@ -151,7 +151,7 @@ class Guard:
     """The guard's kind, e.g. `TENSOR_MATCH`."""
     code: str  # the check itself
     """The check's code."""
-    subject: Optional[str] = None  # the guarded value, e.g. L['x']
+    subject: Optional[str] = None
     """The guarded value, e.g. `L['x']`."""
     source: Optional[str] = None  # the user source line that created the guard
     """The user source line that created it."""
@@ -185,7 +185,7 @@ class GraphBreak:
     """The page of torch's graph-break site about that code."""
     user_traceback: tuple[SourceLoc, ...] = ()
     """The user frames down to the break."""
-    detail: str = ""  # torch's full text, minus its internal traceback
+    detail: str = ""
     """torch's full text, minus its internal traceback."""
 
 
@@ -217,7 +217,7 @@ class Kernel:
     """The ATen ops it computes."""
     user_lines: tuple[SourceLoc, ...] = ()
     """The user lines they came from."""
-    wrapper_lineno: Optional[int] = None  # where it is defined in the output code
+    wrapper_lineno: Optional[int] = None
     """Where it is defined in the output code."""
     # "built" (compiled during this capture) or "loaded" (its binary came from torch's code cache, or in a warm
     # capture from a graph cache's bundle); None: not known
@@ -273,7 +273,7 @@ class OtherArtifact:
     One row per (event name, compile id): how many records came and their payload size.
     """
 
-    name: str  # the event name, or "artifact:<name>" for torch's named artifacts
+    name: str
     """The event name, or `artifact:<name>` for torch's named artifacts."""
     compile_id: Optional[CompileKey] = None
     """Its compilation."""
@@ -444,7 +444,7 @@ class DdpOptimizer:
     """The pieces."""
     buckets: tuple[DdpBucket, ...] = ()
     """One per piece."""
-    notes: tuple[str, ...] = ()  # DDPOptimizer's own warnings (buckets grown past the cap)
+    notes: tuple[str, ...] = ()
     """DDPOptimizer's own warnings (buckets grown past the cap)."""
 
     @property
@@ -460,17 +460,17 @@ class OpEstimate:
     capture turns it on). Inductor's cost model covers GPUs: it estimates 0 for every op off the GPU.
     """
 
-    name: str  # the scheduler node: op3, op2_op3_op4 (fused), extern_kernels.mm, a collective
+    name: str
     """The scheduler node: `op3`, `op2_op3_op4` (fused), `extern_kernels.mm`, a collective."""
     kind: str  # "compute" | "collective"
     """`compute` or `collective`."""
     estimate_s: float  # seconds
     """The estimated runtime, in seconds."""
-    written: float  # the number torch wrote (under "estimated_runtime_ns")
+    written: float
     """The number torch wrote (under `estimated_runtime_ns`)."""
     unit: str  # what that number was read as: "ms" (torch 2.10 on) or "ns" (before), and why
     """How that number was read: `ms` (torch 2.10 on) or `ns` (before), and why."""
-    outputs: tuple[str, ...] = ()  # its outputs: "float32[8, 64]"
+    outputs: tuple[str, ...] = ()
     """Its outputs: `float32[8, 64]`."""
     graph_kind: str = ""  # forward | backward | inference: the lowering it belongs to
     """The lowering it belongs to: forward, backward or inference."""
@@ -483,7 +483,7 @@ class OpEstimate:
 class Phase:
     """One phase of a compilation's compile time, from torch's chromium events (``capturing.phases``)."""
 
-    name: str  # torch's span: entire_frame_compile, backend_compile, inductor_compile, GraphLowering.codegen, ...
+    name: str
     """torch's span: `entire_frame_compile`, `backend_compile`, `inductor_compile`, `GraphLowering.codegen`, ..."""
     depth: int  # 0: outermost; a phase's children follow it, one deeper
     """0 for the outermost; a phase's children follow it, one deeper."""
@@ -501,7 +501,7 @@ class CacheEntry:
     """The compilation that made the entry (`null` where torch names none)."""
     code: str  # the name of the code object it runs in the frame's place
     """The name of the code object the entry runs in the frame's place."""
-    backend: str  # the backend it was compiled for: only a call under an equal backend tries it
+    backend: str
     """The backend it was compiled for: only a call under an equal backend tries it."""
 
 
@@ -689,7 +689,7 @@ class CaptureData:
     leads: `g1 0/0`), in order."""
     wall_time_s: Optional[float] = None
     """How long the code ran under capture."""
-    notes: tuple[str, ...] = ()  # what the capture could not do, in words
+    notes: tuple[str, ...] = ()
     """What the capture could not do, in words."""
     error: Optional[str] = None  # the user code's exception, "Type: message"
     """The code's exception as `"Type: message"`, or `null`."""
@@ -817,11 +817,11 @@ class KernelArg:
 
     name: str  # in_ptr0, out_ptr0, in_out_ptr0, xnumel, XBLOCK
     """The parameter's name: `in_ptr0`, `out_ptr0`, `xnumel`, `XBLOCK`."""
-    type: str  # Triton's signature type: *fp32, i32, constexpr
+    type: str
     """Triton's signature type: `*fp32`, `i32`, `constexpr`."""
     role: str  # input | output | in/out | size | constexpr
     """`input`, `output`, `in/out`, `size` or `constexpr`."""
-    value: Optional[str] = None  # what the wrapper's call passes: buf0, arg0_1, 1024
+    value: Optional[str] = None
     """What the wrapper's call passes: `buf0`, `arg0_1`, `1024`."""
 
 
@@ -874,17 +874,17 @@ class TritonKernel:
     """Its parameters and what the wrapper passes."""
     configs: tuple[KernelConfig, ...] = ()
     """The launch configurations compiled, and the one chosen."""
-    grid: Optional[tuple[int, ...]] = None  # blocks launched (x, y, z) for the chosen config
+    grid: Optional[tuple[int, ...]] = None
     """Blocks launched (x, y, z) for the chosen config."""
     grid_source: str = ""  # how `grid` was found
     """Where the grid was read."""
-    threads_per_block: Optional[int] = None  # num_warps x warp size
+    threads_per_block: Optional[int] = None
     """`num_warps` x warp size."""
     target: str = ""  # e.g. cuda sm_90
     """E.g. `cuda sm_90a`."""
     ir: tuple[KernelIR, ...] = ()
     """Its IR down to PTX."""
-    ir_config: Optional[int] = None  # index into `configs` of the build whose IR is shown
+    ir_config: Optional[int] = None
     """Index into `configs` of the build whose IR is shown."""
     ir_source: str = ""  # where the IR came from
     """Where the IR was read."""
@@ -902,13 +902,13 @@ class TritonKernel:
 class ExternCall:
     """A call Inductor leaves to a library (cuBLAS, cuDNN, oneDNN, ATen): not generated code."""
 
-    name: str  # as the wrapper calls it: extern_kernels.mm, torch.ops.aten.convolution.default
+    name: str
     """As the wrapper calls it: `extern_kernels.mm`, `torch.ops.aten.convolution.default`."""
     compile_id: Optional[CompileKey] = None
     """Its compilation."""
     graph_kind: str = ""
     """`forward`, `backward` or `inference`."""
-    count: int = 1  # calls per graph call
+    count: int = 1
     """Calls per graph call."""
 
 
@@ -922,7 +922,7 @@ class AutotuneChoice:
     """`template`, `extern` or `other`."""
     time_s: Optional[float]  # measured; None when it failed or was not run
     """Its measured time; `null` when it failed or was not run."""
-    description: str = ""  # block sizes, warps, stages, as Inductor describes the choice
+    description: str = ""
     """Block sizes, warps, stages, as Inductor describes the choice."""
     winner: bool = False
     """Whether it won."""
@@ -932,7 +932,7 @@ class AutotuneChoice:
 class Autotuning:
     """One op Inductor autotuned (max-autotune): the choices tried, their times, the winner."""
 
-    op: str  # mm, addmm, bmm, convolution, ...
+    op: str
     """`mm`, `addmm`, `bmm`, `convolution`, ..."""
     inputs: tuple[str, ...] = ()  # the inputs' shapes and dtypes, as text
     """Its inputs' shapes and dtypes, as text."""
@@ -992,7 +992,7 @@ class Preview:
     or autotuned (where Inductor would autotune among configs, all are listed).
     """
 
-    target: str  # e.g. "cuda sm_90 (NVIDIA H200, mocked)"
+    target: str
     """E.g. `cuda sm_90 (NVIDIA H200, mocked)`."""
     label: str
     """Its label: a preview that was not run."""

@@ -59,13 +59,13 @@ class StoredStages:
     """`replayed` (the store gave them back) or `missing` (it has none for this lowering)."""
     records: tuple[str, ...]  # torch's record names: ir_pre_fusion, ir_post_fusion, artifact:inductor_runtime_...
     """torch's record names: `ir_pre_fusion`, `ir_post_fusion`, `artifact:inductor_runtime_and_tensor_meta`, ..."""
-    key: Optional[str] = None  # the FX graph cache key of the hit
+    key: Optional[str] = None
     """The FX graph cache key of the hit."""
     graph_kind: str = ""  # the lowering it served (forward | backward | inference)
     """`forward`, `backward` or `inference`."""
     lowered_at: Optional[float] = None  # replayed: when the capture that lowered the graph stored them (epoch s)
     """When the capture that lowered the graph stored them (seconds since the epoch)."""
-    detail: str = ""  # missing: why the store could not give them
+    detail: str = ""
     """`missing`: why the store could not give them."""
 
 
@@ -114,9 +114,9 @@ class FilteredGuard:
     """The guard's kind."""
     subject: str  # the guarded value, e.g. G['m']._modules['0']._parameters['weight']
     """The guarded value."""
-    value: Optional[str] = None  # the value it was compiled for, shortened
+    value: Optional[str] = None
     """The value it was compiled for, shortened."""
-    derived: tuple[str, ...] = ()  # the guard kinds it stands for (torch's derived_guard_types)
+    derived: tuple[str, ...] = ()
     """The guard kinds it stands for (torch's `derived_guard_types`)."""
     is_global: bool = False
     """Whether it guards a global."""

@@ -56,13 +56,13 @@ class GuardFailure:
     kind: str
     """What changed: `shape`, `size`, `stride`, `rank`, `dtype`, `dispatch_keys`, `device`, `requires_grad`, `value`,
     `type`, `identity`, `training`, `global_state`, `invalidated`, `backend`, or `other`."""
-    subject: Optional[str] = None  # the guarded value as the user names it, e.g. "x" or "self.w"
+    subject: Optional[str] = None
     """The guarded value as the user names it, e.g. `x` or `self.w`."""
     dim: Optional[int] = None
     """The dimension, for a size."""
-    old: Optional[str] = None  # the value the cached graph was specialised to
+    old: Optional[str] = None
     """The value the cached graph was specialised to."""
-    new: Optional[str] = None  # the value this call had, when torch or the new graph shows it
+    new: Optional[str] = None
     """The value this call had, when torch or the new graph shows it."""
     guard: Optional[Guard] = None  # the matching guard of compilation ``against``
     """The matching guard."""

@@ -56,7 +56,7 @@ class ComparedRank(Protocol):
 class RankFailure:
     """How a rank ended other than normally, in words, and the user line where it did."""
 
-    kind: str  # raised, exit, terminated, interrupted or missing
+    kind: str
     """`raised`, `exit`, `terminated`, `interrupted` or `missing`."""
     message: str  # "RuntimeError: boom", "exit code 3", "terminated by SIGTERM ...", "wrote no part ..."
     """What happened."""
@@ -205,7 +205,7 @@ class Difference:
     """`failure`, `missing`, `graph_break`, `recompile`, `compilation`, `graph`, `guards` or `collectives`."""
     text: str  # the whole statement: "rank 1 only: graph break at train.py:41 `print(x)`: ..."
     """The difference in words."""
-    ranks: tuple[int, ...]  # the ranks it concerns (the odd ones out)
+    ranks: tuple[int, ...]
     """The ranks it concerns (the odd ones out)."""
     filename: Optional[str] = None
     """The user line's file."""
@@ -221,19 +221,19 @@ class Difference:
 class Collective:
     """One collective a graph issues (a functional collective node), with what must match across ranks."""
 
-    op: str  # all_reduce, all_gather_into_tensor, reduce_scatter_tensor, all_to_all_single, broadcast, ...
+    op: str
     """`all_reduce`, `all_gather_into_tensor`, `reduce_scatter_tensor`, `all_to_all_single`, `broadcast`, ..."""
     target: str  # as the graph calls it: torch.ops._c10d_functional.all_reduce.default
     """The node's target."""
     node: str
     """The node."""
-    group: Optional[str] = None  # the process group's name ("0" is the default group)
+    group: Optional[str] = None
     """The process group's name (`"0"` is the default group)."""
     group_size: Optional[int] = None
     """Its size."""
     reduce_op: Optional[str] = None  # sum, avg, max, ...
     """The reduction."""
-    type: Optional[str] = None  # the result: "f32[4, 4]"
+    type: Optional[str] = None
     """The result: `f32[4, 4]`."""
     input_type: Optional[str] = None
     """The input's type and size."""

@@ -63,7 +63,7 @@ SOURCES = {
 class TextLines:
     """The lines of one text a view shows: a stage's text, one IR dump or wrapper module, one kernel."""
 
-    stage: str  # a stage id of explorer.stages
+    stage: str
     """a stage id of `explorer.stages`."""
     part: int = 0  # index into the stage's content when it is a list (IR dumps, wrapper modules, kernels)
     """The index in the stage's list: which IR dump, which wrapper module, which kernel."""

@@ -65,7 +65,7 @@ class Repeat:
     """a stage id of `explorer.stages`, `guards`, `kernels`, or one loop-IR dump (`ir_post_fusion:0`)."""
     parent: str  # the container's path: model.layers
     """The container: `model.layers`."""
-    kind: str = ""  # the members' class (Block), when Dynamo's type guards name it
+    kind: str = ""
     """The members' class (`Block`), when Dynamo's type guards name it."""
     groups: tuple[MemberGroup, ...] = ()
     """Members alike, the group with the most members first (its first member is the one the views show); every other
@@ -94,7 +94,7 @@ class Structure:
     repeats: tuple[Repeat, ...] = ()
     """Per stage (a graph stage, `guards`, `kernels`, a loop-IR dump), the numbered siblings of one container
     compared: the members alike in groups, the biggest first."""
-    notes: tuple[str, ...] = ()  # what could not be read, in words
+    notes: tuple[str, ...] = ()
     """What could not be read, in words."""
 
     def stage(self, stage_id: str) -> Optional[StageModules]:

@@ -36,7 +36,7 @@ class Measurement(_Dict):
     """One time per repeat."""
     loops: int  # calls per repeat (calibrated)
     """Calls per repeat (calibrated like `%timeit`)."""
-    method: str  # e.g. "torch.utils.benchmark.Timer", "cuda events, L2 flushed"
+    method: str
     """E.g. `torch.utils.benchmark.Timer`, `cuda events, L2 flushed`."""
     iqr_pct: float  # inter-quartile range of the repeats, % of the median
     """The inter-quartile spread, %."""
@@ -111,9 +111,9 @@ class SpeedupVerdict(_Dict):
 class OpLaunch(_Dict):
     """The op calls that launched a kernel, per graph call: which op, how often, the FLOPs they did there."""
 
-    op: str  # aten::convolution, or the record a generated kernel runs under (its own name)
+    op: str
     """`aten::convolution`, or the record a generated kernel runs under (its own name)."""
-    launches: float  # launches of this kernel by calls of this op, per graph call
+    launches: float
     """Launches of this kernel by calls of this op, per graph call."""
     flops: Optional[int] = None  # the op calls' FLOPs given to this kernel, per graph call (None: no formula)
     """The op calls' FLOPs given to this kernel, per graph call (`null`: no formula)."""
@@ -123,7 +123,7 @@ class OpLaunch(_Dict):
 class CeilingCheck(_Dict):
     """Why a kernel shows above the measured copy ceiling, and the evidence checked for it."""
 
-    explained: bool  # True: its data came from cache, as the evidence shows; False: its byte count may be wrong
+    explained: bool
     """`true`: its data came from cache, as the evidence shows; `false`: its byte count may be wrong."""
     cache_bytes: Optional[int]  # the device's last-level cache (a GPU's L2)
     """The cache's size."""
@@ -144,13 +144,13 @@ class IndirectAccess(_Dict):
     Each index value counts as its own element, so where indices repeat the kernel touches fewer.
     """
 
-    param: str  # the kernel's pointer parameter: in_ptr1
+    param: str
     """The kernel's pointer parameter: `in_ptr1`."""
-    buffer: str  # what the wrapper passes for it: primals_1, buf3
+    buffer: str
     """What the wrapper passes for it: `primals_1`, `buf3`."""
-    gathered: int  # elements read through loaded indices, per call
+    gathered: int
     """Elements read through loaded indices, per call."""
-    scattered: int  # elements written (or atomically added to) through them, per call
+    scattered: int
     """Elements written (or atomically added to) through them, per call."""
     elements: int  # the buffer's own
     """The buffer's own number of elements."""
@@ -164,7 +164,7 @@ class KernelTiming(_Dict):
     """The kernel."""
     kind: str  # "generated" | "extern"
     """`generated` or `extern`."""
-    time_s: float  # self time per graph call
+    time_s: float
     """Self time per graph call."""
     share_pct: float  # of the compiled graph's profiled time
     """Its share of the graph."""
@@ -183,9 +183,9 @@ class KernelTiming(_Dict):
     """Its FLOPs."""
     flops_source: Optional[str] = None  # how `flops` was found, or why it is missing
     """Where they come from."""
-    dtype: Optional[str] = None  # of the op's inputs, for compute-bound kernels
+    dtype: Optional[str] = None
     """Of the op's inputs, for compute-bound kernels."""
-    tflops: Optional[float] = None  # achieved: flops / time_s / 1e12
+    tflops: Optional[float] = None
     """Achieved: `flops / time_s / 1e12`."""
     peak_tflops: Optional[float] = None  # the measured matmul peak for `dtype` on this device
     """The measured peak for the dtype."""
@@ -193,9 +193,9 @@ class KernelTiming(_Dict):
     """% of that peak."""
     bound: Optional[str] = None  # "memory" | "compute": which roof limits it (arithmetic intensity vs ridge)
     """`memory` or `compute`."""
-    grid: Optional[tuple[int, ...]] = None  # GPU: blocks launched, from the profiler's trace
+    grid: Optional[tuple[int, ...]] = None
     """GPU: blocks launched, from the profiler's trace."""
-    block: Optional[tuple[int, ...]] = None  # GPU: threads per block, from the profiler's trace
+    block: Optional[tuple[int, ...]] = None
     """GPU: threads per block, from the profiler's trace."""
     launched_by: tuple[OpLaunch, ...] = ()  # the op calls that launched it (GPU: by correlation id)
     """The op calls that launched it, per graph call (GPU: by correlation id)."""
@@ -233,9 +233,9 @@ class PeakCompute(_Dict):
     """The device."""
     dtype: str
     """The dtype."""
-    tflops: float  # TFLOP/s (1e12) of a large square matmul
+    tflops: float
     """TFLOP/s (1e12) of a large square matmul."""
-    size: int  # n of the n x n x n matmul timed
+    size: int
     """n of the n x n x n matmul timed."""
     measurement: Measurement
     """The measurement."""
@@ -270,11 +270,11 @@ class EndToEnd(_Dict):
     """The graphs alone."""
     overhead_s: Optional[float] = None  # compiled end to end minus its graphs: guards, frame, glue
     """The difference."""
-    guards: Optional[Measurement] = None  # evaluating the cached entries' guards once
+    guards: Optional[Measurement] = None
     """Evaluating the cached entries' guards once."""
-    first_call_s: Optional[float] = None  # the user's first call (compile included), wall clock
+    first_call_s: Optional[float] = None
     """The user's first call (compile included), wall clock."""
-    warmup_s: tuple[float, ...] = ()  # the first calls after it, one by one (lazy init, CUDA graph recording)
+    warmup_s: tuple[float, ...] = ()
     """The first calls after it, one by one (lazy init, CUDA graph recording)."""
     compile_time_s: Optional[float] = None
     """The compile time."""
@@ -311,7 +311,7 @@ class HostTime(_Dict):
     bound: bool  # host_s >= HOST_BOUND_RATIO x device_s
     """The host issues a call in about the time the device runs it (host_s >= 0.8 x device_s): the figures follow the
     host's speed."""
-    method: str  # how each side was measured
+    method: str
     """How each side was measured."""
     host: Optional[Measurement] = None  # GPU: the issue-time measurement itself
     """On a GPU, the issue-time measurement itself."""
@@ -386,11 +386,11 @@ class ModeResult(_Dict):
 
     mode: str
     """The mode."""
-    compile_time_s: Optional[float]  # cold compile, caches off
+    compile_time_s: Optional[float]
     """Cold compile, caches off."""
-    eager_s: Optional[float]  # sum over graphs of the eager medians
+    eager_s: Optional[float]
     """Sum over graphs of the eager medians."""
-    compiled_s: Optional[float]  # sum over graphs of the compiled medians
+    compiled_s: Optional[float]
     """Sum over graphs of the compiled medians."""
     speedup: Optional[float]
     """The speedup."""
