@@ -228,9 +228,3 @@ def from_flags(parsed: Any, entry: str, **defaults: Any) -> Options:
             if value is not None:
                 values[f.name] = parse_compare(value) if f.name == "compare" else value
     return Options(**values)
-
-
-def api_keywords() -> tuple[str, ...]:
-    """The keyword arguments of ``explorer.explore`` the options stand for (``options=`` is inductor_options)."""
-    return tuple("options" if f.name == "inductor_options" else f.name
-                 for f in dataclasses.fields(Options) if f.metadata.get("api", True))

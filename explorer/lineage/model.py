@@ -77,10 +77,6 @@ class TextLines:
     source: str = ""  # where the links came from (``SOURCES``): torch's own data, or inferred
     """Which record the links came from, in words (`explorer.lineage.SOURCES`)."""
 
-    @property
-    def num_lines(self) -> int:
-        return sum(self.runs[1::2])
-
     def sets_per_line(self) -> list[int]:
         """The index into ``Lineage.sets`` of each line (index 0 is line 1)."""
         out: list[int] = []
