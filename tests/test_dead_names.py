@@ -4,8 +4,9 @@ A function, class, method or module-level constant defined in ``explorer/`` and 
 definition (and in tests) fails. Read with ``ast`` over ``explorer/``; a name counts as used where
 
 - it is read elsewhere in ``explorer/``: a name, an attribute (``module.f``, ``obj.method``) or an import;
-- a string of the package holds it as a word, docstrings aside: ``getattr(obj, name)`` over a tuple of names
-  (``_json_derived``), code the package writes for the user's cell (``magic.not_compiled``), ``__all__``;
+- a string of the package holds it as code, docstrings aside: the whole string (``getattr(obj, name)`` over a
+  tuple of names such as ``_json_derived``, ``__all__``), or ``.name`` or ``name(`` in it (code the package writes
+  into the user's cell: ``magic.not_compiled("await")``); the words of a sentence do not count;
 - ``pyproject.toml`` names it as an entry point (``explorer.cli:main``);
 - the user-facing docs name it in code (README.md and ``docs/``, but for ``docs/architecture.md``, which describes
   the inside): it is public API, such as ``Lineage.reached_from`` or ``diff_ranks``;
@@ -27,8 +28,6 @@ import importlib
 import re
 from pathlib import Path
 
-import tomllib
-
 REPO = Path(__file__).resolve().parents[1]
 
 ALLOWED = {
@@ -39,12 +38,13 @@ ALLOWED = {
 }
 IPYTHON_DISPLAY = {"_repr_html_", "_repr_markdown_", "_repr_mimebundle_", "_repr_pretty_", "_ipython_display_",
                    "_repr_svg_", "_repr_png_", "_repr_json_", "_repr_latex_"}
-PUBLIC_DOCS = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md")
+PUBLIC_DOCS = ["README.md", *sorted(p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*.md")
                                     if p.name != "architecture.md")]
 
 
 def package_sources() -> dict[str, str]:
-    return {str(p.relative_to(REPO)): p.read_text(encoding="utf-8") for p in sorted((REPO / "explorer").rglob("*.py"))}
+    return {p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted((REPO / "explorer").rglob("*.py"))}
 
 
 def _definitions(path: str, tree: ast.Module) -> list[tuple[str, ast.AST, ast.ClassDef | None]]:
@@ -99,15 +99,24 @@ def _code_words(text: str) -> list[str]:
 
 def _named_outside(root: Path) -> set[str]:
     """Words the entry points and the user-facing docs' code name."""
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    points = [*project.get("scripts", {}).values(),
-              *(v for group in project.get("entry-points", {}).values() for v in group.values())]
-    words = {p.split(":")[-1].split(".")[-1] for p in points}
+    words = {point.split(".")[-1] for point in _entry_points((root / "pyproject.toml").read_text(encoding="utf-8"))}
     for doc in PUBLIC_DOCS:
         text = (root / doc).read_text(encoding="utf-8")
         for code in re.findall(r"```.*?```|`[^`\n]+`", text, flags=re.S):
             words |= set(re.findall(r"\w+", code))
     return words
+
+
+def _entry_points(pyproject: str) -> list[str]:
+    """What ``[project.scripts]`` and ``[project.entry-points.*]`` point at (``main`` of ``explorer.cli:main``)."""
+    points, inside = [], False
+    for line in pyproject.splitlines():
+        if line.startswith("["):
+            inside = line.strip() in ("[project.scripts]", "[project.gui-scripts]") or \
+                line.startswith("[project.entry-points")
+        elif inside and (m := re.match(r'\s*"?[\w.-]+"?\s*=\s*"([\w.]+):([\w.]+)"', line)):
+            points.append(m.group(2))
+    return points
 
 
 def _called_from_outside(path: str, cls: ast.ClassDef, method: str) -> bool:
@@ -145,6 +154,10 @@ def test_every_name_the_package_defines_is_used_by_it():
     dead = [name for name in dead_names(package_sources()) if name not in ALLOWED]
     assert not dead, ("defined in explorer/ and used nowhere else there (tests do not count): delete it, or move "
                       "what only tests use into tests/:\n" + "\n".join(dead))
+
+
+def test_the_entry_points_are_read_from_pyproject():
+    assert _entry_points((REPO / "pyproject.toml").read_text(encoding="utf-8")) == ["main"]
 
 
 def test_every_allowed_name_is_still_there_and_still_unused():
