@@ -41,7 +41,9 @@ def _flag(default: Any, help: Any, *, magic: tuple[str, ...] = (), cli: tuple[st
 
 @dataclass(frozen=True)
 class Options:
-    """``backend`` is a registered backend's name; a backend callable travels beside it
+    """How a report was made: the options every entry point takes, with the same names in each.
+
+    ``backend`` is a registered backend's name; a backend callable travels beside it
     (``pipeline.run(..., backend_fn=...)``) and is recorded here by its name.
 
     Each field says how the entry points spell it (``_flag``); ``flags(entry)`` gives their
@@ -50,68 +52,88 @@ class Options:
 
     backend: str = _flag("inductor", "torch.compile backend: inductor (default), aot_eager, eager, any registered "
                          "one, or the name of a backend function defined in the notebook", magic=("--backend",))
+    """The `torch.compile` backend: `inductor` (default), `aot_eager`, `eager`, any registered backend's name."""
     mode: Optional[str] = _flag(None, "torch.compile mode", magic=("--mode",), choices=MODES)
+    """`default`, `reduce-overhead`, `max-autotune`, `max-autotune-no-cudagraphs`, or `null`."""
     dynamic: Optional[bool] = _flag(None, {"--dynamic": "compile with dynamic shapes from the start",
                                            "--no-dynamic": "never compile with dynamic shapes (specialise on "
                                            "every size)"}, magic=("--dynamic", "--no-dynamic"))
+    """Dynamic shapes from the start (`true`), never (`false`), or torch's default (`null`)."""
     fullgraph: bool = _flag(False, "fail instead of breaking the graph", magic=("--fullgraph",))
+    """Fail instead of breaking the graph."""
     inductor_options: dict[str, Any] = _flag(None, "Inductor options (torch.compile's options=)",
                                              default_factory=dict)
+    """Inductor options passed to `torch.compile(options=...)`."""
     time: bool = _flag(False, {
         "--no-time": "skip timing (by default each captured graph is timed compiled vs eager on copies of its "
                      "inputs, which changes nothing in the notebook)",
         "--time": "after the script, time each Inductor graph eager vs compiled (from torch's repro of the graph, "
                   "on random inputs of the same shapes); adds a few seconds per graph plus one compile each"},
         magic=("--no-time",), cli=("--time",))
+    """Whether eager and compiled were timed."""
     time_budget_s: float = _flag(TIME_BUDGET_S, f"seconds each timed repeat runs at least (default {TIME_BUDGET_S}); "
                                  "longer repeats average a noisy machine's hiccups out", magic=("--time-budget",),
                                  cli=("--time-budget",), metavar="S", type=float)
+    """`--time-budget`: seconds each timed repeat runs at least."""
     repeats: int = _flag(REPEATS, f"repeats per timed measurement (default {REPEATS}, the fewest that bound a "
                          "speedup); where the view says the machine was too noisy to tell, more repeats narrow the "
                          "speedup's interval", magic=("--repeat",), cli=("--repeat",), metavar="N", type=int)
+    """`--repeat`: repeats per timed measurement (5 or more bound a speedup)."""
     # re-run the whole call many times, like %timeit (side effects repeat); implies time
     timeit: bool = _flag(False, "also re-run the whole cell eager and compiled, like %%timeit: its side effects "
                          "repeat", magic=("--timeit",))
+    """`--timeit`: the whole cell re-run eager and compiled."""
     compare: tuple[str, ...] = _flag((), "comma-separated modes to compile and time side by side, e.g. "
                                      "default,reduce-overhead,max-autotune-no-cudagraphs", magic=("--compare",),
                                      metavar="MODES")
+    """`--compare`: the modes compiled and tabulated."""
     # "cuda": also a preview of what a CUDA GPU would get (explorer.preview)
     target: Optional[str] = _flag(None, "also preview the Triton kernels a CUDA GPU would get (lowered without a "
                                   "GPU, not run)", magic=("--target",), cli=("--target",), choices=TARGETS)
+    """`--target cuda`: the CUDA preview on a machine without a GPU."""
     # "halide" (or "triton", "cpp"): Inductor's code generator
     inductor_backend: Optional[str] = _flag(None, "Inductor's code generator, e.g. halide",
                                             magic=("--inductor-backend",), cli=("--inductor-backend",),
                                             choices=INDUCTOR_BACKENDS)
+    """`--inductor-backend`: Inductor's code generator (`halide`, `triton`, `cpp`)."""
     # compile nothing ourselves: capture the code's own torch.compile calls
     capture_only: bool = _flag(False, "compile nothing: run the cell as it is and capture the torch.compile "
                                "calls it makes itself", magic=("--capture-only",), api=False)
+    """`--capture-only`: the cell ran as it is; only its own `torch.compile` calls compiled."""
     # the user's compile caches as they are (a second run of their program)
     warm: bool = _flag(False, "capture with the compile caches as they are, as a second run of the program would "
                        "(default: every stage shown, a graph an earlier capture lowered coming from torch's graph "
                        "caches and its loop-level IR from the explorer's store)",
                        magic=("--warm",), cli=("--warm",))
+    """`--warm`: the program's compile caches as they were, as a second run finds them."""
     # the graph caches off: every graph lowered again (the default shows every stage without it)
     fresh: bool = _flag(False, "lower every graph again, the graph caches off while capturing (slower re-runs; "
                         "for a graph torch's cache holds but the explorer's store does not)",
                         magic=("--fresh",), cli=("--fresh",))
+    """`--fresh`: the graph caches off while capturing, every graph lowered again."""
     # torch.export's programs: the cell's (or script's) own export and AOTInductor calls
     export: bool = _flag(False, "show the programs the code's own torch.export.export calls make (graph, "
                          "signature, ranges) beside AOTInductor's compiles of them; the code runs as it is",
                          magic=("--export",), cli=("--export",), api=False)
+    """`--export`: the programs the code's own `torch.export.export` calls made are shown."""
     # a guard_filter_fn (a callable travels beside, like a backend function): recorded by its name
     guard_filter: Optional[str] = _flag(None, "compile with this guard_filter_fn (a function defined in the "
                                         "notebook, or one of torch.compiler's, e.g. "
                                         "skip_guard_on_inbuilt_nn_modules_unsafe) and list the guards it drops",
                                         magic=("--guard-filter",), metavar="NAME")
+    """A guard filter's name."""
     html: Optional[str] = _flag(None, "also save the standalone HTML report to FILE", magic=("--html",),
                                 cli=("--html",), metavar="FILE")
+    """Where the standalone page was written."""
     json: Optional[str] = _flag(None, "also save the report as JSON to FILE (schema: README)", magic=("--json",),
                                 cli=("--json",), metavar="FILE")
+    """Where the JSON was written."""
     # a distributed job: N ranks started by torch.distributed.run (explorer.jobs)
     nproc_per_node: Optional[int] = _flag(None, "run the script as N ranks on this machine under torch.distributed.run "
                                           "(torchrun's environment: RANK, WORLD_SIZE, ...); every rank is captured "
                                           "and the reports hold every rank, compared", cli=("--nproc-per-node",),
                                           api=False, metavar="N", type=int)
+    """`--nproc-per-node`: how many ranks the script ran as."""
 
     def __post_init__(self) -> None:
         if self.timeit and not self.time:
@@ -206,9 +228,3 @@ def from_flags(parsed: Any, entry: str, **defaults: Any) -> Options:
             if value is not None:
                 values[f.name] = parse_compare(value) if f.name == "compare" else value
     return Options(**values)
-
-
-def api_keywords() -> tuple[str, ...]:
-    """The keyword arguments of ``explorer.explore`` the options stand for (``options=`` is inductor_options)."""
-    return tuple("options" if f.name == "inductor_options" else f.name
-                 for f in dataclasses.fields(Options) if f.metadata.get("api", True))

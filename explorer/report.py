@@ -74,9 +74,12 @@ class Clinic:
     """The graph-break and recompile clinic's results for one capture."""
 
     fix_list: tuple[BreakSite, ...] = ()  # one row per break site, most costly first
+    """One break site per row, most costly first."""
     recompiles: tuple[RecompileExplanation, ...] = ()  # in compile order
+    """Each recompile, explained."""
     # the notebook cells among the capture's files, as the user names them: {file: "cell [5]"}
     cells: dict[str, str] = field(default_factory=dict)
+    """Each notebook cell's file as the user names it, `{file: "cell [5]"}`."""
 
     @classmethod
     def of(cls, data: CaptureData, name_file: Any = None) -> Clinic:
@@ -116,25 +119,48 @@ def _files(data: CaptureData) -> set[str]:
 
 @dataclass(eq=True)
 class Report:
-    """``report.capture`` (also ``report.data``) is the captured stages; ``report.result`` the call's value.
+    """One report: what torch.compile did (`capture`), what to fix (`clinic`), timing, the line-level chain and how
+    the report was made. Every key is always present; a stage that could not be captured is `null`, and the
+    compilation's `missing` says why.
+
+    ``report.capture`` (also ``report.data``) is the captured stages; ``report.result`` the call's value.
 
     Attributes of the capture (``compilations``, ``graph_breaks``, ``kernels``, ...)
     are readable on the report itself.
     """
 
     capture: Optional[CaptureData] = None
+    """What torch.compile did."""
     clinic: Clinic = field(default_factory=Clinic)
+    """What to fix: the graph-break sites and the recompiles, explained."""
     timing: Optional[TimingReport] = None
+    """`null` unless timing was asked for (`explore(..., time=True)`, the magic's default, the CLI's `--time`)."""
     comparisons: tuple[ModeResult, ...] = ()  # --compare: the graphs compiled in each mode
+    """The `--compare` table, one row per mode."""
     lineage: tuple[Lineage, ...] = ()  # per compilation: the user line of each line of every stage
+    """The line-level chain, one object per compilation: every line of every stage's text linked to the user lines it
+    came from."""
     structure: tuple[Structure, ...] = ()  # per compilation: each node's, guard's, launch's module; what repeats
-    findings: tuple[Finding, ...] = ()  # where torch.compile behaved differently from a plain run
+    """The model's modules, one object per compilation with a graph: which module each graph node, guard and kernel
+    launch came from, and the repeated modules (`layers.0` … `layers.79`) the views fold to one entry, with the
+    members that differ and how."""
+    findings: tuple[Finding, ...] = ()
+    """Where torch.compile behaved differently from a plain run."""
     problems: tuple[Problem, ...] = ()  # steps after the capture that failed (timing, outputs)
+    """Steps after the capture that failed."""
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
+    """`null` unless `--target cuda`: the Triton kernels a CUDA GPU would get, lowered in a child process without a
+    GPU and never run."""
     entry: str = "capture"  # which entry point made the report: capture, explore, magic, cli or open
+    """Which entry point made it: `explore`, `magic`, `cli` or `capture`."""
     options: Optional[Options] = None
+    """How it was made, with the same names in every entry point."""
     distributed: Optional[Distributed] = None  # a rank's part, or every rank of a job (explorer.distributed)
+    """`null` for one process; a rank's part says which rank made it, a merged report holds every rank, compared."""
     schema_version: int = SCHEMA_VERSION
+    """The schema's version (3 since compile keys, `{file, line}` user lines and a problem's `attempt`; 4 since a
+    merged job's rank holds its whole report); `Report.from_json` upgrades a report of version 2 or 3 as it loads it
+    and refuses any other."""
     result: Any = field(default=None, compare=False, repr=False)  # what the explored call returned; not saved
     frozen: bool = field(default=False, init=False, compare=False, repr=False)  # set once the pipeline has run
 
@@ -306,14 +332,21 @@ class Report:
 
 @dataclass(frozen=True)
 class RankRun:
-    """One rank of a merged report: the report its part held, whole (``Report.rank`` gives it back, so every view
-    shows a rank of a job as it shows that rank's part alone), or why there is none. What the comparison and the
-    rank picker read of it (``distributed.model.ComparedRank``) comes from that report, never from a copy."""
+    """One rank of a merged report: the report its part held, or why it has none.
+
+    The report is whole (``Report.rank`` gives it back, so every view shows a rank of a job as it shows that rank's
+    part alone). What the comparison and the rank picker read of it (``distributed.model.ComparedRank``) comes from
+    that report, never from a copy."""
 
     rank: int
+    """The rank."""
     report: Optional[Report] = None  # None: the rank wrote no part (``missing`` says why)
+    """The report its part held, whole (a report like this one: `Report.rank(k)` gives it back); its
+    `distributed.info` is the rank's process and how it ended. `null`: it left no part."""
     part: Optional[str] = None  # the file the part was read from
+    """The file read."""
     missing: Optional[RankFailure] = None  # kind "missing": why there is no report, with what the launcher saw
+    """`null` unless it left no part: why (kind `missing`), with how the launcher saw it end."""
 
     @property
     def info(self) -> Optional[RankInfo]:
@@ -357,15 +390,25 @@ class Distributed:
     """On a part: which rank made it. On a merged report: every rank, compared."""
 
     world_size: int
+    """How many ranks."""
     rank: int  # the rank whose report the top-level fields hold
+    """A part: its rank."""
     info: Optional[RankInfo] = None  # that rank's process
+    """A part: the rank's process."""
     ranks: tuple[RankRun, ...] = ()  # merged only: ranks 0 .. world_size-1, missing ones included
+    """A merged report: every rank `0` .. `world_size`-1."""
     counts: tuple[RankCounts, ...] = ()
+    """Per rank, in numbers."""
     groups: tuple[RankGroup, ...] = ()
+    """The ranks that compiled the same."""
     differences: tuple[Difference, ...] = ()
+    """Each difference, stated once."""
     compilations: tuple[MatchedCompilation, ...] = ()
+    """Each compilation matched across ranks."""
     collectives: tuple[GraphCollectives, ...] = ()
+    """Per graph and rank, its collectives."""
     notes: tuple[str, ...] = ()  # what the merge could not compare, DDP and FSDP explained
+    """DDP and FSDP explained, what could not be compared."""
 
     @property
     def merged(self) -> bool:

@@ -17,15 +17,13 @@ from typing import Any, Optional
 
 from .capturing.model import Compilation
 
-# how an output draws a stage's content
-KINDS = ("source", "code", "bytecode", "graph", "loop", "guards", "break", "saved", "ir", "kernels", "timing")
-
 
 @dataclass(frozen=True)
 class Stage:
     id: str
     title: str
-    kind: str  # one of KINDS
+    # how an output draws its content: source, code, bytecode, graph, loop, guards, break, saved, ir, kernels, timing
+    kind: str
     field: str  # dotted path of the content in a Compilation (scope "compilation") or in the Report
     language: Optional[str]  # highlighting: python | cpp | triton | dis | None (plain text)
     part: str  # which half of torch.compile: dynamo | aot | inductor | runtime

@@ -448,8 +448,9 @@ def _mount_with_stand_in_kernel(page, first: dict, rest: dict, drawn: Optional[d
     """A deferred payload mounted with a stand-in kernel: it answers ``rest`` after 2.5 s and draws ``drawn``'s
     pictures when asked (into the view, as the widget's ``pictures`` state does); ``window.__calls`` lists the
     actions asked. Returns the view's locator once it is drawn."""
+    from frontend_side import to_script_json
+
     from explorer.present.page import module_text, styles_text
-    from explorer.present.payload import to_script_json
 
     page.set_content(
         f"<!doctype html><html><head><meta charset='utf-8'><style>{styles_text()}</style></head><body>"

@@ -156,7 +156,7 @@ def test_render_text_lists_each_site_as_file_line_reason(corpus_data, sites):
 
 
 def test_fix_list_html_escapes_user_text(sites):
-    from explorer.present.html import fix_list_html
+    from html_parts import fix_list_html
 
     html = fix_list_html(sites)
     assert '"corpus: print_call"' not in html and "&quot;corpus: print_call&quot;" in html

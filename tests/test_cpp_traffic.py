@@ -10,12 +10,13 @@ import re
 
 import pytest
 import torch
+from kernel_bytes import kernel_bytes
 from torch._inductor.utils import run_and_get_code
 
 from explorer.capturing import inductor_code as ic
 from explorer.capturing.model import Kernel
 from explorer.capturing.parse_output_code import parse_kernels
-from explorer.timing.traffic import INDIRECT, TOUCHED, cpp_traffic, kernel_bytes
+from explorer.timing.traffic import INDIRECT, TOUCHED, cpp_traffic
 
 F32, I64 = 4, 8
 

@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from frontend_side import to_script_json, unpack_texts
 
 from explorer.capturing.model import CaptureData, Compilation, Frame, Kernel, OutputCode
 from explorer.lineage import LineLink, Origin
 from explorer.present.html import kernel_refs
-from explorer.present.packed_text import unpack_texts
 from explorer.present.page import module_text, payload_script, render_page
-from explorer.present.payload import FIRST_STAGES, PICTURED, build, compact_lineage, to_json, to_script_json
+from explorer.present.payload import FIRST_STAGES, PICTURED, build, compact_lineage, to_json
 from explorer.stages import STAGES
 
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))

@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 import pytest
+from html_parts import kernel_html, stage_keys
 
 from explorer.capturing.model import (
     Bytecode,
@@ -29,7 +30,7 @@ from explorer.capturing.model import (
 )
 from explorer.present import graphviz_svg
 from explorer.present.graph_dot import graph_dot
-from explorer.present.html import kernel_html, render_fragment, render_page, stage_html, stage_keys
+from explorer.present.html import render_fragment, render_page, stage_html
 from explorer.present.viewmodel import listing_rows as listing_hl_rows
 from explorer.stages import BY_ID, why_missing
 

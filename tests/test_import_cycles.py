@@ -25,7 +25,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("capture", ("capturing",)),
     ("stages", ("stages",)),
     ("analyses", ("clinic", "timing", "lineage", "structure", "distributed", "preview")),
-    ("report", ("report", "options", "schema", "schema_docs", "upgrade")),
+    ("report", ("report", "options", "schema", "upgrade")),
     ("pipeline", ("pipeline", "targets", "cell", "roomy_stack", "jobs", "traces")),
     ("presentation", ("present",)),
     ("entry points", ("api", "magic", "cli", "widget", "why", "progress", "tracebacks", "__init__", "__main__")),

@@ -1,21 +1,26 @@
 """The report JSON is public: a JSON Schema ships with the package and every report must match it.
 
 The schema is derived from the dataclasses (``python -m explorer.schema`` writes it);
-changing a field means regenerating it and describing the field in ``explorer/schema_docs.py``
-(the docs' JSON reference is generated from those descriptions).
+changing a field means regenerating it, and a new field says what it means in the string right
+under it (the docs' JSON reference is generated from those descriptions).
 """
 
+import dataclasses
 import json
 import re
+import sys
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 import jsonschema
 import pytest
 
 from explorer.lineage import Origin
 from explorer.report import SCHEMA_VERSION, Report
-from explorer.schema import SCHEMA_PATH, report_schema
-from explorer.schema_docs import FIELDS, OBJECTS
+from explorer.schema import SCHEMA_PATH, key_docs, report_schema
+from explorer.serial import named_fields
 
 REPORTS = ["breaks_report", "module_report", "dynamic_report", "timed_report"]
 
@@ -221,16 +226,108 @@ def test_every_key_of_the_report_says_what_it_means():
     """The reference is generated from the schema: a key without a description would be a bare name there."""
     undescribed = [f"{name}.{key}" for name, obj in _objects().items()
                    for key, prop in obj["properties"].items() if not prop.get("description")]
-    assert not undescribed, f"describe them in explorer/schema_docs.py: {undescribed}"
+    assert not undescribed, f"write what each means in a string under its field: {undescribed}"
     bare = [name for name, obj in _objects().items() if obj["description"].startswith(f"{name}(")]
-    assert not bare, f"these objects' description is the dataclass's signature: {bare}"
+    assert not bare, f"these objects' description is the dataclass's signature (give them a docstring): {bare}"
 
 
-def test_every_description_names_a_key_the_report_has():
-    objects = _objects()
-    stale = [key for key in FIELDS if key.split(".")[0] not in objects
-             or key.split(".", 1)[1] not in objects[key.split(".")[0]]["properties"]]
-    assert not stale and set(OBJECTS) <= set(objects), (stale, set(OBJECTS) - set(objects))
+def _report_classes():
+    """Every dataclass and NamedTuple a report holds, found from ``Report``'s type hints."""
+    found, todo = {}, [Report]
+    while todo:
+        cls = todo.pop()
+        if cls.__name__ in found:
+            continue
+        found[cls.__name__] = cls
+        hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
+        todo += [t for hint in hints.values() for t in _classes_in(hint)]
+    return found
+
+
+def _classes_in(hint):
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or named_fields(hint) is not None):
+        return [hint]
+    return [t for arg in typing.get_args(hint) for t in _classes_in(arg)]
+
+
+def test_every_field_of_every_report_class_is_described_under_it():
+    """Each field the JSON holds has its description in the string under it (a derived key, on its property), and
+    each class a docstring: read from the classes, not from the schema file."""
+    classes = _report_classes()
+    assert set(classes) == set(_objects()), "the schema's objects are the report's classes"
+    undescribed = []
+    for name, cls in classes.items():
+        keys = named_fields(cls) or [f.name for f in dataclasses.fields(cls) if f.compare]
+        docs = key_docs(cls)
+        for key in [*keys, *getattr(cls, "_json_derived", ())]:
+            if not docs.get(key):
+                undescribed.append(f"{name}.{key}")
+        if not cls.__doc__ or cls.__doc__.startswith(f"{name}("):
+            undescribed.append(name)
+    assert not undescribed, f"write what each means in a string right under its field: {undescribed}"
+
+
+# classes shaped like the report's, to show where a description is read from
+@dataclass(frozen=True)
+class _Base:
+    """A base.
+
+    Its second paragraph is for readers of the code."""
+
+    kept: int
+    """Inherited, and described where it is declared."""
+    renamed: str = ""
+    """The base's words, which a subclass may replace."""
+
+
+@dataclass(frozen=True)
+class _Child(_Base):
+    """A child."""
+
+    note: Optional[str] = None  # a comment is no description
+    """An optional field with a default,
+    over two lines."""
+    spread: tuple[int, ...] = field(
+        default=(), compare=True)
+    """A field(...) over two lines.
+
+    A second paragraph the schema leaves out."""
+    renamed: str = "x"
+    """The child's words."""
+    bare: int = 0
+    not_a_field = 1
+    """A class attribute: no key of the JSON."""
+
+    @property
+    def total(self) -> int:
+        """A derived key: its property's docstring."""
+        return self.kept + sum(self.spread)
+
+    _json_derived = ("total",)
+
+
+class _Pair(NamedTuple):
+    left: int
+    """A NamedTuple's field."""
+    right: int = 0
+
+
+def test_a_description_is_the_string_under_its_field_wherever_the_field_is_declared():
+    assert key_docs(_Child) == {  # not "bare" (no string under it), nor "not_a_field" (no field)
+        "kept": "Inherited, and described where it is declared.",
+        "note": "An optional field with a default, over two lines.",
+        "spread": "A field(...) over two lines.",
+        "renamed": "The child's words.",
+        "total": "A derived key: its property's docstring.",
+    }
+    assert key_docs(_Pair) == {"left": "A NamedTuple's field."}
+    from explorer.schema import _object
+
+    shape = _object(_Child, {})
+    assert shape["description"] == "A child."
+    assert set(shape["properties"]) == {"kept", "note", "spread", "renamed", "bare", "total"}
+    assert "description" not in shape["properties"]["bare"]  # which the test above reports, for a report class
+    assert _object(_Base, {})["description"] == "A base."
 
 
 def test_one_stage_shows_its_explanation_and_content(breaks_report):

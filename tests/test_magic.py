@@ -328,7 +328,9 @@ def test_user_strings_are_escaped_in_widget_and_static_html(ip):
     bundle = _view_bundle(cap.outputs)
     assert XSS not in bundle["text/html"]
     report = ip.run_cell_magic("compile", "--backend eager -q -o", cell)
-    from explorer.present.html import stage_html, stage_keys
+    from html_parts import stage_keys
+
+    from explorer.present.html import stage_html
 
     for comp in report.data.compilations:
         for key, _ in stage_keys(comp):

@@ -15,7 +15,7 @@ pytest.importorskip("IPython")
 import torch_state  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
-from explorer.capturing.compile_id import CompileId, Generations, sort_key  # noqa: E402
+from explorer.capturing.compile_id import CompileId, Generations  # noqa: E402
 
 HELPERS = ("__compiled_fn", "__resume_at", "__builtins_dict", "__import_", "__compile_explorer")
 
@@ -51,7 +51,8 @@ def test_compile_ids_carry_a_generation_after_a_reset():
     again = gens.stamp(CompileId(0, 0, attempt=1))
     assert (again.key, again.trace_key, str(again)) == ("g1 0/0", "g1 0/0_1", "[g1 0/0_1]")
     assert CompileId.parse("g1 0/0_1") == again and CompileId.parse("[0/1]") == CompileId(0, 1)
-    assert sorted(["g1 0/0", "3/0", "0/0", "g1 1/0"], key=sort_key) == ["0/0", "3/0", "g1 0/0", "g1 1/0"]
+    assert [c.key for c in sorted(map(CompileId.parse, ["g1 0/0", "3/0", "0/0", "g1 1/0"]))] == [
+        "0/0", "3/0", "g1 0/0", "g1 1/0"]
     fresh = Generations()
     fresh.start(CompileId(0, 0), reset_seen=True)  # a reset before anything compiled changes no id
     assert fresh.stamp(CompileId(0, 0)).key == "0/0"

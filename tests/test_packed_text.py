@@ -4,7 +4,9 @@ differences, so the 80 alike layers of a model's texts gzip ~5x smaller; every t
 import gzip
 import json
 
-from explorer.present.packed_text import PACK_OVER, pack, pack_lines, pack_texts, unpack, unpack_texts
+from frontend_side import unpack, unpack_texts
+
+from explorer.present.packed_text import PACK_OVER, pack, pack_lines, pack_texts
 
 # the text and packed form tests/frontend/packed.test.js unpacks with the front end's code
 TEXT = "buf1 = op1(x)\nbuf2 = op2(buf1)\n\nbuf3 = op3(buf2)  # 007 1e-06\nbuf10 = op3(buf9)  # 007 1e-06\nreturn buf10"

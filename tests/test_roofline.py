@@ -17,6 +17,7 @@ import types
 
 import pytest
 import torch
+from kernel_bytes import kernel_bytes
 
 import explorer
 from explorer.capturing import inductor_code as ic
@@ -38,7 +39,7 @@ from explorer.timing.roofline import (
     grouped_mm_flops,
     record_ops,
 )
-from explorer.timing.traffic import kernel_bytes, triton_traffic
+from explorer.timing.traffic import triton_traffic
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "roofline")
 

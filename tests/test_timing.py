@@ -10,10 +10,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import torch
+from html_parts import timing_html as html_fragment
+from kernel_bytes import cpp_bytes_estimate, kernel_bytes
 
 import explorer
 from explorer.capturing.model import Kernel
-from explorer.present.html import timing_html as html_fragment
 from explorer.present.plots import graphs_chart, kernels_chart
 from explorer.present.text import timing_text
 from explorer.timing import (
@@ -29,7 +30,6 @@ from explorer.timing import (
     time_graphs,
     warnings_for,
 )
-from explorer.timing.traffic import cpp_bytes_estimate, kernel_bytes
 
 TINY = dict(budget_s=0.005, repeats=3)
 
@@ -398,8 +398,9 @@ _TRITON_VIEW_WRAPPER = """
 
 def triton_bytes_estimate(name, kernel_source, wrapper_code):
     """Bytes a Triton kernel moves per launch, as the kernels' timing table counts them."""
+    from kernel_bytes import kernel_bytes
+
     from explorer.capturing.model import Kernel
-    from explorer.timing.traffic import kernel_bytes
 
     return kernel_bytes(name, Kernel(name, "triton", kernel_source), wrapper_code)[0]
 

@@ -13,9 +13,10 @@ import pytest
 pytest.importorskip("anywidget")
 
 import ipywidgets
+from html_parts import stage_keys
 
 from explorer.capturing.model import Bytecode, CaptureData, Compilation, Frame, FxGraph, GraphBreak, Kernel
-from explorer.present.html import kernel_refs, stage_html, stage_keys
+from explorer.present.html import kernel_refs, stage_html
 from explorer.present.page import module_text
 from explorer.present.text import summary
 from explorer.stages import STAGES
@@ -274,8 +275,8 @@ def test_a_big_reports_widget_sends_its_first_view_then_the_rest():
 
     sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
     from frontend_report import synthetic
+    from frontend_side import unpack_texts
 
-    from explorer.present.packed_text import unpack_texts
     from explorer.present.payload import FIRST_FIELDS, _compilation_dict, build, build_rest
     from explorer.widget import WIDGET_PACK_OVER, decode_payload
 

@@ -3,7 +3,7 @@
 ``docs/reference/json.md`` holds the page's prose and a marker; this hook puts in its place one section per object
 of ``explorer/report.schema.json`` (the report first, then each object in the order a reader meets it), with a
 table of its keys: name, type (linked to the object it holds) and the schema's description. The schema is written
-from the dataclasses and its descriptions from ``explorer/schema_docs.py``, so the page cannot drift from the code.
+from the dataclasses and its descriptions from the strings under their fields, so the page cannot drift from the code.
 It reads the JSON file only: building the docs needs no torch.
 """
 

@@ -146,9 +146,3 @@ class Generations:
     def stamp(self, cid: Optional[CompileId]) -> Optional[CompileId]:
         """``cid`` in the current generation."""
         return cid if cid is None or not self.current else replace(cid, generation=self.current)
-
-
-def sort_key(key: str) -> tuple[int, int, int, int]:
-    """Orders compile-id keys: by generation, then numerically (``"10/0"`` after ``"9/3"``); unparseable ones last."""
-    cid = CompileId.parse(key)
-    return cid._order() if cid else (1 << 30, 0, 0, 0)

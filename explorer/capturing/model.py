@@ -35,9 +35,14 @@ __all__ = ["CacheLookup", "CallSite", "CollectiveSchedule", "Decomposition", "Ex
 
 @dataclass(frozen=True)
 class Frame:
+    """The Python frame Dynamo compiled."""
+
     name: str
+    """The function's name."""
     filename: str
+    """Its file."""
     lineno: int  # first line of the code object
+    """Its first line."""
 
 
 @dataclass(frozen=True)
@@ -45,25 +50,42 @@ class Instruction:
     """One bytecode instruction; ``line`` links it to the user's source line."""
 
     offset: int
+    """The instruction's offset."""
     opname: str
+    """Its opcode's name."""
     argrepr: str
+    """Its argument, as `dis` prints it."""
     line: Optional[int]
+    """The source line from the code object's line table."""
     is_jump_target: bool = False
+    """Whether a jump lands here."""
 
 
 @dataclass(frozen=True)
 class Bytecode:
+    """A code object as CPython runs it: its `dis` listing with line numbers and its instructions."""
+
     name: str
+    """The code object's name."""
     filename: str
+    """Its file."""
     firstlineno: int
+    """Its first line."""
     listing: str  # `dis` output with source line numbers
+    """The `dis` listing with line numbers."""
     instructions: tuple[Instruction, ...] = ()
+    """Each instruction."""
     source: Optional[str] = None  # the function's source text, when it is known
+    """The source text, where there is one."""
     decompiled: Optional[str] = None  # readable Python for rewritten code
+    """Readable Python via depyf (rewritten code only)."""
     decompile_error: Optional[str] = None  # why `decompiled` is missing
+    """Why it could not be decompiled (depyf's error, the Python it failed on)."""
     # where `source` came from: "code" (the code object's file, as it ran), or for a trace read from a file (no
     # code objects): "file" (the recorded path, as it is on this machine now), "quoted" (only the lines it quotes)
     source_origin: str = "code"
+    """Where `source` came from: `code` (the code object's file, as it ran), `file` (a trace: the recorded path as it
+    is on this machine now) or `quoted` (a trace: only the lines it quotes)."""
 
 
 @dataclass(frozen=True)
@@ -75,10 +97,16 @@ class InlinedFunction:
     through the chain."""
 
     name: str  # qualified where Python says (Block.forward; 3.10: the code object's name)
+    """Its qualified name (`Block.forward`; on Python 3.10 the code object's name)."""
     filename: str
+    """Its file."""
     firstlineno: int
+    """Its first line."""
     source: Optional[str] = None  # its source text, read when captured
+    """Its source text, read when captured; `null` when it could not be read."""
     calls: int = 1  # how many times Dynamo inlined it into this graph
+    """How many times Dynamo inlined it into this graph (once per layer of a stack of blocks); in a trace read from a
+    file, where it is found from the graph's stack traces, at least this many."""
 
 
 @dataclass(frozen=True)
@@ -95,37 +123,70 @@ class Entry:
     wrapper's argument that holds the module (``L['args'][0]``): module paths start there, as at ``self``."""
 
     name: str
+    """The qualified name: `Decoder.forward`, `Sequential.forward` for a torch.nn module, `LlamaForCausalLM.forward`
+    for a forward a decorator wraps."""
     filename: str
+    """Its file."""
     lineno: int
+    """Its first line."""
     wrapper: bool = False
+    """Whether the compiled frame is torch's wrapper (`inner` in `torch/_dynamo/external_utils.py`) around it, rather
+    than it."""
     called_at: Optional[SourceLoc] = None
+    """For a wrapper: the user's line that ran the compiled module; else `null`."""
     decorated: bool = False
+    """Whether the compiled frame is a decorator's wrapper around the module's `forward` it names (`@deprecate_kwarg`
+    on `LlamaForCausalLM.forward`): Dynamo compiled the wrapper and inlined the forward."""
     module_source: Optional[str] = None
+    """For a decorator's wrapper: Dynamo's source of the argument that holds the module (`L['args'][0]`), where the
+    module paths start; else `null`."""
 
 
 @dataclass(frozen=True)
 class Guard:
+    """One check torch makes before reusing a compilation. `filename`, `lineno` and `function` are torch's own line:
+    for a check made inside a library, the library's line (the views show the user line that hands the value there)."""
+
     kind: str  # TENSOR_MATCH, ID_MATCH, ...
+    """The guard's kind, e.g. `TENSOR_MATCH`."""
     code: str  # the check itself
-    subject: Optional[str] = None  # the guarded value, e.g. L['x']
+    """The check's code."""
+    subject: Optional[str] = None
+    """The guarded value, e.g. `L['x']`."""
     source: Optional[str] = None  # the user source line that created the guard
+    """The user source line that created it."""
     filename: Optional[str] = None
+    """torch's own line's file (see above)."""
     lineno: Optional[int] = None
+    """torch's own line."""
     function: Optional[str] = None
+    """The function of torch's own line."""
 
 
 @dataclass(frozen=True)
 class GraphBreak:
+    """Where and why Dynamo ended a graph, as torch's graph-break record says."""
+
     reason: str  # one line, plain words
+    """torch's reason."""
     filename: Optional[str] = None
+    """The user line's file."""
     lineno: Optional[int] = None
+    """The user line."""
     source_line: Optional[str] = None
+    """Its text."""
     explanation: Optional[str] = None
+    """torch's explanation."""
     hints: tuple[str, ...] = ()
+    """torch's hints."""
     gb_code: Optional[str] = None  # e.g. GB0059
+    """torch's graph-break code, e.g. `GB0059`."""
     doc_url: Optional[str] = None
+    """The page of torch's graph-break site about that code."""
     user_traceback: tuple[SourceLoc, ...] = ()
-    detail: str = ""  # torch's full text, minus its internal traceback
+    """The user frames down to the break."""
+    detail: str = ""
+    """torch's full text, minus its internal traceback."""
 
 
 @dataclass(frozen=True)
@@ -133,35 +194,57 @@ class Restart:
     """Dynamo threw away a trace and started the frame again (attempt N+1)."""
 
     attempt: int
+    """Which attempt this was."""
     reason: str
+    """Why Dynamo started again."""
 
 
 @dataclass(frozen=True)
 class Kernel:
+    """One generated kernel and what it computes."""
+
     name: str
+    """The kernel's name."""
     language: str  # cpp | triton | halide | cuda | ...
+    """`cpp`, `triton`, `halide`, ..."""
     source: str
+    """Its code."""
     graph_kind: str = ""  # forward | backward | inference
+    """`forward`, `backward` or `inference`."""
     source_nodes: tuple[str, ...] = ()  # FX nodes it computes
+    """The FX nodes it computes."""
     aten_ops: tuple[str, ...] = ()
+    """The ATen ops it computes."""
     user_lines: tuple[SourceLoc, ...] = ()
-    wrapper_lineno: Optional[int] = None  # where it is defined in the output code
+    """The user lines they came from."""
+    wrapper_lineno: Optional[int] = None
+    """Where it is defined in the output code."""
     # "built" (compiled during this capture) or "loaded" (its binary came from torch's code cache, or in a warm
     # capture from a graph cache's bundle); None: not known
     build: Optional[str] = None
+    """Warm captures: `built` during this capture or `loaded` from a cache."""
     # torch's own ordered ops of the kernel, where it writes them (the per-kernel trace, kernel_information.json)
     op_trace: tuple[str, ...] = ()
+    """torch's own ordered ops of the kernel, where torch writes them."""
 
 
 @dataclass(frozen=True)
 class OutputCode:
+    """One generated wrapper module: the code that allocates buffers and calls the kernels."""
+
     graph_kind: str
+    """`forward`, `backward` or `inference`."""
     code: str
+    """The module's code."""
     filename: Optional[str] = None
+    """Where torch wrote it."""
     # torch's provenance for the calls in this module: "kernel:handle" (the wrapper's
     # "[Provenance debug handles]" comment) -> the post-grad nodes it computes; extern calls too
     provenance: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """torch's own map from each `kernel:handle` the module names in a `# [Provenance debug handles]` comment to the
+    post-grad nodes that call computes (extern calls included)."""
     language: str = "python"  # the wrapper's language: python (torch.compile), cpp (AOTInductor's C++ wrapper)
+    """`python`, or `cpp` for AOTInductor's C++ wrapper."""
 
     def calls(self) -> list[tuple[str, tuple[str, ...]]]:
         """(kernel name, the post-grad nodes it computes) per provenance entry, in the order of torch's debug
@@ -175,8 +258,12 @@ class OutputCode:
 
 @dataclass(frozen=True)
 class IrDump:
+    """Inductor's loop-level IR of one graph: scheduler nodes and their loop bodies."""
+
     graph_kind: str
+    """`forward`, `backward` or `inference`."""
     text: str
+    """The IR as torch printed it."""
 
 
 @dataclass(frozen=True)
@@ -186,11 +273,16 @@ class OtherArtifact:
     One row per (event name, compile id): how many records came and their payload size.
     """
 
-    name: str  # the event name, or "artifact:<name>" for torch's named artifacts
+    name: str
+    """The event name, or `artifact:<name>` for torch's named artifacts."""
     compile_id: Optional[CompileKey] = None
+    """Its compilation."""
     count: int = 1
+    """How many such records."""
     size: int = 0  # characters of payload, summed
+    """Characters of payload."""
     why: str = "no decoder for this event in this explorer version"
+    """No decoder for it yet, or dropped as noise such as profiling spans."""
 
 
 @dataclass(frozen=True)
@@ -203,10 +295,15 @@ class Finding:
     """
 
     message: str
+    """What happened."""
     stage: Optional[str] = None  # a stage id of ``explorer.stages``; None: the run as a whole (the header)
+    """The stage it concerns; `null`: the run as a whole (the header)."""
     compile_id: Optional[CompileKey] = None  # the compilation's key (``CaptureData.compilation_key``)
+    """Its compilation."""
     lineno: Optional[int] = None  # the user line (the cell's line) it concerns, if one
+    """The user line."""
     hint: Optional[str] = None  # what the user can do about it
+    """What to do."""
 
 
 @dataclass(frozen=True)
@@ -219,10 +316,16 @@ class Problem:
     """
 
     where: str
+    """The step: a decoder, the recorder, timing, an output file."""
     message: str
+    """What went wrong."""
     event: Optional[str] = None
+    """The trace record's event, for a record that could not be read."""
     compile_id: Optional[CompileKey] = None
+    """Its compilation's key."""
     attempt: int = 0
+    """Which of Dynamo's restarts of that compilation the record came from (0: the first; torch prints `[0/1_2]` for
+    attempt 2)."""
 
     @classmethod
     def of(cls, where: str, error: BaseException | str) -> Problem:
@@ -259,9 +362,13 @@ class PartialRead:
     """
 
     event: str  # the record, as ``Problem.event`` names it: artifact:inductor_runtime_and_tensor_meta
+    """The trace record's event."""
     message: str
+    """What was odd and what was kept, in one line: ``1 of 212 ops had no name: kept as `?` ``."""
     compile_id: Optional[CompileKey] = None
+    """Its compilation's key, or `null` for a record outside any compilation."""
     attempt: int = 0
+    """Which of Dynamo's restarts of that compilation the record came from (0: the first)."""
 
     @classmethod
     def of_record(cls, event: str, message: str, compile_id: Optional[CompileId]) -> PartialRead:
@@ -280,9 +387,13 @@ class Mutation:
     """
 
     type_name: str  # dict, DynamicCache, CompileableContextVar, ...
+    """The object's type: `dict`, `DynamicCache`, ..."""
     origin: str  # created | existing | cell | other
+    """`created` during the call, `existing` before it, `cell`, `other`."""
     source: Optional[str] = None  # Dynamo's name for it: L['kwargs'], G['mod']._active_collector
+    """Dynamo's name for it, e.g. `G['mod']._active_collector`."""
     locations: tuple[SourceLoc, ...] = ()  # the innermost frame of each mutation (file, line, code)
+    """The user lines that mutate it."""
 
 
 @dataclass(frozen=True)
@@ -294,9 +405,13 @@ class DdpBucket:
     """
 
     subgraph: str  # submod_0, submod_1, ... (the split graph calls them in this order)
+    """The piece: `submod_0`, `submod_1`, ... (the split graph calls them in this order)."""
     size_bytes: int
+    """The bucket's size."""
     params: tuple[str, ...] = ()
+    """Its parameters."""
     param_bytes: tuple[int, ...] = ()
+    """Each parameter's size."""
 
 
 @dataclass(frozen=True)
@@ -304,7 +419,9 @@ class DdpSubgraph:
     """One graph DDPOptimizer cut the Dynamo graph into; each is compiled by the backend on its own."""
 
     name: str
+    """The piece's name (`submod_0`)."""
     graph: FxGraph
+    """Its graph."""
 
 
 @dataclass(frozen=True)
@@ -318,11 +435,17 @@ class DdpOptimizer:
     """
 
     bucket_cap_bytes: Optional[int] = None
+    """DDP's bucket cap."""
     bucket_count: Optional[int] = None
+    """How many buckets (DDPOptimizer's log line)."""
     split_graph: Optional[FxGraph] = None  # the parent: calls submod_0, submod_1, ... in order
+    """The parent graph calling each piece."""
     subgraphs: tuple[DdpSubgraph, ...] = ()
+    """The pieces."""
     buckets: tuple[DdpBucket, ...] = ()
-    notes: tuple[str, ...] = ()  # DDPOptimizer's own warnings (buckets grown past the cap)
+    """One per piece."""
+    notes: tuple[str, ...] = ()
+    """DDPOptimizer's own warnings (buckets grown past the cap)."""
 
     @property
     def split(self) -> bool:
@@ -337,24 +460,37 @@ class OpEstimate:
     capture turns it on). Inductor's cost model covers GPUs: it estimates 0 for every op off the GPU.
     """
 
-    name: str  # the scheduler node: op3, op2_op3_op4 (fused), extern_kernels.mm, a collective
+    name: str
+    """The scheduler node: `op3`, `op2_op3_op4` (fused), `extern_kernels.mm`, a collective."""
     kind: str  # "compute" | "collective"
+    """`compute` or `collective`."""
     estimate_s: float  # seconds
-    written: float  # the number torch wrote (under "estimated_runtime_ns")
+    """The estimated runtime, in seconds."""
+    written: float
+    """The number torch wrote (under `estimated_runtime_ns`)."""
     unit: str  # what that number was read as: "ms" (torch 2.10 on) or "ns" (before), and why
-    outputs: tuple[str, ...] = ()  # its outputs: "float32[8, 64]"
+    """How that number was read: `ms` (torch 2.10 on) or `ns` (before), and why."""
+    outputs: tuple[str, ...] = ()
+    """Its outputs: `float32[8, 64]`."""
     graph_kind: str = ""  # forward | backward | inference: the lowering it belongs to
+    """The lowering it belongs to: forward, backward or inference."""
     kernel: Optional[str] = None  # the wrapper call it became (a kernel, an extern), matched in call order
+    """The wrapper call it became (a kernel or an extern call), matched in call order; null when the counts did not
+    line up."""
 
 
 @dataclass(frozen=True)
 class Phase:
     """One phase of a compilation's compile time, from torch's chromium events (``capturing.phases``)."""
 
-    name: str  # torch's span: entire_frame_compile, backend_compile, inductor_compile, GraphLowering.codegen, ...
+    name: str
+    """torch's span: `entire_frame_compile`, `backend_compile`, `inductor_compile`, `GraphLowering.codegen`, ..."""
     depth: int  # 0: outermost; a phase's children follow it, one deeper
+    """0 for the outermost; a phase's children follow it, one deeper."""
     seconds: float  # summed over the times it ran (``count``)
+    """Its time, summed over the times it ran."""
     count: int = 1
+    """How many times it ran."""
 
 
 @dataclass(frozen=True)
@@ -362,8 +498,11 @@ class CacheEntry:
     """One entry of a frame's cache: what Dynamo's frame evaluator runs for a call whose guards it passes."""
 
     compile_id: Optional[CompileKey]  # the compilation that made it; None where this torch names none
+    """The compilation that made the entry (`null` where torch names none)."""
     code: str  # the name of the code object it runs in the frame's place
-    backend: str  # the backend it was compiled for: only a call under an equal backend tries it
+    """The name of the code object the entry runs in the frame's place."""
+    backend: str
+    """The backend it was compiled for: only a call under an equal backend tries it."""
 
 
 @dataclass(frozen=True)
@@ -373,65 +512,129 @@ class FrameCache:
     does an entry whose guards passed)."""
 
     entries: tuple[CacheEntry, ...]
+    """Each entry, in the order a call tries them."""
     read_at: str  # when it was read: "when the capture ended", "before the cell's entries were dropped"
+    """When the cache was read: when the capture ended, or when a cell ended (before the explorer dropped the cell's
+    entries)."""
     recompile_limit: Optional[int] = None  # torch._dynamo.config.recompile_limit then
+    """`torch._dynamo.config.recompile_limit` when it was read."""
 
 
 @dataclass(frozen=True)
 class Compilation:
+    """One Dynamo compile id and every stage torch went through for it."""
+
     compile_id: CompileKey
+    """torch's compile id as the report's key (see [compile keys](#compile-keys)): `0/0`, `g1 0/0` after a reset,
+    `aoti/0`; never Dynamo's restart attempt."""
     frame: Frame
+    """The frame compiled; resume functions are named `torch_dynamo_resume_in_<fn>_at_<line>`."""
     status: str  # compiled | no_graph | failed | skipped
+    """`compiled`, `no_graph`, `skipped` or `failed`."""
     original_bytecode: Optional[Bytecode] = None
+    """The frame's bytecode as Dynamo received it."""
     rewritten_bytecode: Optional[Bytecode] = None
+    """The bytecode Dynamo put in its place (calling the compiled graph), with its decompiled Python."""
     graph: Optional[FxGraph] = None
+    """The Dynamo FX graph."""
     guards: tuple[Guard, ...] = ()
+    """One object per check."""
     guard_tree: Optional[str] = None
+    """torch's guard tree text."""
     recompile_reason: Optional[str] = None
+    """Why this compilation replaced an earlier one, or `null`."""
     graph_break: Optional[GraphBreak] = None
+    """`null`, or the graph break that ended this graph."""
     # further graph-break records torch logged for this compilation (e.g. why Dynamo then gave up on the frame)
     more_breaks: tuple[GraphBreak, ...] = ()
+    """Further graph-break records torch logged for the same compilation (often why Dynamo then gave up on the
+    frame), each shaped like `graph_break`."""
     restarts: tuple[Restart, ...] = ()
+    """Dynamo's restarts of this frame's analysis."""
     aot_joint: Optional[FxGraph] = None
+    """AOTAutograd's joint forward-backward graph."""
     aot_forward: Optional[FxGraph] = None
+    """AOTAutograd's forward graph."""
     aot_backward: Optional[FxGraph] = None
+    """AOTAutograd's backward graph; unless `--warm` it is lowered at compile time, not at the first `.backward()`."""
     aot_inference: Optional[FxGraph] = None
+    """AOTAutograd's inference graph (no gradients needed)."""
     post_grad_graph: Optional[FxGraph] = None
+    """Inductor's post-grad graph."""
     post_grad_graph_backward: Optional[FxGraph] = None
+    """Inductor's post-grad graph of the backward."""
     ir_pre_fusion: Optional[tuple[IrDump, ...]] = None
+    """Inductor's loop-level IR (scheduler nodes, loop bodies) before fusion."""
     ir_post_fusion: Optional[tuple[IrDump, ...]] = None
+    """Inductor's loop-level IR after fusion."""
     output_code: Optional[tuple[OutputCode, ...]] = None
+    """The generated wrapper modules."""
     kernels: tuple[Kernel, ...] = ()
+    """The generated kernels."""
     compile_time_s: Optional[float] = None
+    """How long torch took to compile it."""
     metrics: dict[str, Any] = field(default_factory=dict)
+    """torch's compilation metrics: stage times, guard and op counts."""
     failure: Optional[str] = None  # why Dynamo or the backend failed, if it did
+    """Why, when it failed."""
     missing: dict[str, str] = field(default_factory=dict)  # stage -> why it is null
+    """`{stage: why it is null}`, keyed by the stage ids of `explorer.stages`; a stage a cache hit skipped says
+    `skipped: FX graph cache hit (key ...)`."""
     side_effects: tuple[Mutation, ...] = ()  # objects the compiled code mutates (Dynamo's dynamo_side_effects)
+    """The objects the compiled code mutates, from Dynamo's `dynamo_side_effects` record."""
     ddp_optimizer: Optional[DdpOptimizer] = None  # DDPOptimizer's buckets and split of this graph (DDP only)
+    """`null` unless DDPOptimizer ran on this graph."""
     # ---- how real programs use torch.compile (capturing/usage.py) ----
     origin: str = "dynamo"  # dynamo | aoti (an AOTInductor compile of an exported program: no Dynamo frame)
+    """`dynamo`, or `aoti` for AOTInductor's compile of an exported program (no Dynamo frame; compile id `aoti/N`;
+    `inductor/N` for another Inductor compile outside Dynamo)."""
     export_graph: Optional[FxGraph] = None  # aoti: the exported program's graph it was compiled from
+    """The exported program's graph, for an `aoti` compilation."""
     caches: tuple[CacheLookup, ...] = ()  # the caches torch consulted for it, and what came of each
+    """Each cache torch consulted while compiling it."""
     stored: tuple[StoredStages, ...] = ()  # what the explorer's stage store gave back (or lacked) for its hits
+    """A default capture's FX graph cache hits: what the explorer's stage store gave back (the loop-level IR a hit
+    skips) or could not."""
     regions: tuple[Region, ...] = ()  # nested_compile_region, torch.compiler.disable, nonstrict_trace parts
+    """The frame's compiled regions and the calls Dynamo did not trace into."""
     guard_filter: Optional[str] = None  # the guard_filter_fn it was compiled with, by name
+    """The guard filter's name, when one was used."""
     filtered_guards: tuple[FilteredGuard, ...] = ()  # every guard that filter saw, kept or dropped
+    """Every guard the filter was asked about, kept or dropped."""
     stance: Optional[str] = None  # torch.compiler.set_stance in force when Dynamo started it
+    """The stance in force when Dynamo started this compilation."""
     node_map: dict[str, tuple[str, ...]] = field(default_factory=dict)  # torch's pre-grad node -> post-grad nodes
+    """torch's pre-grad node -> post-grad nodes (`preToPost` of its provenance)."""
     # ---- torch's other artifacts, where it wrote them (capturing/artifacts.py) ----
     min_cut: Optional[MinCut] = None  # the partitioner's knapsack (AOT_PARTITIONER_DEBUG=1, a memory budget < 1)
+    """The partitioner's knapsack over the joint graph, or null unless torch logged it (`AOT_PARTITIONER_DEBUG=1` and
+    `activation_memory_budget` below 1)."""
     kernel_compile: tuple[KernelCompileInfo, ...] = ()  # each Triton kernel's compile time (triton_kernel_info)
+    """Each Triton kernel's compile, from torch's `triton_kernel_info`."""
     collective_schedule: tuple[CollectiveSchedule, ...] = ()  # per lowering: its collectives in Inductor's order
+    """Per lowered graph, its collective kernels in Inductor's final order (`inductor_collective_schedule`)."""
     call_sites: tuple[CallSite, ...] = ()  # where user code called what made each collective (Dynamo's trace_call)
+    """Each collective Dynamo made, with the frames it was tracing (Dynamo's `trace_call` log): where a `dist.*`
+    call's user line comes from."""
     # ---- Inductor's cost model ----
     op_estimates: tuple[OpEstimate, ...] = ()  # Inductor's estimated runtime of each op it scheduled
+    """Each op Inductor scheduled with its cost model's runtime (`inductor_runtime_and_tensor_meta`, written when
+    `log_tlparse` is on; the capture turns it on). Inductor estimates 0 for every op off the GPU."""
     # ---- the code Dynamo traced (capturing/inlined.py) ----
     inlined: tuple[InlinedFunction, ...] = ()  # every function inlined into the graph, once each, in tracing order
+    """Every function Dynamo inlined into the frame's graph (each module's `forward`, helpers), once each, in the
+    order it first finished tracing them; the chain links their lines (`source` part K+1 is `inlined[K]`)."""
     entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
+    """What it compiled, named as the user knows it: the frame's qualified name, or, for torch's wrapper frame around
+    a torch.nn module, that module's `forward`; `null` when not known."""
     # ---- a TORCH_TRACE's chromium events (explorer open) ----
     phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
+    """Compile time per phase, from torch's chromium events (an opened TORCH_TRACE)."""
     # ---- the runtime: its frame's cache entries, read live (capturing/frame_cache.py; None from a trace) ----
     frame_cache: Optional[FrameCache] = None
+    """The cache entries Dynamo kept on this compilation's frame (its code object), read live during the capture, in
+    the order the frame evaluator tries them (most recently used first); `null` from a trace, which does not record
+    them."""
 
     @property
     def cid(self) -> Optional[CompileId]:
@@ -472,31 +675,62 @@ class Compilation:
 
 @dataclass(frozen=True)
 class CaptureData:
+    """What torch.compile did while the capture was open: every compilation and its stages, and what could not be
+    read."""
+
     torch_version: str
+    """torch's version."""
     device: str
+    """The device the code ran on."""
     python_version: str
+    """Python's version."""
     compilations: tuple[Compilation, ...] = ()
+    """One object per Dynamo compile id (`0/0`, `0/1`, `1/0`, ...; after a `torch._dynamo.reset()` the generation
+    leads: `g1 0/0`), in order."""
     wall_time_s: Optional[float] = None
-    notes: tuple[str, ...] = ()  # what the capture could not do, in words
+    """How long the code ran under capture."""
+    notes: tuple[str, ...] = ()
+    """What the capture could not do, in words."""
     error: Optional[str] = None  # the user code's exception, "Type: message"
+    """The code's exception as `"Type: message"`, or `null`."""
     other_artifacts: tuple[OtherArtifact, ...] = ()  # records no decoder made a stage of
+    """Records no decoder made a stage of, one row per (`name`, `compile_id`): listed, never dropped silently."""
     problems: tuple[Problem, ...] = ()  # records that could not be read, steps that failed
+    """Structured-trace records that could not be read (with the record's `event` and `compile_id`): every other
+    stage is kept."""
     partial_reads: tuple[PartialRead, ...] = ()  # records read in part: what was kept of their odd elements
+    """Records read in part: some of their elements were not in a form the explorer reads (torch wrote `null` for a
+    name) and were kept with a placeholder (`?`) or left out; the rest of the record is kept. Not problems: the views
+    show each beside its data."""
     triton_kernels: tuple[TritonKernel, ...] = ()  # each Triton kernel on its own (GPU, preview)
+    """Each Triton kernel as Inductor built it."""
     extern_calls: tuple[ExternCall, ...] = ()  # library calls in the generated wrappers
+    """Library kernels the wrappers call (cuBLAS, cuDNN, ...)."""
     autotuning: tuple[Autotuning, ...] = ()  # max-autotune: per op, the choices and their times
+    """`--mode max-autotune`'s choices per op."""
     cudagraphs: Optional[CudaGraphs] = None  # reduce-overhead: used or not, and why
+    """`--mode reduce-overhead`: whether CUDA graphs were used."""
     # the mode the capture ran in: "cold" (the default, a name from before the graph caches stayed on: torch's
     # caches as a plain run has them, what a graph cache hit skips from the explorer's stage store), "fresh" (the
     # graph caches off: every graph lowered again) or "warm" (the user's caches as they are). What the caches did
     # is in each compilation's ``caches``, ``stored`` and kernels' ``build``
     cache_mode: str = "cold"
+    """The mode the capture ran in: `cold` (the default, despite its name with torch's caches on as a plain run has
+    them: a graph an earlier capture lowered is served by torch's graph caches, its loop-level IR by the explorer's
+    stage store), `fresh` (the graph caches off, every graph lowered again) or `warm` (the program's caches as they
+    are). What the caches did is in each compilation's `caches`, `stored` and kernels' `build`."""
     stance: str = "default"  # torch.compiler.set_stance in force when the capture began
+    """`torch.compiler.set_stance`'s stance when the capture began."""
     stance_at_end: Optional[str] = None  # the stance when it ended, when the code changed it
+    """The stance when the capture ended, when the code changed it."""
     exports: tuple[ExportedProgram, ...] = ()  # torch.export programs (and their AOTInductor compiles)
+    """Each `torch.export` program."""
     cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
+    """Cache records outside any compilation (Dynamo's precompile cache), shaped like a compilation's `caches`."""
     # the compilations' keys of the graphs that ran, in order (graph_execution; "?" where torch named none)
     graph_execution: tuple[str, ...] = ()
+    """The keys of the compilations whose graphs ran, in order (`?` where torch named none; torch's
+    `graph_execution`, written when code runs under `torch._inductor.debug.record_and_log_graph_execution_order()`)."""
 
     # ---- derived counts used by every view ----
     @property
@@ -582,9 +816,13 @@ class KernelArg:
     """One parameter of a generated kernel, and what the wrapper passes for it."""
 
     name: str  # in_ptr0, out_ptr0, in_out_ptr0, xnumel, XBLOCK
-    type: str  # Triton's signature type: *fp32, i32, constexpr
+    """The parameter's name: `in_ptr0`, `out_ptr0`, `xnumel`, `XBLOCK`."""
+    type: str
+    """Triton's signature type: `*fp32`, `i32`, `constexpr`."""
     role: str  # input | output | in/out | size | constexpr
-    value: Optional[str] = None  # what the wrapper's call passes: buf0, arg0_1, 1024
+    """`input`, `output`, `in/out`, `size` or `constexpr`."""
+    value: Optional[str] = None
+    """What the wrapper's call passes: `buf0`, `arg0_1`, `1024`."""
 
 
 @dataclass(frozen=True)
@@ -592,9 +830,13 @@ class KernelConfig:
     """One launch configuration Inductor compiled for a Triton kernel."""
 
     params: dict[str, int]  # block sizes and other meta-parameters: XBLOCK, R0_BLOCK, ...
+    """Block sizes such as `XBLOCK`."""
     num_warps: int
+    """Warps."""
     num_stages: int
+    """Pipeline stages."""
     chosen: bool = False  # the one launched (after autotuning, when there was a choice)
+    """Whether this is the one launched."""
 
 
 @dataclass(frozen=True)
@@ -602,9 +844,13 @@ class KernelIR:
     """One compiler stage of a Triton kernel: ttir, ttgir, llir or ptx."""
 
     stage: str
+    """`ttir`, `ttgir`, `llir` or `ptx`."""
     text: str
+    """The IR."""
     size: int = 0  # characters before any cut
+    """Its size in characters."""
     truncated: bool = False  # cut to the explorer's per-stage limit (the head is kept)
+    """Whether `text` was cut short."""
 
 
 @dataclass(frozen=True)
@@ -615,53 +861,87 @@ class TritonKernel:
     """
 
     name: str
+    """The kernel's name."""
     compile_id: Optional[CompileKey] = None
+    """Its compilation."""
     graph_kind: str = ""
+    """`forward`, `backward` or `inference`."""
     heuristic: str = ""  # pointwise | reduction | persistent_reduction | template | ...
+    """`pointwise`, `reduction`, `persistent_reduction`, `template`, ..."""
     size_hints: dict[str, int] = field(default_factory=dict)
+    """Inductor's size hints."""
     args: tuple[KernelArg, ...] = ()
+    """Its parameters and what the wrapper passes."""
     configs: tuple[KernelConfig, ...] = ()
-    grid: Optional[tuple[int, ...]] = None  # blocks launched (x, y, z) for the chosen config
+    """The launch configurations compiled, and the one chosen."""
+    grid: Optional[tuple[int, ...]] = None
+    """Blocks launched (x, y, z) for the chosen config."""
     grid_source: str = ""  # how `grid` was found
-    threads_per_block: Optional[int] = None  # num_warps x warp size
+    """Where the grid was read."""
+    threads_per_block: Optional[int] = None
+    """`num_warps` x warp size."""
     target: str = ""  # e.g. cuda sm_90
+    """E.g. `cuda sm_90a`."""
     ir: tuple[KernelIR, ...] = ()
-    ir_config: Optional[int] = None  # index into `configs` of the build whose IR is shown
+    """Its IR down to PTX."""
+    ir_config: Optional[int] = None
+    """Index into `configs` of the build whose IR is shown."""
     ir_source: str = ""  # where the IR came from
+    """Where the IR was read."""
     source_nodes: tuple[str, ...] = ()
+    """The FX nodes it fuses."""
     aten_ops: tuple[str, ...] = ()
+    """The ATen ops it computes."""
     user_lines: tuple[SourceLoc, ...] = ()
+    """The user lines they came from."""
     notes: tuple[str, ...] = ()
+    """What could not be read, in words."""
 
 
 @dataclass(frozen=True)
 class ExternCall:
     """A call Inductor leaves to a library (cuBLAS, cuDNN, oneDNN, ATen): not generated code."""
 
-    name: str  # as the wrapper calls it: extern_kernels.mm, torch.ops.aten.convolution.default
+    name: str
+    """As the wrapper calls it: `extern_kernels.mm`, `torch.ops.aten.convolution.default`."""
     compile_id: Optional[CompileKey] = None
+    """Its compilation."""
     graph_kind: str = ""
-    count: int = 1  # calls per graph call
+    """`forward`, `backward` or `inference`."""
+    count: int = 1
+    """Calls per graph call."""
 
 
 @dataclass(frozen=True)
 class AutotuneChoice:
+    """One choice Inductor timed for an op under `--mode max-autotune`."""
+
     name: str  # e.g. triton_mm_3, mm (ATen), cpp_CppMicroGemmFP32Vec_2
+    """The choice: `triton_mm_3`, `mm` (ATen), `cpp_CppMicroGemmFP32Vec_2`."""
     kind: str  # template | extern | other
+    """`template`, `extern` or `other`."""
     time_s: Optional[float]  # measured; None when it failed or was not run
-    description: str = ""  # block sizes, warps, stages, as Inductor describes the choice
+    """Its measured time; `null` when it failed or was not run."""
+    description: str = ""
+    """Block sizes, warps, stages, as Inductor describes the choice."""
     winner: bool = False
+    """Whether it won."""
 
 
 @dataclass(frozen=True)
 class Autotuning:
     """One op Inductor autotuned (max-autotune): the choices tried, their times, the winner."""
 
-    op: str  # mm, addmm, bmm, convolution, ...
+    op: str
+    """`mm`, `addmm`, `bmm`, `convolution`, ..."""
     inputs: tuple[str, ...] = ()  # the inputs' shapes and dtypes, as text
+    """Its inputs' shapes and dtypes, as text."""
     choices: tuple[AutotuneChoice, ...] = ()
+    """The choices tried."""
     winner: Optional[str] = None
+    """The winner."""
     compile_id: Optional[CompileKey] = None
+    """Its compilation."""
 
 
 @dataclass(frozen=True)
@@ -669,12 +949,19 @@ class CudaGraphs:
     """mode="reduce-overhead": whether CUDA graphs were used, and why not if they were not."""
 
     asked: bool  # the compile asked for CUDA graphs (reduce-overhead, triton.cudagraphs)
+    """Whether the mode asks for CUDA graphs."""
     used: bool  # at least one graph was recorded (and so replayed thereafter)
+    """Whether they were used."""
     recordings: int = 0
+    """How many graphs were recorded."""
     rerecordings: int = 0
+    """How many were recorded again."""
     rerecord_reasons: tuple[str, ...] = ()
+    """torch's reasons for recording again."""
     skips: tuple[str, ...] = ()  # torch's reason for each graph that was not made a CUDA graph
+    """torch's own reasons for skipping them."""
     notes: tuple[str, ...] = ()
+    """What the view says."""
 
 
 @dataclass(frozen=True)
@@ -682,11 +969,19 @@ class PreviewGraph:
     """One graph of the CUDA preview: lowered for the GPU (what of it, with which symbolic sizes), or why not."""
 
     label: str  # "graph 0 (0/0)": the graph's place among the compiled graphs, and its compilation's key
+    """The graph, as `graph N (frame/compile)`."""
     compile_id: Optional[str] = None  # the compilation of the main report it came from
+    """The compilation of the main report it came from (`null`: not known)."""
     previewed: bool = False
+    """Whether it was lowered for the GPU."""
     lowered: str = "inference"  # inference | forward and backward (a training graph) | forward | backward
+    """What of it: `inference`, `forward and backward` (a training graph), `forward` or `backward` (a script's, as
+    Inductor received them)."""
     symbols: tuple[str, ...] = ()  # the sizes it was lowered with as symbols (dynamic shapes): s77, ...
+    """The sizes it was lowered with as symbols (dynamic shapes: `s77`), as the wrapper names them; empty for static
+    sizes."""
     reason: Optional[str] = None  # why it was not previewed, in words
+    """Why it was not previewed, in words (`null` when it was)."""
 
 
 @dataclass(frozen=True)
@@ -697,13 +992,20 @@ class Preview:
     or autotuned (where Inductor would autotune among configs, all are listed).
     """
 
-    target: str  # e.g. "cuda sm_90 (NVIDIA H200, mocked)"
+    target: str
+    """E.g. `cuda sm_90 (NVIDIA H200, mocked)`."""
     label: str
+    """Its label: a preview that was not run."""
     capture: Optional[CaptureData] = None  # the child's capture: output code, kernels, IR, PTX
+    """What the child captured, shaped like `capture`."""
     graphs: tuple[str, ...] = ()  # per graph, one line: previewed, or why it was not (``outcomes`` in words)
+    """Per graph, one line: previewed (what was lowered, its symbolic sizes), or why it was not."""
     error: Optional[str] = None  # why the preview failed as a whole, in words
+    """Why it failed, if it did."""
     notes: tuple[str, ...] = ()
+    """What the view says."""
     outcomes: tuple[PreviewGraph, ...] = ()  # per graph: what was lowered, or why it was not
+    """Per graph, in the order they were compiled: what was lowered for the GPU, or why not."""
 
     @property
     def not_previewed(self) -> tuple[PreviewGraph, ...]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Optional
@@ -232,7 +231,3 @@ def open_text(path: str) -> IO[str]:
     if opener is gzip.open:
         return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape", newline=None if crlf else "")
     return open(path, encoding="utf-8", errors="surrogateescape", newline=None if crlf else "")
-
-
-def display_name(path: str) -> str:
-    return os.path.basename(path) or path

@@ -28,13 +28,21 @@ class CacheLookup:
     """
 
     cache: str
+    """`fx_graph`, `aotautograd` or `dynamo`."""
     outcome: str  # hit | miss | bypass | ... (torch's cache_state)
+    """`hit`, `miss` or `bypass`."""
     key: Optional[str] = None
+    """The entry's key."""
     graph_kind: str = ""  # fx_graph: the lowering it served (forward | backward | inference)
+    """`forward`, `backward` or `inference`."""
     detail: str = ""  # torch's cache_status_detailed, or why the cache was bypassed
+    """torch's reason for a bypass, and other details."""
     time_saved_s: Optional[float] = None  # hit: the compile time the entry saves, as torch measured it when filled
+    """A hit: what the cold compile that filled the entry took, as torch measured it."""
     time_taken_s: Optional[float] = None  # miss: what the compile that fills the entry took
+    """A miss: this compile's time."""
     bundled_kernels: tuple[str, ...] = ()  # Triton kernels the entry brought along (loaded, not compiled)
+    """Triton kernels the entry brought."""
 
 
 @dataclass(frozen=True)
@@ -48,11 +56,17 @@ class StoredStages:
     """
 
     outcome: str  # replayed | missing
+    """`replayed` (the store gave them back) or `missing` (it has none for this lowering)."""
     records: tuple[str, ...]  # torch's record names: ir_pre_fusion, ir_post_fusion, artifact:inductor_runtime_...
-    key: Optional[str] = None  # the FX graph cache key of the hit
+    """torch's record names: `ir_pre_fusion`, `ir_post_fusion`, `artifact:inductor_runtime_and_tensor_meta`, ..."""
+    key: Optional[str] = None
+    """The FX graph cache key of the hit."""
     graph_kind: str = ""  # the lowering it served (forward | backward | inference)
+    """`forward`, `backward` or `inference`."""
     lowered_at: Optional[float] = None  # replayed: when the capture that lowered the graph stored them (epoch s)
-    detail: str = ""  # missing: why the store could not give them
+    """When the capture that lowered the graph stored them (seconds since the epoch)."""
+    detail: str = ""
+    """`missing`: why the store could not give them."""
 
 
 @dataclass(frozen=True)
@@ -67,16 +81,27 @@ class Region:
     """
 
     kind: str  # nested_compile_region | disable | nonstrict_trace
+    """`nested_compile_region`, `disable` or `nonstrict_trace`."""
     name: str  # the subgraph's name (subgraph_0) or the function's
+    """The region's or function's name."""
     calls: int = 0  # how often the compiled frame calls it
+    """How many times the frame calls it."""
     graph: Optional[FxGraph] = None  # nested_compile_region: the region's own Dynamo graph, compiled once
+    """A region's own graph, once."""
     aot_name: Optional[str] = None  # its name after AOTAutograd and in the wrapper (repeated_subgraph0)
+    """Its AOTAutograd name (`repeated_subgraph0`)."""
     kernels: tuple[str, ...] = ()  # the kernels and library calls its compiled body runs, reused by every call
+    """What its compiled body runs, reused by every call."""
     filename: Optional[str] = None  # the user line that calls it
+    """The calling line's file."""
     lineno: Optional[int] = None
+    """The calling line."""
     source: Optional[str] = None
+    """The calling line's text."""
     options: Optional[str] = None  # per-region options, where torch's trace states them
+    """Per-region options, where torch states them."""
     note: str = ""
+    """What the view says about it."""
 
 
 @dataclass(frozen=True)
@@ -84,14 +109,23 @@ class FilteredGuard:
     """One guard a ``guard_filter_fn`` was asked about (``torch._dynamo.types.GuardFilterEntry``)."""
 
     kept: bool
+    """Whether the filter kept it."""
     kind: str  # TENSOR_MATCH, TYPE_MATCH, CONSTANT_MATCH, ...
+    """The guard's kind."""
     subject: str  # the guarded value, e.g. G['m']._modules['0']._parameters['weight']
-    value: Optional[str] = None  # the value it was compiled for, shortened
-    derived: tuple[str, ...] = ()  # the guard kinds it stands for (torch's derived_guard_types)
+    """The guarded value."""
+    value: Optional[str] = None
+    """The value it was compiled for, shortened."""
+    derived: tuple[str, ...] = ()
+    """The guard kinds it stands for (torch's `derived_guard_types`)."""
     is_global: bool = False
+    """Whether it guards a global."""
     filename: Optional[str] = None  # the user line that made it (else the innermost line torch recorded)
+    """The user line that made it (else the innermost line torch recorded): its file."""
     lineno: Optional[int] = None
+    """The line that made it."""
     source: Optional[str] = None
+    """That line's text."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +133,13 @@ class ExportSpec:
     """One input or output of an exported program (torch's graph signature)."""
 
     kind: str  # USER_INPUT, PARAMETER, BUFFER, CONSTANT_TENSOR, USER_OUTPUT, ...
+    """`USER_INPUT`, `PARAMETER`, `BUFFER`, `USER_OUTPUT`, ..."""
     name: str  # the placeholder or output node
+    """The graph's name for it."""
     target: Optional[str] = None  # the module attribute it stands for (lin.weight)
+    """The attribute it stands for (`lin.weight`)."""
     type: Optional[str] = None  # e.g. f32[s77, 8]
+    """Its type and shape (`f32[s77, 8]`)."""
 
 
 @dataclass(frozen=True)
@@ -109,9 +147,13 @@ class RangeConstraint:
     """A dynamic dimension's symbol and the range export proved for it."""
 
     symbol: str  # s77
+    """The symbol (`s77`)."""
     low: Optional[str] = None
+    """The lowest value."""
     high: Optional[str] = None  # "int_oo" when unbounded, as torch prints it
+    """The highest value; `int_oo` when unbounded, as torch prints it."""
     sources: tuple[str, ...] = ()  # where it appears: x.size(0)
+    """Where it comes from, such as `x.size(0)`."""
 
 
 @dataclass(frozen=True)
@@ -119,9 +161,13 @@ class Decomposition:
     """One node of the exported program and the post-grad nodes AOTInductor lowered it to (torch's provenance)."""
 
     node: str
+    """The exported node."""
     op: str  # e.g. aten.linear.default
+    """Its op."""
     into: tuple[str, ...] = ()
+    """The post-grad nodes it became."""
     into_ops: tuple[str, ...] = ()
+    """Their ops."""
 
     @property
     def decomposed(self) -> bool:
@@ -130,8 +176,12 @@ class Decomposition:
 
 @dataclass(frozen=True)
 class PackageFile:
+    """One file of an AOTInductor package."""
+
     name: str
+    """The file's path in the package."""
     size: int  # bytes
+    """Its size in bytes."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +189,22 @@ class ExportedProgram:
     """A ``torch.export`` program: its graph, signature and ranges, and the AOTInductor compile made from it."""
 
     text: str  # torch's own print of the program (graph, signature, range constraints)
+    """torch's print of the program."""
     graph: Optional[FxGraph] = None
+    """Its graph."""
     inputs: tuple[ExportSpec, ...] = ()
+    """User inputs, parameters with their attribute, buffers."""
     outputs: tuple[ExportSpec, ...] = ()
+    """Its outputs."""
     range_constraints: tuple[RangeConstraint, ...] = ()
+    """The ranges export proved for its dynamic dimensions."""
     compile_id: Optional[CompileKey] = None  # the AOTInductor compilation made from it (``aoti/0``), if any
+    """Its AOTInductor compilation, `aoti/N`."""
     decompositions: tuple[Decomposition, ...] = ()
+    """What each exported node was lowered to (torch's provenance)."""
     package_path: Optional[str] = None  # the .pt2 package AOTInductor wrote, when known
+    """The `.pt2` package."""
     package_files: tuple[PackageFile, ...] = ()
+    """The package's files."""
     notes: tuple[str, ...] = ()
+    """What the view says."""

@@ -32,28 +32,50 @@ class BreakSite:
     """One place in user code where Dynamo ended a graph, with everything needed to fix it."""
 
     filename: Optional[str]
+    """The user line's file."""
     lineno: Optional[int]
+    """The user line."""
     source_line: Optional[str]
+    """Its text."""
     function: Optional[str]
+    """Its function."""
     reason: str
+    """torch's reason."""
     explanation: Optional[str] = None
+    """torch's explanation."""
     hints: tuple[str, ...] = ()
+    """What to try."""
     gb_code: Optional[str] = None
+    """torch's graph-break code."""
     doc_url: Optional[str] = None
+    """Its page."""
     compile_ids: tuple[CompileKey, ...] = ()  # compilations that hit this site
+    """The compilations that hit it."""
     resume_ids: tuple[CompileKey, ...] = ()  # compilations of the resume functions that picked up after it
+    """The compilations that picked up after it."""
     resume_functions: tuple[str, ...] = ()
+    """The resume functions that picked up after it."""
     user_traceback: tuple[SourceLoc, ...] = ()
+    """The user frames down to the break."""
     stopped_at: Optional[SourceLoc] = None  # where Dynamo stopped, when that is library code
+    """Library code Dynamo stopped in."""
     frame_abandoned: bool = False  # Dynamo gave up on the whole frame: all of it ran in Python
+    """Whether Dynamo gave up on the frame."""
     in_loop: bool = False  # the break is inside a loop: Dynamo skipped the frame, on this call and later ones
+    """Whether the break is inside a loop, so that Dynamo skips the whole frame, on this call and later ones."""
     ran_as_python: str = ""  # plain words: what then ran outside any graph
+    """What then ran outside any graph, in words."""
     breaks: tuple[GraphBreak, ...] = field(default=(), repr=False)
+    """The break records of the site."""
     # the site as the user names it, what every view prints: "cell [5], line 3" in a notebook, "file:line"
     # in a script, and where Dynamo stopped when that is inside a library ("..., inside torch.optim (adam.py:213)")
     where: str = ""
+    """The site as the user names it, what every view prints: `cell [5], line 3`, `path:3`, with `, inside LIBRARY
+    (file:line in fn)` for a break inside a library."""
     library: Optional[str] = None  # the library the break happened inside (not the user's line to fix)
+    """That library, e.g. `torch.optim`."""
     by_explorer: bool = False  # the explorer's own doing (it runs that line as plain Python: see its finding)
+    """The explorer's own break: it runs that line as plain Python."""
 
     @property
     def count(self) -> int:

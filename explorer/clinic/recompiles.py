@@ -48,19 +48,32 @@ class GuardFailure:
     """One cached entry's first failing guard, in the user's terms."""
 
     against: str  # compile id of the cached entry whose guard failed, e.g. "0/0"
+    """The cached entry whose guard failed, e.g. `0/0`."""
     text: str  # torch's words for the failing check
+    """torch's failure text."""
     # size | stride | rank | dtype | requires_grad | device | dispatch_keys | value | identity | type
     # | shape | global_state | invalidated | backend | other
     kind: str
-    subject: Optional[str] = None  # the guarded value as the user names it, e.g. "x" or "self.w"
+    """What changed: `shape`, `size`, `stride`, `rank`, `dtype`, `dispatch_keys`, `device`, `requires_grad`, `value`,
+    `type`, `identity`, `training`, `global_state`, `invalidated`, `backend`, or `other`."""
+    subject: Optional[str] = None
+    """The guarded value as the user names it, e.g. `x` or `self.w`."""
     dim: Optional[int] = None
-    old: Optional[str] = None  # the value the cached graph was specialised to
-    new: Optional[str] = None  # the value this call had, when torch or the new graph shows it
+    """The dimension, for a size."""
+    old: Optional[str] = None
+    """The value the cached graph was specialised to."""
+    new: Optional[str] = None
+    """The value this call had, when torch or the new graph shows it."""
     guard: Optional[Guard] = None  # the matching guard of compilation ``against``
+    """The matching guard."""
     remedy: str = ""
+    """The usual remedy."""
     filename: Optional[str] = None  # the user line that introduced the guard
+    """The user line that made the guard: its file."""
     lineno: Optional[int] = None
+    """That line."""
     source: Optional[str] = None
+    """Its text."""
 
     def describe(self) -> str:
         """E.g. ``size of x at dim 0: 8 -> 16``."""
@@ -101,14 +114,23 @@ class GuardFailure:
 
 @dataclass(frozen=True)
 class RecompileExplanation:
+    """One recompile explained: which guard failed, the old and new value, the user line, the usual remedy."""
+
     compile_id: str
+    """The compilation the recompile made."""
     frame_name: str
+    """The frame."""
     failures: tuple[GuardFailure, ...] = ()  # one per cached entry torch tried, in its order (most recently used)
+    """One per cached entry torch tried, in its order (most recently used first)."""
     limit_hit: bool = False
+    """Whether the recompile limit was hit."""
     limit: Optional[int] = None
+    """The limit."""
     reason_text: str = ""
+    """torch's reason text."""
     # the stance that refused this recompile (set_stance("fail_on_recompile")): it never compiled, the call raised
     refused_by: Optional[str] = None
+    """The stance that refused it, e.g. `fail_on_recompile`: it never compiled, the call raised."""
 
     @property
     def primary(self) -> Optional[GuardFailure]:

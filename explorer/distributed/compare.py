@@ -483,11 +483,3 @@ def _who(ranks: Sequence[int], present: Sequence[ComparedRank]) -> str:
     if len(others) == 1 and len(ranks) > 2:
         return f"every rank but {others[0]}"
     return f"{_ranks_phrase(ranks)} only"
-
-
-def hang_risks(diffs: Sequence[Difference]) -> list[Difference]:
-    return [d for d in diffs if d.hang]
-
-
-def describe_ranks(ranks: Optional[Sequence[int]]) -> str:
-    return _ranks_phrase(list(ranks or ()))

@@ -56,13 +56,20 @@ class ComparedRank(Protocol):
 class RankFailure:
     """How a rank ended other than normally, in words, and the user line where it did."""
 
-    kind: str  # raised, exit, terminated, interrupted or missing
+    kind: str
+    """`raised`, `exit`, `terminated`, `interrupted` or `missing`."""
     message: str  # "RuntimeError: boom", "exit code 3", "terminated by SIGTERM ...", "wrote no part ..."
+    """What happened."""
     exit_code: Optional[int] = None
+    """The exit code."""
     filename: Optional[str] = None  # the script's line the exception came from
+    """The user line's file."""
     lineno: Optional[int] = None
+    """The user line."""
     source_line: Optional[str] = None
+    """Its text."""
     traceback: str = ""  # the script's frames, as Python prints them
+    """The traceback."""
 
     def one_line(self) -> str:
         where = f" ({_base(self.filename)}:{self.lineno})" if self.filename and self.lineno else ""
@@ -74,19 +81,33 @@ class RankInfo:
     """The process that wrote a rank's part: its place in the job (torchrun's environment) and its end."""
 
     rank: int
+    """The rank."""
     world_size: int
+    """The world size."""
     local_rank: Optional[int] = None
+    """Its rank on its machine."""
     local_world_size: Optional[int] = None
+    """Ranks on its machine."""
     node_rank: Optional[int] = None  # torchrun's GROUP_RANK
+    """Its machine: torchrun's `GROUP_RANK`."""
     host: str = ""
+    """Its host name."""
     pid: Optional[int] = None
+    """Its process id."""
     run_id: Optional[str] = None  # torchrun's TORCHELASTIC_RUN_ID: the same for every rank of one job
+    """torchrun's, the same for every rank of one launch."""
     restart: int = 0  # TORCHELASTIC_RESTART_COUNT
+    """torchrun's restart count (`TORCHELASTIC_RESTART_COUNT`)."""
     backend: Optional[str] = None  # the default process group's backend (gloo, nccl), when it was seen
+    """The process group's backend."""
     started_at: Optional[float] = None  # seconds since the epoch
+    """When it started, seconds since the epoch."""
     ended_at: Optional[float] = None
+    """When it ended."""
     exit_code: Optional[int] = None
+    """Its exit code."""
     failure: Optional[RankFailure] = None
+    """`null`, or how it failed."""
 
 
 @dataclass(frozen=True)
@@ -94,15 +115,25 @@ class RankCounts:
     """One rank in numbers, for the "ranks compared" table."""
 
     rank: int
+    """The rank."""
     status: str  # ok | failed | missing
+    """`ok`, `failed` or `missing`."""
     compilations: int = 0
+    """Compilations."""
     graphs: int = 0
+    """Graphs."""
     graph_breaks: int = 0
+    """Graph breaks."""
     recompiles: int = 0
+    """Recompiles."""
     guards: int = 0
+    """Guards."""
     kernels: int = 0
+    """Kernels."""
     collectives: int = 0
+    """Collectives."""
     compile_time_s: float = 0.0
+    """Compile time."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +141,9 @@ class RankGroup:
     """Ranks that compiled the same: the same compilations, graphs, guards, breaks, recompiles, collectives."""
 
     ranks: tuple[int, ...]
+    """The ranks."""
     text: str  # "5 compilations, 2 graphs, 1 graph break, ..." (compile times differ and are given per rank)
+    """The group in words."""
 
 
 class MatchKey(NamedTuple):
@@ -144,12 +177,20 @@ class MatchedCompilation:
     """
 
     key: str  # "step@train.py:12#0" (MatchKey.text): a name for references; its parts are the fields below
+    """Its name, which `Difference.key` and `GraphCollectives.key` refer to it by: `step@train.py:10#0`. A name only:
+    its parts are `frame`, `filename`, `lineno` and `nth`."""
     frame: str
+    """The frame."""
     filename: str
+    """Its file."""
     lineno: int
+    """Its line."""
     nth: int
+    """Which compilation of the frame."""
     compile_ids: dict[str, CompileKey] = field(default_factory=dict)
+    """Rank -> compile id."""
     differs: tuple[str, ...] = ()  # what differs between the ranks that have it; empty when all agree
+    """What differs."""
 
     @property
     def match(self) -> MatchKey:
@@ -161,34 +202,56 @@ class Difference:
     """One way ranks differ, stated once, with the user line and the ranks concerned."""
 
     kind: str  # failure | missing | graph_break | recompile | compilation | graph | guards | collectives
+    """`failure`, `missing`, `graph_break`, `recompile`, `compilation`, `graph`, `guards` or `collectives`."""
     text: str  # the whole statement: "rank 1 only: graph break at train.py:41 `print(x)`: ..."
-    ranks: tuple[int, ...]  # the ranks it concerns (the odd ones out)
+    """The difference in words."""
+    ranks: tuple[int, ...]
+    """The ranks it concerns (the odd ones out)."""
     filename: Optional[str] = None
+    """The user line's file."""
     lineno: Optional[int] = None
+    """The user line."""
     key: Optional[str] = None  # the MatchedCompilation it concerns, if one
+    """The compilation it concerns (a `MatchedCompilation` key)."""
     hang: bool = False  # a collective issued in another order or kind: ranks can wait on each other forever
+    """Whether it may hang the job (another order or kind of collective)."""
 
 
 @dataclass(frozen=True)
 class Collective:
     """One collective a graph issues (a functional collective node), with what must match across ranks."""
 
-    op: str  # all_reduce, all_gather_into_tensor, reduce_scatter_tensor, all_to_all_single, broadcast, ...
+    op: str
+    """`all_reduce`, `all_gather_into_tensor`, `reduce_scatter_tensor`, `all_to_all_single`, `broadcast`, ..."""
     target: str  # as the graph calls it: torch.ops._c10d_functional.all_reduce.default
+    """The node's target."""
     node: str
-    group: Optional[str] = None  # the process group's name ("0" is the default group)
+    """The node."""
+    group: Optional[str] = None
+    """The process group's name (`"0"` is the default group)."""
     group_size: Optional[int] = None
+    """Its size."""
     reduce_op: Optional[str] = None  # sum, avg, max, ...
-    type: Optional[str] = None  # the result: "f32[4, 4]"
+    """The reduction."""
+    type: Optional[str] = None
+    """The result: `f32[4, 4]`."""
     input_type: Optional[str] = None
+    """The input's type and size."""
     filename: Optional[str] = None  # the user line that issued it
+    """The user line's file (inferred from the graph's own lines)."""
     lineno: Optional[int] = None
+    """The user line."""
     code: Optional[str] = None
+    """Its text."""
     # how that line was found: "graph" (the node's own stack trace, as the graph prints it), "call" (Dynamo's
     # trace_call log: the user line that called the library function making the node), "inferred" (the n-th
     # user line of the graph naming this kind of collective); "" when none was found
     line_from: str = ""
+    """How its user line was found: `graph` (the node's stack), `call` (Dynamo's call stack, `call_sites`) or
+    `inferred`."""
     operand: Optional[str] = None  # the graph input it reduces or gathers, by the user's name ("a", "self.w")
+    """The graph input it combines, by the user's name (`a`, `self.weight`): two ranks issuing the same collectives
+    on other values in another order are flagged as mixed values."""
 
     def signature(self) -> str:
         """What two ranks must agree on for the collective to match: kind, group, reduction, size."""
@@ -225,10 +288,15 @@ class GraphCollectives:
     """The collectives of one graph of one rank, in the order the graph issues them."""
 
     rank: int
+    """The rank."""
     compile_id: CompileKey
+    """The compilation."""
     key: str  # the MatchedCompilation key
+    """The matched compilation's key."""
     stage: str  # the stage read: graph, aot_forward, aot_backward, aot_inference, post_grad_graph, ...
+    """The stage read: `graph`, `aot_forward`, `aot_backward`, `post_grad_graph`, ..."""
     collectives: tuple[Collective, ...] = ()
+    """Its collectives, in order."""
 
 
 def _base(path: Optional[str]) -> str:

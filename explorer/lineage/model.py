@@ -20,7 +20,9 @@ class Origin(NamedTuple):
     """
 
     file: str
+    """The file, as the capture names it: a script's or module's path, a notebook cell's file name."""
     line: int
+    """The line in it (1-based)."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +63,19 @@ SOURCES = {
 class TextLines:
     """The lines of one text a view shows: a stage's text, one IR dump or wrapper module, one kernel."""
 
-    stage: str  # a stage id of explorer.stages
+    stage: str
+    """a stage id of `explorer.stages`."""
     part: int = 0  # index into the stage's content when it is a list (IR dumps, wrapper modules, kernels)
+    """The index in the stage's list: which IR dump, which wrapper module, which kernel."""
     kernel: Optional[str] = None  # stage "kernels": the kernel's name (part is its index in the compilation's kernels)
+    """For stage `kernels`, the kernel's name."""
     runs: tuple[int, ...] = ()  # the lines' origin sets, run-length coded: (set index, how many lines) pairs, flat
+    """The lines' origin sets, run-length coded as flat pairs `[set index, how many lines, ...]`."""
     elements: dict[str, str] = field(default_factory=dict)  # line number -> what that line defines
+    """Line number -> what the line defines: an FX node, a scheduler node `op3`, a buffer `buf2`, the kernel a
+    wrapper line calls, or the post-grad node a kernel line computes."""
     source: str = ""  # where the links came from (``SOURCES``): torch's own data, or inferred
-
-    @property
-    def num_lines(self) -> int:
-        return sum(self.runs[1::2])
+    """Which record the links came from, in words (`explorer.lineage.SOURCES`)."""
 
     def sets_per_line(self) -> list[int]:
         """The index into ``Lineage.sets`` of each line (index 0 is line 1)."""
@@ -85,9 +90,13 @@ class Lineage:
     """One compilation's chain: every line of every stage, with the user lines it came from."""
 
     compile_id: CompileKey
+    """The compilation."""
     origins: tuple[Origin, ...] = ()  # the user lines named anywhere here, each once
+    """The user lines, each once."""
     sets: tuple[tuple[int, ...], ...] = ((),)  # distinct origin sets, as indices into origins; sets[0] == ()
+    """The distinct sets of them, as indices into `origins`; `sets[0]` is the empty set."""
     texts: tuple[TextLines, ...] = ()
+    """One per text a view shows."""
 
     def text(self, stage: str, part: int = 0) -> Optional[TextLines]:
         return next((t for t in self.texts if t.stage == stage and t.part == part), None)

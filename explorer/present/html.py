@@ -1,10 +1,7 @@
 """Static HTML of the view model (``present.viewmodel``): what a notebook shows without JavaScript.
 
 Public API, used by the report, the widget and the CLI:
-  stage_keys(comp)                  -> every (pane, label) a pane can show: the registry's stages ({"stage"}),
-                                       then each kernel ({"stage": "kernels", "kernel": REF})
   stage_html(comp, stage, kernel=None, report=...) -> one stage (or one kernel) of one compilation
-  kernel_html(kernel)               -> one kernel
   render_fragment(report)           -> self-contained HTML for a notebook output (no script)
   render_page(report)               -> the standalone page (``present.page``: the interactive view)
 
@@ -22,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from ..capturing.model import Compilation, FxGraph, FxNode, Kernel
+from ..capturing.model import Compilation, FxGraph, FxNode
 from ..stages import BY_ID, STAGES
 from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
@@ -254,13 +251,6 @@ def graph_picture(fx: FxGraph, ctx: Ctx, stage: str = "graph", folded: Optional[
 
 # ---- one stage ----
 
-def stage_keys(comp: Compilation) -> list[tuple[dict, str]]:
-    """Every pane ``stage_html`` shows for this compilation (``stage_html(comp, **pane)``), with labels (for
-    pickers): each stage ``{"stage"}``, then each kernel ``{"stage": "kernels", "kernel": REF}``."""
-    return [({"stage": s.id}, s.title) for s in STAGES] + [({"stage": "kernels", "kernel": r},
-                                                            front("kernel_option", ref=r)) for r in kernel_refs(comp)]
-
-
 def missing(view: dict, key: str) -> str:
     label = vm.labels()["missing"].get(key, front("not_captured"))
     return f'<div class="cx-missing"><b>{esc(label)}:</b> {esc(vm.why_not(view, key))}</div>'
@@ -295,18 +285,6 @@ def _alone(comp: Compilation) -> Any:
     return CaptureData(torch_version="", device="", python_version="", compilations=(comp,))
 
 
-def kernel_html(kernel: Kernel, *, max_chars: int = 200_000) -> str:
-    """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
-    comp = Compilation("", _alone_frame(), "compiled", kernels=(kernel,))
-    return block(vm.kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
-
-
-def _alone_frame() -> Any:
-    from ..capturing.model import Frame
-
-    return Frame("", "", 0)
-
-
 def stage_block(report: Any, stage: Any, comp: Compilation) -> str:
     """One stage as a self-contained block: title, the learner's explanation, the pane."""
     return (f'<div class="{ROOT}"><style>{stylesheet()}</style>'
@@ -330,17 +308,6 @@ def ranks_html(model: dict, ctx: Ctx) -> str:
     if not ranks:
         return ""
     return f'<div class="cx-ranks">{blocks(ranks["blocks"], ctx)}</div>{block(ranks["follows"], ctx)}'
-
-
-def fix_list_html(sites: Any) -> str:
-    """The "what to fix" list: one row per break site, most costly first."""
-    return blocks(vm.fix_list(sites), Ctx())
-
-
-def timing_html(timing: Any, comparisons: tuple = ()) -> str:
-    """Tables and charts of a timing report, no scripts, no external assets."""
-    body = vm.timing_blocks(timing, timing.graphs if timing else (), comparisons, timeit=True)
-    return f'<div class="cx-timing">{blocks(body, Ctx())}</div>'
 
 
 def timing_section(model: dict, ctx: Ctx) -> str:

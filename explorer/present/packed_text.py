@@ -6,7 +6,7 @@ A model of 80 alike layers prints every stage 80 times over with other numbers (
 32 KB, less than one layer's lines. Packed, a text is a few hundred templates and rows of small differences
 that repeat layer after layer, and gzips about five times smaller (the loop-level IR of a 16-layer training
 step: 66 KB gzipped, 10 KB packed and gzipped). The front end unpacks a text when a pane first shows it
-(``frontend/src/packed.js``); ``unpack`` here is its twin, for tests and tools.
+(``frontend/src/packed.js``); ``unpack`` in ``tests/frontend_side.py`` is its twin, for tests.
 
 Packed form: ``{"$lines": {"t": [template, ...], "l": "ROW\\nROW..."}}``, a ROW per line: the template's index,
 then its numbers' differences, separated by spaces. A template holds ``MARK`` where a number was; a number is
@@ -60,26 +60,6 @@ def pack_lines(text: str) -> dict:
     return {KEY: {"t": list(templates), "l": "\n".join(rows)}}
 
 
-def unpack(packed: dict) -> str:
-    """The text ``pack`` packed."""
-    body = packed[KEY]
-    parts = [t.split(MARK) for t in body["t"]]
-    last: dict[int, list[int]] = {}
-    out = []
-    for row in body["l"].split("\n"):
-        fields = row.split(" ")
-        tid = int(fields[0])
-        pieces = parts[tid]
-        if len(fields) == 1:
-            out.append(pieces[0])
-            continue
-        prev = last.get(tid)
-        nums = [int(d) + (prev[i] if prev is not None else 0) for i, d in enumerate(fields[1:])]
-        last[tid] = nums
-        out.append(pieces[0] + "".join(str(n) + p for n, p in zip(nums, pieces[1:])))
-    return "\n".join(out)
-
-
 def pack_texts(doc: Any, total_over: int = 0) -> Any:
     """``doc`` (the payload's JSON-ready report, or ``build_rest``'s) with every long string packed, in place;
     ``total_over``: only when its long strings add up to more than that (a live widget's messages: under it the
@@ -101,20 +81,3 @@ def _long_texts(doc: Any, found: list[tuple[Any, Any, str]]) -> None:
                 found.append((doc, k, v))
         elif isinstance(v, (dict, list)):
             _long_texts(v, found)
-
-
-def unpack_texts(doc: Any) -> Any:
-    """``doc`` with every packed text unpacked, in place (what the front end sees once it has read them all)."""
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            if isinstance(v, dict) and KEY in v and len(v) == 1:
-                doc[k] = unpack(v)
-            elif isinstance(v, (dict, list)):
-                unpack_texts(v)
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            if isinstance(v, dict) and KEY in v and len(v) == 1:
-                doc[i] = unpack(v)
-            elif isinstance(v, (dict, list)):
-                unpack_texts(v)
-    return doc

@@ -94,7 +94,7 @@ def payload_script(payload: dict, *, compress: Optional[bool] = None) -> str:
     file, no network, no library. Small reports stay readable JSON."""
     text = to_json(payload)  # encoded once (a big report's is megabytes): the script form is this with "<" escaped
     if compress is None:
-        compress = len(text) + 5 * text.count("<") > COMPRESS_OVER  # the length of to_script_json(payload)
+        compress = len(text) + 5 * text.count("<") > COMPRESS_OVER  # the length of script_safe(text)
     if not compress:
         return f'<script type="application/json" id="cx-payload">{script_safe(text)}</script>'
     return packed_script("cx-payload", text)

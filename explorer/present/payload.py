@@ -269,13 +269,9 @@ def to_json(payload: dict) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def to_script_json(payload: dict) -> str:
-    """JSON safe inside ``<script type="application/json">``: no ``<`` at all, so no ``</script>``."""
-    return script_safe(to_json(payload))
-
-
 def script_safe(text: str) -> str:
-    """``to_json``'s text as ``to_script_json``'s (every ``<`` as ``\\u003c``)."""
+    """``to_json``'s text safe inside ``<script type="application/json">``: every ``<`` as ``\\u003c``, so no
+    ``</script>``."""
     return text.replace("<", "\\u003c")
 
 

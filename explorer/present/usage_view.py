@@ -17,13 +17,6 @@ from ..plural import counted
 from ..stages import BY_ID, CACHE_NAMES, FRESH_REMEDY, cached_from, skipped_by_cache, stored_from, stored_title
 from .fmt import loc_text, origin_of
 
-# the stances torch.compiler.set_stance knows, in words (its docs)
-STANCES = {
-    "default": "the default: compile, and compile again when no cached entry's guards pass",
-    "fail_on_recompile": "a call that would recompile raises instead",
-    "eager_on_recompile": "a call that would recompile runs eagerly instead",
-    "force_eager": "torch.compile is ignored: everything runs eagerly",
-}
 GUARD_FILTER_WARNING = ("A guard filter drops guards Dynamo would check before each call: checking is cheaper, but a "
                         "change to a dropped guard's value no longer recompiles. The compiled code keeps what it "
                         "traced for the old value (wrong results or a crash, not an error).")

@@ -78,15 +78,10 @@ class PointerTraffic:
         return (self.read_elements + self.written_elements) * self.itemsize
 
 
-def kernel_bytes(name: str, kernel: Any, wrapper_code: Optional[str]) -> tuple[Optional[int], str]:
-    """(bytes read + written per call, how it was found); bytes is None with the reason when unknown."""
-    nbytes, how, _ = kernel_traffic(name, kernel, wrapper_code)
-    return nbytes, how
-
-
 def kernel_traffic(name: str, kernel: Any, wrapper_code: Optional[str]
                    ) -> tuple[Optional[int], str, tuple[PointerTraffic, ...]]:
-    """``kernel_bytes`` and the pointers behind it (empty when the bytes were not counted from the code)."""
+    """(bytes read + written per call, how it was found; bytes is None with the reason when unknown) and the
+    pointers behind them (empty when the bytes were not counted from the code)."""
     if kernel is None:
         return None, "kernel source not captured (time the graph inside explorer.capture())", ()
     if kernel.language in _READERS and wrapper_code:
@@ -363,12 +358,6 @@ def cpp_traffic(name: str, kernel_source: str, wrapper_code: str) -> Optional[li
         out.append(_pointer(pname, arg, n, itemsize,
                             _cpp_touched(mine, space) if mine and _INDUCTOR_PARAM.match(pname) else None))
     return out
-
-
-def cpp_bytes_estimate(name: str, kernel_source: str, wrapper_code: str) -> Optional[int]:
-    """Bytes a C++ kernel moves per call (see ``cpp_traffic``); None when a buffer's size is unknown."""
-    traffic = cpp_traffic(name, kernel_source, wrapper_code)
-    return (sum(p.bytes for p in traffic) or None) if traffic is not None else None
 
 
 _INDUCTOR_PARAM = re.compile(r"^(?:in_out_ptr|in_ptr|out_ptr)\d+$")  # a template's own names (X, W, Y): whole

@@ -19,7 +19,6 @@ from typing import Optional
 
 from ..capturing.trace_file import GLOG
 
-TRACE_PREFIX = "dedicated_log_torch_trace_"
 _RANK_NAME = re.compile(r"dedicated_log_torch_trace_rank_(\d+)[_.]")
 _DEBUG_RUN = re.compile(r"^run_.*-pid_(\d+)$")
 _SNIFF = 4096  # characters read to tell a trace log from another file

@@ -56,7 +56,7 @@ def main(paths: list[str]) -> None:
             lineages = lineage_of(data)
             wall.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
-        lines = sum(t.num_lines for lin in lineages for t in lin.texts)
+        lines = sum(sum(t.runs[1::2]) for lin in lineages for t in lin.texts)
         nodes = sum(c.graph.num_nodes for c in data.compilations if c.graph)
         print(f"{path}: {len(data.compilations)} compilations, {nodes} Dynamo-graph nodes, "
               f"{len(data.kernels)} kernels, {lines} lines linked")
