@@ -180,9 +180,8 @@ def ir_stages(comp: Compilation, owners: dict[str, dict[str, str]]) -> list[tupl
             paths: list[Optional[str]] = []
             for op in ops:
                 counts = Counter(graph[n] for n in op.nodes if n in graph)
-                # a node that computes nothing (a concatenation's buffer): where its neighbours are
-                paths.append(max(counts, key=lambda p: (counts[p], p.count("."))) if counts and not op.computes_nothing
-                             else None)
+                placed = counts and not op.computes_nothing  # one that computes nothing: where its neighbours are
+                paths.append(max(counts, key=lambda p: (counts[p], p.count("."))) if placed else None)
             out.append((f"{stage}:{part}", _between(paths), ir_listing(dump.text, [op.row for op in ops])))
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 _PY_PARAMS = re.compile(r"^def \w+\(([^)]*)\)", re.M)
 _CPP_PARAMS = re.compile(r"\bkernel\(([^)]*)\)", re.S)
@@ -76,7 +76,7 @@ def is_value(name: str) -> bool:
     return name.startswith(("tmp", "_tmp"))
 
 
-def replace_values(expr: str, fn) -> str:
+def replace_values(expr: str, fn: Callable[[str], str]) -> str:
     """``expr`` with each numbered CSE value (``tmp3``, ``_tmp4``) replaced by ``fn(name)``."""
     return _TMP.sub(lambda m: fn(m.group(0)), expr)
 
