@@ -409,7 +409,7 @@ def test_kernel_scanner_reads_what_a_whole_module_parse_reads():
     import json
     import os
 
-    from explorer.capturing import parse_output_code as p
+    from explorer.capturing.inductor_code import wrapper as p
 
     with open(os.path.join(os.path.dirname(__file__), "data", "cuda_lineage.json")) as fh:
         codes = list(_wrappers_in(json.load(fh)))

@@ -24,13 +24,13 @@ from . import torch_compat
 from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
 from .elements import PLACEHOLDER, Elements, Partly, partly
+from .inductor_code.wrapper import graph_kind
 from .inlined import decode_traced_code, first_argument
 from .model import Frame, OpEstimate, Problem, SourceLoc
 from .parse_breaks import parse_graph_break
 from .parse_ddp import parse_log_line
 from .parse_fx import parse_graph
 from .parse_guards import has_guard
-from .parse_output_code import graph_kind
 from .parse_side_effects import parse_side_effects
 from .raw import WHERE, DecodeError, RawEvent, describe_error
 from .records import (

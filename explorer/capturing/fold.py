@@ -11,13 +11,13 @@ whatever the other steps found stays.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from . import bytecode as bc
 from .compile_id import CompileId
 from .inductor_code import match_estimates
+from .inductor_code.wrapper import provenance_handles
 from .inlined import entry_of, inlined_from_graph, inlined_of, wrapper_entry
 from .missing import note_unreadable
 from .model import (
@@ -455,9 +455,6 @@ def _estimated(low: Lowering, kind: str, kernels: set[str]) -> list[OpEstimate]:
     return [dataclasses.replace(op, graph_kind=kind, kernel=call) for op, call in zip(ops, calls)]
 
 
-_HANDLE_RE = re.compile(r"\[Provenance debug handles\] (\S+)")
-
-
 def _pre_to_post(mappings: Any) -> dict[str, tuple[str, ...]]:
     """torch's pre-grad node -> post-grad nodes map (``preToPost``): what each node was lowered to."""
     table = mappings.get("preToPost") if isinstance(mappings, dict) else None
@@ -471,7 +468,7 @@ def _handles(mappings: Any, code: str) -> dict[str, tuple[str, ...]]:
     table = mappings.get("cppCodeToPost") if isinstance(mappings, dict) else None
     if not isinstance(table, dict):
         return {}
-    return {key: tuple(str(n) for n in table[key]) for key in _HANDLE_RE.findall(code)
+    return {key: tuple(str(n) for n in table[key]) for key in provenance_handles(code)
             if isinstance(table.get(key), list)}
 
 

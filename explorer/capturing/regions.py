@@ -19,6 +19,7 @@ import textwrap
 from typing import Optional
 
 from ..plural import counted, noun
+from .inductor_code.wrapper import subgraph_calls
 from .model import FxGraph, GraphBreak, OutputCode, Region
 from .parse_fx import parse_graph
 from .torch_compat import NONSTRICT_TRACE_ATTRIBUTE
@@ -27,10 +28,6 @@ _INVOKE_RE = re.compile(r"invoke_subgraph\((?P<var>\w+), '(?P<name>\w+)'")
 _CLASS_RE = re.compile(r"^(?P<indent>[ \t]+)class (?P<name>\w+)\(torch\.nn\.Module\):\s*$", re.M)
 _FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in [^,]+, code: (?P<code>.*)$")
 _DISABLED_RE = re.compile(r"Skip calling function `<function (?P<name>[\w.<>]+) at")
-_WRAPPER_DEF_RE = re.compile(r"^def (?P<name>repeated_subgraph\d+|\w*subgraph\w*)\(args\):\s*$", re.M)
-_KERNEL_CALL_RE = re.compile(r"^\s+(?:\w+ = )?(?P<callee>[\w.]+)\(")
-_NOT_KERNELS = ("assert_size_stride", "assert_alignment", "empty_strided", "reinterpret_tensor", "args.clear",
-                "alloc_from_pool")
 
 
 def regions_of(graph: Optional[FxGraph], aot_graphs: tuple[Optional[FxGraph], ...],
@@ -112,19 +109,8 @@ def _wrapper_functions(outputs: tuple[OutputCode, ...]) -> dict[str, tuple[str, 
     """``def repeated_subgraph0(args):`` in an output module -> the kernels and library calls its body makes."""
     out: dict[str, tuple[str, ...]] = {}
     for oc in outputs:
-        if oc.language != "python":
-            continue
-        lines = oc.code.splitlines()
-        for m in _WRAPPER_DEF_RE.finditer(oc.code):
-            row = oc.code.count("\n", 0, m.start()) + 1
-            found: dict[str, None] = {}
-            while row < len(lines) and (not lines[row].strip() or lines[row].startswith((" ", "\t"))):
-                line = lines[row]
-                call = _KERNEL_CALL_RE.match(line)
-                if call and not call["callee"].startswith(_NOT_KERNELS):
-                    found[call["callee"]] = None
-                row += 1
-            out[m["name"]] = tuple(found)
+        if oc.language == "python":
+            out.update(subgraph_calls(oc.code))
     return out
 
 

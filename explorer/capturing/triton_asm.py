@@ -15,23 +15,20 @@ kernels are compiled for sm_90 but never loaded.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import os
 import re
-from collections import Counter
 from typing import Any, Optional
 
 from . import torch_compat
 from .inductor_code import jit_params, run_args, triton_signature
+from .inductor_code import triton as triton_text
+from .inductor_code.wrapper import extern_call_counts
 from .model import CaptureData, Compilation, ExternCall, Kernel, KernelArg, KernelConfig, KernelIR, TritonKernel
 
 IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
 IR_LIMIT = 200_000  # characters per stage and kernel (PTX of a big template runs to a few 100 KB)
 IR_TOTAL_LIMIT = 8_000_000  # characters of IR per report: past it, stages are left out with a note
-_HEURISTIC = re.compile(r"@triton_heuristics\.(\w+)\(")
-_SIZE_HINTS = re.compile(r"size_hints=(\{[^}]*\})")
-_EXTERN = re.compile(r"\b(extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?)\(")
 
 
 def with_kernel_details(data: CaptureData, *, ir_limit: int = IR_LIMIT,
@@ -57,10 +54,7 @@ def with_kernel_details(data: CaptureData, *, ir_limit: int = IR_LIMIT,
 
 def extern_calls(wrapper: str, compile_id: Optional[str] = None, graph_kind: str = "") -> list[ExternCall]:
     """Library calls the wrapper makes (``extern_kernels.mm``, ``torch.ops.aten.convolution.default``)."""
-    counts = Counter(m.group(1) for line in wrapper.splitlines() if not line.lstrip().startswith("#")
-                     for m in _EXTERN.finditer(line) if "async_compile" not in line)
-    return [ExternCall(name, compile_id, graph_kind, n) for name, n in counts.items()
-            if not name.endswith((".run", "wait"))]
+    return [ExternCall(name, compile_id, graph_kind, n) for name, n in extern_call_counts(wrapper).items()]
 
 
 def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilation] = None,
@@ -113,27 +107,21 @@ def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilatio
 def _args(params: list[tuple[str, bool]], sig: dict[str, str], call: list[str], source: str) -> list[KernelArg]:
     out = []
     values = iter(call)
-    mutated = set(re.findall(r"'mutated_arg_names':\s*\[([^\]]*)\]", source)[0].replace("'", "").split(", ")) \
-        if "'mutated_arg_names'" in source else set()
+    mutated = triton_text.mutated_arg_names(source)
     for name, constexpr in params:
         ty = sig.get(name, "constexpr" if constexpr else "")
         if constexpr or ty == "constexpr":
             out.append(KernelArg(name, "constexpr", "constexpr"))
             continue
         value = next(values, None)
-        if ty.startswith("*"):
-            role = "in/out" if name.startswith("in_out") or name in mutated else \
-                "output" if name.startswith("out") else "input"
-        else:
-            role = "size" if "numel" in name or name.startswith("ks") else "scalar"
-        out.append(KernelArg(name, ty, role, value))
+        out.append(KernelArg(name, ty, triton_text.arg_role(name, ty, mutated), value))
     return out
 
 
 def _heuristic(source: str, tuner: Any) -> str:
-    m = _HEURISTIC.search(source)
-    if m:
-        return m.group(1)
+    found = triton_text.heuristic(source)
+    if found:
+        return found
     h = getattr(tuner, "heuristic_type", None)
     return str(getattr(h, "name", h or "")).lower()
 
@@ -141,11 +129,7 @@ def _heuristic(source: str, tuner: Any) -> str:
 def _size_hints(source: str, tuner: Any) -> dict[str, int]:
     hints = getattr(tuner, "size_hints", None)
     if not isinstance(hints, dict):
-        m = _SIZE_HINTS.search(source)
-        try:
-            hints = ast.literal_eval(m.group(1)) if m else {}
-        except (ValueError, SyntaxError):
-            hints = {}
+        hints = triton_text.size_hints(source) or {}
     return {str(k): int(v) for k, v in (hints or {}).items() if isinstance(v, int)}
 
 

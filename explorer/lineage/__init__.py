@@ -21,6 +21,7 @@ Sits on the capture model: pure functions, no torch.
 """
 
 from .build import lineage_of
+from .inductor import IrNode, ir_nodes
 from .model import SOURCES, Lineage, LineLink, Origin, TextLines
 
-__all__ = ["SOURCES", "LineLink", "Lineage", "Origin", "TextLines", "lineage_of"]
+__all__ = ["SOURCES", "IrNode", "LineLink", "Lineage", "Origin", "TextLines", "ir_nodes", "lineage_of"]

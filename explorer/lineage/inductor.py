@@ -22,29 +22,17 @@ What is torch's own data and what is inferred:
 
 from __future__ import annotations
 
-import re
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, NamedTuple, Optional
 
-from ..capturing.inductor_code import kernel_params, parse_call, split_args
+from ..capturing.inductor_code import kernels as kernel_text
+from ..capturing.inductor_code import loop_ir, wrapper
+from ..capturing.inductor_code.kernels import kernel_params, param_role
 from ..capturing.model import Compilation, IrDump, Kernel, OutputCode
 from . import match
 from .graphs import GraphLines, Row
 from .model import Origin
 
 _GLUE: tuple[Origin, ...] = ()
-_HANDLE = re.compile(r"#\s*\[Provenance debug handles\] (\S+)")
-_BUF = re.compile(r"\bbuf\d+\b")
-_FRAGMENT_NODE = re.compile(r"^#\s+%(?P<name>\w+) : .*= (?P<kind>call_function|PlaceHolder)")
-_ATEN_MAP = re.compile(r"^#\s+\w*\s*=>\s*(?P<nodes>[\w, ]+)$")
-_VAR = re.compile(r"\b_?tmp\w*")
-_IR_STRING = re.compile(r"'(\w+)'")
-_IR_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
-_FLOAT = re.compile(r"\d\.\d+(?:e[-+]?\d+)?|\de[-+]\d+")  # what differs between layers: eps, scales
-_QUOTED_NAME = re.compile(r"'[A-Za-z_]*\d\w*'")  # 'buf12', 'arg0_1', 'index0' (not 'sum')
-_EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.", "torch._C.", "inductor_ops.")
-_CPP_HANDLE = re.compile(r"^\s*//\s*\[Provenance debug handles\] (\S+)")
-_CPP_CALL = re.compile(r"^\s+(?:AOTI_TORCH_ERROR_CODE_CHECK\()?(?P<callee>\w+)\((?P<args>.*?)\)\)?;\s*$")
-_CPP_BUF = re.compile(r"\b(buf\d+)(?:_handle)?\b")
 
 
 class Call:
@@ -133,18 +121,8 @@ class Lowering:
         (``// [Provenance debug handles] K:N``), each the next call statement after its comment."""
         lines = oc.code.splitlines()
         kernels = {k.name: i for i, k in enumerate(self.comp.kernels) if k.graph_kind == oc.graph_kind}
-        calls: list[Call] = []
-        handle: Optional[str] = None
-        for r, line in enumerate(lines):
-            m = _CPP_HANDLE.search(line)
-            if m:
-                handle = m.group(1)
-                continue
-            c = _CPP_CALL.match(line) if handle is not None else None
-            if c is None or not (c["callee"] in kernels or c["callee"].startswith("aoti_torch_")):
-                continue
-            calls.append(Call(r, c["callee"], kernels.get(c["callee"]), handle, split_args(c["args"]), None))
-            handle = None
+        calls = [Call(c.row, c.callee, kernels.get(c.callee), c.handle, list(c.args), None)
+                 for c in wrapper.cpp_call_lines(lines, kernels)]
         used: set[str] = set()
         for call in calls:
             call.nodes = self._call_nodes(call, oc, used)
@@ -169,12 +147,12 @@ class Lowering:
                 for p in pending:
                     rows[p] = (call.origins, None)
                 pending = []
-            elif s.startswith("// [Provenance") or s.startswith("// Topologically Sorted"):
+            elif wrapper.is_call_preamble(s):
                 pending.append(r)
             else:
-                m = _CPP_BUF.search(line)
-                if m and not s.startswith("//"):
-                    rows[r] = (self.buffer_origins(m.group(1)), m.group(1))
+                buf = wrapper.cpp_buffer_mention(line)
+                if buf is not None:
+                    rows[r] = (self.buffer_origins(buf), buf)
         return rows
 
     def wrapper_rows(self, part: int) -> list[Row]:
@@ -198,61 +176,30 @@ class Lowering:
         spans = {}
         for name, i in kernels.items():
             k = self.comp.kernels[i]
-            start = (k.wrapper_lineno or 0) - 1
-            if not (0 <= start < len(lines)) or not lines[start].startswith(name):
-                start = next((r for r, line in enumerate(lines) if line.startswith(f"{name} = async_compile")), -1)
-                if start < 0:
-                    continue
-            src = k.source.splitlines()
-            first_text = src[0] if src else ""
-            first = next((r for r in range(start, min(start + 3, len(lines))) if lines[r] == first_text), start + 1)
-            end = min(first + len(src), len(lines) - 1)  # the closing line of the literal
-            head = start
-            while head > 0 and lines[head - 1].startswith("#"):
-                head -= 1
-            spans[i] = (head, start, first, end)
+            span = wrapper.kernel_span(lines, name, k.wrapper_lineno, k.source)
+            if span is not None:
+                spans[i] = tuple(span)
         return spans
 
     def _header_row(self, line: str, korigins: tuple[Origin, ...]) -> Row:
-        m = _FRAGMENT_NODE.match(line)
-        if m:
-            name = m["name"]
-            return (self.origins_of((name,)) if m["kind"] == "call_function" else _GLUE, name)
-        m = _ATEN_MAP.match(line)
-        if m:
-            return (self.origins_of(tuple(x.strip() for x in m["nodes"].split(",") if x.strip())), None)
-        if line.startswith("#   return") or line.startswith("# kernel path"):
+        h = wrapper.header_line(line)
+        if h.kind in ("node", "input"):
+            return (self.origins_of(h.nodes) if h.kind == "node" else _GLUE, h.nodes[0])
+        if h.kind == "aten":
+            return (self.origins_of(h.nodes), None)
+        if h.kind == "glue":
             return (_GLUE, None)
         return (korigins, None)
 
     def _scan_calls(self, lines: list[str], kernels: dict[str, int], inside: set[int],
                     oc: OutputCode) -> list[Call]:
-        handle: Optional[str] = None
-        calls: list[Call] = []
-        for r, line in enumerate(lines):
-            if r in inside or not line.startswith("    "):
-                continue
-            s = line.lstrip()
-            if s.startswith("#"):
-                m = _HANDLE.match(s)
-                if m:
-                    handle = m.group(1)
-                continue
-            parsed = parse_call(s.rstrip())
-            if parsed is None:
-                self._alias(s)
-                continue
-            lhs, callee, args = parsed
-            base = callee[:-4] if callee.endswith(".run") else callee
-            if base in kernels:
-                call = Call(r, base, kernels[base], handle, split_args(args), lhs)
-            elif callee.startswith(_EXTERN_PREFIXES) and not callee.startswith("torch._C._dynamo"):
-                call = Call(r, callee, None, handle, split_args(args), lhs)
-            else:
-                self._alias(s)
-                continue
-            handle = None
-            calls.append(call)
+        found, aliases = wrapper.call_lines(lines, kernels, inside)
+        calls = [Call(c.row, c.callee, kernels[c.callee] if c.kernel else None, c.handle, list(c.args), c.lhs)
+                 for c in found]
+        # `buf1 = buf0; del buf0  # reuse`, `buf5 = reinterpret_tensor(buf4, ...); del buf4  # reuse`
+        for lhs, b in aliases:  # both ways: an allocation reused later follows what the reuse computes
+            self.buffer_alias.setdefault(lhs, []).append(b)
+            self.buffer_alias.setdefault(b, []).append(lhs)
         used: set[str] = set()
         for call in calls:
             call.nodes = self._call_nodes(call, oc, used)
@@ -263,19 +210,6 @@ class Lowering:
                 self.kernel_nodes.setdefault(call.kernel, {}).update(dict.fromkeys(call.nodes))
         return calls
 
-    def _alias(self, stmt: str) -> None:
-        # `buf1 = buf0; del buf0  # reuse`, `buf5 = reinterpret_tensor(buf4, ...); del buf4  # reuse`
-        head = stmt.split(";", 1)[0]
-        if "=" not in head:
-            return
-        lhs, rhs = head.split("=", 1)
-        lhs = lhs.strip()
-        if _BUF.fullmatch(lhs):
-            for b in _BUF.findall(rhs):
-                if b != lhs:  # both ways: an allocation reused later follows what the reuse computes
-                    self.buffer_alias.setdefault(lhs, []).append(b)
-                    self.buffer_alias.setdefault(b, []).append(lhs)
-
     def _call_nodes(self, call: Call, oc: OutputCode, used: set[str]) -> tuple[str, ...]:
         if call.handle and call.handle in oc.provenance:
             if call.kernel is not None:
@@ -283,7 +217,7 @@ class Lowering:
             return tuple(n for n in oc.provenance[call.handle] if n in self.table) or oc.provenance[call.handle]
         if call.kernel is not None:
             return self._kernel_nodes_without_provenance(call.kernel)
-        for name in self._by_op.get(_extern_op(call.callee), ()):  # by name, in graph order: a heuristic
+        for name in self._by_op.get(wrapper.extern_op(call.callee), ()):  # by name, in graph order: a heuristic
             if name not in used:
                 return (name,)
         return ()
@@ -302,32 +236,26 @@ class Lowering:
         return self._wrapper_sources.get(part, "by_name")
 
     def _read_fragment(self, i: int, lines: list[str], head: int, start: int) -> None:
-        found = []
-        for r in range(head, start):
-            if lines[r].startswith("#   %"):
-                m = _FRAGMENT_NODE.match(lines[r])
-                if m and m["kind"] == "call_function" and m["name"] in self.table:
-                    found.append(m["name"])
-        self._fragments[i] = tuple(found)
+        self._fragments[i] = tuple(n for n in wrapper.fragment_nodes(lines, head, start) if n in self.table)
 
     def _writes(self, call: Call) -> None:
         written: list[str] = []
         if call.lhs:
-            written += _BUF.findall(call.lhs)
+            written += wrapper.buffer_names(call.lhs)
         if call.kernel is not None:
             params = self._params.get(call.kernel)
             if params is None:
                 k = self.comp.kernels[call.kernel]
                 params = self._params[call.kernel] = kernel_params(k.source, k.language)
             for p, a in zip(params, call.args):
-                if p.startswith(("out_ptr", "in_out_ptr")):
-                    written += _BUF.findall(a)
+                if param_role(p) != "in":
+                    written += wrapper.buffer_names(a)
             if not params:
-                written += [b for a in call.args for b in _BUF.findall(a) if b not in self.buffer_writer]
+                written += [b for a in call.args for b in wrapper.buffer_names(a) if b not in self.buffer_writer]
         else:
-            written += [b for a in call.args if a.replace(" ", "").startswith("out=") for b in _BUF.findall(a)]
-            if call.callee.startswith("aoti_torch_") and call.callee.endswith("_out") and call.args:
-                written += _BUF.findall(call.args[0])  # AOTInductor's C shim: the out tensor comes first
+            written += [b for a in call.args if wrapper.is_out_argument(a) for b in wrapper.buffer_names(a)]
+            if wrapper.writes_first_argument(call.callee) and call.args:
+                written += wrapper.buffer_names(call.args[0])
         for b in written:
             self.buffer_writer.setdefault(b, call)
 
@@ -362,12 +290,11 @@ class Lowering:
                     rows[p] = (call.origins, None)
                 pending = []
                 continue
-            if s.startswith("# [Provenance") or s.startswith("# Topologically Sorted"):
+            if wrapper.is_call_preamble(s):
                 pending.append(r)
                 continue
-            head = s.split(";", 1)[0].split("=", 1)
-            if len(head) == 2 and _BUF.fullmatch(head[0].strip()):
-                buf = head[0].strip()
+            buf = wrapper.assigned_buffer(s)
+            if buf is not None:
                 rows[r] = (self.buffer_origins(buf), buf)
 
     # ---- kernels ----
@@ -385,7 +312,7 @@ class Lowering:
         korigins = self.union((self.origins_of(nodes), stated))
         rows: list[Row] = [(_GLUE, None)] * len(lines)
         # a model's layers make kernels alike but for constants and names: read each shape once
-        key = (_FLOAT.sub("0", k.source.replace(k.name, "K")), matcher.signature)
+        key = (kernel_text.shape_key(k.source, k.name), matcher.signature)
         got = self._kernel_memo.get(key)
         if got is None:
             stmts, signature = _kernel_statements(lines, matcher.vocabulary)
@@ -403,7 +330,7 @@ class Lowering:
     def ir_rows(self, dump: IrDump) -> list[Row]:
         """Call ``ir_rows`` on the post-fusion dump first: pre-fusion nodes whose buffers
         fusion made local (never passed to a call) are found through their fused node."""
-        blocks, n = _ir_blocks(dump.text)
+        blocks, n = loop_ir.scheduler_nodes(dump.text)
         calls = self._ir_calls(blocks)
         rows: list[Row] = [(_GLUE, None)] * n
         node_origins: dict[str, tuple[Origin, ...]] = {}
@@ -424,7 +351,7 @@ class Lowering:
                 origins = self.union([origins] + [node_origins.get(m, _GLUE) for m in block.members])
             lo, hi = block.span
             rows[lo:hi] = [(origins, None)] * (hi - lo)
-            for r, element in block.elements.items():
+            for r, element in block.elements:
                 rows[r] = (origins, element)
             start = block.body[0] if block.body else 0
             for rel, origins_, element in bodies.get(name, ()):
@@ -432,11 +359,11 @@ class Lowering:
                     rows[start + rel] = (origins_, element)
         return rows
 
-    def ir_nodes(self, dump: IrDump) -> list[tuple[str, int, tuple[str, ...]]]:
+    def ir_nodes(self, dump: IrDump) -> list[IrNode]:
         """Per scheduler node of the dump, in its order: its name, the row its block starts on, and the post-grad
         nodes it computes (its loop body's, matched among its kernel's; else its kernel's). As ``ir_rows``, call it
         on the post-fusion dump first."""
-        blocks, _ = _ir_blocks(dump.text)
+        blocks, _ = loop_ir.scheduler_nodes(dump.text)
         calls = self._ir_calls(blocks)
         out = []
         for name, block in blocks.items():
@@ -446,7 +373,7 @@ class Lowering:
                 if block.body is not None:
                     nodes = self._body(block.body_text, call.nodes)[1]
                 nodes = nodes or call.nodes
-            out.append((name, block.span[0], nodes))
+            out.append(IrNode(name, block.span[0], nodes, block.computes_nothing))
         return out
 
     def _body(self, text: str, nodes: tuple[str, ...]
@@ -459,7 +386,7 @@ class Lowering:
         matcher = self.matcher(nodes)
         if not matcher.cands:
             return [], ()
-        key = (_QUOTED_NAME.sub("''", _FLOAT.sub("0", text)), matcher.signature)
+        key = (loop_ir.body_shape_key(text), matcher.signature)
         got = self._body_memo.get(key)
         if got is None:
             stmts = _body_statements(tuple(text.split("\n")), matcher.vocabulary)
@@ -475,7 +402,7 @@ class Lowering:
         result = self._body_exact[(text, nodes)] = (out, tuple(found))
         return result
 
-    def _ir_calls(self, blocks: dict[str, _Block]) -> dict[str, Call]:
+    def _ir_calls(self, blocks: dict[str, loop_ir.SchedulerNodeBlock]) -> dict[str, Call]:
         calls: dict[str, Call] = {}
         group_of: dict[str, str] = {}
         for name, block in blocks.items():
@@ -502,7 +429,7 @@ class Lowering:
         return calls
 
 
-    def _reused_by_a_writer(self, buffers: list[str]) -> Optional[Call]:
+    def _reused_by_a_writer(self, buffers: tuple[str, ...]) -> Optional[Call]:
         """The call computing a node whose buffers no call takes, when the wrapper reuses them as a buffer that call
         writes in place: ``buf2 = buf1; del buf1  # reuse`` then ``cpp_fused_mean_mul_sin_0(buf2, buf0)`` (torch
         2.14's C++ kernels compute a reduction and its epilogue in one kernel although the dump keeps two nodes)."""
@@ -510,155 +437,53 @@ class Lowering:
                      if a in self.buffer_writer), None)
 
 
-class _Block:
-    """The lines of one scheduler node in an IR dump: from its header to the next one."""
-
-    def __init__(self, name: str, start: int) -> None:
-        self.name = name
-        self.span = (start, start)
-        self.body: Optional[tuple[int, int]] = None  # the rows of the loop body's statements
-        self.body_text = ""
-        self.buffers: list[str] = []
-        self.elements: dict[int, str] = {start: name}
-        parts = name.split("_")
-        self.members = parts if len(parts) > 1 and all(p[:2] == "op" and p[2:].isdigit() for p in parts) else []
-
-
-# each match starts at the newline before its line (anchoring on "\n" scans far faster than ^ with re.M)
-_IR_MARKS = re.compile(r"\n(?:(?P<op>op\w+): \w+\(|    (?P<buf>buf\d+): \w|(?P<body>    def body\(self, ops\):\n)"
-                       r"|(?P<ret>        return [^\n]*))")
-
-
-def _ir_blocks(text: str) -> tuple[dict[str, _Block], int]:
-    """The scheduler nodes of a dump (found by one regex scan, not line by line) and its line count."""
-    blocks: dict[str, _Block] = {}
-    current: Optional[_Block] = None
-    row, pos = 0, 0
-    body_start = -1
-    for m in _IR_MARKS.finditer(text):
-        start = m.start() + 1  # the line itself
-        row += text.count("\n", pos, start)
-        pos = start
-        kind = m.lastgroup
-        if kind == "op":
-            name = m["op"]
-            if current is not None:
-                current.span = (current.span[0], row)
-            current = blocks.setdefault(name, _Block(name, row))
-            current.span = (row, row)
-        elif current is None:
-            continue
-        elif kind == "buf":
-            current.buffers.append(m["buf"])
-            current.elements[row] = m["buf"]
-        elif kind == "body":
-            body_start = m.end()
-        elif body_start >= 0:  # the body's return: its last line
-            current.body = (row - text.count("\n", body_start, start), row + 1)
-            current.body_text = text[body_start:m.end()]
-            body_start = -1
-    n = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
-    if current is not None:
-        current.span = (current.span[0], n)
-    return blocks, n
-
-
 def _body_statements(text: tuple[str, ...], vocab: frozenset[str]) -> list[match.Stmt]:
-    """A loop body (``name = ops.op(args)`` lines, as ``LoopBody`` prints them) as statements."""
+    """A loop body's lines as statements: its values' data flow and the op words each spells."""
     out = []
     defined: set[str] = set()
     Stmt = match.Stmt
     empty: frozenset[str] = frozenset()
-    for r, line in enumerate(text):
-        name, eq, rhs = line.strip().partition(" = ")
-        if not eq:
-            if name.startswith("return ") and name != "return None":
-                out.append(Stmt(r, (), (name[7:],), empty, "other"))
+    for line in loop_ir.body_lines(text):
+        if line.kind == "return":
+            out.append(Stmt(line.row, (), line.operands, empty, "other"))
             continue
-        if rhs.startswith("self.get_index("):
-            out.append(Stmt(r, (name,), (), empty, "index"))
-            defined.add(name)
-            continue
-        paren = rhs.find("(")
-        op = rhs[4:paren] if rhs.startswith("ops.") and paren > 0 else ""
-        if op:
-            args = rhs[paren + 1:-1]
-            uses = tuple(a for a in args.split(", ") if a in defined)
-        else:  # `getitem = reduction[0]`
-            uses = tuple(w for w in _IR_NAME.findall(rhs) if w in defined)
-        if op == "load":
-            kind, words = "load", empty
-        elif op.startswith("store"):
-            kind, words = "store", empty
-        elif op:
-            kind = "op"
-            extra = _IR_STRING.findall(rhs) if op in ("reduction", "scan") else ()
-            words = frozenset(w for w in (op, *extra) if w in vocab or w == op)
+        uses = tuple(a for a in line.operands if a in defined)
+        if line.kind == "index":
+            out.append(Stmt(line.row, (line.name,), (), empty, "index"))
+        elif line.kind == "op":
+            words = frozenset(w for w in (line.op, *line.strings) if w in vocab or w == line.op)
+            out.append(Stmt(line.row, (line.name,), uses, words, "op"))
         else:
-            kind, words = "other", empty
-        out.append(Stmt(r, (name,), uses, words, kind))
-        defined.add(name)
+            out.append(Stmt(line.row, (line.name,), uses, empty, line.kind))
+        defined.add(line.name)
     return out
 
 
 def _kernel_statements(lines: list[str], vocab: frozenset[str]) -> tuple[list[match.Stmt], Optional[int]]:
     """A kernel's statements (lines defining or using a CSE variable) and its signature's line."""
-    stmts = []
-    signature = None
-    for r, line in enumerate(lines):
-        if "tmp" not in line:
-            if signature is None and (line.startswith("def ") or "kernel(" in line or line.startswith('extern "C"')):
-                signature = r
-            continue
-        split = _assignment(line)
-        if split is not None:
-            defs, rhs = split
-            uses = tuple(_VAR.findall(rhs))
-            if "_ptr" in rhs:
-                stmts.append(match.Stmt(r, defs, uses, frozenset(), "load"))
-            else:
-                stmts.append(match.Stmt(r, defs, uses, match.line_words(rhs, vocab), "op"))
-            continue
-        uses = tuple(_VAR.findall(line))
-        if uses:
-            kind = "store" if ("store" in line or "_ptr" in line) else "other"
-            stmts.append(match.Stmt(r, (), uses, frozenset(), kind))
-    return stmts, signature
+    found, signature = kernel_text.kernel_statements(lines)
+    empty: frozenset[str] = frozenset()
+    return [match.Stmt(s.row, s.defs, s.uses, match.line_words(s.rhs, vocab) if s.kind == "op" else empty, s.kind)
+            for s in found], signature
 
 
-def _assignment(line: str) -> Optional[tuple[tuple[str, ...], str]]:
-    """``auto tmp3 = tmp1 * tmp2;`` / ``tmp4_mean, tmp4_m2 = ...`` -> (defined variables, right-hand side).
+class IrNode(NamedTuple):
+    """One scheduler node of a loop-IR dump, as the chain reads it."""
 
-    Inductor writes every assignment as ``x = y`` (comparisons as ``==``, ``<=``, so never `` = ``)."""
-    eq = line.find(" = ")
-    if eq <= 0:
-        return None
-    lhs = line[:eq]
-    if "(" in lhs or "[" in lhs or "." in lhs:
-        return None
-    names = tuple(p.rsplit(" ", 1)[-1] for p in lhs.strip().split(",") if p.strip())
-    for n in names:
-        if not (n.startswith("tmp") or n.startswith("_tmp")):
-            return None
-    return (names, line[eq + 3:]) if names else None
+    name: str  # op3, op2_op3
+    row: int  # the row its block starts on
+    nodes: tuple[str, ...]  # the post-grad nodes it computes
+    computes_nothing: bool  # a NopKernelSchedulerNode (a concatenation's buffer)
 
 
-def _extern_op(callee: str) -> str:
-    parts = [p for p in callee.split(".") if p not in ("default", "run", "out", "Tensor")]
-    for prefix in ("extern_kernels", "torch", "ops", "aten", "inductor_ops", "_C"):
-        while parts and parts[0] == prefix:
-            parts = parts[1:]
-    return parts[0] if parts else callee
-
-
-def ir_nodes(comp: Compilation, graphs: dict[str, GraphLines]) -> dict[tuple[str, int], list]:
+def ir_nodes(comp: Compilation, graphs: dict[str, GraphLines]) -> dict[tuple[str, int], list[IrNode]]:
     """Per loop-IR dump of ``comp`` (``(stage, part)``): ``Lowering.ir_nodes`` of it, read as the chain reads it
     (the wrappers first: a scheduler node is computed by the call that writes its buffers). ``graphs``: the
     post-grad graphs read (``GraphLines``), by stage id. What ``explorer.structure`` places each node of the
     loop IR in a module by."""
     outputs = comp.output_code or ()
     pre, post = comp.ir_pre_fusion or (), comp.ir_post_fusion or ()
-    out: dict[tuple[str, int], list] = {}
+    out: dict[tuple[str, int], list[IrNode]] = {}
     for kind in dict.fromkeys(d.graph_kind for d in post + pre):
         graph = graphs.get("post_grad_graph_backward" if kind == "backward" else "post_grad_graph")
         low = Lowering(comp, graph, lambda sets: tuple(sorted(set().union(*sets))))
@@ -670,8 +495,3 @@ def ir_nodes(comp: Compilation, graphs: dict[str, GraphLines]) -> dict[tuple[str
                 if dump.graph_kind == kind:
                     out[(stage, part)] = low.ir_nodes(dump)
     return out
-
-
-def ir_node_rows(text: str) -> list[int]:
-    """The row (from 0) each scheduler node of a loop-IR dump starts on, in the dump's order (``ir_nodes``')."""
-    return [b.span[0] for b in _ir_blocks(text)[0].values()]

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
+from ..capturing.inductor_code.loop_ir import scheduler_node_rows
 from ..capturing.model import Compilation
 from ..clinic.locate import guard_line
-from ..lineage.inductor import ir_node_rows
 from ..plural import counted, noun
 from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
@@ -188,7 +188,7 @@ def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[di
 
 def ir_outline(s: Structure, key: str, dump: Any) -> list[dict]:
     """A loop-IR dump's scheduler nodes by module (``key``: ``ir_pre_fusion:1``), as a graph's outline."""
-    rows = ir_node_rows(dump.text)
+    rows = scheduler_node_rows(dump.text)
     if len(rows) != len(s.stage(key).of):
         return []
     return outline_of(s, key, key, [row + 1 for row in rows], None, "scheduler nodes", f"{dump.graph_kind}: ")

@@ -13,8 +13,8 @@ from collections import Counter
 from typing import Any, Optional
 
 from ..capturing.model import CaptureData, Compilation, FxGraph
+from ..lineage import ir_nodes
 from ..lineage.graphs import GraphLines
-from ..lineage.inductor import ir_nodes
 from .assign import assign, family, line_key
 from .fold import graph_listing, guard_listing, ir_listing, kernel_listing, repeats
 from .model import Launch, Repeat, StageModules, Structure
@@ -177,17 +177,13 @@ def ir_stages(comp: Compilation, owners: dict[str, dict[str, str]]) -> list[tupl
             graph = owners.get(_POST_GRAD.get(dump.graph_kind, ""), {})
             if not ops or not graph:
                 continue
-            lines = dump.text.split("\n")
             paths: list[Optional[str]] = []
-            for _, row, nodes in ops:
-                counts = Counter(graph[n] for n in nodes if n in graph)
-                nop = _NOP in lines[row]  # computes nothing (a concatenation's buffer): where its neighbours are
-                paths.append(max(counts, key=lambda p: (counts[p], p.count("."))) if counts and not nop else None)
-            out.append((f"{stage}:{part}", _between(paths), ir_listing(dump.text, [row for _, row, _ in ops])))
+            for op in ops:
+                counts = Counter(graph[n] for n in op.nodes if n in graph)
+                placed = counts and not op.computes_nothing  # one that computes nothing: where its neighbours are
+                paths.append(max(counts, key=lambda p: (counts[p], p.count("."))) if placed else None)
+            out.append((f"{stage}:{part}", _between(paths), ir_listing(dump.text, [op.row for op in ops])))
     return out
-
-
-_NOP = ": NopKernelSchedulerNode("
 
 
 def _between(paths: list[Optional[str]]) -> list[str]:

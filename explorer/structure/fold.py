@@ -14,13 +14,13 @@ import difflib
 import re
 from typing import Callable, Sequence
 
+from ..capturing.inductor_code.kernels import unnumbered
+from ..capturing.inductor_code.loop_ir import node_listing
 from ..capturing.model import FxNode, Guard
 from .model import Launch, ListingHunk, MemberGroup, Repeat, member_key
 from .paths import short_class
 
 MAX_DIFF_LINES = 40  # a diff is for reading: the head of a long one, and how many lines were left out
-_KERNEL_NUMBER = re.compile(r"_\d+$")
-_NAME_NUMBER = re.compile(r"(?<=[A-Za-z_])\d+")  # buf12, primals_7, op3, tmp0: a name's number, not a size
 
 
 def families(paths: Sequence[str]) -> dict[str, list[str]]:
@@ -142,7 +142,7 @@ def kernel_listing(launches: Sequence[Launch]) -> Callable[[str, list[int]], lis
             k = launches[i]
             top = k.modules[0] if k.modules else ""
             rel = top[len(member) + 1:] if top != member else ""
-            out.append(f"{k.graph_kind} {_KERNEL_NUMBER.sub('', k.kernel)} ({rel or '.'})")
+            out.append(f"{k.graph_kind} {unnumbered(k.kernel)} ({rel or '.'})")
         return out
     return listing
 
@@ -154,10 +154,5 @@ def ir_listing(text: str, starts: Sequence[int]) -> Callable[[str, list[int]], l
     ends = list(starts[1:]) + [len(lines)]
 
     def listing(member: str, idx: list[int]) -> list[str]:
-        out = []
-        for i in idx:
-            out.append(_NAME_NUMBER.sub("", lines[starts[i]].strip()))
-            out += [_NAME_NUMBER.sub("", line.strip()) for line in lines[starts[i] + 1:ends[i]]
-                    if " = ops." in line or ".node.kernel = " in line]
-        return out
+        return [line for i in idx for line in node_listing(lines, starts[i], ends[i])]
     return listing

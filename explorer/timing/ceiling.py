@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import re
 from typing import Any, Optional
 
 from ..capturing.inductor_code import buffer_roots, call_buffers, kernel_params, wrapper_calls
+from ..capturing.inductor_code.wrapper import call_function_rows
 from .model import CeilingCheck, KernelTiming
 
 
@@ -67,7 +67,7 @@ def _check(k: KernelTiming, cache: Optional[int], cache_name: str,
 def _producers(code: str, kernels: dict[str, Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
     """{kernel: (the call just before one of its calls, the inputs that call wrote)}, per wrapper ``call()``."""
     lines = code.splitlines()
-    starts = [i for i, line in enumerate(lines) if re.match(r"\s*def call\(", line)]
+    starts = call_function_rows(code)
     segments: dict[int, list[Any]] = {}
     for r, call in wrapper_calls(code, set(kernels)):
         segments.setdefault(bisect.bisect_right(starts, r), []).append(call)

@@ -154,7 +154,8 @@ PROFILE_BUILD_LABEL = ("separate profiling build: the recorded graph compiled ag
 
 
 def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBuild:
-    from ..capturing.parse_output_code import graph_kind, parse_kernels
+    from ..capturing.inductor_code.wrapper import graph_kind
+    from ..capturing.parse_output_code import parse_kernels
 
     codes: list[str] = []
     notes: list[str] = []

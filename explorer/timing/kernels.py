@@ -27,6 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from ..capturing.inductor_code.kernels import is_generated, is_template
+from ..capturing.inductor_code.wrapper import profiler_name
 from .model import IndirectAccess, KernelTiming, OpLaunch
 from .traffic import kernel_traffic
 
@@ -403,7 +405,7 @@ class Estimates:
         self.by_call: dict[str, float] = defaultdict(float)
         for e in ops:
             if e.kernel is not None:
-                self.by_call[_aten_name(e.kernel)] += e.estimate_s
+                self.by_call[profiler_name(e.kernel)] += e.estimate_s
         self.launchers: dict[str, int] = defaultdict(int)
         for row in rows.values():
             for op in row.by_op:
@@ -417,17 +419,6 @@ class Estimates:
         return found or None  # 0: Inductor estimated nothing (its cost model is for GPUs)
 
 
-def _aten_name(call: str) -> str:
-    """The profiler's name of a wrapper call: ``extern_kernels.mm`` -> ``aten::mm``,
-    ``torch.ops._c10d_functional.all_reduce_.default`` -> ``_c10d_functional::all_reduce_``; a kernel's own."""
-    parts = call.removeprefix("torch.ops.").split(".")
-    if len(parts) < 2:
-        return call
-    if parts[0] == "extern_kernels":
-        return f"aten::{parts[1]}"
-    return f"{parts[0]}::{parts[1]}"
-
-
 # ---- one row ----
 
 def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optional[str],
@@ -436,7 +427,7 @@ def _kernel_timing(name: str, row: Row, total: float, kernel: Any, code: Optiona
     from .roofline import tflops
 
     t = row.time_s
-    generated = kernel is not None or name.startswith(("cpp_", "triton_", "halide_"))
+    generated = kernel is not None or is_generated(name)
     pointers: tuple = ()
     if generated:
         nbytes, source, pointers = kernel_traffic(name, kernel, code)
@@ -478,7 +469,7 @@ def _flops_source(name: str, row: Row, generated: bool) -> str:
         return text + ("; " + "; ".join(row.formulas) if row.formulas else "")
     if generated:
         return "generated pointwise/reduction code: not counted (memory-bound by nature)" \
-            if not name.startswith("triton_tem") else "template kernel: FLOPs not counted"
+            if not is_template(name) else "template kernel: FLOPs not counted"
     ops = [op for op in row.by_op if "::" in op]
     if ops:
         return f"launched by {', '.join(ops)}: no FLOP formula for it, or none of its FLOPs fell to this kernel"
@@ -492,7 +483,7 @@ def _bound(name: str, generated: bool, flops: Optional[int], nbytes: Optional[in
     if flops:
         return bound(flops, nbytes, peak_tf, peak.gbs if peak is not None else None)
     if generated:  # pointwise and reduction code: a few operations per byte; templates (matmuls) excepted
-        return None if "_tem_" in name or name.startswith("triton_tem") else "memory"
+        return None if is_template(name) else "memory"
     return None
 
 

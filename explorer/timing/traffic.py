@@ -23,7 +23,6 @@ kernel's own code) is charged in full, once per direction.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -46,8 +45,16 @@ from ..capturing.inductor_code import (
     triton_body,
     triton_signature,
 )
+from ..capturing.inductor_code import triton as tt
+from ..capturing.inductor_code.cpp import (
+    cpp_keyword,
+    is_accumulator,
+    is_lanes_of,
+    without_lane_count,
+)
+from ..capturing.inductor_code.kernels import is_inductor_pointer, is_value, replace_values
+from ..capturing.inductor_code.syntax import replace_words, without_name, words
 
-_NUM_GB = re.compile(r"['\"]kernel_num_gb['\"]\s*:\s*([0-9.eE+-]+)")
 _ITEMSIZE = {"float": 4, "double": 8, "bfloat16": 2, "half": 2, "float16": 2, "int64_t": 8, "uint64_t": 8,
              "int32_t": 4, "uint32_t": 4, "int16_t": 2, "uint16_t": 2, "int8_t": 1, "uint8_t": 1,
              "bool": 1, "long": 8, "int": 4, "float8_e4m3fn": 1, "float8_e5m2": 1}
@@ -88,9 +95,9 @@ def kernel_traffic(name: str, kernel: Any, wrapper_code: Optional[str]
         traffic = _READERS[kernel.language](name, kernel.source, wrapper_code)
         if traffic is not None:
             return sum(p.bytes for p in traffic) or None, _how(traffic), tuple(traffic)
-    m = _NUM_GB.search(kernel.source)
-    if m:
-        return round(float(m.group(1)) * 1e9), "inductor estimate (kernel_num_gb)", ()
+    num_gb = tt.kernel_num_gb(kernel.source)
+    if num_gb is not None:
+        return round(num_gb * 1e9), "inductor estimate (kernel_num_gb)", ()
     if kernel.language not in _READERS:
         return None, f"no byte count for {kernel.language} kernels", ()
     if not wrapper_code:
@@ -177,12 +184,6 @@ def _pointer(pname: str, arg: str, n: int, itemsize: int, seen: Optional[dict[tu
                           any(g for _, g in seen.values()), True, total("load", True), total("store", True))
 
 
-_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
-_ROOT = re.compile(r"^(x|y|z|r\d*_?)index$")
-_REDUCE = re.compile(r"\b(?:tl\.(?:sum|max|min|reduce|argmax|argmin|cumsum|cumprod|associative_scan)|"
-                     r"triton_helpers\.\w+|welford\w*)\(")
-
-
 class _IndexSpace:
     """The launch's index variables and what each ``tmp`` value depends on, for one kernel body."""
 
@@ -195,7 +196,7 @@ class _IndexSpace:
 
     def numel(self, prefix: str) -> Optional[int]:
         """``xnumel``, ``r0_numel`` (``rnumel``): a constant of the body or what the wrapper passes."""
-        for name in ((f"{prefix}numel",) if prefix not in ("r", "r_") else ("rnumel", "r0_numel")):
+        for name in tt.numel_names(prefix):
             seen = set()
             value: Optional[str] = name
             while value is not None and not value.isdigit() and value not in seen:
@@ -225,27 +226,26 @@ class _IndexSpace:
             return None
         roots: dict[str, dict[str, int]] = {}
         gathered = False
-        for word in set(_WORD.findall(expr)):
-            if word in self.values or word.startswith(("tl", "libdevice", "triton_helpers")) \
-                    or word.isupper() or word.endswith("numel") or word in ("None", "True", "False"):
+        for word in set(words(expr)):
+            if word in self.values or tt.is_library_word(word):
                 continue
-            m = _ROOT.match(word)
-            if m:
-                card = self.numel(m.group(1))
+            root = tt.index_root(word)
+            if root is not None:
+                card = self.numel(root)
                 if card is None:
                     return None
-                roots.setdefault(_prefix(m.group(1)), {})[word] = card
+                roots.setdefault(tt.index_prefix(root), {})[word] = card
                 continue
             rhs = self.defs.get(word)
             if rhs is None:
                 continue  # a keyword argument's name (eviction_policy), a dtype: no index variable
-            if "tl.load(" in rhs or _REDUCE.search(rhs) or word.startswith(("tmp", "_tmp")):
+            if tt.loads(rhs) or tt.reduces(rhs) or is_value(word):
                 sub = self._value_deps(word, depth)
                 if sub is None:
                     return None
                 for prefix, vars_ in sub[0].items():
                     roots.setdefault(prefix, {}).update(vars_)
-                gathered = gathered or sub[1] or "tl.load(" in rhs
+                gathered = gathered or sub[1] or tt.loads(rhs)
                 continue
             var = self._index_var(word, rhs, depth)
             if var is None:
@@ -263,16 +263,16 @@ class _IndexSpace:
         merged: dict[str, dict[str, int]] = {}
         gathered = False
         for rhs in self.all_defs.get(name, ()):
-            loads = triton_accesses(rhs) if "tl.load(" in rhs else []
+            loads = triton_accesses(rhs) if tt.loads(rhs) else []
             # a loaded value is fixed by its address: only the offsets count (not the mask, not `other`)
-            parts = [a.index for a in loads] if loads else [re.sub(rf"\b{re.escape(name)}\b", " ", rhs)]
+            parts = [a.index for a in loads] if loads else [without_name(rhs, name)]
             for part in parts:
                 sub = self._expr_deps(part, depth + 1)
                 if sub is None:
                     self._deps[name] = None
                     return None
                 roots, g = sub
-                if not loads and _REDUCE.search(rhs):
+                if not loads and tt.reduces(rhs):
                     roots = {p: v for p, v in roots.items() if not p.startswith("r")}
                 for prefix, vars_ in roots.items():
                     merged.setdefault(prefix, {}).update(vars_)
@@ -283,13 +283,12 @@ class _IndexSpace:
 
     def _index_var(self, name: str, rhs: str, depth: int) -> Optional[tuple[str, int]]:
         """An index variable derived from one root: ``v``, ``v % K``, ``v // K``, ``(v // K) % M``."""
-        text = rhs.replace(" ", "").strip("()")
-        m = re.fullmatch(r"\(?(\w+)\)?(?://(\d+))?\)?(?:%(\d+))?", text)
-        if m:
-            base = m.group(1)
-            root = _ROOT.match(base)
-            if root:
-                prefix, card = _prefix(root.group(1)), self.numel(root.group(1))
+        form = tt.index_form(rhs)
+        if form:
+            base, div, mod = form
+            root = tt.index_root(base)
+            if root is not None:
+                prefix, card = tt.index_prefix(root), self.numel(root)
             elif base in self.defs and depth < 40:
                 got = self._index_var(base, self.defs[base], depth + 1)
                 if got is None:
@@ -299,10 +298,10 @@ class _IndexSpace:
                 return None
             if card is None:
                 return None
-            if m.group(2):
-                card = -(-card // int(m.group(2)))
-            if m.group(3):
-                card = min(card, int(m.group(3)))
+            if div:
+                card = -(-card // div)
+            if mod:
+                card = min(card, mod)
             return prefix, card
         sub = self._expr_deps(rhs, depth + 1)  # another form: bounded by the roots it reads
         if sub is None or len(sub[0]) != 1:
@@ -316,22 +315,17 @@ class _IndexSpace:
         if depth > 12:
             return expr
 
-        def sub(m: re.Match) -> str:
-            word = m.group(0)
-            if not word.startswith(("tmp", "_tmp")) or word not in self.defs:
+        def sub(word: str) -> str:
+            if not is_value(word) or word not in self.defs:
                 return word
             got = self._canon.get(word)
             if got is None:
                 self._canon[word] = word  # defined from itself (an accumulator): named, not expanded again
-                rhs = re.sub(r",\s*(?:eviction_policy|other|cache_modifier)=[^,)]*", "", self.defs[word])
+                rhs = tt.without_load_options(self.defs[word])
                 got = self._canon[word] = "(" + self.canonical(rhs, depth + 1) + ")"
             return got
 
-        return re.sub(r"\b_?tmp\d+\b", sub, expr.replace(" ", ""))
-
-
-def _prefix(root: str) -> str:
-    return "r0_" if root in ("r", "r_") else root
+        return replace_values(expr.replace(" ", ""), sub)
 
 
 # ---- C++ ----
@@ -356,11 +350,10 @@ def cpp_traffic(name: str, kernel_source: str, wrapper_code: str) -> Optional[li
             return None
         mine = [a for a in accesses if a.pointer == pname]
         out.append(_pointer(pname, arg, n, itemsize,
-                            _cpp_touched(mine, space) if mine and _INDUCTOR_PARAM.match(pname) else None))
+                            _cpp_touched(mine, space) if mine and is_inductor_pointer(pname) else None))
     return out
 
 
-_INDUCTOR_PARAM = re.compile(r"^(?:in_out_ptr|in_ptr|out_ptr)\d+$")  # a template's own names (X, W, Y): whole
 
 
 def _cpp_touched(accesses: list[Any], space: _CppSpace) -> Optional[dict[tuple[str, str], tuple[int, bool]]]:
@@ -377,10 +370,6 @@ def _cpp_touched(accesses: list[Any], space: _CppSpace) -> Optional[dict[tuple[s
         for op in (("load", "store") if a.op == "atomic" else (a.op,)):
             seen[(op, key)] = found
     return seen
-
-
-_CPP_SKIP = re.compile(r"^(?:static_cast|int64_t|int32_t|long|int|float|double|c10|at|vec|convert|std|auto|"
-                       r"decltype|return|if|else|true|false|Vectorized\w*|VecMask|arange|loadu|store|template)$")
 
 
 class _CppSpace:
@@ -421,7 +410,7 @@ class _CppSpace:
         names = {var for var, _ in roots}
         count = 1
         for (var, _), elements in roots.items():
-            if var.endswith("_inner") and var[:-len("_inner")] in names:
+            if is_lanes_of(var, names):
                 continue  # a vector's lanes: x1 already counts the range they cover
             count *= elements
         return count, gathered
@@ -433,8 +422,8 @@ class _CppSpace:
             return None
         roots: dict[tuple[str, int], int] = {}
         gathered = False
-        for word in set(_WORD.findall(expr)):
-            if _CPP_SKIP.match(word):
+        for word in set(words(expr)):
+            if cpp_keyword(word):
                 continue
             loop = self.loop(word, at)
             if loop is not None:
@@ -460,7 +449,7 @@ class _CppSpace:
         if key in self._deps:
             return self._deps[key]
         self._deps[key] = ({}, False)  # a value defined from itself adds nothing more
-        if name.startswith("tmp_acc"):
+        if is_accumulator(name):
             first = self.assigns[name][0]
             got: Optional[tuple[dict[tuple[str, int], int], bool]] = (
                 {(lp.var, lp.begin): lp.elements or 0 for lps in self.loops.values() for lp in lps
@@ -469,7 +458,7 @@ class _CppSpace:
             end = assign.at + len(assign.rhs)
             loads = [a for a in self.accesses if assign.at <= a.at < end and a.op == "load"]
             got = self._loads_deps(loads, depth) if loads else self._expr_deps(
-                re.sub(rf"\b{re.escape(name)}\b", " ", assign.rhs), assign.at, depth + 1)
+                without_name(assign.rhs, name), assign.at, depth + 1)
         self._deps[key] = got
         return got
 
@@ -489,22 +478,21 @@ class _CppSpace:
         if depth > 12:
             return expr
 
-        def sub(m: re.Match) -> str:
-            word = m.group(0)
+        def sub(word: str) -> str:
             loop = self.loop(word, at)
             if loop is not None:
                 return f"{word}[{loop.start}:{loop.end}]"
-            assign = self.assignment(word, at) if word.startswith(("tmp", "_tmp")) else None
-            if assign is None or word.startswith("tmp_acc"):
+            assign = self.assignment(word, at) if is_value(word) else None
+            if assign is None or is_accumulator(word):
                 return word
             key = (word, assign.at)
             if key not in self._canon:
                 self._canon[key] = word  # defined from itself: named, not expanded again
-                rhs = re.sub(r",\s*static_cast<int64_t>\(\w+\)\)$", ")", assign.rhs)  # a load's lane count
+                rhs = without_lane_count(assign.rhs)  # a load's lane count
                 self._canon[key] = "(" + self.canonical(rhs, assign.at, depth + 1) + ")"
             return self._canon[key]
 
-        return _WORD.sub(sub, expr.replace(" ", ""))
+        return replace_words(expr.replace(" ", ""), sub)
 
 
 _READERS = {"triton": triton_traffic, "cpp": cpp_traffic}

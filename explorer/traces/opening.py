@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
-import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..capturing.inductor_code.wrapper import aot_id
 from ..capturing.model import CaptureData, Problem
 from ..capturing.phases import EVENT, PhaseClock
 from ..capturing.raw import RawCapture, describe_error
@@ -37,7 +37,6 @@ __all__ = ["OpenError", "Opened", "open_trace", "read_log"]
 
 UNKNOWN_VERSION = "unknown (the trace does not say)"
 PHASES_READ = "dropped as noise once read: they make each compilation's compile time per phase (its Timing pane)"
-_AOT_ID = re.compile(r"^# AOT ID: \['([^']+)'\]", re.M)
 
 
 @dataclass
@@ -216,10 +215,10 @@ class _IrFiles:
     def before(self, record: Record) -> None:
         if "inductor_output_code" not in record.metadata or record.pid not in self.runs:
             return
-        m = _AOT_ID.search(record.payload or "")
-        if m is None:
+        found = aot_id(record.payload or "")
+        if found is None:
             return
-        folders = sorted(glob.glob(os.path.join(glob.escape(self.runs[record.pid]), f"*__{glob.escape(m.group(1))}_*")))
+        folders = sorted(glob.glob(os.path.join(glob.escape(self.runs[record.pid]), f"*__{glob.escape(found)}_*")))
         if not folders:
             return
         cid = self.recorder.compile_id_of(record.metadata)
