@@ -264,10 +264,6 @@ def buffer_names(text: str) -> list[str]:
     return _BUF.findall(text)
 
 
-def is_buffer(name: str) -> bool:
-    return _BUF.fullmatch(name) is not None
-
-
 def is_out_argument(arg: str) -> bool:
     """``out=buf3``: a keyword argument an extern writes."""
     return arg.replace(" ", "").startswith("out=")
