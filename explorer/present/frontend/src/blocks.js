@@ -26,8 +26,8 @@ const CHUNK = 250; // code lines rendered at once; further chunks render when sc
  *   go?: (go: Go) => void}} RenderCtx */
 
 /** A chunk of a code block's lines: filled when scrolled near.
- * @typedef {HTMLElement & {_start: number, _count: number, _filled: boolean, _block: CodeBlock}} ChunkEl */
-/** A code block's element. @typedef {HTMLElement & {_block: CodeBlock}} CodeEl */
+ * @typedef {HTMLDivElement & {_start: number, _count: number, _filled: boolean, _block: CodeBlock}} ChunkEl */
+/** A code block's element. @typedef {HTMLDivElement & {_block: CodeBlock}} CodeEl */
 /** @typedef {(Node | string)[]} Out */
 
 // inline runs, appended to `out` (one flat array: a kernels pane has thousands); `pane` is null in the header

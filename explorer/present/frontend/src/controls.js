@@ -102,9 +102,7 @@ export class Toolbar {
   render(m, cid) {
     const tb = this.el;
     tb.setAttribute("aria-label", m.w("toolbar"));
-    const cidSel = /** @type {HTMLSelectElement} */ (
-      h("select", { class: "cx-comp-pick", "aria-label": m.w("compilation_aria") })
-    );
+    const cidSel = h("select", { class: "cx-comp-pick", "aria-label": m.w("compilation_aria") });
     for (const [i, c] of m.comps.entries())
       cidSel.append(h("option", { value: c.compile_id }, (m.views[i] || {}).label || c.compile_id));
     if (!m.comps.length) cidSel.append(h("option", { value: "" }, m.w("compiled_nothing")));
@@ -202,15 +200,13 @@ export class Toolbar {
 /** the actions a kernel that answered can do @param {Model} m @param {KernelStatus} kernel */
 function kernelActions(m, kernel) {
   const box = h("div", { class: "cx-kernel-actions", "data-kernel": "up" });
-  const input = /** @type {HTMLInputElement} */ (
-    h("input", {
-      type: "text",
-      class: "cx-why-input",
-      placeholder: "f(torch.randn(16))",
-      "aria-label": m.w("why_aria"),
-      size: "22",
-    })
-  );
+  const input = h("input", {
+    type: "text",
+    class: "cx-why-input",
+    placeholder: "f(torch.randn(16))",
+    "aria-label": m.w("why_aria"),
+    size: "22",
+  });
   const out = h("pre", { class: "cx-action-out", hidden: true });
   /** @param {string} action @param {Record<string, any>} args */
   const run = (action, args) => {

@@ -3,9 +3,11 @@
 // nodes, attribute values); nothing from the report goes through innerHTML.
 
 /** An element: `props` its attributes (class, text, on* listeners; null and false left out), `kids` its children.
- * @param {string} tag @param {Record<string, any> | null} [props] @param {...any} kids @returns {HTMLElement} */
+ * @template {string} K
+ * @param {K} tag @param {Record<string, any> | null} [props] @param {...any} kids
+ * @returns {K extends keyof HTMLElementTagNameMap ? HTMLElementTagNameMap[K] : HTMLElement} */
 export function h(tag, props, ...kids) {
-  const el = document.createElement(tag);
+  const el = /** @type {any} */ (document.createElement(tag));
   if (props) {
     for (const [k, v] of Object.entries(props)) {
       if (v == null || v === false) continue;

@@ -200,10 +200,9 @@ export class Pane {
       }
       stageSel.append(g);
     }
-    const select = /** @type {HTMLSelectElement} */ (stageSel);
     stageSel.addEventListener("change", () => {
-      const picked = select.selectedOptions[0];
-      this.set({ stage: select.value, kernel: (picked && picked.dataset.kernel) ?? null, diff: null });
+      const picked = stageSel.selectedOptions[0];
+      this.set({ stage: stageSel.value, kernel: (picked && picked.dataset.kernel) ?? null, diff: null });
     });
     const cidSel = h("select", {
       class: "cx-cid-pick",
@@ -213,7 +212,7 @@ export class Pane {
     for (const c of m.comps) {
       cidSel.append(h("option", { value: c.compile_id, selected: c.compile_id === this.cid }, c.compile_id));
     }
-    cidSel.addEventListener("change", () => this.set({ cid: /** @type {HTMLSelectElement} */ (cidSel).value }));
+    cidSel.addEventListener("change", () => this.set({ cid: cidSel.value }));
     const diffSel = h("select", {
       class: "cx-diff-pick",
       "aria-label": m.w("diff_aria", { side }),
@@ -234,10 +233,10 @@ export class Pane {
       diffSel.append(h("option", { value: String(i), selected: sameTarget(t, this.diff), ...data }, label));
     });
     if (targets.length < all) diffSel.append(h("option", { value: "", disabled: true }, m.w("diff_needs_kernel")));
-    const dsel = /** @type {HTMLSelectElement} */ (diffSel);
     diffSel.addEventListener("change", () =>
-      this.set({ diff: dsel.value === "" ? null : targets[Number(dsel.value)][0] }),
+      this.set({ diff: diffSel.value === "" ? null : targets[Number(diffSel.value)][0] }),
     );
+    /** @type {HTMLElement[]} */
     const out = [stageSel, cidSel, diffSel];
     const st = this.stageDef();
     if (st.kind === "graph" && !this.diff && m.has(this.cid, st.id)) {

@@ -127,9 +127,7 @@ export class Job {
 
   /** the rank picker, on rank `m`'s, and its words @param {Model} m */
   picker(m) {
-    const pick = /** @type {HTMLSelectElement} */ (
-      h("select", { class: "cx-rank-pick", "aria-label": m.w("rank_aria") })
-    );
+    const pick = h("select", { class: "cx-rank-pick", "aria-label": m.w("rank_aria") });
     for (const r of this.info.ranks) {
       pick.append(
         h("option", { value: String(r.rank), selected: r.rank === m.rank, disabled: r.status === "missing" }, r.label),
