@@ -1,3 +1,4 @@
+// @ts-check
 // The view model's blocks as DOM, one small function per kind of block (present/viewmodel.py
 // lists them): the same blocks the static copy draws in Python. Code blocks are `CodeBlock`s:
 // drawn CHUNK lines at a time as they scroll near, each line linked to the user lines it came from.
@@ -9,7 +10,28 @@ import { originKey } from "./model.js";
 export const LH = 18; // px per code line: the same value as --cx-lh in explorer.css
 const CHUNK = 250; // code lines rendered at once; further chunks render when scrolled near
 
+/** @typedef {import("./viewmodel.js").Block} Block */
+/** @typedef {import("./viewmodel.js").BlockCode} BlockCode */
+/** @typedef {import("./viewmodel.js").Runs} Runs */
+/** @typedef {import("./viewmodel.js").RunObject} RunObject */
+/** @typedef {import("./viewmodel.js").Go} Go */
+/** @typedef {import("./pane.js").Pane} Pane */
+
+/** What renderBlocks draws with: the model, the compilation (null in the header), the pane (null in the header),
+ * how an element is linked to the chain, how a code block and a picture are drawn (a pane's), where a row leads
+ * (`go`: the header's).
+ * @typedef {{m: import("./model.js").Model, cid: string | null, pane: Pane | null,
+ *   decorate: (el: HTMLElement, origins: number[] | "glue" | null | undefined) => void,
+ *   code?: (spec: BlockCode) => Node[], picture?: (stageId: string, note: string | undefined) => Node[],
+ *   go?: (go: Go) => void}} RenderCtx */
+
+/** A chunk of a code block's lines: filled when scrolled near.
+ * @typedef {HTMLDivElement & {_start: number, _count: number, _filled: boolean, _block: CodeBlock}} ChunkEl */
+/** A code block's element. @typedef {HTMLDivElement & {_block: CodeBlock}} CodeEl */
+/** @typedef {(Node | string)[]} Out */
+
 // inline runs, appended to `out` (one flat array: a kernels pane has thousands); `pane` is null in the header
+/** @param {RenderCtx} ctx @param {Runs} r @param {Out} [out] @returns {Out} */
 export function renderRuns(ctx, r, out = []) {
   if (r == null || r === "") return out;
   if (typeof r !== "object") out.push(String(r));
@@ -18,6 +40,7 @@ export function renderRuns(ctx, r, out = []) {
   return out;
 }
 
+/** @param {RenderCtx} ctx @param {RunObject} r @returns {Out} */
 function runEl(ctx, r) {
   if ("b" in r) return [h("b", null, renderRuns(ctx, r.b))];
   if ("muted" in r) return [h("span", { class: "cx-muted" }, renderRuns(ctx, r.muted))];
@@ -27,19 +50,22 @@ function runEl(ctx, r) {
   }
   if ("chip" in r) return [h("span", { class: "cx-chip" }, r.chip)];
   if ("go" in r) {
-    if (!ctx.pane) return [h("code", null, r.code)];
-    const go = () => ctx.pane.set({ stage: r.go.stage, kernel: r.go.kernel ?? null, diff: null });
+    const pane = ctx.pane;
+    if (!pane) return [h("code", null, r.code)];
+    const go = () => pane.set({ stage: r.go.stage, kernel: r.go.kernel ?? null, diff: null });
     return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
   if ("line" in r && ctx.pane) {
     // a line of one of this pane's code blocks (a module outline's row): shown, and scrolled to
-    const go = () => ctx.pane.showLine(r.key, r.line);
+    const pane = ctx.pane;
+    const go = () => pane.showLine(r.key, r.line);
     return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
   if ("code" in r || "origin" in r) {
-    if (!r.origin) return [h("code", null, r.code)];
-    const el = h("code", { class: "cx-uline" }, r.code ?? originKey(r.origin));
-    ctx.decorate(el, [ctx.m.origin(r.origin)]);
+    const rc = /** @type {import("./viewmodel.js").RunCode} */ (r);
+    if (!rc.origin) return [h("code", null, rc.code)];
+    const el = h("code", { class: "cx-uline" }, rc.code ?? originKey(rc.origin));
+    ctx.decorate(el, [ctx.m.origin(rc.origin)]);
     return [el];
   }
   if ("bar" in r) {
@@ -51,15 +77,20 @@ function runEl(ctx, r) {
 }
 
 // blocks -> elements. ctx: {m, cid, pane (or null), decorate(el, origins), code(spec) -> element}
+/** @param {RenderCtx} ctx @param {Block[] | null | undefined} blocks @returns {Node[]} */
 export function renderBlocks(ctx, blocks) {
+  /** @type {Node[]} */
   const out = [];
   for (const b of blocks || []) {
-    const el = KINDS[b.t] ? KINDS[b.t](ctx, b) : null;
+    const draw = /** @type {((ctx: RenderCtx, b: Block) => Node | Node[] | null) | undefined} */ (KINDS[b.t]);
+    const el = draw ? draw(ctx, b) : null;
     if (el) out.push(...(Array.isArray(el) ? el : [el]));
   }
   return out;
 }
 
+/** One function per kind; a kind the views do not draw here (diff: a pane's) has none.
+ * @type {{[K in Block["t"]]?: (ctx: RenderCtx, b: Extract<Block, {t: K}>) => Node | Node[] | null}} */
 const KINDS = {
   p: (ctx, b) => (b.interactive && !ctx.m.linkedOrigins ? null : h("p", { class: b.cls }, renderRuns(ctx, b.r))),
   h: (ctx, b) => h("div", { class: b.cls ? `cx-h4 ${b.cls}` : "cx-h4" }, renderRuns(ctx, b.r)),
@@ -76,7 +107,7 @@ const KINDS = {
       }),
     ),
   table: renderTable,
-  code: (ctx, b) => ctx.code(b),
+  code: (ctx, b) => (ctx.code ? ctx.code(b) : null),
   details: renderDetails,
   section: (ctx, b) =>
     h("details", { class: "cx-sec", open: !!b.open }, h("summary", null, b.title), renderBlocks(ctx, b.body)),
@@ -84,7 +115,12 @@ const KINDS = {
     const data = Object.fromEntries(Object.entries(b.data || {}).map(([k, v]) => [`data-${k}`, v]));
     return h("div", { class: b.cls, ...data }, renderBlocks(ctx, b.body));
   },
-  graph: (ctx, b) => (ctx.pane && ctx.pane.mode === "picture" ? ctx.picture(b.stage, b.folded) : ctx.code(b.code)),
+  graph: (ctx, b) =>
+    ctx.pane && ctx.pane.mode === "picture" && ctx.picture
+      ? ctx.picture(b.stage, b.folded)
+      : ctx.code
+        ? ctx.code(b.code)
+        : null,
   chart: (ctx, b) =>
     h(
       "table",
@@ -100,17 +136,20 @@ const KINDS = {
         );
       }),
     ),
-  button: (ctx, b) =>
-    ctx.pane
+  button: (ctx, b) => {
+    const pane = ctx.pane;
+    return pane
       ? h(
           "p",
           null,
-          h("button", { type: "button", class: "cx-btn", onclick: () => ctx.pane.set(b.go) }, renderRuns(ctx, b.r)),
+          h("button", { type: "button", class: "cx-btn", onclick: () => pane.set(b.go) }, renderRuns(ctx, b.r)),
         )
-      : null,
+      : null;
+  },
 };
 
 // a lazy group (a folded family's members) draws its body when first opened: a pane of 11,000 guards stays small
+/** @param {RenderCtx} ctx @param {import("./viewmodel.js").BlockDetails} b */
 function renderDetails(ctx, b) {
   const el = h(
     "details",
@@ -124,12 +163,13 @@ function renderDetails(ctx, b) {
   const fill = () => {
     el.removeEventListener("toggle", fill);
     el.append(...renderBlocks(ctx, b.body));
-    if (ctx.pane) ctx.pane.view.relight();
+    if (ctx.pane) ctx.pane.relight();
   };
   el.addEventListener("toggle", fill);
   return el;
 }
 
+/** @param {RenderCtx} ctx @param {import("./viewmodel.js").BlockTable} b */
 function renderTable(ctx, b) {
   const table = h("table", { class: b.cls ? `cx-table ${b.cls}` : "cx-table" });
   if (b.caption) table.append(h("caption", null, b.caption));
@@ -145,7 +185,7 @@ function renderTable(ctx, b) {
     const cells = r.c.map((c, j) => h(j === 0 && r.th ? "th" : "td", null, renderRuns(ctx, c)));
     const line = r.line ?? i + 1; // a folded table's rows name their own line of the block
     const tr = h("tr", { class: r.cls || null, "data-line": b.key ? line : null }, cells);
-    let o = b.key ? ctx.m.linkOf(ctx.cid, b.key, line) : null;
+    let o = b.key && ctx.cid != null ? ctx.m.linkOf(ctx.cid, b.key, line) : null;
     if (!o && r.origin) o = [ctx.m.origin(r.origin)];
     ctx.decorate(tr, o);
     leads(ctx, tr, r.go);
@@ -156,28 +196,31 @@ function renderTable(ctx, b) {
 
 // a row that leads somewhere when clicked or on Enter (a rank, its compilation and stage: ctx.go); static views
 // and hosts without ctx.go draw it as a plain row
+/** @param {RenderCtx} ctx @param {HTMLElement} el @param {Go | undefined} go */
 function leads(ctx, el, go) {
-  if (!go || !ctx.go) return;
+  const lead = ctx.go;
+  if (!go || !lead) return;
   el.classList.add("cx-go");
   el.setAttribute("tabindex", "0");
   el.setAttribute("role", "button");
   if (go.rank != null) el.setAttribute("data-go-rank", String(go.rank));
   el.addEventListener("click", (e) => {
-    if (!e.target.closest("a, button, summary")) ctx.go(go);
+    if (!(/** @type {Element} */ (e.target).closest("a, button, summary"))) lead(go);
   });
   el.addEventListener("keydown", (e) => {
     if (e.key !== "Enter") return;
     e.preventDefault();
     e.stopPropagation();
-    ctx.go(go);
+    lead(go);
   });
 }
 
 // One text block shown as lines: rendered CHUNK lines at a time, the rest as placeholders
 // of the exact height (every line is LH px tall) filled when scrolled near.
 export class CodeBlock {
+  /** @param {Pane} pane @param {BlockCode} spec @param {string} text @param {{eager?: boolean}} [opts] */
   constructor(pane, spec, text, opts = {}) {
-    const m = pane.view.m;
+    const m = pane.model();
     this.pane = pane;
     this.spec = spec;
     this.cid = pane.cid;
@@ -187,21 +230,24 @@ export class CodeBlock {
     this.langs = this.lang === "wrapper" ? wrapperLangs(this.lines) : null;
     this.marks = new Set(spec.marks || []);
     this.cursor = 0;
+    /** @type {ChunkEl[]} */
     this.chunks = [];
     this.linked = m.hasLineage(this.cid, spec.key) || !!spec.file; // source lines link to themselves
-    this.el = h("div", {
-      class: "cx-code",
-      tabindex: "0",
-      role: "list",
-      "aria-label": spec.title || spec.key,
-      "data-block": spec.key,
-    });
+    this.el = /** @type {CodeEl} */ (
+      h("div", {
+        class: "cx-code",
+        tabindex: "0",
+        role: "list",
+        "aria-label": spec.title || spec.key,
+        "data-block": spec.key,
+      })
+    );
     this.el._block = this;
     const n = this.lines.length;
     this.el.style.setProperty("--cx-gw", `${spec.linenos ? String((spec.first || 1) + n).length + 1 : 0}ch`);
     for (let start = 0; start < n; start += CHUNK) {
       const count = Math.min(CHUNK, n - start);
-      const c = h("div", { class: "cx-chunk" });
+      const c = /** @type {ChunkEl} */ (h("div", { class: "cx-chunk" }));
       c.style.height = `${count * LH}px`;
       c._start = start;
       c._count = count;
@@ -215,8 +261,9 @@ export class CodeBlock {
     for (const c of this.chunks) if (!c._filled) pane.observe(c);
   }
 
+  /** @param {number} line @returns {number[] | "glue" | null} */
   originsAt(line) {
-    const m = this.pane.view.m;
+    const m = this.pane.model();
     if (this.spec.file) {
       // the frame's source, or a function inlined into it: each line is its own user line
       const l = m.linkOf(this.cid, this.spec.key, line);
@@ -225,11 +272,12 @@ export class CodeBlock {
     return m.linkOf(this.cid, this.spec.key, line);
   }
 
+  /** @param {ChunkEl} c */
   fill(c) {
     if (c._filled) return;
     c._filled = true;
     c.style.height = "";
-    const view = this.pane.view,
+    const pane = this.pane,
       frag = document.createDocumentFragment();
     const first = this.spec.first || 1;
     for (let i = c._start; i < c._start + c._count; i++) {
@@ -244,25 +292,28 @@ export class CodeBlock {
       if (!text) tx.append(" ");
       el.append(tx);
       if (this.marks.has(line)) el.classList.add("cx-mark");
-      view.decorate(el, this.linked ? this.originsAt(line) : null, this.pane);
+      pane.decorate(el, this.linked ? this.originsAt(line) : null);
       if (line === this.cursor) el.classList.add("cx-cursor");
       frag.append(el);
     }
     c.append(frag);
   }
 
+  /** @param {number} line @returns {HTMLElement | null} */
   lineEl(line) {
     const c = this.chunks[Math.floor((line - 1) / CHUNK)];
     if (!c) return null;
     this.fill(c);
-    return c.children[line - 1 - c._start] || null;
+    return /** @type {HTMLElement | null} */ (c.children[line - 1 - c._start] || null);
   }
 
+  /** @param {(line: number) => boolean} pred */
   firstLine(pred) {
     for (let i = 1; i <= this.lines.length; i++) if (pred(i)) return i;
     return 0;
   }
 
+  /** @param {number} delta */
   moveCursor(delta) {
     const old = this.cursor && this.lineEl(this.cursor);
     if (old) old.classList.remove("cx-cursor");

@@ -1,3 +1,4 @@
+// @ts-check
 // The one highlighter: a regex per language, run per line as a pane draws it (so a
 // 4 MB report costs nothing until a line is on screen). The static copy shows plain text.
 
@@ -38,9 +39,13 @@ const RX_CPP = new RegExp(
 // jump targets: >> (to 3.12), L1: (3.13)
 const RX_DIS = /^(\s*\d+)?(\s+>>|\s+L\d+:)?(\s*\d+\s+)([A-Z][A-Z0-9_]*)(.*)$/;
 
+/** @typedef {[string | null, string][]} Tokens */
+
+/** @param {string} line @returns {Tokens} */
 function disTokens(line) {
   const m = RX_DIS.exec(line);
   if (!m) return [[null, line]];
+  /** @type {Tokens} */
   const out = [];
   if (m[1]) out.push(["t-n", m[1]]);
   if (m[2]) out.push(["t-p", m[2]]);
@@ -52,6 +57,7 @@ function disTokens(line) {
   return out;
 }
 
+/** @param {RegExpExecArray} m @param {string} prevWord */
 function pyClass(m, prevWord) {
   if (m[1]) return "t-c";
   if (m[2]) return "t-s";
@@ -62,6 +68,7 @@ function pyClass(m, prevWord) {
   return prevWord === "def" || prevWord === "class" ? "t-f" : null;
 }
 
+/** @param {RegExpExecArray} m */
 function cppClass(m) {
   if (m[1]) return "t-c";
   if (m[2]) return "t-s";
@@ -71,10 +78,12 @@ function cppClass(m) {
 }
 
 // [[class or null, text], ...] covering the whole line
+/** @param {string} line @param {string | null} lang @returns {Tokens} */
 export function tokens(line, lang) {
   if (lang === "dis") return disTokens(line);
   const rx = lang === "cpp" ? RX_CPP : lang === "python" ? RX_PY : null;
   if (!rx) return [[null, line]];
+  /** @type {Tokens} */
   const out = [];
   rx.lastIndex = 0;
   let last = 0,
@@ -95,6 +104,7 @@ export function tokens(line, lang) {
   return out;
 }
 
+/** @param {string | null | undefined} language @returns {string | null} */
 export function langOf(language) {
   const l = String(language || "").toLowerCase();
   if (["python", "py", "triton", "halide", "ir"].includes(l)) return "python";
@@ -105,6 +115,7 @@ export function langOf(language) {
 
 // Per-line languages of a wrapper module: Python outside triple-quoted strings, the
 // embedded kernel's language inside them (C++ for cpp_pybinding, Python for triton).
+/** @param {string[]} lines @returns {string[]} */
 export function wrapperLangs(lines) {
   const out = new Array(lines.length);
   let inside = null;

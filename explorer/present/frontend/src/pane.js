@@ -1,5 +1,8 @@
-// One pane: a stage (or one kernel of the kernels stage: `kernel`, its key) of one compilation, or a diff of two
-// texts (`diff`: the other pane, {cid, stage, [kernel], [rank]}).
+// @ts-check
+// One pane (a component of the view): a stage (or one kernel of the kernels stage: `kernel`, its key) of one
+// compilation, or a diff of two texts (`diff`: the other pane, {cid, stage, [kernel], [rank]}). It owns what it
+// shows and its code blocks; what it needs of the rest of the view comes through its host (PaneHost), and it says
+// when it was picked (`active`) or changed (`changed`).
 
 import { renderDiff } from "./diff.js";
 import { h } from "./dom.js";
@@ -7,30 +10,51 @@ import { CodeBlock, LH, renderBlocks } from "./blocks.js";
 import { diffTargets, paneTarget, sameTarget, sideLines } from "./model.js";
 import { rankTargets } from "./ranks.js";
 
+/** @typedef {import("./viewmodel.js").Target} Target */
+/** @typedef {import("./viewmodel.js").BlockCode} BlockCode */
+/** @typedef {import("./lighting.js").LinkedEl} LinkedEl */
+/** @typedef {import("./blocks.js").ChunkEl} ChunkEl */
+
+/** What a pane shows: `diff` the pane it is compared with, `mode` "code" or "picture" (a graph's).
+ * @typedef {{cid: string, stage: string, kernel: string | null, diff: Target | null, mode: string}} PaneState */
+
+/** What a pane asks of the view.
+ * @typedef {{model: () => import("./model.js").Model, chain: import("./lighting.js").Chain,
+ *   pictures: import("./pictures.js").Pictures, diffs: import("./diff.js").Diffs, job: import("./ranks.js").Job | null,
+ *   kernel: import("./kernel.js").KernelStatus, other: (pane: Pane) => Pane | undefined, explain: () => boolean,
+ *   active: (pane: Pane) => void, changed: (pane: Pane) => void}} PaneHost */
+
 export class Pane {
-  constructor(view, side, state) {
-    this.view = view;
+  /** @param {PaneHost} host @param {string} side "left" or "right"
+   * @param {{cid: string, stage: string, kernel?: string | null, diff?: Target | null, mode?: string}} state */
+  constructor(host, side, state) {
+    this.host = host;
     this.side = side;
     this.cid = state.cid;
     this.stage = state.stage;
+    /** @type {string | null} */
     this.kernel = state.kernel ?? null;
+    /** @type {Target | null} */
     this.diff = state.diff || null;
     this.mode = state.mode || "code";
-    this.linked = []; // every rendered element that carries origins
+    /** @type {CodeBlock[]} */
     this.blocks = [];
-    this.el = h("section", { class: "cx-pane", "data-side": side, "aria-label": view.m.w("pane", { side }) });
+    this._scrolled = false;
+    this.el = h("section", { class: "cx-pane", "data-side": side, "aria-label": host.model().w("pane", { side }) });
     this.head = h("div", { class: "cx-pane-head" });
     this.explain = h("div", { class: "cx-explain" });
     this.body = h("div", { class: "cx-pane-body", tabindex: "-1" });
     this.el.append(this.head, this.explain, this.body);
+    /** @type {IntersectionObserver | null} */
     this.io =
       typeof IntersectionObserver === "function"
         ? new IntersectionObserver(
             (entries) => {
               for (const e of entries)
                 if (e.isIntersecting) {
-                  this.io.unobserve(e.target);
-                  e.target._block.fill(e.target);
+                  const chunk = /** @type {ChunkEl} */ (e.target);
+                  if (this.io) this.io.unobserve(chunk);
+                  chunk._block.fill(chunk);
                 }
             },
             { root: this.body, rootMargin: "800px 0px" },
@@ -43,15 +67,31 @@ export class Pane {
       },
       { passive: true },
     );
-    this.el.addEventListener("focusin", () => view.setActive(this));
-    this.el.addEventListener("pointerdown", () => view.setActive(this));
+    this.el.addEventListener("focusin", () => host.active(this));
+    this.el.addEventListener("pointerdown", () => host.active(this));
   }
 
+  model() {
+    return this.host.model();
+  }
+
+  /** link `el` to user lines, lit with the chain @param {HTMLElement} el
+   * @param {number[] | "glue" | null | undefined} origins */
+  decorate(el, origins) {
+    this.host.chain.decorate(el, origins, this);
+  }
+
+  relight() {
+    this.host.chain.relight();
+  }
+
+  /** a chunk of a code block, filled when scrolled near @param {ChunkEl} chunk */
   observe(chunk) {
     if (this.io) this.io.observe(chunk);
     else chunk._block.fill(chunk);
   }
 
+  /** @returns {PaneState} */
   state() {
     return { cid: this.cid, stage: this.stage, kernel: this.kernel, diff: this.diff, mode: this.mode };
   }
@@ -62,27 +102,44 @@ export class Pane {
   }
 
   // a new stage without a kernel shows the whole stage; a kernel the compilation lacks shows the kernels stage
+  /** @param {Partial<PaneState>} state */
   set(state) {
-    const m = this.view.m;
-    Object.assign(this, state);
+    this.place(state);
+    this.render();
+    this.host.changed(this);
+  }
+
+  // what the pane shows, set without drawing it: a new stage without a kernel shows the whole stage; a compilation,
+  // stage or kernel the model lacks gives way to its first compilation, first stage, the whole kernels stage
+  /** @param {Partial<PaneState>} state @param {import("./model.js").Model} [m] the model it is about to show */
+  place(state, m = this.model()) {
+    if ("cid" in state) this.cid = /** @type {string} */ (state.cid);
+    if ("stage" in state) this.stage = /** @type {string} */ (state.stage);
+    if ("kernel" in state) this.kernel = state.kernel ?? null;
+    if ("diff" in state) this.diff = state.diff ?? null;
+    if ("mode" in state) this.mode = state.mode || "code";
     if ("stage" in state && !("kernel" in state)) this.kernel = null;
     this.kernel = this.kernel ?? null;
     if (!m.comp(this.cid)) this.cid = (m.comps[0] || {}).compile_id; // none: a rank that compiled nothing
     if (!m.byId.has(this.stage)) this.stage = m.stages[0].id;
     if (this.kernel != null && !m.shows(this.cid, this.stage, this.kernel)) this.kernel = null;
-    this.render();
-    this.view.changed();
+  }
+
+  /** the stage's explanation shown or hidden (the toolbar's switch) @param {boolean} show */
+  showExplain(show) {
+    this.explain.hidden = !show;
   }
 
   stageDef() {
-    return this.view.m.byId.get(this.stage);
+    const m = this.model();
+    return m.byId.get(this.stage) || m.stages[0];
   }
 
   render() {
-    const view = this.view,
-      m = view.m;
+    const host = this.host,
+      m = this.model();
     if (this.io) this.io.disconnect();
-    this.linked = [];
+    host.chain.clear(this);
     this.blocks = [];
     this.head.replaceChildren(...this.controls());
     const st = this.stageDef();
@@ -93,23 +150,30 @@ export class Pane {
       " ",
       h("span", { class: "cx-explain-text" }, st.explanation),
     );
-    this.explain.hidden = !view.showExplain;
+    this.explain.hidden = !host.explain();
     let body;
     try {
-      body = this.diff ? this.renderDiff() : this.renderStage();
+      body = this.diff ? this.renderDiff(this.diff) : this.renderStage();
     } catch (err) {
-      body = [h("div", { class: "cx-bad cx-error" }, m.w("draw_failed", { error: err && err.message }))];
+      body = [
+        h(
+          "div",
+          { class: "cx-bad cx-error" },
+          m.w("draw_failed", { error: err && /** @type {Error} */ (err).message }),
+        ),
+      ];
     }
     this.body.replaceChildren(...body);
     if (this._scrolled) {
       this.body.scrollTop = 0;
       this._scrolled = false;
     } // reading it forces a layout
-    view.relight();
+    host.chain.relight();
   }
 
   controls() {
-    const m = this.view.m,
+    const host = this.host,
+      m = this.model(),
       side = this.side;
     const stageSel = h("select", {
       class: "cx-stage-pick",
@@ -120,10 +184,11 @@ export class Pane {
       const label = m.has(this.cid, s.id) ? s.title : m.w("not_captured_option", { title: s.title });
       stageSel.append(h("option", { value: s.id, selected: s.id === this.stage && this.kernel == null }, label));
     }
-    const refs = m.view(this.cid).kernels || [];
-    if (refs.length && m.byId.has("kernels")) {
+    const refs = m.view(this.cid).kernels || [],
+      kernels = m.byId.get("kernels");
+    if (refs.length && kernels) {
       // one kernel: the kernels stage, that kernel named beside it (data-kernel)
-      const g = h("optgroup", { label: m.byId.get("kernels").title });
+      const g = h("optgroup", { label: kernels.title });
       for (const r of refs) {
         g.append(
           h(
@@ -154,14 +219,14 @@ export class Pane {
       title: m.w("diff_title"),
     });
     diffSel.append(h("option", { value: "" }, m.w("diff_off")));
-    const other = this.view.panes.find((p) => p !== this);
-    const job = this.view.job;
+    const other = host.other(this);
+    const job = host.job;
     let targets = diffTargets(m, this.target(), other && other.target()).concat(
       job ? rankTargets(job.info, m.rank, this.target(), (k, v) => m.w(k, v)) : [],
     );
     // without a kernel, only the diffs the page carries (present/diff_view.py): the kernel computes the others
     const all = targets.length;
-    if (this.view.kernelState() === "none") targets = targets.filter(([t]) => this.view.diffOf(this, t) !== undefined);
+    if (host.kernel.gone()) targets = targets.filter(([t]) => host.diffs.of(this.target(), t) !== undefined);
     // an option names its target by its place in `targets`, and says which pane it is in data-* (for other tools)
     targets.forEach(([t, label], i) => {
       const data = { "data-cid": t.cid, "data-stage": t.stage, "data-kernel": t.kernel, "data-rank": t.rank ?? null };
@@ -171,6 +236,7 @@ export class Pane {
     diffSel.addEventListener("change", () =>
       this.set({ diff: diffSel.value === "" ? null : targets[Number(diffSel.value)][0] }),
     );
+    /** @type {HTMLElement[]} */
     const out = [stageSel, cidSel, diffSel];
     const st = this.stageDef();
     if (st.kind === "graph" && !this.diff && m.has(this.cid, st.id)) {
@@ -195,18 +261,20 @@ export class Pane {
   }
 
   // what every renderBlocks call of this pane shares
+  /** @returns {import("./blocks.js").RenderCtx} */
   ctx() {
-    const view = this.view;
+    const pictures = this.host.pictures;
     return {
-      m: view.m,
+      m: this.model(),
       cid: this.cid,
       pane: this,
-      decorate: (el, o) => view.decorate(el, o, this),
+      decorate: (el, o) => this.decorate(el, o),
       code: (spec) => this.codeEl(spec),
-      picture: (stageId, note) => view.picture(this, stageId, note),
+      picture: (stageId, note) => pictures.picture(this, stageId, note),
     };
   }
 
+  /** @param {BlockCode} spec @returns {HTMLElement[]} */
   codeEl(spec) {
     const out = [];
     if (spec.title) {
@@ -214,14 +282,15 @@ export class Pane {
         h("div", { class: "cx-h4" }, spec.title, spec.sub ? h("span", { class: "cx-muted" }, `  ${spec.sub}`) : null),
       );
     }
-    const b = new CodeBlock(this, spec, this.view.m.text(this.cid, spec.src) || "");
+    const b = new CodeBlock(this, spec, this.model().text(this.cid, spec.src) || "");
     this.blocks.push(b);
     out.push(b.el);
     return out;
   }
 
+  /** @returns {Node[]} */
   renderStage() {
-    const m = this.view.m,
+    const m = this.model(),
       st = this.stageDef();
     const view = m.view(this.cid);
     const found = (view.findings || []).filter((f) => f.stage === st.id);
@@ -230,7 +299,7 @@ export class Pane {
     const blocks = m.blocks(this.cid, this.stage, this.kernel);
     if (m.pending(this.cid, this.stage, this.kernel)) {
       out.push(
-        h("p", { class: "cx-muted cx-pending" }, m.w(this.view.kernelGone() ? "stage_not_sent" : "loading_stage")),
+        h("p", { class: "cx-muted cx-pending" }, m.w(this.host.kernel.gone() ? "stage_not_sent" : "loading_stage")),
       );
       return out;
     }
@@ -242,14 +311,16 @@ export class Pane {
   }
 
   // this pane against its diff source: the diff Python made (carried, or asked of the kernel), drawn
-  renderDiff() {
-    const view = this.view,
-      m = view.m,
-      t = this.diff;
+  /** @param {Target} t @returns {Node[]} */
+  renderDiff(t) {
+    const host = this.host,
+      m = this.model(),
+      job = host.job;
+    /** @param {string} key @param {Record<string, any>} [vars] */
     const pending = (key, vars) => [h("p", { class: "cx-muted cx-pending" }, m.w(key, vars))];
-    const om = t.rank == null ? m : view.rankModel(t.rank); // the other side: this rank, or another
+    const om = t.rank == null ? m : job && job.model(t.rank); // the other side: this rank, or another
     if (!om) {
-      const asked = view.job && view.job.waiting.get(t.rank);
+      const asked = job && t.rank != null ? job.waiting.get(t.rank) : undefined;
       if (asked)
         asked.then(
           () => this.diff && this.render(),
@@ -257,32 +328,35 @@ export class Pane {
         );
       return pending(asked ? "loading_rank_report" : "rank_not_here", { rank: t.rank });
     }
-    const d = view.diffOf(this, t);
+    const d = host.diffs.of(this.target(), t);
     if (d === undefined) {
-      if (view.kernelState() === "none") return pending("diff_not_here");
-      if (!view.kernelUp()) return pending("computing_diff"); // asked when the kernel answers: kernelChanged
-      view.askDiff(this, t).then(() => this.diff && this.render());
+      if (host.kernel.gone()) return pending("diff_not_here");
+      if (!host.kernel.up()) return pending("computing_diff"); // asked when the kernel answers: kernelChanged
+      host.diffs.ask(this.target(), t).then(() => this.diff && this.render());
       return pending("computing_diff");
     }
-    if (d.error) return [h("div", { class: "cx-bad cx-error" }, m.w("diff_failed", { error: d.error }))];
+    if ("error" in d) return [h("div", { class: "cx-bad cx-error" }, m.w("diff_failed", { error: d.error }))];
     const a = sideLines(om, t.cid, d.lines[0]),
       b = sideLines(m, this.cid, d.lines[1]);
     if (!a || !b) return pending("loading_rest");
+    /** @param {HTMLElement} el @param {import("./diff.js").SideLine} item @param {string} side */
     const decorate = (el, item, side) => {
       // whose chain the line is in (every rank's indexes the same origins)
       const [lm, cid] = side === "a" ? [om, t.cid] : [m, this.cid];
-      if (item.key) view.decorate(el, lm.linkOf(cid, item.key, item.line), this);
+      if (item.key) this.decorate(el, lm.linkOf(cid, item.key, item.line));
     };
     return renderDiff(d, a, b, decorate, m.w("show_folded"));
   }
 
+  /** @param {HTMLElement} el @param {boolean} [center] */
   scrollTo(el, center = true) {
     const body = this.body;
-    let top = 0,
-      x = el;
+    let top = 0;
+    /** @type {HTMLElement | null} */
+    let x = el;
     while (x && x !== body) {
       top += x.offsetTop;
-      x = x.offsetParent;
+      x = /** @type {HTMLElement | null} */ (x.offsetParent);
       if (x && !body.contains(x) && x !== body) break;
     }
     if (center) body.scrollTop = Math.max(0, top - body.clientHeight / 2 + LH);
@@ -291,6 +365,7 @@ export class Pane {
   }
 
   // a line of one of this pane's code blocks, shown (a picture gives way to the code) and scrolled to
+  /** @param {string} key @param {number} line */
   showLine(key, line) {
     if (this.mode === "picture") this.set({ mode: "code" });
     const b = this.blocks.find((x) => x.key === key);
@@ -301,6 +376,7 @@ export class Pane {
   }
 
   // scroll to the first line of the chain in this pane (data first: the line may not be rendered yet)
+  /** @param {Set<number>} sel */
   revealChain(sel) {
     for (const b of this.blocks) {
       const line = b.firstLine((i) => {
@@ -310,13 +386,13 @@ export class Pane {
       if (line) {
         const el = b.lineEl(line);
         if (el) {
-          this.view.relight();
+          this.relight();
           this.scrollTo(el);
         }
         return true;
       }
     }
-    const el = this.linked.find((e) => e._o && e._o.some((x) => sel.has(x)));
+    const el = this.host.chain.linked(this).find((e) => e._o && e._o.some((x) => sel.has(x)));
     if (el) this.scrollTo(el);
     return !!el;
   }
