@@ -17,17 +17,6 @@ from typing import Any, Iterator, Optional
 
 from . import logs
 
-
-def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
-    import importlib
-
-    obj = importlib.import_module(module_path)
-    *parents, last = attr_path.split(".")
-    for p in parents:
-        obj = getattr(obj, p)
-    return obj, last
-
-
 # config values set for the duration of a capture: (module path, attribute, value, why).
 # force_non_lazy_backward_lowering costs a training forward's compile 1.3-1.8x (the backward's
 # whole Inductor compile, which a plain torch.compile does only at the first .backward()); it is
@@ -126,6 +115,16 @@ def capture_config(notes: list[str], warm: bool = False, export: bool = False, f
         if ours in warnings.filters:  # someone may have reset the filters meanwhile
             warnings.filters.remove(ours)
         getattr(warnings, "_filters_mutated", lambda: None)()  # clears the "already warned" cache
+
+
+def _resolve(module_path: str, attr_path: str) -> tuple[Any, str]:
+    import importlib
+
+    obj = importlib.import_module(module_path)
+    *parents, last = attr_path.split(".")
+    for p in parents:
+        obj = getattr(obj, p)
+    return obj, last
 
 
 def _set_config(entry: tuple[str, str, Any, str], saved: list[tuple[Any, str, Any]], notes: list[str]) -> bool:
