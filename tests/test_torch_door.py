@@ -137,3 +137,23 @@ def test_a_planted_file_fails_the_scan(tmp_path, monkeypatch):
     monkeypatch.setitem(globals(), "DOOR", pkg / "capturing" / "torch_door")
     with pytest.raises(AssertionError, match=r"explorer/cell/bad\.py:5: torch\._dynamo\.config\.suppress_errors"):
         test_torch_internals_are_used_only_through_the_door()
+
+
+CHILD_ONLY = {"explorer/preview/child.py", "explorer/preview/training.py"}  # training: imported by the child alone
+
+
+def test_the_cuda_stand_in_is_imported_only_in_the_preview_child():
+    """The one module that patches torch (``torch_door.cuda_standin``) runs only in the preview's child process:
+    only the child's modules import it, and only the child imports those."""
+    importers: dict[str, set[str]] = {"cuda_standin": set(), "training": set()}
+    for path in sorted(EXPLORER.rglob("*.py")):
+        rel = path.relative_to(EXPLORER.parent).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+                for module in importers:
+                    if any(n == module or n.endswith("." + module) for n in names):
+                        importers[module].add(rel)
+    assert importers["cuda_standin"] <= CHILD_ONLY, importers["cuda_standin"]
+    assert importers["training"] <= {"explorer/preview/child.py"}, importers["training"]
+    assert importers["cuda_standin"], "the scan finds the child's import (it can fail)"
