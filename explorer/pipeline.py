@@ -268,7 +268,7 @@ def _guard_filter(options: Options, fn: Optional[Callable[..., Any]]) -> Any:
     if options.guard_filter is None and fn is None:
         return None
     from .capturing.guard_filter import GuardFilterRecorder
-    from .capturing.torch_compat import guard_filter_by_name
+    from .capturing.torch_door.dynamo_cache import guard_filter_by_name
 
     if fn is None:
         fn = guard_filter_by_name(options.guard_filter or "")
@@ -325,7 +325,7 @@ def _with_error(data: CaptureData, error: BaseException) -> CaptureData:
 def _check_setup(options: Options) -> None:
     """Setup errors in words, before anything runs."""
     if options.inductor_backend == "halide":
-        from .capturing.torch_compat import halide_missing
+        from .capturing.torch_door.inductor import halide_missing
 
         why = halide_missing()
         if why:
@@ -338,17 +338,11 @@ def _script_backend(target: Any, options: Options) -> Iterator[None]:
     if not (options.inductor_backend and isinstance(target, ScriptTarget)):
         yield
         return
-    import torch._inductor.config as config
+    from .capturing import torch_door
 
     wanted = {k: v for k, v in options.all_inductor_options().items() if k in ("cpu_backend", "cuda_backend")}
-    saved = {k: getattr(config, k) for k in wanted}
-    try:
-        for k, v in wanted.items():
-            setattr(config, k, v)
+    with torch_door.config.inductor_config(wanted):
         yield
-    finally:
-        for k, v in saved.items():
-            setattr(config, k, v)
 
 
 def _preview(recorder: Any, repros: Optional[list], options: Options) -> Any:

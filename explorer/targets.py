@@ -39,7 +39,7 @@ class CallTarget:
 
     def prepare(self) -> None:
         """Dynamo reuses cached compilations whose guards pass: forget them so this one compiles."""
-        from .capturing.torch_compat import forget_compilations
+        from .capturing.torch_door.dynamo_cache import forget_compilations
 
         forget_compilations(self.fn)
 
@@ -200,16 +200,16 @@ class ExportTarget:
     function = None  # the explorer compiles nothing with torch.compile here
 
     def run(self, compiled: Any = None) -> RunResult:
-        from .capturing import torch_compat
+        from .capturing import torch_door
 
         try:
-            program = torch_compat.export_program(self.model, self.args, self.kwargs, self.dynamic_shapes,
+            program = torch_door.export.export_program(self.model, self.args, self.kwargs, self.dynamic_shapes,
                                                   self.strict)
             if not self.aoti:
-                return RunResult(value=torch_compat.exported_module(program)(*self.args, **(self.kwargs or {})))
+                return RunResult(value=torch_door.export.exported_module(program)(*self.args, **(self.kwargs or {})))
             path = self.package_path or self._temp_package()
-            self._package = torch_compat.aoti_package(program, path)
-            runner = torch_compat.aoti_load(self._package)
+            self._package = torch_door.export.aoti_package(program, path)
+            runner = torch_door.export.aoti_load(self._package)
             return RunResult(value=runner(*self.args, **(self.kwargs or {})))
         except BaseException as e:  # noqa: BLE001 - handed to the entry point, which re-raises it unchanged
             return RunResult(error=e)

@@ -26,12 +26,10 @@ import types
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .capturing.torch_compat import resumed
+from .capturing.torch_door.dynamo import resumed
+from .capturing.torch_door.version import COMPILER_FOLDERS
 
 _EXPLORER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-# torch's compiler machinery: frames a plain run of the cell would not show
-_TORCH_INTERNAL = ("_dynamo", "_inductor", "_functorch", "fx", "_subclasses", "_higher_order_ops",
-                   "_logging", "_guards.py", "_compile.py", "_utils_internal.py", "_strobelight")
 CELL_FRAMES = ("compiled_cell",)  # the cell's own function: shown as the cell, like module code
 _CONTEXT = 2  # lines before and after the current one, as IPython shows them
 
@@ -241,7 +239,7 @@ def is_internal(filename: str) -> bool:
     torch_dir = _torch_dir()
     if torch_dir and filename.startswith(torch_dir):
         rest = filename[len(torch_dir):]
-        return rest.split(os.sep, 1)[0] in _TORCH_INTERNAL
+        return rest.split(os.sep, 1)[0] in COMPILER_FOLDERS  # torch's compiler machinery: a plain run would not show it
     return False
 
 

@@ -8,7 +8,7 @@ import torch_state
 from programs import basics
 
 import explorer
-from explorer.capturing import torch_compat
+from explorer.capturing import torch_door
 
 BASICS = basics.__file__
 
@@ -147,8 +147,9 @@ def test_backend_without_inductor_explains_missing_stages():
 
 
 def _listener_state():
-    trace = logging.getLogger(torch_compat.TRACE_LOGGER)
-    ir = [logging.getLogger(n) for n in list(torch_compat.IR_LOGGERS.values()) + [torch_compat.BYTECODE_LOGGER]]
+    trace = logging.getLogger(torch_door.logs.TRACE_LOGGER)
+    ir = [logging.getLogger(n)
+          for n in list(torch_door.inductor.IR_LOGGERS.values()) + [torch_door.dynamo.BYTECODE_LOGGER]]
     from torch._dynamo import convert_frame
 
     return (list(trace.handlers), [(lg.level, lg.propagate, list(lg.handlers)) for lg in ir],
@@ -228,7 +229,7 @@ def test_a_malformed_trace_record_mid_run_costs_only_itself():
     def bad_start():
         return {"stack": "not a list"}
 
-    torch_compat.forget_compilations(basics.simple)
+    torch_door.dynamo_cache.forget_compilations(basics.simple)
     with explorer.capture() as report:
         torch._logging.trace_structured("dynamo_start", metadata_fn=bad_start)
         torch.compile(basics.simple)(torch.randn(4))
@@ -253,7 +254,7 @@ def test_a_failing_subscriber_is_a_problem_and_the_capture_goes_on():
         seen.append(event)
         raise RuntimeError("subscriber bug")
 
-    torch_compat.forget_compilations(basics.simple)
+    torch_door.dynamo_cache.forget_compilations(basics.simple)
     session = CaptureSession(listeners=[broken])
     with session:
         torch.compile(basics.simple, backend="eager")(torch.randn(3))
@@ -273,10 +274,10 @@ def test_the_capture_is_the_only_listener_on_the_trace(monkeypatch):
             pass
 
     monkeypatch.setattr(progress_mod, "_display", lambda obj: Handle())
-    trace = torch_compat.trace_logger()
+    trace = torch_door.logs.trace_logger()
     before = len(trace.handlers)
     stages = []
-    torch_compat.forget_compilations(basics.simple)
+    torch_door.dynamo_cache.forget_compilations(basics.simple)
     with progress_mod.Progress(tick_s=None) as progress, collect_repros() as repros:
         monkeypatch.setattr(progress, "_update", lambda: stages.append(progress.stage))
         with explorer.capture() as outer:
@@ -317,7 +318,7 @@ def test_capture_removes_its_own_cache_folders_and_no_one_elses(private_inductor
 
     from torch._inductor.runtime.cache_dir_utils import cache_dir
 
-    before = torch_compat.fresh_cache_dirs()
+    before = torch_door.inductor.fresh_cache_dirs()
     neighbour = []
 
     @torch._dynamo.disable
@@ -335,7 +336,7 @@ def test_capture_removes_its_own_cache_folders_and_no_one_elses(private_inductor
     try:
         assert report.compilations[0].output_code, "an Inductor compile ran"
         assert os.path.exists(os.path.join(neighbour[0], "kernel.cpp"))
-        assert torch_compat.fresh_cache_dirs() - before == {neighbour[0]}
+        assert torch_door.inductor.fresh_cache_dirs() - before == {neighbour[0]}
     finally:
         import shutil
 
@@ -344,10 +345,10 @@ def test_capture_removes_its_own_cache_folders_and_no_one_elses(private_inductor
 
 def test_timing_leaves_no_temporary_folder_in_the_cache_dir(private_inductor_cache):
     """The per-kernel profile compiles the graph again, uncached: that build's folder goes too."""
-    before = torch_compat.fresh_cache_dirs()
+    before = torch_door.inductor.fresh_cache_dirs()
     report = explorer.explore(lambda x: torch.sin(x) * 2, torch.randn(64), time=True)
     assert "separate profiling build" in report.to_json()  # the second, uncached build ran
-    assert torch_compat.fresh_cache_dirs() - before == set()
+    assert torch_door.inductor.fresh_cache_dirs() - before == set()
 
 
 def test_where_depyf_cannot_decompile_the_reason_names_depyf_and_the_python(monkeypatch):
@@ -381,7 +382,7 @@ def test_where_depyf_cannot_decompile_the_reason_names_depyf_and_the_python(monk
     "  1           RESUME                   0\n\n  2           LOAD_CONST               1 (0)\n"
     "              STORE_GLOBAL             1 (total)\n\n  3   L1:     FOR_ITER                50 (to L2)\n"
     "              STORE_GLOBAL             2 (i)\n",
-    # Python 3.13 with offsets (torch_compat.listing)
+    # Python 3.13 with offsets (capturing.bytecode.dis_listing)
     "  1          0       RESUME                   0\n\n  2          2       LOAD_CONST               1 (0)\n"
     "             4       STORE_GLOBAL             1 (total)\n\n  3   L1:  6       FOR_ITER                50 (to L2)\n"
     "            10       STORE_GLOBAL             2 (i)\n",

@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from explorer import cell as cellmod  # noqa: E402
-from explorer.capturing import torch_compat  # noqa: E402
+from explorer.capturing import torch_door  # noqa: E402
 
 
 def _build(source, ns=None):
@@ -73,14 +73,14 @@ def _compiled(fn, backend="eager"):
 
 def test_run_cell_binds_what_ran_before_the_error_and_restores_config():
     fn, ns = _build("a = 1\nt = torch.ones(3)\nb = t[5]")
-    before = (torch_compat.dynamo_config_value("suppress_errors"),
-              torch_compat.dynamo_config_value("rewrite_assert_with_torch_assert"))
+    before = (torch_door.config.dynamo_config_value("suppress_errors"),
+              torch_door.config.dynamo_config_value("rewrite_assert_with_torch_assert"))
     run = cellmod.run_cell(fn, _compiled(fn))
     assert type(run.error) is IndexError and str(run.error) == "index 5 is out of bounds for dimension 0 with size 3"
     assert ns["a"] == 1 and ns["t"].tolist() == [1.0, 1.0, 1.0] and "b" not in ns
     assert any("Dynamo could not compile the cell" in f.message and f.stage is None for f in run.findings)
-    after = (torch_compat.dynamo_config_value("suppress_errors"),
-             torch_compat.dynamo_config_value("rewrite_assert_with_torch_assert"))
+    after = (torch_door.config.dynamo_config_value("suppress_errors"),
+             torch_door.config.dynamo_config_value("rewrite_assert_with_torch_assert"))
     assert after == before
 
 
@@ -90,16 +90,16 @@ def test_run_cell_leaves_no_helper_globals_and_no_placeholders():
     run = cellmod.run_cell(fn, _compiled(fn))
     assert run.error is None
     assert set(ns) - keys == {"a", "b", "c"}, set(ns) - keys
-    assert torch_compat.cache_entries(fn.fn.__code__) == []  # the cell's compilations are forgotten
+    assert torch_door.dynamo_cache.cache_entries(fn.fn.__code__) == []  # the cell's compilations are forgotten
     assert ns["c"].tolist() == [4.0, 4.0]
 
 
 def test_run_cell_restores_config_on_keyboard_interrupt():
     fn, _ = _build("a = torch.ones(2)\nraise KeyboardInterrupt")
-    before = torch_compat.dynamo_config_value("suppress_errors")
+    before = torch_door.config.dynamo_config_value("suppress_errors")
     run = cellmod.run_cell(fn, _compiled(fn))
     assert isinstance(run.error, KeyboardInterrupt)
-    assert torch_compat.dynamo_config_value("suppress_errors") == before
+    assert torch_door.config.dynamo_config_value("suppress_errors") == before
 
 
 def test_a_backend_failure_still_raises_and_later_frames_are_still_suppressed():

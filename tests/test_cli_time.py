@@ -14,7 +14,7 @@ import os
 import pytest
 
 from explorer import cli
-from explorer.capturing import torch_compat
+from explorer.capturing import torch_door
 from explorer.capturing.session import CaptureSession
 from explorer.timing.repro import Repro, collect_repros, time_script_capture
 
@@ -22,7 +22,7 @@ SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 
 
 def _configs():
-    return {m: importlib.import_module(m).get_config_copy() for m in torch_compat.REPRO_CONFIG_MODULES}
+    return {m: importlib.import_module(m).get_config_copy() for m in torch_door.config.REPRO_CONFIG_MODULES}
 
 
 @pytest.fixture(scope="module")
@@ -122,11 +122,11 @@ def _emit(name, frame, payload):
     record.metadata = {"artifact": {"name": name, "encoding": "string"}, "frame_id": frame,
                        "frame_compile_id": 0, "attempt": 0}
     record.payload = payload
-    torch_compat.trace_logger().handle(record)
+    torch_door.logs.trace_logger().handle(record)
 
 
 def test_collect_repros_adds_no_handler_of_its_own_and_lets_exceptions_through():
-    logger = torch_compat.trace_logger()
+    logger = torch_door.logs.trace_logger()
     _emit("warm-up", None, None)  # torch's lazy trace handler removes itself at a first record without TORCH_TRACE
     handlers = list(logger.handlers)
     with pytest.raises(KeyError, match="theirs"):

@@ -173,15 +173,15 @@ def test_a_new_size_is_predicted_to_fail_the_size_guard(compiled_target):
 def test_the_same_size_is_predicted_to_reuse_the_entry_and_nothing_compiles(compiled_target):
     import torch
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
     from explorer.clinic import why_recompile, would_reuse
 
-    before = len(torch_compat.cache_entries(prog.why_target.__code__))
+    before = len(torch_door.dynamo_cache.cache_entries(prog.why_target.__code__))
     verdicts = why_recompile(prog.why_target, torch.randn(8))  # the original function works too
     assert [v.reused for v in verdicts] == [True]
     assert would_reuse(verdicts) == verdicts[0].compile_id
     why_recompile(compiled_target, torch.randn(32, 2))
-    assert len(torch_compat.cache_entries(prog.why_target.__code__)) == before
+    assert len(torch_door.dynamo_cache.cache_entries(prog.why_target.__code__)) == before
 
 
 def test_why_recompile_on_a_module_binds_self_and_names_the_input():

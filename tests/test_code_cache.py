@@ -77,17 +77,17 @@ def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_a_
     import torch
     from torch_state import config_snapshot
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
 
     entry = torch._inductor.config._config["fx_graph_cache"]  # what torch reads the variable into at import
     monkeypatch.setattr(entry, "env_value_force", True)
     before = config_snapshot()
     notes: list[str] = []
-    with torch_compat.capture_config(notes):  # cold: the graph caches are the program's
+    with torch_door.config.capture_config(notes):  # cold: the graph caches are the program's
         assert torch._inductor.config.fx_graph_cache is True
         assert torch.compiler.config.force_disable_caches is False
     assert config_snapshot() == before and notes == []
-    with torch_compat.capture_config(notes, fresh=True):
+    with torch_door.config.capture_config(notes, fresh=True):
         assert torch._inductor.config.fx_graph_cache is True  # forced: the capture could not turn it off
         assert torch.compiler.config.force_disable_caches is True
         assert torch._functorch.config.enable_autograd_cache is False
@@ -97,7 +97,7 @@ def test_a_graph_cache_forced_on_by_the_environment_turns_every_cache_off_for_a_
 
     notes.clear()  # not forced: a fresh capture turns only the graph caches off, the code caches serve
     monkeypatch.undo()
-    with torch_compat.capture_config(notes, fresh=True):
+    with torch_door.config.capture_config(notes, fresh=True):
         assert torch._inductor.config.fx_graph_cache is False
         assert torch.compiler.config.force_disable_caches is False
     assert notes == []

@@ -31,8 +31,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 ALLOWED = {
-    "explorer/capturing/torch_compat.py:writes_version_record":
-        "test-only; moves to tests/ with torch_compat's split into one door per torch subsystem (issue 42 part 3)",
     "explorer/preview/fake_inputs.py:FakeReader.unsupported":
         "FakeReader stands in for torch's InputReader: the repro text torch writes calls reader.unsupported(name)",
 }

@@ -13,7 +13,7 @@ import json
 import pytest
 from fixtures import tape
 
-from explorer.capturing import torch_compat
+from explorer.capturing import torch_door
 from explorer.capturing.assemble import assemble
 from explorer.capturing.decoders import DecodeContext, decode
 from explorer.capturing.inductor_code import match_estimates
@@ -57,11 +57,11 @@ def test_the_recorded_estimates_decode_and_each_op_names_the_kernel_it_became():
 
 
 def test_the_estimates_unit_follows_the_torch_that_wrote_them():
-    assert torch_compat.runtime_estimate_unit("2.13.0+cpu")[0] == 1e-3
-    assert torch_compat.runtime_estimate_unit("2.10.0")[0] == 1e-3
-    assert torch_compat.runtime_estimate_unit("2.8.0")[0] == 1e-9
+    assert torch_door.inductor.runtime_estimate_unit("2.13.0+cpu")[0] == 1e-3
+    assert torch_door.inductor.runtime_estimate_unit("2.10.0")[0] == 1e-3
+    assert torch_door.inductor.runtime_estimate_unit("2.8.0")[0] == 1e-9
     # a trace that names no torch (torch 2.11 writes no version record): read as every torch read here writes it
-    scale, said = torch_compat.runtime_estimate_unit(None)
+    scale, said = torch_door.inductor.runtime_estimate_unit(None)
     assert scale == 1e-3 and "not named" in said
 
 

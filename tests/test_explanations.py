@@ -67,7 +67,7 @@ CLAIMS = (
           "_functorch/config.py force_non_lazy_backward_lowering = False; graph_compile.py"),
     Claim("the backward panes say the explorer lowered it early", lambda: changes_view.EARLY,
           (), ("force_non_lazy_backward_lowering", "first .backward()", "A warm capture"),
-          "capturing/torch_compat.py CAPTURE_CONFIG; _functorch/_aot_autograd/graph_compile.py"),
+          "capturing/torch_door/config.py CAPTURE_CONFIG; _functorch/_aot_autograd/graph_compile.py"),
     # 2. lowering inlines pointwise values; only realized ones become buffers
     Claim("post-grad graph: inlining and realize", stage("post_grad_graph"),
           ("Each node here becomes one or more buffers",),
@@ -279,7 +279,7 @@ def test_torch_tries_the_most_recently_used_entry_first_and_only_under_its_backe
     call under another backend compiles an entry of its own rather than reuse one."""
     import torch
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
 
     torch._dynamo.reset()
     try:
@@ -288,14 +288,15 @@ def test_torch_tries_the_most_recently_used_entry_first_and_only_under_its_backe
         eager(torch.randn(4, dtype=torch.float64))
 
         def order():
-            return [c.key for c, _, _ in torch_compat.cache_entry_facts(_double.__code__)]
+            return [c.key for c, _, _ in torch_door.dynamo_cache.cache_entry_facts(_double.__code__)]
 
         assert order() == ["0/1", "0/0"]  # newest first
         eager(torch.randn(4))  # 0/0's guards pass: it moves to the front
         assert order() == ["0/0", "0/1"]
         torch.compile(_double, backend="aot_eager")(torch.randn(4))  # same inputs, another backend: a new entry
         assert order()[0] == "0/2"
-        assert [b for _, _, b in torch_compat.cache_entry_facts(_double.__code__)] == ["aot_eager", "eager", "eager"]
+        backends = [b for _, _, b in torch_door.dynamo_cache.cache_entry_facts(_double.__code__)]
+        assert backends == ["aot_eager", "eager", "eager"]
     finally:
         torch._dynamo.reset()
 

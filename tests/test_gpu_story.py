@@ -207,9 +207,9 @@ def test_the_watch_hears_torchs_cudagraph_loggers_through_the_one_listener_only_
     on a CUDA-graph logger reaches the watch while it is open, and nothing is left on the logger after."""
     import logging
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
 
-    logger = logging.getLogger(torch_compat.CUDAGRAPH_LOGGERS[0])
+    logger = logging.getLogger(torch_door.inductor.CUDAGRAPH_LOGGERS[0])
     handlers, level = list(logger.handlers), logger.level
     with GpuWatch(cudagraphs_asked=True) as w:
         logger.debug("[0/0] Recording function=0, mode=FORWARD, cuda_graph_id=0, inputs: ...")
@@ -362,7 +362,7 @@ f(torch.randn(9, 16))  # a recompile: Dynamo makes the size dynamic
 @pytest.mark.slow
 @NEEDS_TRITON
 def test_a_recompiled_graph_is_previewed_with_its_dynamic_size(tmp_path):
-    from explorer.capturing.torch_compat import release_of
+    from explorer.capturing.torch_door.version import release_of
     from explorer.cli import run_script
     from explorer.options import Options
 

@@ -168,7 +168,7 @@ def test_rewritten_bytecode_shows_the_listing_and_decompiled_python(breaks_repor
     # Python 3.11/3.12: offsets, and >> at jump targets
     "  5           0 RESUME                   0\n\n  6           2 LOAD_GLOBAL              1 (NULL + print)\n"
     "        >>   14 CALL                     1\n\n  7          22 RETURN_VALUE\n",
-    # Python 3.13 with offsets shown (torch_compat.listing): labels at jump targets, on a row of their own line too
+    # Python 3.13 with offsets shown (bytecode.dis_listing): labels at jump targets, on a row of their own line too
     "  5          0       RESUME                   0\n\n"
     "  6          2       LOAD_GLOBAL              1 (print + NULL)\n"
     "      L1:   14       CALL                     1\n\n  7   L2:   22       RETURN_VALUE\n",

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 import explorer
-from explorer.capturing import torch_compat
+from explorer.capturing import torch_door
 from explorer.capturing.inlined import entry_of, inlined_of
 from explorer.capturing.model import (
     Bytecode,
@@ -59,7 +59,7 @@ def test_each_inlined_function_is_kept_once_with_how_many_times_it_was_inlined()
 
 
 def test_a_wrapper_frame_is_named_by_the_module_it_called_and_the_users_line():
-    torch_dir = torch_compat.torch_dir()
+    torch_dir = torch_door.version.torch_dir()
     ours = os.path.dirname(os.path.abspath(explorer.__file__))
     wrapper = fn("wrap_inline.<locals>.inner", os.path.join(torch_dir, "_dynamo", "external_utils.py"), 67, "x")
     seq = fn("Sequential.forward", os.path.join(torch_dir, "nn", "modules", "container.py"), 248, "x")

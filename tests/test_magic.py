@@ -14,7 +14,7 @@ pytest.importorskip("IPython")
 import torch_state  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
-from explorer.capturing import torch_compat  # noqa: E402
+from explorer.capturing import torch_door  # noqa: E402
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 XSS = "<img src=x onerror=alert(1)>"
@@ -252,7 +252,7 @@ def test_exception_inside_the_compiled_region(ip):
 
 def test_syntax_error_points_at_the_cell_line_and_runs_nothing(ip):
     _fresh(ip)
-    before = len(torch_compat.trace_logger().handlers)
+    before = len(torch_door.logs.trace_logger().handlers)
     with capture_output():
         res = ip.run_cell("%%compile --backend eager\nfirst = 1\ny = (1 +\n")
         plain = ip.run_cell("first = 1\ny = (1 +\n").error_before_exec
@@ -263,7 +263,7 @@ def test_syntax_error_points_at_the_cell_line_and_runs_nothing(ip):
         ip.run_cell_magic("compile", "--backend eager -q", "first = 1\ny = (1 +\n")
     assert raised.value.lineno == 3
     assert "first" not in ip.user_ns
-    assert len(torch_compat.trace_logger().handlers) == before
+    assert len(torch_door.logs.trace_logger().handlers) == before
 
 
 def test_return_outside_function_is_a_syntax_error_as_in_a_plain_cell(ip):
@@ -298,7 +298,8 @@ def test_keyboard_interrupt_during_compile(ip):
 # ---- nothing leaks ----
 
 def _torch_state():
-    loggers = [torch_compat.TRACE_LOGGER, torch_compat.BYTECODE_LOGGER, *torch_compat.IR_LOGGERS.values()]
+    loggers = [torch_door.logs.TRACE_LOGGER, torch_door.dynamo.BYTECODE_LOGGER,
+               *torch_door.inductor.IR_LOGGERS.values()]
     return {
         "loggers": {name: (logging.getLogger(name).level, list(logging.getLogger(name).handlers),
                            logging.getLogger(name).propagate) for name in loggers},

@@ -375,12 +375,12 @@ def test_progress_line_follows_torch_events_ticks_and_is_replaced(monkeypatch):
     import logging
 
     from explorer import progress as progress_mod
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
     from explorer.capturing.session import CaptureSession
 
     handle = _FakeHandle()
     monkeypatch.setattr(progress_mod, "_display", lambda obj: handle)
-    trace = torch_compat.trace_logger()
+    trace = torch_door.logs.trace_logger()
     record = logging.LogRecord("torch.__trace", logging.DEBUG, __file__, 1, "", None, None)
     trace.handle(record)  # torch's own lazy trace handler removes itself at the first record without TORCH_TRACE
     handlers_before = list(trace.handlers)
@@ -410,7 +410,7 @@ def test_progress_follows_the_session_it_is_given(monkeypatch):
     monkeypatch.setattr(progress_mod, "_display", lambda obj: handle)
     import logging
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
 
     session = CaptureSession()
     with session, progress_mod.Progress(tick_s=None, session=session):
@@ -418,7 +418,7 @@ def test_progress_follows_the_session_it_is_given(monkeypatch):
         record.metadata = {"artifact": {"name": "dynamo_graph_break_reason"}, "frame_id": 1,
                            "frame_compile_id": 2, "attempt": 1}
         record.payload = "Graph break in user code at f.py:3"
-        torch_compat.trace_logger().handle(record)
+        torch_door.logs.trace_logger().handle(record)
     assert any("graph break [1/2_1]" in s for s in handle.shown)
 
 

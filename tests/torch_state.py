@@ -5,16 +5,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from explorer.capturing import torch_compat
+from explorer.capturing import torch_door
 
 ABSENT = "<absent in this torch>"
 
 
 def config_snapshot() -> dict[str, Any]:
-    """The values ``torch_compat.CAPTURE_CONFIG`` (and its ``FALLBACK_CONFIG``) set during a capture (``ABSENT`` where
-    this torch lacks one)."""
+    """The values ``torch_door.config.CAPTURE_CONFIG`` (and its ``FALLBACK_CONFIG``) set during a capture (``ABSENT``
+    where this torch lacks one)."""
     out = {}
-    for module_path, attr_path, _, _ in torch_compat.CAPTURE_CONFIG + (torch_compat.FALLBACK_CONFIG,):
+    for module_path, attr_path, _, _ in torch_door.config.CAPTURE_CONFIG + (torch_door.config.FALLBACK_CONFIG,):
         try:
             value: Any = importlib.import_module(module_path)
             for name in attr_path.split("."):

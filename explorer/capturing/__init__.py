@@ -10,7 +10,8 @@ Nothing above this package touches torch internals; nothing in it renders.
   missing.py    which fields an unreadable record left empty
   assemble.py   decode every record, fold per compile id; what cannot be read is a Problem or an OtherArtifact,
                 what is read in part a PartialRead
-  parse_*.py, bytecode.py   the text parsers decoders call; torch_compat.py: every torch internal used
+  parse_*.py, bytecode.py   the text parsers decoders call
+  torch_door/   the one door to torch's internals: one module per torch subsystem
 """
 
 from .compile_id import CompileId

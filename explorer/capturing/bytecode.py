@@ -5,29 +5,52 @@ rewritten code a decompilation to Python when depyf manages one.
 
 from __future__ import annotations
 
+import dis
 import linecache
 import re
+import sys
 from types import CodeType
 from typing import Optional
 
-from . import torch_compat
 from .model import Bytecode, Instruction
 
 
 def from_code(code: CodeType, decompile: bool = False) -> Bytecode:
-    instructions = tuple(Instruction(*row) for row in torch_compat.instructions(code))
+    instructions = tuple(Instruction(*row) for row in instruction_rows(code))
     lines = [i.line for i in instructions if i.line]
     decompiled, error = _decompile(code) if decompile else (None, None)
     return Bytecode(
         name=code.co_name,
         filename=code.co_filename,
         firstlineno=code.co_firstlineno,
-        listing=torch_compat.listing(code),
+        listing=dis_listing(code),
         instructions=instructions,
         source=source_lines(code.co_filename, code.co_firstlineno, max(lines) if lines else None),
         decompiled=decompiled,
         decompile_error=error,
     )
+
+
+def instruction_rows(code: CodeType) -> list[tuple[int, str, str, Optional[int], bool]]:
+    """(offset, opname, argrepr, line, is_jump_target) across Python versions."""
+    out = []
+    line = None
+    for inst in dis.get_instructions(code):
+        if sys.version_info >= (3, 13):
+            line = inst.line_number
+        elif inst.starts_line is not None:
+            line = inst.starts_line
+        out.append((inst.offset, inst.opname, inst.argrepr, line, bool(inst.is_jump_target)))
+    return out
+
+
+def dis_listing(code: CodeType) -> str:
+    """The ``dis`` listing with each instruction's offset, on every Python: 3.13 leaves offsets out by default
+    (jump targets become labels, ``L1:``), but Dynamo names resume functions by offset (``__resume_at_30``) and
+    the panes read a listing's rows by its offset column."""
+    if sys.version_info >= (3, 13):
+        return dis.Bytecode(code, show_offsets=True).dis()
+    return dis.Bytecode(code).dis()
 
 
 def from_listing(name: str, filename: str, firstlineno: int, listing: str) -> Bytecode:

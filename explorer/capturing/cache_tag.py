@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable, Optional
 
-from . import torch_compat
+from . import torch_door
 from .raw import RawEvent
 from .recorder import TRACED_CODE
 
@@ -48,7 +48,7 @@ class CacheTag:
         self._unsubscribe: Optional[Callable[[], None]] = None
 
     def begin(self, recorder: Any) -> None:
-        self.user_tag = torch_compat.cache_key_tag()
+        self.user_tag = torch_door.config.cache_key_tag()
         self._unsubscribe = recorder.subscribe(self._on_event)
 
     def _on_event(self, ev: RawEvent) -> None:
@@ -62,16 +62,16 @@ class CacheTag:
             self._restore()
 
     def _set(self, material: str) -> None:
-        current = torch_compat.cache_key_tag()
+        current = torch_door.config.cache_key_tag()
         if current != self._ours:  # not ours: the user's code set it since (or it is the one read at the start)
             self.user_tag = current
         digest = hashlib.sha256(material.encode()).hexdigest()[:32]
         self._ours = tag_for(self.user_tag, digest)
-        torch_compat.set_cache_key_tag(self._ours)
+        torch_door.config.set_cache_key_tag(self._ours)
 
     def _restore(self) -> None:
-        if self._ours is not None and torch_compat.cache_key_tag() == self._ours:
-            torch_compat.set_cache_key_tag(self.user_tag or "")
+        if self._ours is not None and torch_door.config.cache_key_tag() == self._ours:
+            torch_door.config.set_cache_key_tag(self.user_tag or "")
         self._ours = None
 
     def end(self) -> None:

@@ -125,7 +125,7 @@ class Generations:
     """Numbers the compilations of one capture across ``torch._dynamo.reset()``.
 
     A reset is noticed at the next compilation's start record: either Dynamo's
-    callback registry was emptied (``torch_compat.CompileCallbacks.reset_seen``,
+    callback registry was emptied (``torch_door.dynamo.CompileCallbacks.reset_seen``,
     what a reset does) or the start names an id this generation already had
     (torch's counters start again at 0: what a recorded trace shows). Only a
     generation that holds compilations is closed, so a reset before the first

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import bytecode as bc
-from . import torch_compat
+from . import torch_door
 from .decode_artifacts import ARTIFACT_DECODERS
 from .decode_usage import USAGE_DECODERS
 from .elements import PLACEHOLDER, Elements, Partly, partly
@@ -249,14 +249,14 @@ def decode_output_code(ev: RawEvent, ctx: DecodeContext) -> OutputCodeText:
 def decode_runtime_estimates(ev: RawEvent, ctx: DecodeContext) -> Union[RuntimeEstimates, Partly]:
     """``{"ops": [{"name", "type", "estimated_runtime_ns", "outputs": [{"shape", "stride", "dtype"}]}]}``: one
     lowering's ops in the scheduler's order, each with Inductor's estimate; the number's unit depends on the torch
-    that wrote it (``torch_compat.runtime_estimate_unit``). An op with no name (torch writes ``None`` for one that
-    has no scheduler node, such as the outputs of a fallback kernel) is kept as ``?``; one with no number for its
-    estimate is left out (a made-up number would be summed with the others)."""
+    that wrote it (``torch_door.inductor.runtime_estimate_unit``). An op with no name (torch writes ``None`` for
+    one that has no scheduler node, such as the outputs of a fallback kernel) is kept as ``?``; one with no number for
+    its estimate is left out (a made-up number would be summed with the others)."""
     value = _json(ev)
     ops = value.get("ops") if isinstance(value, dict) else None
     if not isinstance(ops, list):
         raise DecodeError(f"no 'ops' list in the runtime estimates ({_excerpt(ev.payload)})")
-    scale, unit = torch_compat.runtime_estimate_unit(ctx.torch_version)
+    scale, unit = torch_door.inductor.runtime_estimate_unit(ctx.torch_version)
     read = Elements(("op", "ops"), len(ops))
     out = []
     for op in ops:

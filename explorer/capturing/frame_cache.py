@@ -4,9 +4,9 @@ Dynamo keeps a frame's compilations on its code object (``co_extra``), one entry
 runs in the frame's place when they pass, the backend. The frame evaluator (C, installed through PEP 523) tries
 them front to back on every call, and keeps the list most recently used first. That order, and whether an entry
 is still there, is nowhere in torch's trace: it is read here from the code objects themselves
-(``torch_compat.cache_entry_facts``), as strings and numbers, while they still hold the entries: when the capture
-ends, and when a cell ends, before the explorer drops the cell's entries (a cell ends as a plain run of it would,
-which leaves no compiled code behind). A later reading of an emptied cache does not replace a fuller one.
+(``torch_door.dynamo_cache.cache_entry_facts``), as strings and numbers, while they still hold the entries: when the
+capture ends, and when a cell ends, before the explorer drops the cell's entries (a cell ends as a plain run of it
+would, which leaves no compiled code behind). A later reading of an emptied cache does not replace a fuller one.
 
 The recorder notes each code object its bytecode hook sees (``saw``) with a compile id of that frame; ``attach``
 gives each compilation of the frame the last reading.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, Optional
 
-from . import torch_compat
+from . import torch_door
 from .compile_id import CompileId
 from .model import CacheEntry, Compilation, FrameCache
 
@@ -45,7 +45,7 @@ class FrameCaches:
         for key, (code, cid) in self._codes.items():
             entries = tuple(CacheEntry(made.in_generation(generation).key if made is not None else None, name,
                                        backend)
-                            for made, name, backend in torch_compat.cache_entry_facts(code))
+                            for made, name, backend in torch_door.dynamo_cache.cache_entry_facts(code))
             if entries or key not in self._readings:
                 self._readings[key] = (cid, FrameCache(entries, read_at, limit))
 
@@ -56,7 +56,7 @@ class FrameCaches:
 def recompile_limit() -> Optional[int]:
     """``torch._dynamo.config.recompile_limit`` (None where this torch has no such option)."""
     try:
-        value = torch_compat.dynamo_config_value("recompile_limit")
+        value = torch_door.config.dynamo_config_value("recompile_limit")
     except AttributeError:
         return None
     return value if isinstance(value, int) else None

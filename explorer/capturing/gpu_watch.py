@@ -20,7 +20,7 @@ import threading
 from typing import Any, Optional
 
 from ..plural import counted, noun
-from . import torch_compat
+from . import torch_door
 from .model import AutotuneChoice, Autotuning, CaptureData, CudaGraphs
 from .raw import RawEvent
 from .recorder import AUTOTUNE, CUDAGRAPH_LOG, GPU, current_compile_id, listening
@@ -50,8 +50,8 @@ class GpuWatch:
         try:
             self._listening = self._stack.enter_context(
                 listening(self._on_event, seams=(GPU,), keep=(CUDAGRAPH_LOG, AUTOTUNE)))
-            self._counters0 = torch_compat.inductor_counters()
-            self._trees0 = torch_compat.cudagraph_tree_counts()
+            self._counters0 = torch_door.inductor.inductor_counters()
+            self._trees0 = torch_door.inductor.cudagraph_tree_counts()
         except Exception as e:  # noqa: BLE001 - watching is extra
             self.notes.append(f"GPU watch not fully installed: {type(e).__name__}: {e}")
         return self
@@ -103,9 +103,9 @@ class GpuWatch:
 
     # ---- result ----
     def cudagraphs(self) -> Optional[CudaGraphs]:
-        counters = torch_compat.inductor_counters()
+        counters = torch_door.inductor.inductor_counters()
         skipped = counters.get("cudagraph_skips", 0) - self._counters0.get("cudagraph_skips", 0)
-        trees = torch_compat.cudagraph_tree_counts()
+        trees = torch_door.inductor.cudagraph_tree_counts()
         recorded, rerecorded = trees[0] - self._trees0[0], trees[1] - self._trees0[1]
         if not (self.asked or self.recordings or self.skips or skipped or recorded):
             return None

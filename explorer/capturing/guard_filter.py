@@ -3,7 +3,7 @@
 torch calls the filter once per compilation with every guard Dynamo made and
 builds the guard tree from the ones it keeps; the dropped ones leave no
 record (the trace's guard tree shows only what was kept). So the explorer
-compiles with the user's filter wrapped (``torch_compat.recording_guard_filter``):
+compiles with the user's filter wrapped (``torch_door.dynamo_cache.recording_guard_filter``):
 the wrapper returns the filter's own answer and notes, per compile id, what it
 was asked and what it said. Only compiles the explorer makes itself can be
 wrapped (``explore``, ``%%compile``); a script's own ``torch.compile(...,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Optional
 
-from . import torch_compat
+from . import torch_door
 from .compile_id import CompileId
 from .model import CaptureData, FilteredGuard, Problem
 
@@ -25,7 +25,7 @@ class GuardFilterRecorder:
         self.name = name or getattr(fn, "__name__", "guard_filter_fn")
         self.rows: dict[str, list[FilteredGuard]] = {}  # compile id -> the filter's decisions
         self.problems: list[Problem] = []
-        self.filter = torch_compat.recording_guard_filter(fn, self._sink)
+        self.filter = torch_door.dynamo_cache.recording_guard_filter(fn, self._sink)
 
     def _sink(self, cid: Optional[CompileId], rows: list) -> None:
         key = cid.key if cid is not None else "?"

@@ -10,7 +10,7 @@ how many times it was inlined (``InlinedFunction``). A trace read from a file ha
 are then found from the graph's stack traces (``inlined_from_graph``).
 
 It also names the compilation as the user knows it (``Entry``): the frame's qualified name (``Decoder.forward``),
-or, when the frame is torch's wrapper around a torch.nn module (``inner``, ``torch_compat.WRAPPER_FRAMES``), the
+or, when the frame is torch's wrapper around a torch.nn module (``inner``, ``torch_door.dynamo.WRAPPER_FRAMES``), the
 module's ``forward`` that the wrapper called (the last inlining to finish: the outermost call) and the user's
 line that ran it (the innermost frame of ``dynamo_start``'s stack outside torch and the explorer).
 """
@@ -25,7 +25,7 @@ import sys
 from types import CodeType
 from typing import Any, Optional, Union
 
-from . import torch_compat
+from . import torch_door
 from .bytecode import source_lines
 from .elements import Elements, Partly, partly
 from .model import Entry, Frame, FxGraph, Guard, InlinedFunction, SourceLoc
@@ -166,12 +166,12 @@ def entry_of(functions: tuple[InlinedFunction, ...], stack: tuple[SourceLoc, ...
     if not functions:
         return None
     frame = functions[0]
-    if not torch_compat.is_wrapper_frame(frame.filename, frame.name):
+    if not torch_door.dynamo.is_wrapper_frame(frame.filename, frame.name):
         forward = decorated_forward(functions, first_arg, guards)
         if forward is not None:
             return Entry(forward.name, forward.filename, forward.firstlineno, decorated=True, module_source=first_arg)
         return Entry(frame.name, frame.filename, frame.firstlineno)
-    called = next((f for f in reversed(functions[1:]) if f.name not in torch_compat.MODULE_CALL_FUNCTIONS), None)
+    called = next((f for f in reversed(functions[1:]) if f.name not in torch_door.dynamo.MODULE_CALL_FUNCTIONS), None)
     if called is None:  # a torch function with nothing to inline (torch.compile(torch.sin)): the frame it is
         return None
     return Entry(called.name, called.filename, called.firstlineno, wrapper=True, called_at=user_line(stack))
@@ -294,7 +294,7 @@ def user_line(stack: tuple[SourceLoc, ...]) -> Optional[SourceLoc]:
 
 def _torch_dir() -> Optional[str]:
     try:
-        return torch_compat.torch_dir()
+        return torch_door.version.torch_dir()
     except ImportError:  # a trace read where torch is not installed: the path's words decide
         return None
 

@@ -32,7 +32,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from . import torch_compat
+from . import torch_door
 from .compile_id import CompileId, Generations
 from .frame_cache import READ_AT_END, FrameCaches
 from .loggers import CallFilter, divert_warnings, listen_at_debug, tap
@@ -75,7 +75,7 @@ COMPILE_START, COMPILE_END, RESET = "compile_start", "compile_end", "reset"  # C
 CUDAGRAPH_LOG, AUTOTUNE = "cudagraph_log", "autotune"  # GPU: a log line; (timings, name, input_nodes, choices)
 LIVE_ONLY = frozenset({COMPILE_START, COMPILE_END, RESET, CUDAGRAPH_LOG, AUTOTUNE})
 _LIVE_SEAM = {COMPILE_START: CALLBACKS, COMPILE_END: CALLBACKS, RESET: CALLBACKS, CUDAGRAPH_LOG: GPU, AUTOTUNE: GPU}
-_ARTIFACT_KINDS = frozenset({*torch_compat.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log", "trace_call"})
+_ARTIFACT_KINDS = frozenset({*torch_door.inductor.IR_LOGGERS, "bytecode_log", "ddp_optimizer_log", "trace_call"})
 
 
 def seam_of(name: str) -> str:
@@ -160,7 +160,7 @@ class Recorder:
         self._undo: list[Callable[[], None]] = []
         self.generations = Generations()  # compile ids stay unique across torch._dynamo.reset()
         self.frame_caches = FrameCaches()  # the code objects Dynamo compiled, their cache entries read live
-        self._resets: Optional[torch_compat.CompileCallbacks] = None
+        self._resets: Optional[torch_door.dynamo.CompileCallbacks] = None
         self._reset_pending = False  # a reset seen, not yet turned into a new generation
 
     def subscribe(self, fn: Subscriber, keep: Iterable[str] = ()) -> Callable[[], None]:
@@ -178,34 +178,35 @@ class Recorder:
             _OPEN.append(self)
         self._undo.append(self._leave)
         if TRACE in self.seams:
-            self.raw.strings.update(torch_compat.interned_strings())  # named by an earlier capture in this process
-            trace = torch_compat.trace_logger()
+            self.raw.strings.update(torch_door.logs.interned_strings())  # named by an earlier capture in this process
+            trace = torch_door.logs.trace_logger()
             h = _ListHandler(self, "trace")
             trace.addHandler(h)
             self._undo.append(lambda: trace.removeHandler(h))
         if ARTIFACTS in self.seams:
-            for kind, name in [*torch_compat.IR_LOGGERS.items(), ("bytecode_log", torch_compat.BYTECODE_LOGGER),
-                               *(("trace_call", n) for n in torch_compat.TRACE_CALL_LOGGERS)]:
+            for kind, name in [*torch_door.inductor.IR_LOGGERS.items(),
+                               ("bytecode_log", torch_door.dynamo.BYTECODE_LOGGER),
+                               *(("trace_call", n) for n in torch_door.dynamo.TRACE_CALL_LOGGERS)]:
                 self._listen(kind, logging.getLogger(name))
             # DDPOptimizer's INFO line (its DEBUG lines are one per graph node); its logger has a stderr handler
-            self._undo.append(tap(logging.getLogger(torch_compat.DDP_OPTIMIZER_LOGGER),
+            self._undo.append(tap(logging.getLogger(torch_door.distributed.DDP_OPTIMIZER_LOGGER),
                                   lambda record: self._on_tapped("ddp_optimizer_log", record), logging.INFO))
         if BYTECODE in self.seams:
-            handle = torch_compat.register_bytecode_hook(self._on_bytecode)
+            handle = torch_door.dynamo.register_bytecode_hook(self._on_bytecode)
             self._undo.append(handle.remove)
         if CALLBACKS in self.seams:
-            self._resets = torch_compat.CompileCallbacks(lambda: self._live(COMPILE_START),
+            self._resets = torch_door.dynamo.CompileCallbacks(lambda: self._live(COMPILE_START),
                                                          lambda: self._live(COMPILE_END)).install()
             self._undo.append(self._resets.remove)
         if GPU in self.seams:
             self._open_gpu()
 
     def _open_gpu(self) -> None:
-        for name in torch_compat.CUDAGRAPH_LOGGERS:
+        for name in torch_door.inductor.CUDAGRAPH_LOGGERS:
             self._listen(CUDAGRAPH_LOG, logging.getLogger(name))
         feedback = contextlib.ExitStack()
         self._undo.append(feedback.close)
-        if not feedback.enter_context(torch_compat.autotune_feedback(lambda *args: self._live(AUTOTUNE, args),
+        if not feedback.enter_context(torch_door.inductor.autotune_feedback(lambda *args: self._live(AUTOTUNE, args),
                                                                      self.notes)):
             self.notes.append("this torch has no autotuning feedback hook: choices not recorded")
 
@@ -278,11 +279,11 @@ class Recorder:
         if kind == "trace":
             self.take_trace(getattr(record, "metadata", None), getattr(record, "payload", None))
         else:
-            self.take(kind, self.generations.stamp(torch_compat.current_compile_id()), {}, record.getMessage())
+            self.take(kind, self.generations.stamp(torch_door.dynamo.current_compile_id()), {}, record.getMessage())
 
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
         try:
-            cid = self.generations.stamp(torch_compat.current_compile_id())
+            cid = self.generations.stamp(torch_door.dynamo.current_compile_id())
             if self.keeps_records:
                 self.frame_caches.saw(code, cid)
             self.take("bytecode_hook", cid, {}, (code, new_code))
@@ -318,7 +319,7 @@ class Recorder:
         """The functions Dynamo inlined into the graph just written (``TRACED_CODE``): read now, while the
         frame's tracing context is open."""
         try:
-            codes = torch_compat.traced_code()
+            codes = torch_door.dynamo.traced_code()
         except Exception as e:  # noqa: BLE001 - a seam this torch lacks must not break the compile: a Problem
             self.record_failure("recorder", e, TRACED_CODE, cid)
             return
@@ -350,7 +351,7 @@ class Recorder:
         """An event that is not a record (a callback, a GPU line): only to the subscribers that asked for it."""
         asked = [s for s in self._readers(seam_of(name)) if name in s.keep]
         if asked:
-            cid = self.generations.stamp(torch_compat.current_compile_id()) if name != RESET else None
+            cid = self.generations.stamp(torch_door.dynamo.current_compile_id()) if name != RESET else None
             self._deliver(RawEvent(self._next(), name, cid, {}, payload), asked)
 
     def record_failure(self, where: str, error: BaseException, event: Optional[str],
@@ -400,7 +401,7 @@ def _innermost_capture() -> Optional[Recorder]:
 
 def current_compile_id() -> Optional[CompileId]:
     """The compile running now, numbered as the innermost open capture numbers it (see ``Generations``)."""
-    cid = torch_compat.current_compile_id()
+    cid = torch_door.dynamo.current_compile_id()
     innermost = _innermost_capture()
     return innermost.generations.stamp(cid) if innermost is not None else cid
 

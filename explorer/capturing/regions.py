@@ -22,7 +22,7 @@ from ..plural import counted, noun
 from .inductor_code.wrapper import subgraph_calls
 from .model import FxGraph, GraphBreak, OutputCode, Region
 from .parse_fx import parse_graph
-from .torch_compat import NONSTRICT_TRACE_ATTRIBUTE
+from .torch_door.dynamo import NONSTRICT_TRACE_ATTRIBUTE
 
 _INVOKE_RE = re.compile(r"invoke_subgraph\((?P<var>\w+), '(?P<name>\w+)'")
 _CLASS_RE = re.compile(r"^(?P<indent>[ \t]+)class (?P<name>\w+)\(torch\.nn\.Module\):\s*$", re.M)

@@ -14,7 +14,7 @@ import platform
 import time
 from typing import Callable, Iterable, Optional
 
-from . import torch_compat
+from . import torch_door
 from .assemble import Assembly, DeviceNamer
 from .cache_tag import CacheTag
 from .model import CaptureData, Problem
@@ -34,7 +34,7 @@ class CaptureSession:
 
     def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = (), *, warm: bool = False,
                  export: bool = False, fresh: bool = False) -> None:
-        """``warm``: the user's caches as they are (``torch_compat.WARM_KEEPS``), a second run's view; ``fresh``:
+        """``warm``: the user's caches as they are (``torch_door.config.WARM_KEEPS``), a second run's view; ``fresh``:
         the graph caches off, every graph lowered again; neither (the default, ``cold`` in the JSON): the graph
         caches as the program has them,
         and what a hit skips put back from the explorer's stage store (``stage_store``). ``export``: torch's
@@ -60,12 +60,12 @@ class CaptureSession:
     def __enter__(self) -> CaptureSession:
         self._t0 = time.perf_counter()
         try:
-            self._fresh_before = torch_compat.fresh_cache_dirs()
+            self._fresh_before = torch_door.inductor.fresh_cache_dirs()
             self._started = time.time()
             self._usage.begin(self._recorder)
             if self._tag is not None:
                 self._tag.begin(self._recorder)
-            self._stack.enter_context(torch_compat.capture_config(self.notes, warm=self.warm, export=self.export,
+            self._stack.enter_context(torch_door.config.capture_config(self.notes, warm=self.warm, export=self.export,
                                                                  fresh=self.fresh))
             self._recorder.open()
         except BaseException:
@@ -88,7 +88,7 @@ class CaptureSession:
             from .triton_asm import keep_stage_files
 
             self._aoti_files = aoti_generated_files(self._recorder.raw)  # before their folders go
-            torch_compat.remove_fresh_cache_dirs(self._fresh_before, _output_code_files(self._recorder.raw),
+            torch_door.inductor.remove_fresh_cache_dirs(self._fresh_before, _output_code_files(self._recorder.raw),
                                                  self.notes, before_removal=keep_stage_files)
         error = None
         if exc_type is not None:
@@ -131,14 +131,14 @@ def read(raw: RawCapture, *, notes: list[str], wall_time_s: Optional[float], err
     ``torch_version``, ``device``, ``python_version``: this process's unless given (a trace read from a file
     says its own); ``memo``: records already decoded, shared with other captures (``Assembly``).
     """
-    assembly = Assembly(raw, torch_version or torch_compat.torch_version(), memo)
+    assembly = Assembly(raw, torch_version or torch_door.version.torch_version(), memo)
     try:
         assembly.run()
     except Exception as e:  # noqa: BLE001 - a bug in the assembly's loop: keep what it built, say what happened
         assembly.problems.append(Problem("assemble", f"the explorer stopped reading what torch emitted "
                                          f"({describe_error(e)}); compilations after this point are missing; "
                                          f"please report this"))
-    return assembly.data(torch_version=torch_version or torch_compat.torch_version(),
-                         device=device or torch_compat.describe_devices,
+    return assembly.data(torch_version=torch_version or torch_door.version.torch_version(),
+                         device=device or torch_door.devices.describe_devices,
                          python_version=python_version or platform.python_version(), wall_time_s=wall_time_s,
                          notes=notes, error=error)

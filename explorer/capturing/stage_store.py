@@ -1,18 +1,18 @@
 """The explorer's stage store: what an FX graph cache hit skips, kept from the capture that lowered the graph.
 
 The default capture leaves torch's graph caches on, as a plain run has them. Three of the values it sets are part of
-their keys (``torch_compat.CAPTURE_CONFIG``), so an entry a capture hits was written by a capture, never by a plain
+their keys (``torch_door.config.CAPTURE_CONFIG``), so an entry a capture hits was written by a capture, never by a plain
 run. On a hit torch writes the AOT graphs, the post-grad graph, the output code and its provenance again from the
 entry, but not what exists only while a graph is lowered: the loop-level IR and the runtime estimates
-(``torch_compat.FX_HIT_SKIPS``). So when a capture lowers a graph (an FX graph cache miss), those records are kept
-here, one file per lowering, named by the sha256 of the output code it made; when a later capture's hit brings
+(``torch_door.inductor.FX_HIT_SKIPS``). So when a capture lowers a graph (an FX graph cache miss), those records are
+kept here, one file per lowering, named by the sha256 of the output code it made; when a later capture's hit brings
 that output code back, they are put back among its records, just before the hit's own, as if torch had written
 them, with an ``explorer_stage_store`` record saying so. Where the store has none (an entry written outside a
 capture, a store cleared or trimmed), that record says which records are missing and why.
 
 Keyed by the output code, not by the FX graph cache key alone: one key can hold several lowerings (one per set of
 shape guards), and the output code torch brings back names the one it served. The folder is inside Inductor's
-cache (``torch_compat.stage_store_dir``): clearing that cache clears both. Files are written after the capture,
+cache (``torch_door.inductor.stage_store_dir``): clearing that cache clears both. Files are written after the capture,
 whole (a temporary file renamed), and the oldest go when the folder passes ``LIMIT_BYTES``.
 """
 
@@ -26,7 +26,7 @@ import threading
 import time
 from typing import Any, Optional
 
-from . import torch_compat
+from . import torch_door
 from .decode_usage import STORE_EVENT
 from .raw import ENVELOPE, RawCapture, RawEvent, describe_error
 
@@ -112,7 +112,7 @@ def _well_formed(entry: Any) -> bool:
 
 
 def default_store() -> StageStore:
-    return StageStore(torch_compat.stage_store_dir())
+    return StageStore(torch_door.inductor.stage_store_dir())
 
 
 @dataclasses.dataclass
@@ -131,8 +131,8 @@ def put_back(raw: RawCapture, store: Optional[StageStore], notes: list[str]) -> 
     lowered: dict[str, dict] = {}  # this capture's lowerings, by output code: a later hit in it reads them here
     out: list[RawEvent] = []
     for ev in raw.events:
-        outcome = torch_compat.FX_CACHE_OUTCOMES.get(ev.name)
-        if ev.name in torch_compat.FX_LOWERING_STARTS:
+        outcome = torch_door.inductor.FX_CACHE_OUTCOMES.get(ev.name)
+        if ev.name in torch_door.inductor.FX_LOWERING_STARTS:
             _keep(spans.pop(ev.compile_id, None), None, lowered)  # ended without a cache record: caches off
             spans[ev.compile_id] = _Span()
         if outcome is None:
@@ -155,7 +155,8 @@ def put_back(raw: RawCapture, store: Optional[StageStore], notes: list[str]) -> 
 
 
 def _code_sha(span: _Span) -> Optional[str]:
-    codes = [e.payload for e in span.events if e.name == torch_compat.OUTPUT_CODE_RECORD and isinstance(e.payload, str)]
+    codes = [e.payload for e in span.events
+             if e.name == torch_door.inductor.OUTPUT_CODE_RECORD and isinstance(e.payload, str)]
     return hashlib.sha256("\0".join(codes).encode()).hexdigest() if codes else None
 
 
@@ -165,10 +166,10 @@ def _keep(span: Optional[_Span], key: Optional[str], lowered: dict[str, dict]) -
     sha = _code_sha(span)
     events = [{"name": e.name, "metadata": {k: v for k, v in e.metadata.items() if k not in ENVELOPE},
                "payload": e.payload} for e in span.events
-              if e.name in torch_compat.FX_HIT_SKIPS and isinstance(e.payload, str)]
+              if e.name in torch_door.inductor.FX_HIT_SKIPS and isinstance(e.payload, str)]
     if sha is not None and events:
         lowered[sha] = {"format": FORMAT, "fx_graph_key": key, "lowered_at": time.time(),
-                        "torch": torch_compat.torch_version(), "events": events}
+                        "torch": torch_door.version.torch_version(), "events": events}
 
 
 def _served(hit: RawEvent, span: _Span, store: Optional[StageStore], lowered: dict[str, dict]) -> list[RawEvent]:
@@ -185,7 +186,7 @@ def _served(hit: RawEvent, span: _Span, store: Optional[StageStore], lowered: di
             except (OSError, ValueError) as e:
                 detail = f"the explorer's stage store could not be read ({describe_error(e, where=False)})"
     if entry is None:
-        lacking = [r for r in torch_compat.FX_HIT_ALWAYS if r not in written]
+        lacking = [r for r in torch_door.inductor.FX_HIT_ALWAYS if r not in written]
         return [_record(hit, {"outcome": "missing", "records": lacking, "detail": detail})] if lacking else []
     back = [RawEvent(hit.seq, e["name"], hit.compile_id, dict(e["metadata"]), e["payload"])
             for e in entry["events"] if e["name"] not in written]

@@ -20,7 +20,7 @@ import os
 import re
 from typing import Any, Optional
 
-from . import torch_compat
+from . import torch_door
 from .inductor_code import jit_params, run_args, triton_signature
 from .inductor_code import triton as triton_text
 from .inductor_code.wrapper import extern_call_counts
@@ -44,8 +44,8 @@ def with_kernel_details(data: CaptureData, *, ir_limit: int = IR_LIMIT,
             triton = [k for k in comp.kernels if k.language == "triton" and k.graph_kind == oc.graph_kind]
             if not triton:
                 continue
-            module = torch_compat.output_module(oc.filename) if live else None
-            tuners = torch_compat.triton_autotuners(module) if module is not None else {}
+            module = torch_door.inductor.output_module(oc.filename) if live else None
+            tuners = torch_door.triton.triton_autotuners(module) if module is not None else {}
             for k in triton:
                 kernels.append(describe(k, oc.code, tuners.get(k.name), comp, ir_limit, budget, oc.filename))
     return dataclasses.replace(data, triton_kernels=data.triton_kernels + tuple(kernels),
@@ -77,7 +77,7 @@ def describe(kernel: Kernel, wrapper: str, tuner: Any, comp: Optional[Compilatio
     grid_source = ""
     if show is not None and tuner is not None:
         cfg = configs[show]
-        grid = torch_compat.grid_for(getattr(tuner, "inductor_meta", {}) or {}, cfg.params, sizes)
+        grid = torch_door.triton.grid_for(getattr(tuner, "inductor_meta", {}) or {}, cfg.params, sizes)
         grid_source = ("Inductor's grid for the " + ("chosen" if chosen is not None else "first") +
                        " config and the sizes the wrapper passes") if grid else \
             "not computed (sizes known only at run time, or a grid kind this explorer does not evaluate)"
@@ -184,7 +184,7 @@ def _ir_texts(result: Any, tuner: Any, notes: list[str], name: str = "",
 
 
 # Triton's stage files read from the capture's temporary cache folders before they are removed
-# (torch_compat.capture_config): {path without extension: {stage: text}}, newest last, bounded.
+# (torch_door.config.capture_config): {path without extension: {stage: text}}, newest last, bounded.
 _KEPT: dict[str, dict[str, str]] = {}
 KEPT_LIMIT = 4000  # kernels
 
@@ -227,10 +227,7 @@ def _cache_folders(digest: str, module_file: Optional[str]) -> list[str]:
     roots = [os.environ.get("TRITON_CACHE_DIR"), os.path.join(os.path.expanduser("~"), ".triton", "cache")]
     if module_file:
         roots.append(os.path.join(os.path.dirname(os.path.dirname(module_file)), "triton"))
-    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
-
-    inductor_root = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir()
-    roots.append(os.path.join(inductor_root, "triton"))
+    roots.append(os.path.join(torch_door.inductor.cache_root(), "triton"))
     out = []
     for root in filter(None, roots):
         out += [os.path.join(root, key)] + glob.glob(os.path.join(root, "*", key))

@@ -19,7 +19,7 @@ import dataclasses
 import os
 from typing import Any, Callable, Optional
 
-from . import torch_compat
+from . import torch_door
 from .model import CaptureData, Compilation, Kernel, PackageFile
 from .raw import RawCapture, RawEvent
 
@@ -32,15 +32,15 @@ class SessionUsage:
         self._unsubscribe: Optional[Callable[[], None]] = None
 
     def begin(self, recorder: Any) -> None:
-        self.stance_start = torch_compat.current_stance()
+        self.stance_start = torch_door.dynamo.current_stance()
         self._unsubscribe = recorder.subscribe(self._on_event)
 
     def _on_event(self, ev: RawEvent) -> None:
         if ev.name == "dynamo_start" and ev.compile_id is not None:
-            self.stances.setdefault(ev.compile_id.key, torch_compat.current_stance())
+            self.stances.setdefault(ev.compile_id.key, torch_door.dynamo.current_stance())
 
     def end(self) -> None:
-        self.stance_end = torch_compat.current_stance()
+        self.stance_end = torch_door.dynamo.current_stance()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -63,7 +63,7 @@ def kernel_builds(c: Compilation, since: float) -> tuple[Kernel, ...]:
     """Each kernel with ``build`` set where its loaded binary can be found: built since ``since``, or loaded."""
     if not c.kernels or not c.output_code:
         return c.kernels
-    modules = [torch_compat.output_module(oc.filename) for oc in c.output_code if oc.language == "python"]
+    modules = [torch_door.inductor.output_module(oc.filename) for oc in c.output_code if oc.language == "python"]
     bundled = {name for lookup in c.caches for name in lookup.bundled_kernels}
     out = []
     for k in c.kernels:
@@ -76,7 +76,7 @@ def kernel_builds(c: Compilation, since: float) -> tuple[Kernel, ...]:
 
 def _build_of(k: Kernel, modules: list[Any], since: float) -> Optional[str]:
     for mod in modules:
-        path = torch_compat.kernel_binary(mod, k.name) if mod is not None else None
+        path = torch_door.inductor.kernel_binary(mod, k.name) if mod is not None else None
         if path:
             try:
                 return "built" if os.path.getmtime(path) >= since else "loaded"

@@ -155,18 +155,18 @@ def _plain_helper() -> Callable[[Any], Any]:
     graph break at that line) the call runs as plain Python and returns what a plain
     run returns.
     """
-    from ..capturing import torch_compat
+    from ..capturing import torch_door
 
     def plain(fn: Any) -> Any:
-        return torch_compat.not_traced(fn)
+        return torch_door.dynamo.not_traced(fn)
 
     plain.__name__ = plain.__qualname__ = PLAIN
-    return torch_compat.not_traced(plain)
+    return torch_door.dynamo.not_traced(plain)
 
 
 def _deleter(ns: dict) -> Callable[[str], None]:
     """``del name`` as module code does it, run as plain Python (Dynamo: a graph break, not a skipped cell)."""
-    from ..capturing import torch_compat
+    from ..capturing import torch_door
 
     def delete(name: str) -> None:
         try:
@@ -174,7 +174,7 @@ def _deleter(ns: dict) -> Callable[[str], None]:
         except KeyError:
             raise NameError(f"name {name!r} is not defined", name=name) from None
 
-    return torch_compat.not_traced(delete)
+    return torch_door.dynamo.not_traced(delete)
 
 
 def _function(name: str, args: list[str], body: list[ast.stmt]) -> ast.FunctionDef:

@@ -5,7 +5,7 @@ a function the compiled cell (or ``explore``'s function) calls takes its branch 
 compiled code, where a plain run, which calls it uncompiled, gets False and takes the
 other (the set_stance tutorial's ``foo`` prints ``tensor([1., 1., 1.])`` under
 ``%%compile``, ``tensor([-1., -1., -1.])`` plainly). The code Dynamo traced is read
-live, as each record of a compile arrives (``torch_compat.traced_code``: the compile's
+live, as each record of a compile arrives (``torch_door.dynamo.traced_code``: the compile's
 frame and every function it inlined); when the compile ends, each of those code objects
 is scanned for a load of ``is_compiling`` (or ``is_dynamo_compiling``), and each line
 with one becomes a finding that names it. Left out: torch's own files and installed
@@ -23,12 +23,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
+from ..capturing.bytecode import instruction_rows
 from ..capturing.model import Finding
 from ..capturing.raw import RawEvent
 from ..ipython_compat import cell_name
 
-_ASKS = re.compile(r"\b(?:" + "|".join(torch_compat.IS_COMPILING_NAMES) + r")\b")
+_ASKS = re.compile(r"\b(?:" + "|".join(torch_door.dynamo.IS_COMPILING_NAMES) + r")\b")
 _LIBRARIES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
@@ -72,7 +73,7 @@ class IsCompilingSites:
             if not metrics.get("fail_type"):
                 self._scan(codes, cid)
             return
-        codes = torch_compat.traced_code()
+        codes = torch_door.dynamo.traced_code()
         if codes:
             self._traced[cid] = list(codes)  # a restarted attempt brings a new list: the last one is what ran
 
@@ -80,7 +81,7 @@ class IsCompilingSites:
         user = [c for c in codes if _user_file(c.co_filename) and c.co_filename != self._skip]
         if not user:
             return
-        compiled = torch_compat.compiled_codes(self._namespace)
+        compiled = torch_door.dynamo.compiled_codes(self._namespace)
         for code in user:
             if code in compiled:
                 continue
@@ -112,19 +113,17 @@ class IsCompilingSites:
 
 def lines_asking(code: Any) -> list[int]:
     """The lines of ``code`` (its own body, not nested functions') that load an is_compiling function."""
-    return sorted({line for _, op, arg, line, _ in torch_compat.instructions(code)
+    return sorted({line for _, op, arg, line, _ in instruction_rows(code)
                    if line and op.startswith(("LOAD_", "IMPORT_FROM")) and _ASKS.search(arg)})
 
 
 def _user_file(path: str) -> bool:
-    import torch
-
     if not path or path.startswith("<frozen") or any(lib in path for lib in _LIBRARIES):
         return False
-    return not os.path.abspath(path).startswith(os.path.dirname(torch.__file__) + os.sep)
+    return not os.path.abspath(path).startswith(torch_door.version.torch_dir())
 
 
 def _function(code: Any) -> str:
     """The function's name; a resume function Dynamo made after a graph break is named for the one it resumes."""
-    resumed = torch_compat.resumed(code.co_name)
+    resumed = torch_door.dynamo.resumed(code.co_name)
     return resumed[0] if resumed else getattr(code, "co_qualname", code.co_name)

@@ -36,7 +36,7 @@ class NameWindows:
     _depth: int = 0
 
     def open(self) -> None:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         self._depth += 1
         if self._depth > 1:
@@ -45,7 +45,7 @@ class NameWindows:
         self._before = set(ns)
         for name in self.cell.seedable:
             if name not in ns:
-                placeholder = torch_compat.untraceable_placeholder()
+                placeholder = torch_door.dynamo.untraceable_placeholder()
                 ns[name] = placeholder
                 self.placeholders[name] = placeholder
 
@@ -62,10 +62,10 @@ class NameWindows:
 
     def remove_leftovers(self) -> None:
         """Helper globals of compilations that no longer exist (a failed compile leaves its own)."""
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         ns = self.cell.namespace
-        live = torch_compat.pending_cleanup_names(ns)
+        live = torch_door.dynamo_cache.pending_cleanup_names(ns)
         for name in sorted(self.installed):
             if name in ns and name not in live:
                 del ns[name]

@@ -85,7 +85,7 @@ def run_cell(cell: CellFunction, compiled: Callable[[], Any], *, fullgraph: bool
 def _run_plainly(cell: CellFunction, findings: list[Finding]) -> tuple[Any, Optional[BaseException]]:
     """The cell as plain Python: Dynamo off for its frame and all it calls (the user's own compiled
     functions still compile, as in a plain run); the config is the user's."""
-    from ..capturing import torch_compat
+    from ..capturing import torch_door
 
     resets: list[Any] = []
     value: Any = None
@@ -93,7 +93,7 @@ def _run_plainly(cell: CellFunction, findings: list[Finding]) -> tuple[Any, Opti
     with listening(resets.append, seams=(CALLBACKS,), keep=(RESET,)) as listen:
         with _recursion_headroom(), _module_state(cell):
             try:
-                value = torch_compat.not_traced(cell.fn)()
+                value = torch_door.dynamo.not_traced(cell.fn)()
             except BaseException as e:  # noqa: BLE001 - handed back in CellRun.error, the caller re-raises it
                 error = e
         listen.poll_reset()
@@ -104,9 +104,9 @@ def _run_plainly(cell: CellFunction, findings: list[Finding]) -> tuple[Any, Opti
 
 def _user_suppresses() -> bool:
     """The user's own ``torch._dynamo.config.suppress_errors`` (torch.compile then falls back to eager)."""
-    from ..capturing import torch_compat
+    from ..capturing import torch_door
 
-    return bool(torch_compat.dynamo_config_value("suppress_errors"))
+    return bool(torch_door.config.dynamo_config_value("suppress_errors"))
 
 
 @contextlib.contextmanager
@@ -163,19 +163,19 @@ def _unique(findings: list[Finding]) -> list[Finding]:
 @contextlib.contextmanager
 def _cell_config(fullgraph: bool, findings: list[Finding]) -> Iterator[bool]:
     """The config for the cell's run; yields whether compile errors are suppressed."""
-    from ..capturing import torch_compat
+    from ..capturing import torch_door
 
     values: dict[str, Any] = {}
     if not fullgraph:
         # an assert stays Python: a graph break where it reads tensor data (see Watch)
         values["rewrite_assert_with_torch_assert"] = False
-        if torch_compat.dynamo_config_value("fail_on_recompile_limit_hit"):
+        if torch_door.config.dynamo_config_value("fail_on_recompile_limit_hit"):
             findings.append(Finding("torch._dynamo.config.fail_on_recompile_limit_hit is set, so "
                                     "errors while compiling are not turned into plain runs of the frame "
                                     "(torch allows only one of the two)"))
         else:
             values["suppress_errors"] = True
-    with torch_compat.dynamo_config(values):
+    with torch_door.config.dynamo_config(values):
         yield bool(values.get("suppress_errors"))
 
 

@@ -86,13 +86,13 @@ class Watch:
 
     # ---- install / remove ----
     def __enter__(self) -> Watch:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         try:
             self._listening = listen = self._stack.enter_context(
                 listening(self.on_event, seams=(TRACE, BYTECODE, CALLBACKS), keep=(COMPILE_START, COMPILE_END, RESET)))
-            listen.claim(torch_compat.SUPPRESSED_FRAME_LOGGER, self._on_convert_frame)
-            listen.claim(torch_compat.FAKE_TENSOR_LOGGER, self._on_fake_tensor)
+            listen.claim(torch_door.dynamo.SUPPRESSED_FRAME_LOGGER, self._on_convert_frame)
+            listen.claim(torch_door.fx.FAKE_TENSOR_LOGGER, self._on_fake_tensor)
             listen.divert_warnings(lambda: self._compiling, self.dynamo_warnings)
         except BaseException:
             self._stack.close()
@@ -126,17 +126,17 @@ class Watch:
 
     def _on_compile_start(self) -> None:
         if self._backend_failed:  # a frame compiled after a backend failure is suppressed again
-            from ..capturing import torch_compat
+            from ..capturing import torch_door
 
-            torch_compat.set_dynamo_config("suppress_errors", True)
+            torch_door.config.set_dynamo_config("suppress_errors", True)
             self._backend_failed = False
         self.names.open()
 
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         if not any(c is code for c in self.codes):
-            if not (code is self.cell.fn.__code__ or not torch_compat.cache_entries(code)):
+            if not (code is self.cell.fn.__code__ or not torch_door.dynamo_cache.cache_entries(code)):
                 return  # compiled before this cell: not the cell's to forget
             self.codes.append(code)  # first compiled for this cell: forgotten afterwards
         self.rewritten.append(new_code)
@@ -144,23 +144,23 @@ class Watch:
 
     def _on_convert_frame(self, record: logging.LogRecord) -> bool:
         """False (drop) for Dynamo's "WON'T CONVERT" report of an error it suppressed."""
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         message = record.getMessage()
-        if record.levelno < logging.WARNING or not message.startswith(torch_compat.SUPPRESSED_FRAME_PREFIX):
+        if record.levelno < logging.WARNING or not message.startswith(torch_door.dynamo.SUPPRESSED_FRAME_PREFIX):
             return True
         exc = record.exc_info[1] if record.exc_info else None
-        frame = torch_compat.suppressed_frame(message)
+        frame = torch_door.dynamo.suppressed_frame(message)
         # the cell's own code refused after a graph break: the rest of it runs with Dynamo off, as plain Python
-        plainly = bool(frame and frame[1] == self.cell.filename and torch_compat.run_frame_plainly(exc))
+        plainly = bool(frame and frame[1] == self.cell.filename and torch_door.dynamo.run_frame_plainly(exc))
         self.findings.append(self._frame_ran_plainly(frame, exc, plainly))
         return False
 
     def _on_fake_tensor(self, record: logging.LogRecord) -> bool:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         message = record.getMessage()
-        if not message.startswith(torch_compat.FAKE_TENSOR_META_FAILURE):
+        if not message.startswith(torch_door.fx.FAKE_TENSOR_META_FAILURE):
             return True
         self._meta_failures.append(message)
         return False
@@ -185,9 +185,9 @@ class Watch:
         elif isinstance(record, GraphBreakReason):
             self._on_graph_break(record.graph_break, cid)
         elif isinstance(record, OutputCodeText):
-            from ..capturing import torch_compat
+            from ..capturing import torch_door
 
-            if any(marker in record.code for marker in torch_compat.INDUCTOR_RNG_MARKERS):
+            if any(marker in record.code for marker in torch_door.inductor.INDUCTOR_RNG_MARKERS):
                 self._rng_ids.append(event.compile_id.compilation if event.compile_id is not None else None)
 
     def _on_failed_compile(self, failure: _Failure) -> None:
@@ -208,18 +208,18 @@ class Watch:
           A refusal Dynamo always skips quietly (a graph break it cannot resume from)
           runs as torch.compile runs it.
         """
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         if not self.suppressing:
             return
-        backend = failure.fail_type in torch_compat.BACKEND_FAILURES
+        backend = failure.fail_type in torch_door.dynamo.BACKEND_FAILURES
         frame = failure.metrics.frame
         own = frame is not None and frame.name == CELL_FUNCTION_NAME and frame.filename == self.cell.filename
         if backend and not self.user_suppresses:
-            torch_compat.set_dynamo_config("suppress_errors", False)
+            torch_door.config.set_dynamo_config("suppress_errors", False)
             self._backend_failed = True
-        elif own and not torch_compat.is_soft_failure(failure.fail_type):
-            torch_compat.set_dynamo_config("suppress_errors", False)
+        elif own and not torch_door.dynamo.is_soft_failure(failure.fail_type):
+            torch_door.config.set_dynamo_config("suppress_errors", False)
             self._backend_failed = True
             self._refused = failure
 
@@ -233,13 +233,13 @@ class Watch:
         return self._refused is not None and isinstance(error, Exception)
 
     def refusal_finding(self, error: BaseException) -> Finding:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         refused = self._refused
         cid = refused.compile_id if refused else None
         lineno = refused.line_in(self.cell.filename) if refused else None
         where = f" (it failed at line {lineno})" if lineno else ""
-        if refused and refused.fail_type in torch_compat.BACKEND_FAILURES:
+        if refused and refused.fail_type in torch_door.dynamo.BACKEND_FAILURES:
             why = (f"the backend raised ({exception_words(error)}); torch._dynamo.config.suppress_errors is "
                    "True (your setting), so torch.compile falls back to eager")
         else:
@@ -274,7 +274,7 @@ class Watch:
     def _frame_ran_plainly(self, frame: Optional[tuple[str, str, int]], exc: Optional[BaseException],
                            plainly: bool = False) -> Finding:
         """``frame``: (name, file, first line) of the frame Dynamo's "WON'T CONVERT" names."""
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         failed = self._last_failed
         compile_id = failed.compile_id if failed else None
@@ -283,7 +283,7 @@ class Watch:
         if lineno:
             where += f" (it failed at line {lineno})"
         why = exception_words(exc) if exc is not None else failed.fail_type if failed else "an error"
-        if failed and failed.fail_type in torch_compat.BACKEND_FAILURES and self.user_suppresses:
+        if failed and failed.fail_type in torch_door.dynamo.BACKEND_FAILURES and self.user_suppresses:
             why += ("; torch._dynamo.config.suppress_errors is True (your setting), so torch.compile falls back "
                     "to eager for it")
         self._meta_failures.clear()  # fake tensors' report of this same failure
@@ -291,9 +291,9 @@ class Watch:
         return Finding(f"Dynamo could not compile {where}: {why}; {ran}", None, compile_id, lineno)
 
     def _frame_words(self, name: str, filename: str, lineno: int) -> str:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
-        resume = torch_compat.resumed(name)
+        resume = torch_door.dynamo.resumed(name)
         if filename == self.cell.filename:
             if name == CELL_FUNCTION_NAME:
                 return "the cell"
@@ -304,7 +304,7 @@ class Watch:
         return f"{name} ({filename.rsplit('/', 1)[-1]}:{lineno})"
 
     def conclude(self, error: Optional[BaseException], fullgraph: bool) -> list[Finding]:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
 
         out: list[Finding] = []
         if self.resets:
@@ -328,7 +328,7 @@ class Watch:
                                    self.dynamo_warnings))))
         for message in self._meta_failures:  # a fake-tensor failure no suppressed frame explained
             out.append(Finding(f"fake tensors: {message}"))
-        if self._rng_ids and torch_compat.inductor_fallback_random() is False:
+        if self._rng_ids and torch_door.config.inductor_fallback_random() is False:
             ids = ", ".join([c.key for c in sorted({c for c in self._rng_ids if c is not None})]
                             + ["?"] * (None in self._rng_ids))
             out.append(Finding(
@@ -369,7 +369,7 @@ class Watch:
         return (self.cell.filename, _first_statement_line(self.cell), CELL_FUNCTION_NAME)
 
     def forget_compilations(self) -> None:
-        from ..capturing import torch_compat
+        from ..capturing import torch_door
         from ..capturing.frame_cache import READ_BEFORE_DROP
         from ..capturing.recorder import read_frame_caches
 
@@ -377,8 +377,8 @@ class Watch:
             read_frame_caches(READ_BEFORE_DROP)
         reset = []
         while self.codes:
-            reset += torch_compat.forget_code(self.codes.pop())
-        torch_compat.release_helper_globals(reset, self.rewritten)
+            reset += torch_door.dynamo_cache.forget_code(self.codes.pop())
+        torch_door.dynamo_cache.release_helper_globals(reset, self.rewritten)
         self.rewritten.clear()
         self.names.remove_leftovers()
 
@@ -390,9 +390,11 @@ def _first_statement_line(cell: CellFunction) -> int:
 
 def raised_while_compiling(error: BaseException) -> bool:
     """The exception came out of Dynamo's compile (the frame it compiled had not started)."""
+    from ..capturing import torch_door
+
     tb = error.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.endswith(("_dynamo/convert_frame.py", "_dynamo\\convert_frame.py")):
+        if torch_door.dynamo.is_convert_frame_file(tb.tb_frame.f_code.co_filename):
             return True
         tb = tb.tb_next
     return False

@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from ..capturing.compile_id import CompileKey
 from ..capturing.model import CaptureData, Compilation, GraphBreak, SourceLoc
 from ..capturing.parse_breaks import in_loop
-from ..capturing.torch_compat import resumed
+from ..capturing.torch_door.dynamo import resumed
 from ..hosts import cell_frame_name
 from .locate import basename, is_library_file, rel, repaired, user_frame
 

@@ -14,7 +14,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from .recompiles import GuardFailure, classify, failure_from, reason_entries
 
 
@@ -41,11 +41,11 @@ def why_recompile(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> list[Gua
     returned. An empty list means nothing is compiled for it yet: the call
     would compile. No entry reused means the call would recompile.
     """
-    code, f_locals = _frame_locals(torch_compat.compiled_original(fn), args, kwargs)
+    code, f_locals = _frame_locals(torch_door.dynamo.compiled_original(fn), args, kwargs)
     verdicts = []
-    for entry in torch_compat.cache_entries(code):
-        cid = torch_compat.entry_compile_id(entry)
-        ok, reason = torch_compat.evaluate_entry_guards(entry, f_locals)
+    for entry in torch_door.dynamo_cache.cache_entries(code):
+        cid = torch_door.dynamo_cache.entry_compile_id(entry)
+        ok, reason = torch_door.dynamo_cache.evaluate_entry_guards(entry, f_locals)
         verdicts.append(GuardVerdict(cid, ok, reason, None if ok else _parsed(cid, reason, f_locals)))
     return verdicts
 

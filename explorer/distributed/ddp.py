@@ -16,10 +16,9 @@ Dynamo skips the frame and nothing of the model is compiled.
 from __future__ import annotations
 
 from ..capturing.model import CaptureData
+from ..capturing.torch_door.distributed import DDP_FILE, FSDP2_DIR
 from ..clinic.locate import is_library_file
 
-DDP_FILE = "torch/nn/parallel/distributed.py"
-FSDP2_DIR = "torch/distributed/fsdp/_fully_shard/"
 FIRST_BUCKET_ERROR = "First bucket should be smaller/equal to other buckets"
 
 

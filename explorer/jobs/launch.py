@@ -31,7 +31,7 @@ _LAUNCHER_ONLY = {"--nproc-per-node": True, "--json": True, "--html": True, "--q
 
 def launch(run: Any, options: Options, *, quiet: bool, fail_on_break: bool, say: Callable[[str], None]) -> int:
     """Starts the ranks, waits for all of them, merges their parts; returns the job's exit code."""
-    from ..capturing.torch_compat import launch_ranks
+    from ..capturing.torch_door.distributed import launch_ranks
 
     n = options.nproc_per_node or 1
     child = ["-m", "explorer", "run", *rank_words(run.option_words), "--quiet", run.script, "--",

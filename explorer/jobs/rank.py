@@ -158,7 +158,7 @@ def outcome_error(outcome: Any) -> Optional[BaseException]:
 
 
 def rank_info(rank: rank_envs.RankEnv, exit_code: int, error: Optional[BaseException], script: str) -> RankInfo:
-    from ..capturing.torch_compat import process_group_backend
+    from ..capturing.torch_door.distributed import process_group_backend
 
     return RankInfo(rank=rank.rank, world_size=rank.world_size, local_rank=rank.local_rank,
                     local_world_size=rank.local_world_size, node_rank=rank.node_rank, host=rank.host, pid=rank.pid,

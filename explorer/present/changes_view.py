@@ -1,6 +1,6 @@
 """What the explorer changed in torch to show a stage, said at the top of that stage's pane, under its explanation.
 
-A capture changes what torch does in a few places, so that every stage can be shown (``capturing.torch_compat``'s
+A capture changes what torch does in a few places, so that every stage can be shown (``capturing.torch_door.config``'s
 ``CAPTURE_CONFIG``): a cold or fresh capture lowers a training graph's backward when the forward compiles
 (``force_non_lazy_backward_lowering``), where a plain ``torch.compile`` lowers it at the first ``.backward()``.
 The stage explanations say what torch does; the note here says what this report's capture did instead. (The graph

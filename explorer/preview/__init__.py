@@ -1,7 +1,7 @@
 """``target="cuda"``: the wrapper and Triton kernels a CUDA GPU would get, on a machine without one.
 
 The cell runs as usual (on CPU); its graphs are then lowered again by Inductor
-for a CUDA device that is faked (``mock_cuda``) on fake tensors, in a child
+for a CUDA device that is faked (``torch_door.cuda_standin``) on fake tensors, in a child
 process (``child``): patching torch is only ever done there, and a crash there
 (an autograd op on a fake CUDA tensor aborts a CPU-only torch) costs the
 preview, never the user's kernel. Triton compiles each kernel for sm_90
@@ -52,8 +52,8 @@ class Graph:
     label: str
     repro: Optional[str] = None
     skip: Optional[str] = None
-    shapes: Optional[dict] = None  # torch_compat.graph_input_shapes: where Dynamo kept sizes symbolic
-    static: list[int] = field(default_factory=list)  # torch_compat.graph_static_inputs: its parameters' places
+    shapes: Optional[dict] = None  # torch_door.fx.graph_input_shapes: where Dynamo kept sizes symbolic
+    static: list[int] = field(default_factory=list)  # torch_door.fx.graph_static_inputs: its parameters' places
     nodes: list[list[str]] = field(default_factory=list)  # op and name of each node of Dynamo's graph, in order
     trains: bool = False  # autograd records through it: its forward and backward are lowered
     compile_id: Optional[str] = None  # its compilation's key in the main report
@@ -68,7 +68,7 @@ class Graph:
 
 def graphs_from_recorder(recorder: Any) -> list[Graph]:
     """The Dynamo graphs a GraphRecorder kept, each with its symbolic sizes and whether it trains."""
-    from ..capturing import torch_compat
+    from ..capturing import torch_door
 
     out: list[Graph] = []
     frames: set[tuple[int, int]] = set()
@@ -81,14 +81,14 @@ def graphs_from_recorder(recorder: Any) -> list[Graph]:
             frames.add(graph.frame)
         out.append(graph)
         try:
-            graph.repro = torch_compat.graph_repro(g.gm, g.inputs)
+            graph.repro = torch_door.aot.graph_repro(g.gm, g.inputs)
         except Exception as e:  # noqa: BLE001 - the outcome says why
             graph.skip = f"torch could not write a repro of it ({type(e).__name__}: {e})"
             continue
-        graph.static = torch_compat.graph_static_inputs(g.gm)
+        graph.static = torch_door.fx.graph_static_inputs(g.gm)
         graph.nodes = [[n.op, n.name] for n in g.gm.graph.nodes if n.op != "output"]
         try:
-            graph.shapes = torch_compat.graph_input_shapes(g.gm)
+            graph.shapes = torch_door.fx.graph_input_shapes(g.gm)
         except Exception as e:  # noqa: BLE001 - previewed all the same, with this call's sizes: said so
             graph.notes.append(f"{g.label}: its symbolic sizes could not be read ({type(e).__name__}: {e}); "
                                "previewed with the sizes of the call that compiled it")

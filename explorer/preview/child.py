@@ -4,10 +4,10 @@ Reads the graphs (torch's own repro scripts of them, with their symbolic sizes
 where Dynamo kept any), lowers each with Inductor for a faked CUDA device on fake
 tensors, under the explorer's capture, and writes the capture and each graph's
 outcome as JSON. A training graph's forward and backward are both lowered
-(``training``). Runs apart from the user's process because the CUDA mock patches
-torch, and because an op that reaches autograd on a fake CUDA tensor in a
-CPU-only torch calls ``std::terminate``: here that ends this process, and the
-parent says so.
+(``training``). Runs apart from the user's process because the CUDA stand-in
+(``explorer.capturing.torch_door.cuda_standin``) patches torch, and because an
+op that reaches autograd on a fake CUDA tensor in a CPU-only torch calls
+``std::terminate``: here that ends this process, and the parent says so.
 """
 
 from __future__ import annotations
@@ -41,15 +41,14 @@ def main(argv: list[str]) -> int:
 
 
 def _run(job: dict) -> dict:
-    import torch
-
+    from explorer.capturing import torch_door
     from explorer.capturing.model import to_dict
     from explorer.capturing.session import CaptureSession
+    from explorer.capturing.torch_door import cuda_standin
     from explorer.capturing.triton_asm import with_kernel_details
-    from explorer.preview import mock_cuda, training
-    from explorer.preview.mock_cuda import fake_cuda
+    from explorer.preview import training
 
-    torch._inductor.config.compile_threads = 1  # compile in this process: workers would not be faked
+    torch_door.config.set_inductor_config("compile_threads", 1)  # compile in this process: workers would not be faked
     notes: list[str] = []
     results: list[dict] = []
     mode = job.get("mode")
@@ -62,13 +61,13 @@ def _run(job: dict) -> dict:
         notes.append(training.NOTE)
     if any("scaled_dot_product" in g["repro"] for g in job["graphs"]):
         notes.append(ATTENTION)
-    with fake_cuda():
+    with cuda_standin.fake_cuda():
         session = CaptureSession(fresh=True)  # lowered under a fake CUDA: nothing for torch's graph caches
         with session:
             for i, g in enumerate(job["graphs"]):
                 results.append(_lower_one(i, g, mode, options, notes))
         data = session.data
-        notes += sorted(mock_cuda.UNTIMED)
+        notes += sorted(cuda_standin.UNTIMED)
         if data is not None:
             data = _as_preview(with_kernel_details(data))
     return {"outcomes": results, "capture": to_dict(data) if data is not None else None, "notes": notes}
@@ -114,12 +113,8 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     """Lowers one graph under its compile id; returns the names of the sizes it kept symbolic, and for a training
     graph what was lowered (``forward and backward``)."""
     import torch
-    from torch._guards import CompileContext, CompileId, compile_context
-    from torch._inductor.compile_fx import compile_fx
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
     from explorer.preview import training
     from explorer.preview.fake_inputs import FakeReader, SymbolicSizes
 
@@ -127,7 +122,7 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     exec(compile(g["repro"], f"<preview {g['label']}>", "exec"), namespace)
     mod, untraced = _graph_module(namespace["mod"], g.get("nodes") or ())
     load_args = namespace["load_args"]
-    fake = FakeTensorMode(allow_non_fake_inputs=False, shape_env=ShapeEnv())
+    fake = torch_door.fx.fake_mode()
     sizes = SymbolicSizes(fake, g["shapes"]) if g.get("shapes") else \
         SymbolicSizes.of_repro(fake, g["repro"], namespace)
     trains = bool(g.get("trains"))
@@ -137,24 +132,24 @@ def _lower(i: int, g: dict, mode: Any, options: dict, notes: list[str]) -> tuple
     with fake:
         for name, buf in list(mod.named_buffers()):  # constants the graph holds: on the device too
             _set(mod, name, torch.empty_strided(buf.shape, buf.stride(), dtype=buf.dtype, device=device))
-    config = torch._TorchCompileInductorWrapper(mode, options or None, None).config
+    config = torch_door.inductor.backend_config(mode, options or None)
     frame, number = g.get("compile_id") or (i, 0)
-    cid = CompileId(frame_id=frame, frame_compile_id=number)
     if not untraced:  # the parameters static, as Dynamo said: what the partitioner saves for the backward
-        torch_compat.mark_as_dynamo_graph(mod, cid, g.get("static") or ())
+        torch_door.fx.mark_as_dynamo_graph(mod, frame, number, g.get("static") or ())
     # the repro sets the config the graph was compiled with, the capture's own values too (restored to the
     # user's by then: provenance off, the backward lowered lazily): the capture's are set again over it.
     # Node meta (original ATen ops, stack traces) kept as Dynamo keeps it: kernels get their descriptive names
     said: list[str] = []
-    with torch_compat.capture_config(said, fresh=True), compile_context(CompileContext(cid)), \
+    with torch_door.config.capture_config(said, fresh=True), torch_door.dynamo.compile_context(frame, number), \
             torch.fx.traceback.preserve_node_meta():
         if trains:
             with torch.enable_grad(), training.lowered_for_cuda() as lowering:
-                compile_fx(mod, reader.args, inner_compile=lowering.inner_compile, config_patches=config)
+                torch_door.inductor.compile_fx(mod, reader.args, inner_compile=lowering.inner_compile,
+                                               config_patches=config)
             lowered = lowering.lowered
         else:
             with torch.no_grad():
-                compile_fx(mod, reader.args, config_patches=config)
+                torch_door.inductor.compile_fx(mod, reader.args, config_patches=config)
             lowered = None  # as the parent says: inference, or a script's forward or backward
     notes += [n for n in said if n not in notes]
     if untraced:

@@ -3,7 +3,7 @@
 CHILD PROCESS ONLY (``explorer.preview.child``). A repro script's ``load_args(reader)`` names each input with
 the sizes of the call that compiled it; ``FakeReader`` reads it into fake tensors (no data, no device). Where
 Dynamo kept sizes symbolic (``mark_dynamic``, a recompile under automatic dynamic shapes), the parent sends
-them apart (``torch_compat.graph_input_shapes``): ``SymbolicSizes`` makes the same symbols in a fresh
+them apart (``torch_door.fx.graph_input_shapes``): ``SymbolicSizes`` makes the same symbols in a fresh
 ``ShapeEnv`` (same value in this call, same range, named after the same source, so ``s77`` stays ``s77``) and
 the reader builds those inputs with them, so Inductor lowers the graph for every size, as a GPU would. A
 repro of a graph as Inductor received it (a script's, torch 2.13 on) binds its symbols itself
@@ -22,31 +22,27 @@ from typing import Any, Optional
 class SymbolicSizes:
     """The symbols of one graph's inputs, made again in ``mode``'s ShapeEnv; expressions read back as SymInts.
 
-    ``spec``: as ``torch_compat.graph_input_shapes`` writes it (per input its sizes, per symbol its value in the
+    ``spec``: as ``torch_door.fx.graph_input_shapes`` writes it (per input its sizes, per symbol its value in the
     call that compiled the graph, its range and source). Each symbol keeps its name (``s77``).
     """
 
     def __init__(self, mode: Any, spec: dict) -> None:
-        import sympy
-        from torch.utils._sympy import functions
+        from explorer.capturing.torch_door import fx
 
         self.shape_env = mode.shape_env
         self.inputs: list[dict] = list(spec.get("inputs") or [])
-        self._names = {**vars(sympy), **{k: v for k, v in vars(functions).items() if not k.startswith("_")}}
+        self._names = fx.sympy_names()
         self._symbols: dict[str, Any] = {}
         self._hints: dict[Any, int] = {}
         for name, facts in (spec.get("symbols") or {}).items():
             hint = facts.get("hint")
             if hint is None:
                 raise ValueError(f"size {name} has no value in the call that compiled the graph (an unbacked size)")
-            self._symbols[name] = made = _symbol(self.shape_env, name, int(hint), facts.get("source"))
+            self._symbols[name] = made = fx.size_symbol(self.shape_env, name, int(hint), facts.get("source"))
             self._hints[made] = int(hint)
             lo, hi = facts.get("min"), facts.get("max")
             if lo is not None or hi is not None:
-                from torch.utils._sympy.numbers import int_oo
-
-                self.shape_env.constrain_symbol_range(made, compiler_min=lo if lo is not None else 0,
-                                                      compiler_max=hi if hi is not None else int_oo)
+                fx.constrain_size(self.shape_env, made, lo, hi)
 
     @classmethod
     def of_repro(cls, mode: Any, repro: str, namespace: dict) -> Optional[SymbolicSizes]:
@@ -85,29 +81,6 @@ class SymbolicSizes:
     def names(self) -> list[str]:
         """The symbols as this ShapeEnv named them (the names the wrapper and kernels use)."""
         return [str(s) for s in self._symbols.values()]
-
-
-def _symbol(shape_env: Any, name: str, hint: int, source: Optional[str]) -> Any:
-    """A size symbol of ``shape_env`` with ``hint``, named ``name`` where that name is free.
-
-    torch names a size symbol by a hash of its source's name (``s77`` for ``L['x'].size()[0]``); made again
-    from the same source it gets the same name unless another took it first, and a repro of a lowered graph
-    names no source at all: the id is asked for outright, so the wrapper reads as the user's program's did.
-    """
-    from torch._dynamo.source import ConstantSource
-    from torch.fx.experimental.symbolic_shapes import DimDynamic
-
-    wanted = re.fullmatch(r"s(\d+)", name)
-    free = wanted is not None and int(wanted[1]) not in getattr(shape_env, "unique_ids", {int(wanted[1])})
-    if free:
-        shape_env._generate_unique_id = lambda _source_name: (shape_env.unique_ids.add(int(wanted[1]))
-                                                              or int(wanted[1]))
-    try:
-        return shape_env.create_symbol(hint, ConstantSource(source or name), dynamic_dim=DimDynamic.DYNAMIC,
-                                       do_not_specialize_zero_one=hint in (0, 1))
-    finally:
-        if free:
-            del shape_env._generate_unique_id
 
 
 class FakeReader:
@@ -169,6 +142,6 @@ class FakeReader:
 
 def _contiguous(shape: tuple) -> tuple:
     """Row-major strides of ``shape``, symbolic sizes kept symbolic (never turned into numbers: that would guard)."""
-    from torch._prims_common import make_contiguous_strides_for
+    from explorer.capturing.torch_door import fx
 
-    return tuple(make_contiguous_strides_for(shape))
+    return fx.contiguous_strides(shape)

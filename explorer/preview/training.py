@@ -5,7 +5,7 @@ autograd over the forward (the joint graph). Autograd cannot record on a fake CU
 CPU-only torch has no CUDA device guard (``std::terminate``), and a CUDA build without a driver fails in the
 autograd engine's stream bookkeeping. So the joint graph is traced on a stand-in device, ``meta``, where
 autograd works, and moved to CUDA before Inductor touches it: when Inductor's joint-graph passes are asked for
-(``_recursive_joint_graph_passes``: before partitioning into forward and backward, and before lowering a graph
+(``cuda_standin.before_joint_graph_passes``: before partitioning into forward and backward, and before lowering a graph
 AOTAutograd found to need no backward), the graph's device arguments and its nodes' fake values become CUDA's,
 and each compiler call (``inner_compile``) gets CUDA inputs. From there on, everything (joint-graph passes,
 the partitioner, post-grad passes, lowering, Triton) runs as it would for a GPU.
@@ -53,26 +53,16 @@ class Lowering:
 def lowered_for_cuda() -> Iterator[Lowering]:
     """Inside, ``compile_fx`` of a graph on ``STAND_IN`` fake tensors, given ``Lowering.inner_compile``, lowers its
     forward and backward for CUDA."""
-    from unittest import mock
+    from explorer.capturing.torch_door import cuda_standin
 
-    import torch._inductor.compile_fx as cfx
-    import torch._inductor.decomposition as decomposition
-
-    real_passes = cfx._recursive_joint_graph_passes
-    real_is_gpu = decomposition.is_gpu
-
-    def joint_graph_passes(gm: Any, *args: Any, **kwargs: Any) -> Any:
+    def on_cuda(gm: Any, kwargs: dict) -> dict:
         _move_graph(gm)
         if kwargs.get("input_device") is not None:
             kwargs["input_device"] = _cuda(kwargs["input_device"])
-        return real_passes(gm, *args, **kwargs)
+        return kwargs
 
-    def is_gpu(device: Any) -> bool:
-        return device == STAND_IN or real_is_gpu(device)
-
-    with mock.patch.object(cfx, "_recursive_joint_graph_passes", joint_graph_passes), \
-            mock.patch.object(decomposition, "is_gpu", is_gpu):
-        yield Lowering(cfx.compile_fx_inner)
+    with cuda_standin.before_joint_graph_passes(on_cuda, STAND_IN) as compile_fx_inner:
+        yield Lowering(compile_fx_inner)
 
 
 def _cuda(value: Any) -> Any:
@@ -88,10 +78,10 @@ def _cuda(value: Any) -> Any:
 def _moved_inputs(values: Any) -> Any:
     """Each stand-in fake tensor as a CUDA one of the same sizes, strides and offset (symbols kept)."""
     import torch
-    from torch._guards import detect_fake_mode
-    from torch.utils import _pytree as pytree
 
-    mode = detect_fake_mode([v for v in pytree.tree_leaves(values) if isinstance(v, torch.Tensor)])
+    from explorer.capturing.torch_door import fx
+
+    mode = fx.detect_fake_mode([v for v in fx.tree_leaves(values) if isinstance(v, torch.Tensor)])
 
     def move(t: Any) -> Any:
         if not (isinstance(t, torch.Tensor) and t.device.type == STAND_IN):
@@ -101,7 +91,7 @@ def _moved_inputs(values: Any) -> Any:
             out = base if t.storage_offset() == 0 else _at_offset(t, base)
         return out.requires_grad_(t.requires_grad) if t.requires_grad and out.is_leaf else out
 
-    return pytree.tree_map(move, values)
+    return fx.tree_map(move, values)
 
 
 def _at_offset(t: Any, like: Any) -> Any:
@@ -114,8 +104,9 @@ def _at_offset(t: Any, like: Any) -> Any:
 def _move_graph(gm: Any) -> None:
     """The graph's device arguments and node values on CUDA (fake values propagated again from its inputs)."""
     import torch
-    from torch._guards import detect_fake_mode
     from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    from explorer.capturing.torch_door import fx
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     vals = [n.meta.get("val") for n in placeholders]
@@ -135,7 +126,7 @@ def _move_graph(gm: Any) -> None:
             if isinstance(value, torch.Tensor) and value.device.type == STAND_IN:
                 _set_attr(gm, node.target, _moved_inputs(value))
     gm.recompile()
-    mode = detect_fake_mode([v for v in vals if isinstance(v, torch.Tensor)])
+    mode = fx.detect_fake_mode([v for v in vals if isinstance(v, torch.Tensor)])
     with mode:  # the placeholders one by one, as the graph lists them (not through its pytree input spec)
         FakeTensorProp(gm, mode).run(*_moved_inputs(vals), enable_io_processing=False)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from . import bench
 from .bench import break_even_calls, measure
 from .cell import time_calls
@@ -80,7 +80,7 @@ def time_capture(recorder: GraphRecorder, capture: Any = None, *, budget_s: floa
                 return None
         return peaks[dtype]
 
-    with torch_compat.preserved_rng():
+    with torch_door.devices.preserved_rng():
         timings = time_graphs(recorder, capture=capture, budget_s=budget_s, repeats=repeats,
                               kernel_profile=kernel_profile, peak=pk, compute_peak=compute_peak)
     warnings = tuple(f"{t.label}: {w}" for t in timings for w in t.warnings)

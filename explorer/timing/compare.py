@@ -11,7 +11,7 @@ import dataclasses
 import time
 from typing import Any, Optional, Sequence
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from . import bench
 from . import verdict as judging
 from .graphs import GraphRecorder, RecordedGraph, backend_uses_cudagraphs, fresh_graph_module, graph_call
@@ -54,9 +54,9 @@ def _one_mode(mode: str, graphs: list[RecordedGraph], budget_s: float, repeats: 
     if mode == "reduce-overhead" and all(g.device == "cpu" for g in graphs):
         notes.append("on CPU, reduce-overhead (CUDA graphs) behaves like default")
     try:
-        inner = torch_compat.inductor_backend(None if mode == "default" else mode, None, None)
+        inner = torch_door.inductor.inductor_backend(None if mode == "default" else mode, None, None)
         t0 = time.perf_counter()
-        with torch_compat.cold_compile():
+        with torch_door.config.cold_compile():
             compiled = [inner(fresh_graph_module(g.gm), list(g.inputs)) for g in graphs]
         compile_s = time.perf_counter() - t0
         steps = backend_uses_cudagraphs(inner)

@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from . import bench
 from . import verdict as judging
 from .model import EndToEnd, Measurement
@@ -77,7 +77,7 @@ class Call:
 
 def call_of(fn: Any, compiled: Any, args: tuple, kwargs: dict, label: str = "the call") -> Call:
     """A ``Call`` for ``fn(*args, **kwargs)`` (a function or an nn.Module) and its compiled form."""
-    raw = torch_compat.compiled_original(fn)
+    raw = torch_door.dynamo.compiled_original(fn)
     target = getattr(raw, "forward", raw) if not inspect.isfunction(raw) and not inspect.ismethod(raw) else raw
     func = getattr(target, "__func__", target)
     code = getattr(func, "__code__", None)
@@ -147,7 +147,7 @@ def judge(capture: Any, graphs: Sequence[Any], call: Call, recorder: Any = None)
     # none failed to read, a compilation without one replays no mutation (its bytecode's list slicing after a
     # graph break is Dynamo's own stack handling)
     problems = getattr(capture, "problems", ()) if capture is not None else ()
-    trusted = torch_compat.records_side_effects() and not any(
+    trusted = torch_door.dynamo.records_side_effects() and not any(
         getattr(p, "event", None) == "artifact:dynamo_side_effects" for p in problems)
     for c in getattr(capture, "compilations", ()) if capture is not None else ():
         _judge_bytecode(c, v, trusted)
@@ -208,7 +208,7 @@ def _judge_graph(g: Any, call: Call, v: Verdict) -> None:
     if gm is None:
         return
     placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
-    sources = dict(zip(placeholders, torch_compat.dynamo_graph_sources(gm)))
+    sources = dict(zip(placeholders, torch_door.dynamo.dynamo_graph_sources(gm)))
     for node in gm.graph.nodes:
         if not _mutates(node):
             continue
@@ -267,7 +267,7 @@ def time_end_to_end(call: Call, *, capture: Any = None, graphs: Sequence[Any] = 
                     recorder: Any = None) -> EndToEnd:
     verdict = judge(capture, graphs, call, recorder)
     notes: list[str] = []
-    with torch_compat.preserved_rng():
+    with torch_door.devices.preserved_rng():
         guards = _time_guards(call, notes, budget_s, repeats)
         if verdict.risks:
             result = _parts(call, verdict, guards, graph_timings, device, notes)
@@ -289,7 +289,7 @@ def _time_guards(call: Call, notes: list[str], budget_s: float, repeats: int) ->
                      "(the re-called figure includes them)")
         return None
     try:
-        managers = torch_compat.guard_managers(call.code)
+        managers = torch_door.dynamo_cache.guard_managers(call.code)
         f_locals = call.frame_locals(call.args, call.kwargs)
     except Exception as e:  # noqa: BLE001 - the guards are one part of the answer
         notes.append(f"guards not timed: {type(e).__name__}: {e}")
@@ -363,7 +363,7 @@ def _recall(call: Call, verdict: Verdict, guards: Optional[Measurement], graph_t
     quiet = lambda: _quiet(printed, call.around)  # noqa: E731
     try:
         with quiet():
-            with torch_compat.fail_on_recompile():  # the first calls: a recompile would raise, not happen
+            with torch_door.dynamo.fail_on_recompile():  # the first calls: a recompile would raise, not happen
                 warm = _first_calls(compiled_call, device)
     except Exception as e:  # noqa: BLE001 - e.g. Dynamo would have recompiled: say so, time the parts
         _restore(verdict.watched)
@@ -448,8 +448,8 @@ def _guards_refuse(call: Call, args: tuple, kwargs: dict) -> Optional[str]:
         return None
     try:
         f_locals = call.frame_locals(args, kwargs)
-        entries = torch_compat.cache_entries(call.code)
-        if not any(torch_compat.evaluate_entry_guards(e, f_locals)[0] for e in entries):
+        entries = torch_door.dynamo_cache.cache_entries(call.code)
+        if not any(torch_door.dynamo_cache.evaluate_entry_guards(e, f_locals)[0] for e in entries):
             return "private copies of the arguments would not pass the cached guards (a re-call would recompile)"
     except Exception:  # noqa: BLE001 - fail_on_recompile still stands guard
         return None

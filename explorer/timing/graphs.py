@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from ..capturing.compile_id import CompileId
 from ..capturing.recorder import TRACE, current_compile_id, listening
 from . import bench
@@ -160,16 +160,16 @@ def _profiling_build(inner: Callable[..., Any], g: RecordedGraph) -> ProfilingBu
     codes: list[str] = []
     notes: list[str] = []
     files: list[str] = []
-    before = torch_compat.fresh_cache_dirs()
+    before = torch_door.inductor.fresh_cache_dirs()
     try:
         with listening(lambda e: _keep_output_code(e, codes, files), seams=(TRACE,)) as listen, \
-                torch_compat.uncached_compile():
+                torch_door.config.uncached_compile():
             fn = _quiet_module_path(inner, fresh_graph_module(g.gm), list(g.inputs))
         notes += [f"a wrapper-code record could not be kept: {p}" for p in listen.problems]
     finally:  # the build is loaded: its temporary folder is no one's (a plain run leaves none)
-        torch_compat.remove_fresh_cache_dirs(before, files, notes)
+        torch_door.inductor.remove_fresh_cache_dirs(before, files, notes)
     kernels = tuple(k for code in codes for k in parse_kernels(code, graph_kind(code) or ""))
-    opts = ", ".join(f"{k}=True" for k in torch_compat.kernel_profile_options(g.device.split(":")[0]))
+    opts = ", ".join(f"{k}=True" for k in torch_door.inductor.kernel_profile_options(g.device.split(":")[0]))
     label = " ".join([PROFILE_BUILD_LABEL.format(opts=opts), *notes])
     return ProfilingBuild(fn, kernels, "\n".join(codes) or None, label)
 
@@ -187,13 +187,13 @@ def _keep_output_code(event: Any, codes: list[str], files: list[str]) -> None:
 def _resolve_backend(inner: Any, mode: Optional[str], options: Optional[dict], dynamic: Optional[bool],
                      profile_device: Optional[str]) -> Callable[..., Any]:
     if inner == "inductor":
-        extra = torch_compat.kernel_profile_options(profile_device) if profile_device else {}
+        extra = torch_door.inductor.kernel_profile_options(profile_device) if profile_device else {}
         opts = {**extra, **(options or {})}
-        return torch_compat.inductor_backend(mode, opts or None, dynamic)
+        return torch_door.inductor.inductor_backend(mode, opts or None, dynamic)
     if mode is not None or options:
         raise ValueError("mode and options are Inductor settings; the inner backend here is "
                          f"{inner!r}")
-    return torch_compat.lookup_backend(inner) if isinstance(inner, str) else inner
+    return torch_door.dynamo.lookup_backend(inner) if isinstance(inner, str) else inner
 
 
 def _quiet_module_path(inner: Callable[..., Any], gm: Any, inputs: Any) -> Any:
@@ -393,8 +393,8 @@ USER_PROFILED_LABEL = ("the user's build, as compiled for their call (with {opts
 
 def profiles_kernels(options: Optional[dict], device_type: str) -> bool:
     """Whether a compile with these Inductor options already makes a per-kernel profile possible on the device
-    type (``torch_compat.kernel_profile_options``), so no separate profiling build is needed."""
-    wanted = torch_compat.kernel_profile_options(device_type)
+    type (``torch_door.inductor.kernel_profile_options``), so no separate profiling build is needed."""
+    wanted = torch_door.inductor.kernel_profile_options(device_type)
     return bool(options) and all(options.get(k) == v for k, v in wanted.items())
 
 
@@ -415,7 +415,7 @@ def _kernel_profile(g: RecordedGraph, recorder: Optional[GraphRecorder], compile
     if build is None:
         got = profile_graph(g, compiled_fn, comp, peak, mode, compute_peak=compute_peak, count_on=counted)
         device = g.device.split(":")[0]
-        label = (USER_PROFILED_LABEL.format(opts=", ".join(torch_compat.kernel_profile_options(device)))
+        label = (USER_PROFILED_LABEL.format(opts=", ".join(torch_door.inductor.kernel_profile_options(device)))
                  if device == "cpu" and profiles_kernels(getattr(recorder, "options", None), device)
                  else USER_BUILD_LABEL)
         return got.rows, got.note, label, got.flops, got.estimate_s, got.wall_s
@@ -461,7 +461,7 @@ def _training_step(g: RecordedGraph, fn: Any, steps: bool) -> Callable[[], Any]:
 
     def step() -> Any:
         if steps:
-            torch_compat.cudagraph_step()
+            torch_door.inductor.cudagraph_step()
         with torch.enable_grad():
             out = fn(*g.inputs)
             outs = [t for t in (out if isinstance(out, (list, tuple)) else (out,))
@@ -513,7 +513,7 @@ def graph_call(g: RecordedGraph, fn: Any, *, steps: bool = False) -> Callable[[]
 
     def call() -> Any:
         if steps:
-            torch_compat.cudagraph_step()
+            torch_door.inductor.cudagraph_step()
         with mode():
             return fn(*inputs)
 

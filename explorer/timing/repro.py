@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from ..capturing.raw import RawEvent
 from ..capturing.recorder import watching
 from . import bench
@@ -100,7 +100,7 @@ def load_repro(repro: Repro) -> tuple[Any, list[Any]]:
     The payload runs in a fresh namespace, not as ``__main__`` (its own run
     block stays off). It sets environment variables (its cache directory) and
     compiler config values: the environment is restored here; config values are
-    left for the caller's ``torch_compat.preserved_compiler_configs(notes)`` so the
+    left for the caller's ``torch_door.config.preserved_compiler_configs(notes)`` so the
     compile that follows sees the user's compile-time settings. (It also clears
     torch's table of user Triton kernels, as every repro does; the script has
     finished by then.)
@@ -110,7 +110,7 @@ def load_repro(repro: Repro) -> tuple[Any, list[Any]]:
     namespace: dict[str, Any] = {"__name__": "explorer_repro", "__compile_source__": repro.payload}
     with _environment_restored():
         exec(compile(repro.payload, filename, "exec"), namespace)  # torch's own artifact, written by this process
-    return namespace["mod"], torch_compat.repro_inputs(namespace["load_args"])
+    return namespace["mod"], torch_door.aot.repro_inputs(namespace["load_args"])
 
 
 @contextlib.contextmanager
@@ -168,7 +168,7 @@ def _time_one(index: int, repro: Repro, data: Any, budget_s: float, repeats: int
     eager = compiled = ratio = None
     device = "cpu"
     try:
-        with torch_compat.preserved_compiler_configs(notes), torch.no_grad():
+        with torch_door.config.preserved_compiler_configs(notes), torch.no_grad():
             mod, args = load_repro(repro)
             device = _device_of(args)
             fn = _compile(mod, args, notes)

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from . import bench
 from .model import PeakCompute
 
@@ -71,19 +71,18 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
     are its own record's (the profiler's row is the outermost op's; where the profiler shows no row of it, as
     torch 2.14's for a compiled graph's call, ``kernels.attach_flops`` gives them to the inner calls' rows).
     """
-    from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
     records: list[OpRecord] = []
 
-    class _Recorder(TorchDispatchMode):
+    class _Recorder(torch_door.dispatch.dispatch_mode()):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if _is_custom(func) and func._overloadpacket not in flop_registry:
+            if _is_custom(func) and func.overloadpacket not in flop_registry:
                 return self._custom(func, args, kwargs)
             out = func(*args, **kwargs)
             try:
-                packet = func._overloadpacket
+                packet = func.overloadpacket
                 name = packet.__name__
                 if name in ATTENTION_OPS:
                     flops, how = attention_op_flops(name, *_shapes(args), **_shapes(kwargs),
@@ -104,13 +103,13 @@ def record_ops(fn: Callable[..., Any], inputs: list[Any], autograd_mode: Callabl
         def _custom(self, func, args, kwargs):
             start = len(records)
             with self:  # its implementation's own op calls dispatch through this mode again
-                out = torch_compat.call_below_python_modes(func, args, kwargs)
+                out = torch_door.dispatch.call_below_python_modes(func, args, kwargs)
             inside = records[start:]
             del records[start:]
             if inside:
                 ops = ", ".join(dict.fromkeys(r.name for r in inside))
                 records.append(dataclasses.replace(
-                    _record(f"{func.namespace}::{func._overloadpacket.__name__}", sum(r.flops for r in inside),
+                    _record(f"{func.namespace}::{func.overloadpacket.__name__}", sum(r.flops for r in inside),
                             args, kwargs, out, f"a custom op: the {len(inside)} op calls it makes inside ({ops})"),
                     dtype=next((r.dtype for r in inside if r.dtype != "unknown"), "unknown"), inner=tuple(inside)))
             return out
@@ -254,20 +253,18 @@ def grouped_mm_op_flops(name: str, a: Any, b: Any, *_: Any) -> tuple[int, str]:
 
 def _shapes(value: Any) -> Any:
     import torch
-    from torch.utils._pytree import tree_map
 
-    return tree_map(lambda t: tuple(t.shape) if isinstance(t, torch.Tensor) else t, value)
+    return torch_door.fx.tree_map(lambda t: tuple(t.shape) if isinstance(t, torch.Tensor) else t, value)
 
 
 def _record(name: str, flops: int, args: Any, kwargs: Any, out: Any, formula: str = "") -> OpRecord:
     import torch
-    from torch.utils._pytree import tree_leaves
 
     seen: set[int] = set()
     nbytes = 0
     dtype = None
     shapes = []
-    for t in tree_leaves((args, kwargs, out)):
+    for t in torch_door.fx.tree_leaves((args, kwargs, out)):
         if isinstance(t, torch.Tensor) and id(t) not in seen:
             seen.add(id(t))
             nbytes += t.numel() * t.element_size()

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 from typing import Optional
 
-from ..capturing import torch_compat
+from ..capturing import torch_door
 from ..capturing.model import Compilation
 
 RERUN = "re-run the script under the explorer (python -m explorer run SCRIPT.py, or %%compile in a notebook)"
@@ -55,7 +55,7 @@ def with_gaps(comp: Compilation, ir_folder: bool) -> Compilation:
 def version_note(written_by: Optional[str], installed: Optional[str]) -> Optional[str]:
     """Which torch wrote the trace, when it is not the one installed (or when the trace does not say)."""
     if written_by is None:
-        since = ".".join(map(str, torch_compat.VERSION_RECORD_SINCE))
+        since = ".".join(map(str, torch_door.version.VERSION_RECORD_SINCE))
         return (f"the trace does not say which torch wrote it (torch names itself in the trace since {since}; 2.11 "
                 "does not): it is read as this explorer reads torch 2.11-2.14")
     if installed is None or _release(written_by) == _release(installed):

@@ -44,12 +44,12 @@ def program(blocks: int):
 def record(blocks: int):
     import torch
 
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
     from explorer.capturing.recorder import Recorder
 
     rec = Recorder()
     x, w = torch.randn(16, 32), torch.randn(32, 32) / 6
-    with torch_compat.capture_config([], fresh=True), torch.no_grad():
+    with torch_door.config.capture_config([], fresh=True), torch.no_grad():
         rec.open()
         try:
             torch.compile(program(blocks))(x, w)

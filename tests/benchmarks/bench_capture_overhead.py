@@ -60,19 +60,20 @@ else:
 torch.compiler.config.force_disable_caches = True
 if kind.startswith("explore"):
     import explorer
-    from explorer.capturing import torch_compat, recorder
+    from explorer.capturing import torch_door, recorder
+    config = torch_door.config
     off = kind.split(":", 1)[1].split(",") if ":" in kind else []
     if "backward" in off:
-        torch_compat.CAPTURE_CONFIG = tuple(c for c in torch_compat.CAPTURE_CONFIG if "backward" not in c[1])
+        config.CAPTURE_CONFIG = tuple(c for c in config.CAPTURE_CONFIG if "backward" not in c[1])
     if "provenance" in off:
-        torch_compat.CAPTURE_CONFIG = tuple(c for c in torch_compat.CAPTURE_CONFIG if "provenance" not in c[1])
+        config.CAPTURE_CONFIG = tuple(c for c in config.CAPTURE_CONFIG if "provenance" not in c[1])
     if "ir" in off:
-        torch_compat.IR_LOGGERS.clear()
+        torch_door.inductor.IR_LOGGERS.clear()
     if "tracecall" in off:
-        torch_compat.TRACE_CALL_LOGGERS = ()
+        torch_door.dynamo.TRACE_CALL_LOGGERS = ()
     if "prov1" in off:
-        torch_compat.CAPTURE_CONFIG = tuple((m, a, 1 if "provenance" in a else v, w)
-                                            for m, a, v, w in torch_compat.CAPTURE_CONFIG)
+        config.CAPTURE_CONFIG = tuple((m, a, 1 if "provenance" in a else v, w)
+                                      for m, a, v, w in config.CAPTURE_CONFIG)
 ctx = torch.enable_grad() if grad else torch.no_grad()
 if torch.cuda.is_available():
     torch.cuda.synchronize()

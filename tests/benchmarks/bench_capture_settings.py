@@ -6,7 +6,7 @@ them together, and explore(), alternating in one process.
 The program is ``bench_big_cell``'s loop (``x = x * c + 0.1``, N times, two FX nodes each) as a
 function of its input. Each compile gets its own constant ``c``, so no compile reuses another's
 C++ kernel (Inductor keeps compiled kernels in memory by source hash). The settings are the capture's
-own (``explorer.capturing.torch_compat.CAPTURE_CONFIG``), plus the structured-trace handler and the
+own (``explorer.capturing.torch_door.config.CAPTURE_CONFIG``), plus the structured-trace handler and the
 IR loggers the recorder attaches. Prints each run and each variant's total against plain's.
 
 Figures (2026-12-04, N=1000, 2 shared cores, 2 rounds): provenance tracking 1.06x, trace handler +
@@ -43,12 +43,12 @@ def _setting(module_path: str, attr: str, value: object) -> Iterator[None]:
 @contextlib.contextmanager
 def _listeners() -> Iterator[None]:
     """The handlers the recorder attaches: the structured trace, the IR loggers at DEBUG."""
-    from explorer.capturing import torch_compat
+    from explorer.capturing import torch_door
 
-    trace = torch_compat.trace_logger()
+    trace = torch_door.logs.trace_logger()
     handler = _Drop()
     trace.addHandler(handler)
-    loggers = [logging.getLogger(name) for name in torch_compat.IR_LOGGERS.values()]
+    loggers = [logging.getLogger(name) for name in torch_door.inductor.IR_LOGGERS.values()]
     saved = [(lg.level, lg.propagate) for lg in loggers]
     handlers = [_Drop() for _ in loggers]
     for lg, h in zip(loggers, handlers):
@@ -66,7 +66,7 @@ def _listeners() -> Iterator[None]:
 
 
 def _variants() -> list[tuple[str, Callable[[], contextlib.AbstractContextManager]]]:
-    from explorer.capturing.torch_compat import CAPTURE_CONFIG
+    from explorer.capturing.torch_door.config import CAPTURE_CONFIG
 
     out: list[tuple[str, Callable[[], contextlib.AbstractContextManager]]] = [("plain", contextlib.nullcontext)]
     for module_path, attr, value, _why in CAPTURE_CONFIG:

@@ -104,10 +104,10 @@ def child(kind: str, spec: dict) -> dict:
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
     if kind != "plain":
         import explorer  # as %load_ext does, before the cell
-        from explorer.capturing import torch_compat
+        from explorer.capturing import torch_door
 
         if kind == "explore:no-ir":  # for profiling: the loop-level IR loggers off
-            torch_compat.IR_LOGGERS.clear()
+            torch_door.inductor.IR_LOGGERS.clear()
     gc.collect()
     out: dict[str, Any] = {"kind": kind, "rss_model_mb": rss_mb()}
     sync()

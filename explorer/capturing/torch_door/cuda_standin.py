@@ -1,7 +1,8 @@
 """A CUDA device that is not there: just enough of one for Inductor to lower and Triton to compile.
 
-CHILD PROCESS ONLY (``explorer.preview.child``): this is the one place the
-explorer patches torch, and it never runs in the user's process. Inductor asks
+Subsystem: ``torch.cuda``, Dynamo's device interface, Inductor's passes and Triton's driver, as the GPU-less preview
+needs them. CHILD PROCESS ONLY (``explorer.preview.child``; the package's ``__init__`` does not import it): this is
+the one place the explorer patches torch, and it never runs in the user's process. Inductor asks
 torch.cuda and Triton's driver about the device while it lowers (properties,
 capability, streams, RNG state, the driver's target); each answer is faked here
 for one device, an H200 (sm_90) by default. Kernels are compiled for that
@@ -18,7 +19,9 @@ Where torch releases and builds differ, for the preview (each handled where name
 - a repro names its size symbols (``reader.symint(8, expr='s77')``, symbolic
   tensor sizes) from 2.13 on, as numbers before: ``fake_inputs`` reads both,
   and the parent says where a script's graph kept this call's sizes
-  (``explorer.preview.graphs_from_repros``).
+  (``explorer.preview.graphs_from_repros``);
+- the joint-graph passes ``before_joint_graph_passes`` wraps (``compile_fx._recursive_joint_graph_passes``) are
+  named so in 2.11-2.14.
 """
 
 from __future__ import annotations
@@ -231,3 +234,28 @@ def _fake_triton_driver(stack: contextlib.ExitStack, props: Any) -> None:
     driver.set_active(_Driver())
     stack.callback(lambda: setattr(driver, "_active", None))  # the real default is built only if asked for
 
+
+
+@contextlib.contextmanager
+def before_joint_graph_passes(hook: Any, stand_in: str) -> Iterator[Any]:
+    """Inside, ``hook(gm, kwargs)`` runs each time Inductor is asked for its joint-graph passes (before AOTAutograd
+    partitions a training graph into forward and backward, and before an inference graph is lowered) and returns
+    the keyword arguments the passes then get; Inductor's decompositions count the ``stand_in`` device as a GPU
+    (``decomposition.is_gpu``: a convolution's bias gradient is summed in a Triton kernel, as on a GPU). Yields
+    Inductor's own ``compile_fx_inner``, for an ``inner_compile`` that calls it (``explorer.preview.training``: the
+    graph moved from the stand-in device to CUDA there)."""
+    import torch._inductor.compile_fx as cfx
+    import torch._inductor.decomposition as decomposition
+
+    real_passes = cfx._recursive_joint_graph_passes
+    real_is_gpu = decomposition.is_gpu
+
+    def joint_graph_passes(gm: Any, *args: Any, **kwargs: Any) -> Any:
+        return real_passes(gm, *args, **hook(gm, kwargs))
+
+    def is_gpu(device: Any) -> bool:
+        return device == stand_in or real_is_gpu(device)
+
+    with mock.patch.object(cfx, "_recursive_joint_graph_passes", joint_graph_passes), \
+            mock.patch.object(decomposition, "is_gpu", is_gpu):
+        yield cfx.compile_fx_inner

@@ -1,0 +1,44 @@
+"""AOTAutograd's side: torch's repro scripts of a graph as Inductor received it, and their inputs.
+
+Subsystem: ``torch._dynamo.repro.after_aot`` (``save_graph_repro``, the ``fx_graph_runnable`` form) and
+``torch._dynamo.debug_utils.InputReader``. The functorch config a capture sets (the backward lowered eagerly, the
+AOTAutograd cache) is in ``config``. Version differences: a repro names its size symbols
+(``reader.symint(8, expr='s77')``) from 2.13 on, as numbers before (read by ``explorer.preview.fake_inputs``).
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from typing import Any, Callable
+
+
+def graph_repro(gm: Any, inputs: Any) -> str:
+    """The self-contained script torch writes for a graph and its inputs (``fx_graph_runnable``'s form)."""
+    import io
+
+    from torch._dynamo.repro.after_aot import save_graph_repro
+
+    fd = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        save_graph_repro(fd, gm, list(inputs), "inductor", save_dir=None)
+    return fd.getvalue()
+
+
+def repro_inputs(load_args: Callable[[Any], None]) -> list[Any]:
+    """Inputs a repro's ``load_args(reader)`` describes: right shapes, strides, dtypes, devices,
+    random values (torch's reader without a save directory), without its "random data" warnings."""
+    from torch._dynamo.debug_utils import InputReader
+
+    quiet = logging.Filter("no such logger")  # rejects every record of the reader's logger
+    reader_log = logging.getLogger("torch._dynamo.debug_utils")
+    reader_log.addFilter(quiet)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = InputReader(save_dir=None)
+            load_args(reader)
+            return list(reader.args)
+    finally:
+        reader_log.removeFilter(quiet)
