@@ -29,7 +29,7 @@ from explorer.capturing.model import (
 )
 from explorer.present import graphviz_svg
 from explorer.present.html import kernel_html, render_fragment, render_page, stage_html, stage_keys
-from explorer.present.viewmodel import listing_rows as listing_hl_rows
+from explorer.present.panes import listing_rows as listing_hl_rows
 from explorer.stages import BY_ID, why_missing
 
 EVIL = "<img src=x onerror=alert(1)>"

@@ -69,3 +69,13 @@ def header_notes(data: CaptureData) -> list[dict]:
     """What DDP and FSDP2 did that the graphs alone do not show, or why nothing was split or compiled."""
     return [{"t": "note", "cls": "cx-missing cx-ddp", "r": [{"b": "Note: "}, n], "text": f"note: {n}"}
             for n in ddp.notes(data)]
+
+def collective_schedule(comp: Compilation) -> list[dict]:
+    """Inductor's collective schedule of each lowered graph: the order the collectives run in."""
+    out: list[dict] = []
+    for s in comp.collective_schedule:
+        ops = " → ".join(op.replace("torch.ops.", "") for op in s.ops)
+        out.append({"t": "p", "r": [{"b": f"Collectives as Inductor scheduled them ({s.graph_kind}): "},
+                                    {"code": ops or "none"}],
+                    "text": f"collective schedule ({s.graph_kind}): {ops or 'none'}"})
+    return out

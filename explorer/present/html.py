@@ -26,14 +26,15 @@ from ..capturing.model import Compilation, FxGraph, FxNode, Kernel
 from ..stages import BY_ID, STAGES
 from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
+from .context import kernel_refs
 from .escape import esc
 from .fmt import comp_name, loc_text, origin_key
+from .panes import MAX_TABLE_ROWS, kernel_div
 from .plots import bar_chart
 from .structure_view import structure_for
 from .style import ROOT, stylesheet
 from .words import NODE_HEAD, front, static, static_note
 
-kernel_refs = vm.kernel_refs  # re-exported: other views key kernels by it
 resolve, pane_blocks = vm.resolve, vm.pane_blocks
 _OPEN_STAGES = ("graph_break", "graph")
 
@@ -217,7 +218,7 @@ def cut(text: str, max_chars: int) -> tuple[str, str]:
 
 def node_table(nodes: tuple[FxNode, ...]) -> str:
     rows, users = [], {}  # many nodes share a user line: format each line once
-    for n in nodes[:vm.MAX_TABLE_ROWS]:
+    for n in nodes[:MAX_TABLE_ROWS]:
         user = ""
         if n.loc is not None:
             key = (n.loc.filename, n.loc.lineno, n.loc.code)
@@ -227,7 +228,7 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
                                      f"{esc(n.loc.code or '')}")
         rows.append(f"<tr><td><code>{esc(n.name)}</code></td><td>{esc(n.op)}</td><td><code>{esc(n.target)}</code></td>"
                     f"<td><code>{esc(n.type or '')}</code></td><td>{user}</td></tr>")
-    more = len(nodes) - vm.MAX_TABLE_ROWS
+    more = len(nodes) - MAX_TABLE_ROWS
     tail = f'<p class="cx-muted">{esc(static("more_nodes", n=f"{more:,}"))}</p>' if more > 0 else ""
     head = "".join(f"<th>{esc(h)}</th>" for h in NODE_HEAD)
     return f'<table class="cx-table cx-nodes"><tr>{head}</tr>{"".join(rows)}</table>{tail}'
@@ -298,7 +299,7 @@ def _alone(comp: Compilation) -> Any:
 def kernel_html(kernel: Kernel, *, max_chars: int = 200_000) -> str:
     """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
     comp = Compilation("", _alone_frame(), "compiled", kernels=(kernel,))
-    return block(vm.kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
+    return block(kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
 
 
 def _alone_frame() -> Any:

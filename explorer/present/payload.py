@@ -56,7 +56,7 @@ Format (``"format": 1``)::
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
     }
 
-A block key names one text as a pane shows it (``viewmodel.block_key``): ``STAGE:PART`` (``source:0``,
+A block key names one text as a pane shows it (``context.block_key``): ``STAGE:PART`` (``source:0``,
 ``original_bytecode:0``, ``graph:0``, ``ir_pre_fusion:1``, ``output_code:0``;
 ``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source. A name only: its stage travels
 beside it (``stages``; a kernels block is one kernel), so no view splits it. LineLink.line, .part and .kernel
@@ -86,10 +86,11 @@ from ..report import RankRun
 from ..serial import to_jsonable
 from ..stages import STAGES
 from . import fold_picture, graphviz_svg, viewmodel
+from .context import block_key, kernel_refs
 from .fmt import origin_of
 from .packed_text import pack_texts
 from .structure_view import structure_for
-from .viewmodel import as_report, block_key, kernel_refs
+from .viewmodel import as_report
 
 FORMAT = 1
 Dot = Union[str, Callable[[], str]]  # a picture's DOT text, or what makes it when it is drawn (``dot_text``)

@@ -1,14 +1,14 @@
 """The panes of a model built of repeated blocks, folded: one entry for the identical members, the odd ones apart.
 
 A real model repeats one block 32 or 80 times, and so does every stage: a graph of 11,000 nodes, 11,500 guards,
-the same kernels launched once per layer. From the report's ``structure`` (``explorer.structure``) this module
-adds to the view model's panes (``viewmodel.stage_panes`` calls ``fold_panes``):
+the same kernels launched once per layer. From a compilation's ``Structure`` (``explorer.structure``) this module
+makes the blocks that the pane builders (``present.panes``) place:
 
 * a graph stage: a module outline over the code, each family of members in one row ("79× Block
   (model.layers.0–16, 18–79)"), each member that differs in a row of its own with its diff; a row's lines lead
   to the code (the chain is the graph's own: a user line still lights its nodes in every layer);
-* the guards: the guards of no member as today, then per family one folded group holding one member's guards,
-  and per odd member its diff; a group's rows are drawn only when it is opened;
+* the guards: per family one folded group holding one member's guards, and per odd member its diff, then the
+  guards of no member; a group's rows are drawn only when it is opened;
 * the kernels: per kernel, which modules launch it ("defined once, launched 80×, by model.layers.0–79"), and per
   family whether its members launch the same kernels;
 * the compilation's summary line (``summary``), which the text summary prints.
@@ -19,10 +19,9 @@ The words are here, with the rest of the view model's; the renderers draw the us
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from ..capturing.model import Compilation
-from ..clinic.locate import guard_line
 from ..lineage.inductor import ir_node_rows
 from ..plural import counted, noun
 from ..stages import BY_ID
@@ -103,9 +102,8 @@ def _op(line: str) -> str:
     return what.rsplit(".", 1)[-1] if what.startswith("torch.") else what
 
 
-def summary(report: Any, comp: Compilation) -> list[str]:
+def summary(s: Optional[Structure], comp: Compilation) -> list[str]:
     """One line per repeated family: how many alike, and each member that differs, in which stages and how."""
-    s = structure_for(report, comp)
     if s is None or not s.repeats:
         return []
     out = []
@@ -119,7 +117,7 @@ def summary(report: Any, comp: Compilation) -> list[str]:
             for g in r.groups[1:]:
                 for m in g.members:
                     odd.setdefault(m, []).append(_stage_name(r.stage, comp))
-                    how.setdefault(m, first_change(g.diff) if r.stage in _GRAPH_STAGES else "")
+                    how.setdefault(m, first_change(g.diff) if r.stage in GRAPH_STAGES else "")
         if not odd:
             out.append(f"repeated: {total}× {kind} ({members_text(parent, reps[0].members)}), alike in every stage")
             continue
@@ -135,7 +133,7 @@ def summary(report: Any, comp: Compilation) -> list[str]:
     return out
 
 
-_GRAPH_STAGES = ("graph", "aot_forward", "aot_inference", "aot_joint", "post_grad_graph", "aot_backward",
+GRAPH_STAGES = ("graph", "aot_forward", "aot_inference", "aot_joint", "post_grad_graph", "aot_backward",
                  "post_grad_graph_backward")
 
 
@@ -147,50 +145,7 @@ def _stage_name(stage: str, comp: Compilation) -> str:
     return f"{title} ({dumps[int(part)].graph_kind})" if int(part or 0) < len(dumps) else title
 
 
-# ---- the panes ----
-
-def fold_panes(drawn: dict[str, list[dict]], comp: Compilation, report: Any, guard_row: Callable[..., dict]) -> None:
-    """Adds the folded views to the panes ``drawn`` (stage id -> blocks) of one compilation; ``guard_row`` makes
-    the guards pane's row of a guard (the view model's own, so a folded row reads as an unfolded one)."""
-    s = structure_for(report, comp)
-    modules = s is not None and any(p for st in s.stages for p in st.paths)
-    lin = next((x for x in getattr(report, "lineage", ()) if x.compile_id == comp.compile_id), None)
-    for sid, blocks in drawn.items():
-        fx = getattr(comp, BY_ID[sid].field, None) if sid in _GRAPH_STAGES else None
-        if fx is None:
-            continue
-        at = next((i for i, b in enumerate(blocks) if b["t"] == "graph"), len(blocks))
-        if at < len(blocks) and picture_folds(fx, s, sid):
-            blocks[at]["folded"] = FOLDED  # the picture is drawn folded (present.fold_picture): its boxes open
-        st = s.stage(sid) if modules else None
-        if st is not None and len(st.of) == len(fx.nodes):
-            blocks[at:at] = outline(s, sid, fx, _node_lines(lin, sid))
-    if not modules:
-        return
-    for sid in ("ir_pre_fusion", "ir_post_fusion"):
-        dumps = getattr(comp, sid, None) or ()
-        blocks = drawn.get(sid, [])
-        parts = {f"{sid}:{k}": k for k in range(len(dumps))}  # each dump's block key (viewmodel.block_key's form)
-        for i in reversed(range(len(blocks))):
-            key = blocks[i].get("key") if blocks[i]["t"] == "code" else None
-            part = parts.get(key)
-            if part is not None and s.stage(key) is not None:
-                blocks[i:i] = ir_outline(s, key, dumps[part])
-    if "guards" in drawn and s.repeats_of("guards"):
-        fold_guards(drawn["guards"], comp, s, guard_row)
-    if "kernels" in drawn and s.launches:
-        kernel_launches(drawn["kernels"], comp, s)
-
-
-def _node_lines(lin: Any, stage: str) -> dict[str, int]:
-    """Node name -> its line in the graph's code (the chain's elements of ``STAGE:0``)."""
-    if lin is None:
-        return {}
-    for t in lin.texts:
-        if t.stage == stage and t.part == 0:
-            return {name: int(line) for line, name in t.elements.items()}
-    return {}
-
+# ---- a graph's and a loop-IR dump's modules ----
 
 def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[dict]:
     """The graph's modules, one row each at the depth its repeated members sit (or the top modules), a family's
@@ -284,23 +239,23 @@ def diff_block(title: str, diff: Sequence[str]) -> dict:
 
 # ---- guards ----
 
-def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: Callable[..., dict]) -> None:
-    """The guards table becomes: the guards of no repeated member, then per family one folded group (one
-    member's guards; every alike member checks the same, with its own index), then each member that differs."""
-    at = next((i for i, b in enumerate(blocks) if b["t"] == "table" and b.get("cls") == "cx-guards"), None)
-    st = s.stage("guards")
-    reps = [r for r in s.repeats_of("guards") if len(r.members) >= FOLD_GUARDS_AT]
-    if at is None or st is None or not reps:
-        return
-    paths = [st.paths[i] for i in st.of]
-    bc = comp.original_bytecode
-    head = blocks[at]["head"]
+def guard_families(s: Structure) -> list[Repeat]:
+    """The families whose guards fold into groups (none: the guards are one table)."""
+    if s.stage("guards") is None:
+        return []
+    return [r for r in s.repeats_of("guards") if len(r.members) >= FOLD_GUARDS_AT]
 
-    def rows(idx: list[int]) -> list[dict]:
-        return [dict(guard_row(comp.guards[i], guard_line(comp.guards[i], bc)), line=i + 1) for i in idx]
+
+def guard_groups(s: Structure, rows: list[dict], head: list[str]) -> list[dict]:
+    """The guards (``rows``: one per guard, in order) as: per family one folded group (one member's guards; every
+    alike member checks the same, with its own index), then each member that differs, then the guards of no
+    repeated member."""
+    st = s.stage("guards")
+    reps = guard_families(s)
+    paths = [st.paths[i] for i in st.of] if st is not None else []
 
     def table(idx: list[int]) -> dict:
-        return {"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows(idx), "head": head}
+        return {"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": [rows[i] for i in idx], "head": head}
 
     owned = {}
     for r in reps:
@@ -333,9 +288,7 @@ def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: 
         text = (f"The other {counted(len(loose), 'guard')} (the function's inputs and globals, modules outside the "
                 "families)")
         out += [{"t": "h", "r": text, "text": text}, table(loose)]
-    more = at + 1 < len(blocks) and str(blocks[at + 1].get("r", "")).endswith((" more guard", " more guards"))
-    cut = at + 2 if more else at + 1
-    blocks[at:cut] = out  # every guard is in a group now: the cut of the flat table goes with it
+    return out
 
 
 def group(cls: str, title: str, body: list[dict]) -> dict:
@@ -354,25 +307,27 @@ def _member(path: str, owned: dict[str, Repeat]) -> Optional[tuple[Repeat, str]]
 
 # ---- kernels ----
 
-def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None:
-    """Per kernel, who launches it; over the kernels, whether a family's members launch the same ones."""
-    reps = s.repeats_of("kernels")
-    fams = {r.path(m): r for r in reps for m in r.members}
+def launch_texts(s: Structure) -> dict[tuple[str, str], str]:
+    """Per kernel (graph kind, name), who launches it: ``defined once, launched 80×, by model.layers.0–79``."""
+    fams = {r.path(m): r for r in s.repeats_of("kernels") for m in r.members}
     by_kernel: dict[tuple[str, str], list[str]] = {}
     for k in s.launches:
         top = k.modules[0] if k.modules else ""
-        by_kernel.setdefault((k.kernel, k.graph_kind), []).append(_launcher(top, fams))
-    for b in blocks:
-        if b["t"] != "div" or b.get("cls") != "cx-kernel":
-            continue
-        k = next((x for x in comp.kernels if x.name == b["data"]["kernel"]), None)
-        who = by_kernel.get((k.name, k.graph_kind)) if k is not None else None
-        if who:
-            text = launched_text(who)
-            b["body"].insert(1, {"t": "p", "cls": "cx-launches", "r": text, "text": text})
-    if not reps:
-        return
-    items = []
+        by_kernel.setdefault((k.graph_kind, k.kernel), []).append(_launcher(top, fams))
+    return {key: launched_text(who) for key, who in by_kernel.items()}
+
+
+def launched_note(text: str) -> dict:
+    """A kernel's line saying who launches it (``launch_texts``)."""
+    return {"t": "p", "cls": "cx-launches", "r": text, "text": text}
+
+
+def launch_families(s: Structure) -> list[dict]:
+    """Over the kernels: whether each family's members launch the same ones (none without launches)."""
+    reps = s.repeats_of("kernels")
+    if not reps or not s.launches:
+        return []
+    items: list[dict] = []
     for r in reps:
         for k, g in enumerate(r.groups):
             if k == 0:
@@ -382,10 +337,8 @@ def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None
             else:
                 text = f"{group_title(r, k)}: {counted(g.size, 'launch', 'launches')}"
                 items.append({"r": text, "text": text, "body": [diff_block("the diff of their launches", g.diff)]})
-    head = "Launches by module"
-    at = next((i for i, b in enumerate(blocks) if b.get("cls") == "cx-kindex"), 0)
-    blocks.insert(at, {"t": "details", "cls": "cx-rep", "open": True, "s": head,
-                       "body": [{"t": "list", "items": items}]})
+    return [{"t": "details", "cls": "cx-rep", "open": True, "s": "Launches by module",
+             "body": [{"t": "list", "items": items}]}]
 
 
 def _launcher(path: str, fams: dict[str, Repeat]) -> str:
