@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 Block = dict
 Row = dict
@@ -11,7 +11,3 @@ Run = Any
 
 def note(cls: str, runs: Any) -> dict:
     return {"t": "note", "cls": cls, "r": runs}
-
-
-def code(key: str, src: str, lang: Optional[str], **kw: Any) -> dict:
-    return {"t": "code", "key": key, "src": src, "lang": lang, **{k: v for k, v in kw.items() if v}}

@@ -55,17 +55,10 @@ class PaneContext:
     previous: Optional[Compilation]  # what a recompile replaced (its diff's other side), else None
     export: Optional[ExportedProgram]  # the program torch.export made that this compilation is AOTInductor's of
     node_lines: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # graph stage -> node -> code line
-
-    @property
-    def modules(self) -> bool:
-        """Whether the structure places any of the compilation's items in a module (its outlines and groups)."""
-        s = self.structure
-        return s is not None and any(p for st in s.stages for p in st.paths)
-
-    def kernels_caption(self) -> Optional[str]:
-        """The one record every kernel's links were read from, when they agree (a big report has thousands)."""
-        named = {self.captions.get(block_key("kernels", kernel=ref)) for ref in self.refs}
-        return named.pop() if len(named) == 1 and None not in named else None
+    # the structure when it places any of the compilation's items in a module (its outlines and groups), else None
+    modules: Optional[Structure] = None
+    # the one record every kernel's links were read from, when they agree (a big report has thousands)
+    kernels_caption: Optional[str] = None
 
 
 def pane_context(comp: Compilation, report: Report) -> PaneContext:
@@ -81,9 +74,13 @@ def pane_context(comp: Compilation, report: Report) -> PaneContext:
             captions[block_key(t.stage, t.part, kernel)] = t.source
         if t.part == 0 and t.stage not in node_lines:
             node_lines[t.stage] = {name: int(line) for line, name in t.elements.items()}
+    structure = structure_for(report, comp)
+    named = {captions.get(block_key("kernels", kernel=ref)) for ref in refs}
     return PaneContext(
-        comp=comp, report=report, refs=refs, structure=structure_for(report, comp), lineage=lin,
+        comp=comp, report=report, refs=refs, structure=structure, lineage=lin,
         captions=captions, kernel_compiles={(c.graph_kind, c.name): c for c in comp.kernel_compile},
         previous=previous_compilation(comp, report.capture) if comp.recompile_reason else None,
         export=next((e for e in report.capture.exports if e.compile_id == comp.compile_id), None),
-        node_lines=node_lines)
+        node_lines=node_lines,
+        modules=structure if structure is not None and any(p for st in structure.stages for p in st.paths) else None,
+        kernels_caption=named.pop() if len(named) == 1 and None not in named else None)

@@ -29,7 +29,7 @@ from . import (
     structure_view,
     usage_view,
 )
-from .blocks import Block, Row, Run, code, note
+from .blocks import Block, Row, Run, note
 from .context import PaneContext, block_key
 from .escape import safe_url
 from .fmt import comp_name, format_time, loc_text, origin_key, origin_of
@@ -43,6 +43,12 @@ SOURCE_ORIGINS = {  # a trace's source (``Bytecode.source_origin``): where it wa
               "the graph break) are shown, the others are blank. Open the trace where the job's code is, at the "
               "same path, to see it all."}
 BY_STAGE = {s.id: s for s in STAGES}
+
+
+def code(key: str, src: str, lang: Optional[str], **kw: Any) -> Block:
+    """A code block: the text at ``src`` in the compilation, named ``key`` (``context.block_key``); the options
+    given (``first``, ``linenos``, ``marks``, ``title``, ``sub``, ``file``) where they say something."""
+    return {"t": "code", "key": key, "src": src, "lang": lang, **{k: v for k, v in kw.items() if v}}
 
 
 def break_line(comp: Compilation) -> Optional[int]:
@@ -157,7 +163,7 @@ def _graph(stage: Stage, ctx: PaneContext) -> list[Block]:
     if stage.id in structure_view.GRAPH_STAGES:
         if structure_view.picture_folds(fx, s, stage.id):
             graph["folded"] = structure_view.FOLDED  # drawn folded (present.fold_picture): its boxes open
-        st = s.stage(stage.id) if s is not None and ctx.modules else None
+        st = ctx.modules.stage(stage.id) if ctx.modules is not None else None
         if s is not None and st is not None and len(st.of) == len(fx.nodes):
             out += structure_view.outline(s, stage.id, fx, ctx.node_lines.get(stage.id, {}))
     out.append(graph)
@@ -197,7 +203,7 @@ def _guards(stage: Stage, ctx: PaneContext) -> list[Block]:
                     + (f" ({moved} checked inside a library, shown at the line that hands the value there)."
                        if moved else ".")})
         head = ["kind", "check", "guarded value", "user line"]
-        s = ctx.structure if ctx.modules else None
+        s = ctx.modules
         if s is not None and structure_view.guard_families(s):  # every guard in a group, each row its own line
             rows = [dict(guard_row(g, w), line=i + 1) for i, (g, w) in enumerate(zip(comp.guards, lines))]
             out += structure_view.guard_groups(s, rows, head)
@@ -272,7 +278,7 @@ def _graph_break(stage: Stage, ctx: PaneContext) -> list[Block]:
 def _ir(stage: Stage, ctx: PaneContext) -> list[Block]:
     """Inductor's loop-level IR, one dump per lowered graph (forward, backward, inference), each under the record
     its chain was read from and, in a model, its scheduler nodes' outline by module."""
-    s = ctx.structure if ctx.modules else None
+    s = ctx.modules
     out: list[Block] = _notes(stage, ctx)
     for i, d in enumerate(stage.content(ctx.comp)):
         key = block_key(stage.id, i)
@@ -356,8 +362,8 @@ def _kernels(stage: Stage, ctx: PaneContext) -> list[Block]:
     # compiled, but not in the output code the capture has (a cache served it, or it was not recorded)
     also: list[Block] = [{"t": "p", "cls": "cx-muted", "r": ["torch also compiled: ", ", ".join(
         f"{comp_name(c)} ({compile_text(c)})" for c in others)]}] if others else []
-    common = ctx.kernels_caption()
-    s = ctx.structure if ctx.modules else None
+    common = ctx.kernels_caption
+    s = ctx.modules
     launched = structure_view.launch_texts(s) if s is not None else {}
     divs = [kernel_div(k, ref, i, times.get((k.graph_kind, k.name)), launched=launched.get((k.graph_kind, k.name)),
                        caption=None if common else ctx.captions.get(block_key("kernels", kernel=ref)))
