@@ -47,7 +47,9 @@ _LOCAL_RE = re.compile(r"L\[\s*['\"](.*?)['\"]\s*\]")
 class GuardFailure:
     """One cached entry's first failing guard, in the user's terms."""
 
-    against: str  # compile id of the cached entry whose guard failed, e.g. "0/0"
+    # the report's key of the cached entry whose guard failed ("0/0", ``CompileId.key``); torch's own text when it
+    # named no compile id
+    against: str
     text: str  # torch's words for the failing check
     # size | stride | rank | dtype | requires_grad | device | dispatch_keys | value | identity | type
     # | shape | global_state | invalidated | backend | other

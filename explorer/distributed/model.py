@@ -165,7 +165,7 @@ class Difference:
     ranks: tuple[int, ...]  # the ranks it concerns (the odd ones out)
     filename: Optional[str] = None
     lineno: Optional[int] = None
-    key: Optional[str] = None  # the MatchedCompilation it concerns, if one
+    key: Optional[str] = None  # the MatchedCompilation it concerns (a recompile: the one it made), if one
     hang: bool = False  # a collective issued in another order or kind: ranks can wait on each other forever
 
 

@@ -202,11 +202,11 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
                      and (c.graph_break.filename, c.graph_break.lineno) == (d.filename, d.lineno)), None)
         if comp is not None:
             go["cid"] = comp.compile_id
-    elif d.kind == "recompile":
-        found = [e for e in run.recompiles if e.frame_name in d.text]
-        exact = [e for e in found if e.primary and (e.primary.filename, e.primary.lineno) == (d.filename, d.lineno)]
-        if exact or found:
-            go["cid"] = (exact or found)[0].compile_id
+    elif d.kind == "recompile":  # a report written before recompiles named their compilation: the one at its line
+        at = [e for e in run.recompiles
+              if e.primary is not None and (e.primary.filename, e.primary.lineno) == (d.filename, d.lineno)]
+        if at:
+            go["cid"] = at[0].compile_id
     if "origins" not in go and origin and d.kind in ("graph_break", "recompile", "compilation"):
         go["origins"] = [origin]
     return go

@@ -272,7 +272,7 @@ def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> dict:
         {"t": "list", "items": [{"r": [{"code": f.against}, f" {f.describe()}",
                                        {"muted": f" (guard from {f.guard_where(cells)})"} if f.lineno else ""],
                                  "origin": origin_of(f.filename, f.lineno)} for f in e.failures]}]
-    against = e.primary.against.strip("[]") if e.primary else ""
+    against = e.primary.against if e.primary else None  # the clinic's key of the entry (GuardFailure.against)
     if against in cids:
         item["go"] = {"cid": against, "stage": "guards"}
     return item
