@@ -10,38 +10,8 @@ names the text by its path in the compilation (``src``: ``"graph.code"``,
 ``"kernels.3.source"``), which the renderer reads from the report it has (the
 report's JSON in the browser, the dataclasses in Python).
 
-Blocks (``{"t": KIND, ...}``); optional keys in brackets:
-  p        {r, [cls]}                        a paragraph of inline runs
-  h        {r, [cls]}                        a small heading
-  note     {r, cls}                          a coloured box: cx-missing (why not), cx-bad (failed), cx-finding
-  list     {items: [{r, [body], [origin], [text]}], [ordered], [cls]}
-  table    {head: [str], rows: [{c: [runs], [origin], [cls], [th]}], [cls], [key], [caption]}; th: the first
-           cell heads its row
-           key: the lineage block of the rows (row i is line i + 1); origin: the row's own user line
-  code     {key, src, lang, [first], [linenos], [marks], [title], [sub]}
-           key: the lineage block (``block_key``: ``STAGE:PART``, ``kernels:REF``; a name, never split);
-           marks: rows (1-based) to mark
-  details  {s: runs, body: [blocks], [open], [cls]}
-  section  {title, body, [open], [text]}     a header section (the fix list, recompiles); text: its plain form
-  div      {body, cls, [data], [id], [fold]} a group (one kernel: data {"kernel": name, "ref": ref}); fold: a
-           summary under which a long page may fold it
-  graph    {stage, code: code block, num_nodes}   an FX graph: its code and its picture
-  chart    {title, rows: [[label, value, text, colour]]}   bars
-  button   {r, go: {stage, [diff]}}          interactive views only: moves the pane (static views skip it); diff: the
-           pane to diff against, ``{cid, stage, [rank]}`` (``diff_view.side``)
-  diff     a pane against another, computed in Python (``present.diff_view`` has its format)
-A table row or a list item may carry ``go`` ({rank, [cid], [stage], [diff], [origins]}: where a click on it
-leads in the interactive views: that rank, its compilation and stage, a diff source (``{cid, stage, [rank]}``),
-user lines to light;
-static views ignore it). ``text`` is a block's plain form where its runs would not read as a line (the text
-summary prints it instead; a list of strings is several lines): on p, h, note, a table row, a list item,
-details; on a section, its heading line. ``summary: False`` leaves a block (or a table row) out of the text.
-An origin (``origin``, ``origins``) is a user line as an object ``{file, line}`` (``fmt.origin_of``; the views
-write it ``FILE:LINE`` in their ``data-origin`` attribute, ``fmt.origin_key``).
-Inline runs: a string, a list of runs, or {b: runs} | {code: str, [origin]} | {muted: runs} | {a: text, href}
-| {chip: str} | {go: {stage, [kernel], [anchor]}, code: str} (a link to another pane: ``kernel`` names one kernel
-of the kernels stage by its key, ``kernel_refs``) | {bar: percent} | {br: true}
-| {origin} (code linked to a user line; its text is ``code`` when given, else the origin).
+Blocks (``{"t": KIND, ...}``) are ``present.blocks``'s kinds, typed there (mypy checks them): its docstring is the
+one list of kinds and of the keys the renderers read.
 
 Top level: ``stages`` (the registry), ``labels`` (each part's name, what an empty stage is called, the
 interactive views' own words: ``present.words``),
