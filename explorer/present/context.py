@@ -47,6 +47,7 @@ class PaneContext:
 
     comp: Compilation
     report: Report
+    data: CaptureData  # the report's capture (a report without one has no panes)
     refs: tuple[str, ...]  # each kernel's stable key, parallel to comp.kernels (``kernel_refs``)
     structure: Optional[Structure]  # its modules and their repeats (``structure_view.structure_for``)
     lineage: Optional[Lineage]  # its chain: the user line of each line of every stage
@@ -63,6 +64,9 @@ class PaneContext:
 
 def pane_context(comp: Compilation, report: Report) -> PaneContext:
     """The context of ``comp``'s panes in ``report``."""
+    data = report.capture
+    if data is None:
+        raise ValueError(f"{comp.compile_id}: a report without capture data has no panes")
     name_cells(report.clinic.cells)  # a pane built alone (a widget's later panes, a diff): named as in ``build``
     refs = tuple(kernel_refs(comp))
     lin = next((x for x in report.lineage if x.compile_id == comp.compile_id), None)
@@ -77,10 +81,10 @@ def pane_context(comp: Compilation, report: Report) -> PaneContext:
     structure = structure_for(report, comp)
     named = {captions.get(block_key("kernels", kernel=ref)) for ref in refs}
     return PaneContext(
-        comp=comp, report=report, refs=refs, structure=structure, lineage=lin,
+        comp=comp, report=report, data=data, refs=refs, structure=structure, lineage=lin,
         captions=captions, kernel_compiles={(c.graph_kind, c.name): c for c in comp.kernel_compile},
-        previous=previous_compilation(comp, report.capture) if comp.recompile_reason else None,
-        export=next((e for e in report.capture.exports if e.compile_id == comp.compile_id), None),
+        previous=previous_compilation(comp, data) if comp.recompile_reason else None,
+        export=next((e for e in data.exports if e.compile_id == comp.compile_id), None),
         node_lines=node_lines,
         modules=structure if structure is not None and any(p for st in structure.stages for p in st.paths) else None,
         kernels_caption=named.pop() if len(named) == 1 and None not in named else None)

@@ -33,6 +33,7 @@ from typing import Callable, Optional, Sequence
 
 from ..clinic.diff import common_ends, line_opcodes, normalise
 from ..distributed.compare import norm_rank
+from .blocks import Block, Diff, Side
 from .fmt import flat
 
 DIFF_STAGES = ("guards", "graph", "output_code")
@@ -49,7 +50,7 @@ def _trimmed(text: Optional[str]) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def pane_lines(blocks: Sequence[dict], text_of: TextOf) -> tuple[list[dict], list[str]]:
+def pane_lines(blocks: Sequence[Block], text_of: TextOf) -> tuple[list[dict], list[str]]:
     """A pane's text as lines: (the segments a view reads them back from, the lines). ``text_of(src)``: the text
     a code block names (``viewmodel.resolve`` in its compilation)."""
     segs: list[dict] = []
@@ -96,7 +97,7 @@ def side_lines(segs: Sequence[dict], text_of: TextOf) -> list[str]:
 
 # ---- the diff ----
 
-def diff_block(a: dict, a_pane: Pane, b: dict, b_pane: Pane, titles: tuple[str, str] = ("", "")) -> dict:
+def diff_block(a: Side, a_pane: Pane, b: Side, b_pane: Pane, titles: tuple[str, str] = ("", "")) -> Diff:
     """``b``'s pane against ``a``'s (sides ``{"cid", "stage", ["rank"]}``; panes as ``pane_lines`` gives them;
     ``titles``: what each pane is, for the heading)."""
     ranks = a.get("rank") is not None and a.get("rank") != b.get("rank")
@@ -166,7 +167,7 @@ def changed_span(a: str, b: str) -> list[int]:
 
 # ---- which panes ----
 
-def side(cid: str, stage: str, rank: Optional[int] = None, *, kernel: Optional[str] = None) -> dict:
+def side(cid: str, stage: str, rank: Optional[int] = None, *, kernel: Optional[str] = None) -> Side:
     """A pane a diff compares, and where a diff target leads (a ``go``'s ``diff``): its compilation, its stage (and of
     the kernels stage, one kernel by its key), and its rank when it is another rank's. An object the views read as
     it is: no string to split."""

@@ -29,7 +29,7 @@ from . import (
     structure_view,
     usage_view,
 )
-from .blocks import Block, Row, Run, note
+from .blocks import Block, Code, Graph, Item, Row, Run, note
 from .context import PaneContext, block_key
 from .escape import safe_url
 from .fmt import comp_name, format_time, loc_text, origin_key, origin_of
@@ -45,10 +45,25 @@ SOURCE_ORIGINS = {  # a trace's source (``Bytecode.source_origin``): where it wa
 BY_STAGE = {s.id: s for s in STAGES}
 
 
-def code(key: str, src: str, lang: Optional[str], **kw: Any) -> Block:
+def code(key: str, src: str, lang: Optional[str], *, first: Optional[int] = None, linenos: bool = False,
+         marks: Optional[list[int]] = None, title: Optional[str] = None, sub: Optional[str] = None,
+         file: Optional[str] = None) -> Code:
     """A code block: the text at ``src`` in the compilation, named ``key`` (``context.block_key``); the options
-    given (``first``, ``linenos``, ``marks``, ``title``, ``sub``, ``file``) where they say something."""
-    return {"t": "code", "key": key, "src": src, "lang": lang, **{k: v for k, v in kw.items() if v}}
+    (``blocks.Code``) where they say something."""
+    block: Code = {"t": "code", "key": key, "src": src, "lang": lang}
+    if first:
+        block["first"] = first
+    if linenos:
+        block["linenos"] = linenos
+    if marks:
+        block["marks"] = marks
+    if title:
+        block["title"] = title
+    if sub:
+        block["sub"] = sub
+    if file:
+        block["file"] = file
+    return block
 
 
 def break_line(comp: Compilation) -> Optional[int]:
@@ -66,12 +81,15 @@ def break_line(comp: Compilation) -> Optional[int]:
 
 def _source(stage: Stage, ctx: PaneContext) -> list[Block]:
     comp = ctx.comp
-    bc = comp.original_bytecode
+    bc, entry = comp.original_bytecode, comp.entry
+    if bc is None:  # not present (Stage.present): the views say why
+        return []
     first = bc.firstlineno or comp.frame.lineno
     line = break_line(comp)
     k = entry_index(comp)  # a decorator's wrapper's frame: the pane opens on the module's forward it wraps
     # (then the forward's own block names it and its place)
-    out = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}] if k is None else []
+    out: list[Block] = [{"t": "p", "cls": "cx-muted", "r": loc_text(bc.filename, first, bc.name)}] if k is None \
+        else []
     if bc.source_origin in SOURCE_ORIGINS:  # read from a trace: the file as it is now, or the lines quoted
         out.append(note("cx-missing", SOURCE_ORIGINS[bc.source_origin].format(file=bc.filename)))
     if comp.is_resume:
@@ -79,13 +97,13 @@ def _source(stage: Stage, ctx: PaneContext) -> list[Block]:
                     "function after an earlier graph break; its code starts at the instruction after the break (after "
                     "a data-dependent branch, there is one for each side). Its calls go through the same cache and "
                     "guards as any frame's (How the pieces run)."})
-    if comp.entry is not None and comp.entry.wrapper:
+    if entry is not None and entry.wrapper:
         out.append({"t": "p", "cls": "cx-muted", "r": [
-            "torch.compile was given ", {"code": comp.entry.name.partition(".")[0]}, ", whose code is torch's: "
+            "torch.compile was given ", {"code": entry.name.partition(".")[0]}, ", whose code is torch's: "
             "Dynamo compiled this wrapper frame of torch's, which calls it, and inlined its ",
-            {"code": comp.entry.name}, "."]})
+            {"code": entry.name}, "."]})
     gb = comp.graph_break
-    if line is not None:
+    if line is not None and gb is not None:
         out.append({"t": "p", "r": ["Line ", {"b": str(line)}, " (highlighted) is where the graph break happened: ",
                                     gb.reason]})
     elif gb is not None:  # the break is in a function this frame calls
@@ -93,15 +111,15 @@ def _source(stage: Stage, ctx: PaneContext) -> list[Block]:
                                     {"code": loc_text(gb.filename, gb.lineno)}, ": ", gb.reason]})
     out.append({"t": "p", "cls": "cx-hint", "interactive": True,
                 "r": "Hover or click a line: every pane lights what came from it."})
-    frame = [code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
+    frame: list[Block] = [code("source:0", "original_bytecode.source", "python", first=first, linenos=True,
                   marks=[line - first + 1] if line else None, file=bc.filename)]
-    if k is None:
+    if k is None or entry is None:
         return _notes(stage, ctx) + out + frame + inlined_blocks(comp)
     # a decorator's wrapper around the module's forward: the forward first, the wrapper Dynamo compiled below it
-    wrapper = [{"t": "h", "r": "The decorator's wrapper Dynamo compiled"},
+    wrapper: list[Block] = [{"t": "h", "r": "The decorator's wrapper Dynamo compiled"},
                {"t": "p", "cls": "cx-muted", "r": [
                    "Dynamo compiled ", {"code": comp.frame.name}, f" ({loc_text(bc.filename, first)}), the wrapper "
-                   "a decorator put around ", {"code": comp.entry.name}, ", and inlined the forward above into it."]}]
+                   "a decorator put around ", {"code": entry.name}, ", and inlined the forward above into it."]}]
     return _notes(stage, ctx) + out + function_blocks(comp, k) + wrapper + frame + inlined_blocks(comp, shown_first=k)
 
 
@@ -129,7 +147,7 @@ def _bytecode(stage: Stage, ctx: PaneContext) -> list[Block]:
     comp = ctx.comp
     bc = stage.content(comp)
     line = break_line(comp) if stage.id == "original_bytecode" else None
-    out = [{"t": "p", "cls": "cx-muted", "r": f"{bc.name} — {loc_text(bc.filename, bc.firstlineno)}"}]
+    out: list[Block] = [{"t": "p", "cls": "cx-muted", "r": f"{bc.name} — {loc_text(bc.filename, bc.firstlineno)}"}]
     if line is not None:
         out.append({"t": "p", "r": ["Highlighted: the instructions of line ", {"b": str(line)},
                                     ", where the graph break happened."]})
@@ -157,7 +175,7 @@ def _graph(stage: Stage, ctx: PaneContext) -> list[Block]:
     comp, s = ctx.comp, ctx.structure
     fx = stage.content(comp)
     n = max(fx.num_nodes, len(fx.nodes))
-    graph: Block = {"t": "graph", "stage": stage.id, "num_nodes": n,
+    graph: Graph = {"t": "graph", "stage": stage.id, "num_nodes": n,
                     "code": code(f"{stage.id}:0", f"{stage.field}.code", "python")}
     out: list[Block] = _notes(stage, ctx) + [{"t": "p", "cls": "cx-muted", "r": counted(n, "node")}]
     if stage.id in structure_view.GRAPH_STAGES:
@@ -183,7 +201,7 @@ def _guard_line_cell(w: GuardLine) -> Any:
     return cell
 
 
-def guard_row(g: Any, w: GuardLine) -> dict:
+def guard_row(g: Any, w: GuardLine) -> Row:
     """One guard's row of the guards pane: kind, check, guarded value, the user line it came from."""
     return {"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
             "origin": origin_of(w.filename, w.lineno)}
@@ -205,10 +223,10 @@ def _guards(stage: Stage, ctx: PaneContext) -> list[Block]:
         head = ["kind", "check", "guarded value", "user line"]
         s = ctx.modules
         if s is not None and structure_view.guard_families(s):  # every guard in a group, each row its own line
-            rows = [dict(guard_row(g, w), line=i + 1) for i, (g, w) in enumerate(zip(comp.guards, lines))]
+            rows: list[Row] = [{**guard_row(g, w), "line": i + 1} for i, (g, w) in enumerate(zip(comp.guards, lines))]
             out += structure_view.guard_groups(s, rows, head)
         else:
-            rows = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
+            rows: list[Row] = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
             out.append(guards_table(rows, head))
             if len(comp.guards) > MAX_TABLE_ROWS:
                 more = len(comp.guards) - MAX_TABLE_ROWS
@@ -241,7 +259,7 @@ def _graph_break(stage: Stage, ctx: PaneContext) -> list[Block]:
     gb = comp.graph_break
     if gb is not None:
         link = safe_url(gb.doc_url)
-        gb_code = ({"a": gb.gb_code, "href": link} if link else gb.gb_code) if gb.gb_code else ""
+        gb_code: Run = ({"a": gb.gb_code, "href": link} if link else gb.gb_code) if gb.gb_code else ""
         out.append({"t": "h", "cls": "cx-gb-reason", "r": ["Graph break: ", gb.reason, " " if gb_code else "",
                                                            gb_code]})
         out.append({"t": "p", "r": [linked(gb.filename, gb.lineno),
@@ -249,9 +267,10 @@ def _graph_break(stage: Stage, ctx: PaneContext) -> list[Block]:
         if gb.explanation:
             out.append({"t": "p", "r": gb.explanation})
         if gb.hints:
-            out += [{"t": "p", "r": "Hints:"}, {"t": "list", "items": [{"r": h} for h in gb.hints]}]
+            hints: list[Item] = [{"r": h} for h in gb.hints]
+            out += [{"t": "p", "r": "Hints:"}, {"t": "list", "items": hints}]
         if gb.user_traceback:
-            frames = [{"r": {"code": loc_text(f.filename, f.lineno, f.function)},
+            frames: list[Item] = [{"r": {"code": loc_text(f.filename, f.lineno, f.function)},
                        "body": [{"t": "p", "r": {"code": f.code}}] if f.code else []} for f in gb.user_traceback]
             out.append({"t": "details", "s": "user traceback", "body": [{"t": "list", "ordered": True,
                                                                         "items": frames}]})
@@ -263,7 +282,7 @@ def _graph_break(stage: Stage, ctx: PaneContext) -> list[Block]:
     if not comp.recompile_reason:
         out.append({"t": "p", "cls": "cx-muted", "r": "Not a recompile."})
     if comp.restarts:
-        items = [{"r": f"attempt {r.attempt}: {r.reason.splitlines()[0] if r.reason else ''}",
+        items: list[Item] = [{"r": f"attempt {r.attempt}: {r.reason.splitlines()[0] if r.reason else ''}",
                   "body": [{"t": "details", "s": "details",
                             "body": [code(f"restart:{i}", f"restarts.{i}.reason", None)]}]}
                  for i, r in enumerate(comp.restarts)]
@@ -298,7 +317,7 @@ def kernel_anchor(name: str) -> str:
     return "cx-k-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
 
 
-def linked(filename: Optional[str], lineno: Optional[int]) -> dict:
+def linked(filename: Optional[str], lineno: Optional[int]) -> Run:
     """A user line as code, linked to the chain; its text is left out when it is the origin itself
     (a kernel of a big report names thousands: each is sent once)."""
     text, origin = loc_text(filename, lineno), origin_of(filename, lineno)
@@ -344,8 +363,8 @@ def _kernels(stage: Stage, ctx: PaneContext) -> list[Block]:
     rows: list[Row] = [
         {"c": [{"go": {"stage": "kernels", "kernel": ref, "anchor": kernel_anchor(k.name)}, "code": ref},
                k.language, k.graph_kind or "", f"{k.source.count(chr(10)) + 1:,}",
-               ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines)]  # each kernel's part links them
-         + ([_compile_time(times.get((k.graph_kind, k.name)))] if times else [])}
+               ", ".join(loc_text(u.filename, u.lineno) for u in k.user_lines),  # each kernel's part links them
+               *([_compile_time(times.get((k.graph_kind, k.name)))] if times else [])]}
         for k, ref in zip(comp.kernels, refs)]
     index: Block = {"t": "table", "cls": "cx-kindex", "rows": rows,
                     "head": ["kernel", "language", "graph", "lines", "user lines"]
@@ -412,7 +431,7 @@ def stage_panes(ctx: PaneContext, stages: Iterable[str]) -> dict[str, list[Block
 def _notes(stage: Stage, ctx: PaneContext) -> list[Block]:
     """What goes over a pane: what the capture changed to show it, where a cached stage came from, what an
     AOTInductor compile's code is, which piece of a split graph it shows, its records read in part."""
-    comp, report = ctx.comp, ctx.report
-    return (changes_view.note(stage.id, comp, report) + usage_view.cache_note(stage.id, comp, report.capture.cache_mode)
+    comp, report, data = ctx.comp, ctx.report, ctx.data
+    return (changes_view.note(stage.id, comp, report) + usage_view.cache_note(stage.id, comp, data.cache_mode)
             + usage_view.aoti_note(stage.id, comp) + ddp_view.piece_note(stage, comp)
-            + partial_reads.pane_notes(stage.id, comp, report.capture))
+            + partial_reads.pane_notes(stage.id, comp, data))

@@ -22,6 +22,8 @@ from ..lineage import Origin
 from ..plural import counted
 from ..report import Distributed, RankRun
 from . import diff_view
+from .blocks import Block, Go, Item, Row, Section, Side
+from .blocks import Origin as OriginObject
 from .fmt import origin_of
 
 MAX_DIFFERENCES = 20  # shown at once; the rest fold ("N more"), and the text names where they are
@@ -68,7 +70,7 @@ def _cut(text: str, n: int = 48) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def section_blocks(report: Any) -> list[dict]:
+def section_blocks(report: Any) -> list[Block]:
     dist: Distributed = report.distributed
     present = [r for r in dist.ranks if r.capture is not None]
     backend = next((r.info.backend for r in dist.ranks if r.info and r.info.backend), None)
@@ -77,7 +79,7 @@ def section_blocks(report: Any) -> list[dict]:
     head = (counted(dist.world_size, "rank") + (f" ({backend})" if backend else "") + f", {len(present)} captured")
     said = (f"{n_diff} difference{'s' if n_diff != 1 else ''}" if n_diff else "no differences") + (
         f", {hangs} possible hang{'s' if hangs != 1 else ''}" if hangs else "")
-    out: list[dict] = [{"t": "p", "text": f"compile-explorer: {head}", "r": [{"b": "Distributed job: "},
+    out: list[Block] = [{"t": "p", "text": f"compile-explorer: {head}", "r": [{"b": "Distributed job: "},
                                                                             f"{head}; {said}."]},
                        {"t": "p", "cls": "cx-hint", "interactive": True,
                         "r": "Pick a rank in the toolbar, or click a row below: it leads to its rank, compilation "
@@ -96,10 +98,10 @@ COUNT_HEAD = ["ranks", "compilations", "graphs", "graph breaks", "recompiles", "
               "compile time"]
 
 
-def counts_section(dist: Distributed) -> dict:
+def counts_section(dist: Distributed) -> Section:
     """One row per group of ranks that compiled the same (compile times per rank), then how ranks failed."""
     by_rank = {c.rank: c for c in dist.counts}
-    rows = []
+    rows: list[Row] = []
     for g in dist.groups:
         c = by_rank[g.ranks[0]]
         times = ", ".join(f"{by_rank[k].compile_time_s:.2f}s" for k in g.ranks)
@@ -108,19 +110,19 @@ def counts_section(dist: Distributed) -> dict:
                                                     c.kernels, c.collectives)), times],
                      "text": f"{who}: {g.text}; compile {times}", "go": {"rank": g.ranks[0]}})
     items = failure_items(dist)
-    body: list[dict] = [{"t": "table", "cls": "cx-rank-counts", "head": COUNT_HEAD, "rows": rows}]
+    body: list[Block] = [{"t": "table", "cls": "cx-rank-counts", "head": COUNT_HEAD, "rows": rows}]
     if items:
         body.append({"t": "list", "cls": "cx-rank-failures", "items": items})
     return {"t": "section", "title": "Ranks compared", "open": True, "text": "ranks compared:", "body": body}
 
 
-def failure_items(dist: Distributed) -> list[dict]:
+def failure_items(dist: Distributed) -> list[Item]:
     """Failed ranks in the order they ended, the first that failed of its own accord marked; missing ones last."""
     failed = [r for r in dist.ranks if r.failure is not None and r.info is not None]
     failed.sort(key=lambda r: (r.info.ended_at or 0.0, r.rank))
     own = [r for r in failed if r.failure.kind in ("raised", "exit", "interrupted")]
     first = own[0].rank if own and len(failed) > 1 else None
-    items = []
+    items: list[Item] = []
     for r in failed:
         text = f"rank {r.rank} failed{' first' if r.rank == first else ''}: {r.failure.one_line()}"
         origin = origin_of(r.failure.filename, r.failure.lineno)
@@ -145,13 +147,13 @@ def _serious(d: Difference) -> bool:
     return d.hang or d.kind == "collectives"
 
 
-def differences_section(dist: Distributed) -> list[dict]:
+def differences_section(dist: Distributed) -> list[Block]:
     shown = _shown(dist.differences)
     if not shown:
         return [{"t": "p", "r": "No differences: every captured rank compiled the same.",
                  "text": "differences: none (every captured rank compiled the same)"}]
-    items = [difference_item(dist, d) for d in shown]
-    body: list[dict] = [{"t": "list", "cls": "cx-rank-diffs", "items": items[:MAX_DIFFERENCES]}]
+    items: list[Item] = [difference_item(dist, d) for d in shown]
+    body: list[Block] = [{"t": "list", "cls": "cx-rank-diffs", "items": items[:MAX_DIFFERENCES]}]
     if len(items) > MAX_DIFFERENCES:
         more = len(items) - MAX_DIFFERENCES
         body.append({"t": "details", "s": f"{more} more", "body": [{"t": "list", "cls": "cx-rank-diffs",
@@ -163,7 +165,7 @@ def differences_section(dist: Distributed) -> list[dict]:
     return [{"t": "section", "title": title, "open": True, "text": f"differences: {len(shown)}", "body": body}]
 
 
-def difference_item(dist: Distributed, d: Difference) -> dict:
+def difference_item(dist: Distributed, d: Difference) -> Item:
     item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if _serious(d) else "") + d.text,
             "origin": origin_of(d.filename, d.lineno),
             "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
@@ -173,7 +175,7 @@ def difference_item(dist: Distributed, d: Difference) -> dict:
     return item
 
 
-def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
+def difference_target(dist: Distributed, d: Difference) -> Optional[Go]:
     """Where a difference leads: its (first) rank, the compilation on that rank, the stage its kind is seen in;
     a differing graph or guards diffed against a rank that has the usual one; a hang's collectives lit."""
     if not d.ranks:
@@ -212,7 +214,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
     return go
 
 
-def _diff_side(d: Difference, match: Any, stage: str) -> Optional[dict]:
+def _diff_side(d: Difference, match: Any, stage: str) -> Optional[Side]:
     """What a differing graph or guards is diffed against: the same compilation on a rank that has the usual one."""
     other = next((k for k in sorted(match.compile_ids, key=int) if int(k) not in d.ranks), None)
     if d.kind not in ("graph", "guards") or other is None:
@@ -235,7 +237,7 @@ def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
 
 # ---- collectives ----
 
-def collectives_section(dist: Distributed) -> list[dict]:
+def collectives_section(dist: Distributed) -> list[Block]:
     """Per graph, the collectives in order: one row when every rank issues the same, one per rank group otherwise."""
     if not dist.collectives:
         return []
@@ -247,7 +249,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
         firsts.setdefault(key, (stage, gcs))  # the first stage that has any: what the user's code issued
     sites = {m.key: m.match.site for m in dist.compilations}
     captured = len([r for r in dist.ranks if r.capture is not None])
-    rows = []
+    rows: list[Row] = []
     for key, (stage, gcs) in list(firsts.items())[:MAX_COLLECTIVE_GRAPHS]:
         groups: dict[str, list[GraphCollectives]] = {}
         for gc in gcs:  # ranks agree when their collectives agree in kind, size and what each one combines
@@ -261,7 +263,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
                          "text": f"[{cids}] {frame} ({stage}), {who}: {seq}",
                          "go": {"rank": members[0].rank, "cid": members[0].compile_id, "stage": stage,
                                 "origins": _collective_origins(dist, members[0])}})
-    body: list[dict] = [{"t": "table", "cls": "cx-rank-colls", "rows": rows,
+    body: list[Block] = [{"t": "table", "cls": "cx-rank-colls", "rows": rows,
                          "head": ["compile ids", "frame", "graph", "ranks", "collectives, in order"]}]
     if len(firsts) > MAX_COLLECTIVE_GRAPHS:
         more = len(firsts) - MAX_COLLECTIVE_GRAPHS
@@ -271,7 +273,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
              "text": "collectives (per graph, in order; waits left out):", "body": body}]
 
 
-def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[dict]:
+def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[OriginObject]:
     """What to light for a graph's collectives: the user lines that issued them and the collective nodes
     themselves (the chain gives each node the line of torch's functional collective it was traced from)."""
     found = [Origin(c.filename, c.lineno) for c in gc.collectives if c.filename and c.lineno]

@@ -13,6 +13,7 @@ from typing import Any, Optional
 from ..capturing.model import Compilation, MinCut, MinCutCandidate
 from ..lineage.saved import Recomputed, SavedTensors, SavedValue, Size, saved_tensors
 from ..plural import counted
+from .blocks import Block, Row, Run, Table
 from .fmt import loc_text, origin_of
 
 MAX_ROWS = 500
@@ -42,7 +43,7 @@ def bytes_text(n: float) -> str:
     return f"{n:,.0f} B"
 
 
-def blocks(comp: Compilation) -> list[dict]:
+def blocks(comp: Compilation) -> list[Block]:
     """The pane of one compilation (present when it has AOT forward and backward graphs)."""
     st = saved_tensors(comp)
     if st is None:
@@ -86,7 +87,7 @@ def summary_runs(st: SavedTensors) -> list:
             f"{'them' if k != 1 else 'it'}." if k else "The backward recomputes nothing."]
 
 
-def _name(name: str, linked: bool) -> dict:
+def _name(name: str, linked: bool) -> Run:
     """The node's name, leading to the joint graph where it has that node."""
     return {"go": {"stage": "aot_joint"}, "code": name} if linked else {"code": name}
 
@@ -103,8 +104,8 @@ def _what(s: SavedValue) -> str:
     return f"{kind} {s.input_name}" if s.input_name and s.kind in ("input", "view") else kind
 
 
-def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> dict:
-    rows = []
+def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> Table:
+    rows: list[Row] = []
     for s in saved[:MAX_ROWS]:
         decided = _decision(s.candidate)
         line = loc_text(s.loc.filename, s.loc.lineno) if s.loc else ""
@@ -118,8 +119,8 @@ def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> dict:
             + (["knapsack"] if knapsack else [])}
 
 
-def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> dict:
-    rows = []
+def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> Table:
+    rows: list[Row] = []
     for r in nodes[:MAX_ROWS]:
         decided = _decision(r.candidate)
         line = loc_text(r.loc.filename, r.loc.lineno) if r.loc else ""
@@ -138,7 +139,7 @@ def _decision(c: Optional[MinCutCandidate]) -> str:
     return "saved by the knapsack" if c.saved else "recomputed by the knapsack" if c.recomputed else "weighed"
 
 
-def min_cut_blocks(mc: Optional[MinCut]) -> list[dict]:
+def min_cut_blocks(mc: Optional[MinCut]) -> list[Block]:
     """The partitioner's knapsack against the memory budget, or how to make torch log it."""
     if mc is None:
         return [{"t": "p", "cls": "cx-muted", "r": "Why these and not others: " + HOW_TO_LOG + "."}]
@@ -150,11 +151,12 @@ def min_cut_blocks(mc: Optional[MinCut]) -> list[dict]:
             "under a budget below 1 torch weighs each activation it would save by its memory against what "
             "recomputing it costs, and recomputes the cheapest to meet the budget. Activations: "
             + "; ".join(sizes) + "."]
-    rows = [{"c": [{"code": c.name}, {"code": c.target}, c.shape, bytes_text(c.memory_bytes), f"{c.runtime:,.0f}",
+    rows: list[Row] = [
+        {"c": [{"code": c.name}, {"code": c.target}, c.shape, bytes_text(c.memory_bytes), f"{c.runtime:,.0f}",
                    _decision(c)],
              "text": f"{c.name}  {c.target}  {c.shape}  memory {bytes_text(c.memory_bytes)}  recompute cost "
                      f"{c.runtime:,.0f}  {_decision(c)}"} for c in mc.candidates[:MAX_ROWS]]
-    body: list[dict] = [{"t": "p", "r": head}]
+    body: list[Block] = [{"t": "p", "r": head}]
     if rows:
         body.append({"t": "table", "cls": "cx-knapsack", "rows": rows,
                      "head": ["node", "op", "shape", "memory", "recompute cost (torch's estimate)", "decision"]})

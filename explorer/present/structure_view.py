@@ -19,7 +19,7 @@ The words are here, with the rest of the view model's; the renderers draw the us
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..capturing.model import Compilation
 from ..lineage.inductor import ir_node_rows
@@ -27,6 +27,7 @@ from ..plural import counted, noun
 from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
 from ..structure.paths import short_class
+from .blocks import Block, Details, Item, P, Row, Table
 from .graphviz_svg import MAX_NODES
 
 FOLD_GUARDS_AT = 2  # members in a family before the guards pane folds it
@@ -147,7 +148,7 @@ def _stage_name(stage: str, comp: Compilation) -> str:
 
 # ---- a graph's and a loop-IR dump's modules ----
 
-def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[dict]:
+def outline(s: Structure, stage: str, fx: Any, lines: Mapping[str, int]) -> list[Block]:
     """The graph's modules, one row each at the depth its repeated members sit (or the top modules), a family's
     alike members in one row; the members that differ, each with its diff."""
     at = [lines.get(n.name) for n in fx.nodes]
@@ -155,7 +156,7 @@ def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[di
     return outline_of(s, stage, f"{stage}:0", at, inputs, "nodes")
 
 
-def ir_outline(s: Structure, key: str, dump: Any) -> list[dict]:
+def ir_outline(s: Structure, key: str, dump: Any) -> list[Block]:
     """A loop-IR dump's scheduler nodes by module (``key``: ``ir_pre_fusion:1``), as a graph's outline."""
     rows = ir_node_rows(dump.text)
     if len(rows) != len(s.stage(key).of):
@@ -164,7 +165,7 @@ def ir_outline(s: Structure, key: str, dump: Any) -> list[dict]:
 
 
 def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inputs: Optional[list[bool]],
-               unit: str, what: str = "") -> list[dict]:
+               unit: str, what: str = "") -> list[Block]:
     """The outline of one text's items by module (``stage``: its id in the structure; ``key``: its code block;
     ``at``: each item's line in it; ``inputs``: the graph's inputs, which sit at the top of its code)."""
     st = s.stage(stage)
@@ -216,7 +217,7 @@ def _top_depth(paths: Iterable[str]) -> int:
 
 
 def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Optional[int]],
-                 inputs: Optional[list[bool]], key: str, unit: str, *, shown: str = "", cls: str = "") -> dict:
+                 inputs: Optional[list[bool]], key: str, unit: str, *, shown: str = "", cls: str = "") -> Row:
     ops = [i for i in idx if not (inputs and inputs[i])] or idx  # the inputs sit at the top of the code
     found = sorted(at[i] for i in ops if at[i])
     where: Any = ""
@@ -229,10 +230,10 @@ def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Opt
     return row
 
 
-def diff_block(title: str, diff: Sequence[str]) -> dict:
+def diff_block(title: str, diff: Sequence[str]) -> Details:
     """A member's diff against the group it differs from, folded: ``-`` its lines, ``+`` this member's."""
-    rows = [{"c": [{"code": d}], "cls": "cx-rep-del" if d.startswith("-") else "cx-rep-add" if d.startswith("+")
-             else "cx-rep-ctx"} for d in diff]
+    rows: list[Row] = [{"c": [{"code": d}], "cls": "cx-rep-del" if d.startswith("-") else "cx-rep-add"
+                        if d.startswith("+") else "cx-rep-ctx"} for d in diff]
     return {"t": "details", "cls": "cx-rep cx-rep-diff", "lazy": True, "s": title,
             "body": [{"t": "table", "cls": "cx-rep-lines", "head": [], "rows": rows}]}
 
@@ -246,7 +247,7 @@ def guard_families(s: Structure) -> list[Repeat]:
     return [r for r in s.repeats_of("guards") if len(r.members) >= FOLD_GUARDS_AT]
 
 
-def guard_groups(s: Structure, rows: list[dict], head: list[str]) -> list[dict]:
+def guard_groups(s: Structure, rows: list[Row], head: list[str]) -> list[Block]:
     """The guards (``rows``: one per guard, in order) as: per family one folded group (one member's guards; every
     alike member checks the same, with its own index), then each member that differs, then the guards of no
     repeated member."""
@@ -254,7 +255,7 @@ def guard_groups(s: Structure, rows: list[dict], head: list[str]) -> list[dict]:
     reps = guard_families(s)
     paths = [st.paths[i] for i in st.of] if st is not None else []
 
-    def table(idx: list[int]) -> dict:
+    def table(idx: list[int]) -> Table:
         return {"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": [rows[i] for i in idx], "head": head}
 
     owned = {}
@@ -263,7 +264,7 @@ def guard_groups(s: Structure, rows: list[dict], head: list[str]) -> list[dict]:
             owned[r.path(m)] = r
     member = [_member(p, owned) for p in paths]
     loose = [i for i, m in enumerate(member) if m is None]
-    out: list[dict] = []
+    out: list[Block] = []
     for r in reps:
         idx_of: dict[str, list[int]] = {}
         for i, m in enumerate(member):
@@ -291,7 +292,7 @@ def guard_groups(s: Structure, rows: list[dict], head: list[str]) -> list[dict]:
     return out
 
 
-def group(cls: str, title: str, body: list[dict]) -> dict:
+def group(cls: str, title: str, body: list[Block]) -> Details:
     """A folded group: its rows are drawn when it is opened (``lazy``), so an 80-layer pane stays small."""
     return {"t": "details", "cls": cls, "lazy": True, "s": title, "body": body}
 
@@ -317,17 +318,17 @@ def launch_texts(s: Structure) -> dict[tuple[str, str], str]:
     return {key: launched_text(who) for key, who in by_kernel.items()}
 
 
-def launched_note(text: str) -> dict:
+def launched_note(text: str) -> P:
     """A kernel's line saying who launches it (``launch_texts``)."""
     return {"t": "p", "cls": "cx-launches", "r": text, "text": text}
 
 
-def launch_families(s: Structure) -> list[dict]:
+def launch_families(s: Structure) -> list[Block]:
     """Over the kernels: whether each family's members launch the same ones (none without launches)."""
     reps = s.repeats_of("kernels")
     if not reps or not s.launches:
         return []
-    items: list[dict] = []
+    items: list[Item] = []
     for r in reps:
         for k, g in enumerate(r.groups):
             if k == 0:

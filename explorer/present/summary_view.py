@@ -15,19 +15,20 @@ from typing import Any
 
 from . import ddp_view, ranks, usage_view
 from . import viewmodel as vm
+from .blocks import Block, Item
 from .fmt import comp_name
 
 
-def summary_blocks(report: Any, model: dict, *, max_rows: int = 12) -> list[dict]:
+def summary_blocks(report: Any, model: dict, *, max_rows: int = 12) -> list[Block]:
     """One screen: counts, the cache mode, compilations (each with where it came from), what to fix,
     recompiles, findings, problems, the guard filters, DDPOptimizer's splits, timing."""
     data = report.capture
     by_id = {c.compile_id: c for c in data.compilations}
     comps = model["compilations"]
-    rows = [{"r": view["summary"], "body": [{"t": "p", "r": line} for line in view.get("repeats", ())]
+    rows: list[Item] = [{"r": view["summary"], "body": [{"t": "p", "r": line} for line in view.get("repeats", ())]
              + view["from_where"] + usage_view.kernel_builds(by_id[view["cid"]])
              + usage_view.regions_summary(by_id[view["cid"]])} for view in comps[:max_rows]]
-    body = [{"t": "list", "items": rows}] if rows else []
+    body: list[Block] = [{"t": "list", "items": rows}] if rows else []
     if len(comps) > max_rows:
         body.append({"t": "p", "r": f"... {len(comps) - max_rows} more"})
     out = rank_blocks(report, model) + [{"t": "p", "r": headline(model)}] + usage_view.mode_blocks(data)
@@ -50,7 +51,7 @@ def headline(model: dict) -> str:
             f"compile {chips['compile time'].replace(' s', 's')}  [torch {chips['torch']}, {chips['device']}]")
 
 
-def rank_blocks(report: Any, model: dict) -> list[dict]:
+def rank_blocks(report: Any, model: dict) -> list[Block]:
     """A merged report's "ranks compared", then whose summary follows; a rank's part alone: which it is."""
     dist = report.distributed
     if dist is None:
@@ -60,7 +61,7 @@ def rank_blocks(report: Any, model: dict) -> list[dict]:
     return model["ranks"]["blocks"] + [model["ranks"]["follows"]]
 
 
-def clinic_blocks(report: Any) -> list[dict]:
+def clinic_blocks(report: Any) -> list[Block]:
     """The clinic alone (what CI logs want): break sites, then recompiles; each says when there is none."""
     blocks = vm.fix_list(report.clinic.fix_list, report.capture.break_count)
     blocks += vm.recompiles(report.clinic.recompiles, cells=report.clinic.cells)
@@ -69,7 +70,7 @@ def clinic_blocks(report: Any) -> list[dict]:
     return head + blocks + tail
 
 
-def stage_blocks(report: Any, stage: Any, comp: Any) -> list[dict]:
+def stage_blocks(report: Any, stage: Any, comp: Any) -> list[Block]:
     """A stage of one compilation: title, explanation, then its content or why there is none."""
     view = vm.compilation(comp, report, panes=(stage.id,))
     head = [{"t": "p", "r": f"{stage.title} [{comp.compile_id}] {comp_name(comp)}"}, {"t": "p", "r": stage.explanation}]

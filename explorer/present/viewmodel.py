@@ -53,7 +53,7 @@ from . import (
     usage_view,
     words,
 )
-from .blocks import note
+from .blocks import Block, Chart, Item, Note, Row, Section, Table, note
 from .context import PaneContext, pane_context
 from .escape import safe_url
 from .fmt import (
@@ -135,7 +135,7 @@ def header(report: Report) -> dict:
     chips += [["device", data.device], ["torch", data.torch_version], ["python", data.python_version]]
     if report.distributed is not None:  # whose report this is, in a distributed job
         chips.insert(0, ["rank", f"{report.distributed.rank} of {report.distributed.world_size}"])
-    body: list[dict] = []
+    body: list[Block] = []
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
     body += fix_list(report.clinic.fix_list, data.break_count)
@@ -155,7 +155,7 @@ def header(report: Report) -> dict:
         body.append(note("cx-bad cx-problem", [{"b": words.could_not(p.where)}, p.detail()]))
     unknown = [a for a in data.other_artifacts if not a.why.startswith("dropped")]
     if unknown:
-        items = [{"r": [{"code": a.name}, f" [{a.compile_id}]" if a.compile_id else "",
+        items: list[Item] = [{"r": [{"code": a.name}, f" [{a.compile_id}]" if a.compile_id else "",
                         f": {counted(a.count, 'record')}, {counted(a.size, 'character')}"]} for a in unknown]
         # the explorer's internals: folded in the page, left out of the text summary (the JSON has them all)
         body.append({"t": "section", "title": f"Other artifacts torch emitted that the explorer does not show "
@@ -177,7 +177,7 @@ def count_chip(n: int, singular: str, plural: str) -> list:
 MAX_ORDER_RUNS = 40
 
 
-def graph_order(data: CaptureData) -> list[dict]:
+def graph_order(data: CaptureData) -> list[Block]:
     """The compiled graphs in the order they ran (torch's graph_execution), repeats folded: ``0/0 ×3 → 1/0``."""
     order = data.graph_execution
     if not order:
@@ -199,11 +199,11 @@ def graph_order(data: CaptureData) -> list[dict]:
                        "of one graph are folded (×N)."}]}]
 
 
-def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
+def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[Block]:
     """The "what to fix" list: one row per break site, most costly first."""
     if not sites:
         return []
-    items = []
+    items: list[Item] = []
     for s in sites:
         link = safe_url(s.doc_url)
         code = ([" [", {"a": s.gb_code, "href": link} if link else s.gb_code, "]"] if s.gb_code else "")
@@ -219,18 +219,18 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[dict]:
              "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
 
 
-def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[dict]:
+def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[Block]:
     """One line per recompile: the failing guard, old -> new value, the user line, the remedy. One a stance
     refused reads the same, marked refused; it leads to the guards of the compilation it failed (``cids``:
     the compilations this report has; ``cells``: the notebook cells' names, ``Clinic.cells``)."""
     if not explained:
         return []
-    items = [recompile_item(e, cids, cells) for e in explained]
+    items: list[Item] = [recompile_item(e, cids, cells) for e in explained]
     return [{"t": "section", "title": f"Recompiles ({len(items)})", "open": len(items) <= 4,
              "text": f"recompiles: {len(items)}", "body": [{"t": "list", "cls": "cx-recompiles", "items": items}]}]
 
 
-def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> dict:
+def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> Item:
     item = {"r": e.one_line(cells), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
     if not e.refused_by:
         return item
@@ -313,7 +313,7 @@ def pane_diff(report: Report, a: dict, b: dict) -> dict:
                                 (pane_title(a["stage"], a.get("kernel")), pane_title(b["stage"], b.get("kernel"))))
 
 
-def recompile_diffs(ctx: PaneContext, before: PaneContext) -> list[dict]:
+def recompile_diffs(ctx: PaneContext, before: PaneContext) -> list[Block]:
     """A recompile against the compilation it replaced (``before``'s): each of ``diff_view.DIFF_STAGES`` that both
     have."""
     comp, prev = ctx.comp, before.comp
@@ -343,7 +343,7 @@ def why_not(view: dict, key: str) -> str:
     return view["why"].get(key) or view["why_report"].get(key) or words.front("not_recorded")
 
 
-def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optional[list[dict]]:
+def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optional[list[Block]]:
     """The blocks a pane shows for ``stage``; of the kernels stage, ``kernel`` (its key, ``kernel_refs``) picks that
     kernel's own part."""
     if stage == "kernels" and kernel is not None:
@@ -352,7 +352,7 @@ def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optiona
     return view["panes"].get(stage)
 
 
-def finding_note(f: Any) -> dict:
+def finding_note(f: Any) -> Note:
     """A finding shown at the top of the pane of the stage it concerns."""
     return dict(note("cx-missing cx-finding", [{"b": "torch.compile differs from a plain run: "}, f.message,
                                                {"muted": f" {f.hint}"} if f.hint else ""]), stage=f.stage)
@@ -404,7 +404,7 @@ def resolve(obj: Any, path: str) -> Any:
 
 # ---- timing ----
 
-def timing_pane(report: Report, cid: str) -> Optional[list[dict]]:
+def timing_pane(report: Report, cid: str) -> Optional[list[Block]]:
     """The timing of one compilation's graphs, or None when none was timed."""
     if report.timing is None:
         return None
@@ -412,10 +412,10 @@ def timing_pane(report: Report, cid: str) -> Optional[list[dict]]:
     return timing_blocks(report.timing, mine, (), timeit=False) if mine else None
 
 
-def phases_blocks(comp: Compilation) -> list[dict]:
+def phases_blocks(comp: Compilation) -> list[Block]:
     """Where the compile time went: torch's timed spans, each with those it contains indented under it."""
     total = sum(p.seconds for p in comp.phases if p.depth == 0) or None
-    rows = [{"c": ["\u00a0\u00a0" * p.depth + p.name, format_time(p.seconds),
+    rows: list[Row] = [{"c": ["\u00a0\u00a0" * p.depth + p.name, format_time(p.seconds),
                    [{"bar": 100 * p.seconds / total}, f"{100 * p.seconds / total:.0f}%"] if total else "",
                    str(p.count) if p.count > 1 else ""],
              "text": f"{'  ' * p.depth}{p.name}: {format_time(p.seconds)}"} for p in comp.phases]
@@ -425,7 +425,7 @@ def phases_blocks(comp: Compilation) -> list[dict]:
             {"t": "table", "cls": "cx-phases", "head": ["phase", "time", "share", "runs"], "rows": rows}]
 
 
-def timing_section(report: Report) -> Optional[dict]:
+def timing_section(report: Report) -> Optional[Section]:
     """Folded in the header: it is the last step of the story, and the panes should stay in view."""
     t = report.timing
     if t is None and not report.comparisons:
@@ -441,11 +441,11 @@ def timing_section(report: Report) -> Optional[dict]:
     return {"t": "section", "title": title, "open": False, "body": body}
 
 
-def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: bool) -> list[dict]:
+def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: bool) -> list[Block]:
     """Tables and charts: eager vs compiled per graph, where a graph's time goes, the modes compared."""
-    out: list[dict] = []
+    out: list[Block] = []
     if timing is not None:
-        rows = []
+        rows: list[Row] = []
         timed = graphs + ((timing.timeit,) if timeit and timing.timeit else ())
         for t in timed:
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
@@ -489,7 +489,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
     if comparisons:
-        rows = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
+        rows: list[Row] = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
                                   [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
                                    numbers_view.speedup_cell(r)]) + ["; ".join(r.notes)], "text": mode_text(r)}
                 for r in comparisons]
@@ -528,10 +528,11 @@ def _kernel_text(k: Any) -> str:
 SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels only
 
 
-def _kernel_table(t: Any) -> dict:
+def _kernel_table(t: Any) -> Table:
     top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
     estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
-    rows = [{"c": [{"go": {"stage": "kernels", "kernel": k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
+    rows: list[Row] = [
+        {"c": [{"go": {"stage": "kernels", "kernel": k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
                    if k.kind == "generated"
                    else {"code": k.name}, k.kind, format_time(k.time_s),
                    [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
@@ -544,9 +545,9 @@ def _kernel_table(t: Any) -> dict:
             + (numbers_view.ESTIMATE_HEAD if estimated else [])}
 
 
-def graphs_chart(timings: Any) -> dict:
+def graphs_chart(timings: Any) -> Chart:
     """Eager vs compiled time per call, two bars per graph on one scale."""
-    rows = []
+    rows: list[list] = []
     for t in timings:
         for what, m, colour in (("eager", t.eager, EAGER_COLOUR), ("compiled", t.compiled, COMPILED_COLOUR)):
             if m is not None:
@@ -555,10 +556,10 @@ def graphs_chart(timings: Any) -> dict:
     return {"t": "chart", "title": "time per call: eager vs compiled (median, ±IQR)", "rows": rows}
 
 
-def kernels_chart(timing: Any, top: int = 12) -> dict:
+def kernels_chart(timing: Any, top: int = 12) -> Chart:
     """The compiled graph's time split over its kernels and extern calls, largest first."""
     ks = sorted(timing.kernels, key=lambda k: -k.time_s)
-    rows = [[k.name, k.time_s, f"{format_time(k.time_s)} ({k.share_pct:.0f}%)",
+    rows: list[list] = [[k.name, k.time_s, f"{format_time(k.time_s)} ({k.share_pct:.0f}%)",
              COMPILED_COLOUR if k.kind == "generated" else EAGER_COLOUR] for k in ks[:top]]
     if ks[top:]:
         rest = sum(k.time_s for k in ks[top:])
