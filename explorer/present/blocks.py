@@ -50,7 +50,7 @@ Nothing here builds a pane; ``note`` is the one constructor every floor of the v
 
 from __future__ import annotations
 
-from typing import Literal, Optional, TypedDict, Union
+from typing import Any, Literal, Mapping, Optional, TypedDict, Union
 
 
 class Origin(TypedDict):
@@ -334,6 +334,10 @@ class Diff(_Diff, _Common, total=False):
 
 
 Block = Union[P, H, Note, ListBlock, Table, Code, Details, Section, Div, Graph, Chart, Button, Diff]
+
+
+# What a renderer reads: a block of any kind, read by its "t" (the producers are the ones typed by kind)
+Drawn = Mapping[str, Any]
 
 
 def note(cls: str, runs: Runs) -> Note:

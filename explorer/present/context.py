@@ -41,6 +41,13 @@ def previous_compilation(comp: Compilation, data: CaptureData) -> Optional[Compi
     return prev[-1] if prev else None
 
 
+def capture_of(report: Report) -> CaptureData:
+    """The report's capture: every report the views draw has one (``Report.of`` makes it)."""
+    if report.capture is None:
+        raise ValueError("a report without capture data has no view")
+    return report.capture
+
+
 @dataclass(frozen=True)
 class PaneContext:
     """One compilation and what its panes read of the rest of the report."""
@@ -64,9 +71,7 @@ class PaneContext:
 
 def pane_context(comp: Compilation, report: Report) -> PaneContext:
     """The context of ``comp``'s panes in ``report``."""
-    data = report.capture
-    if data is None:
-        raise ValueError(f"{comp.compile_id}: a report without capture data has no panes")
+    data = capture_of(report)
     name_cells(report.clinic.cells)  # a pane built alone (a widget's later panes, a diff): named as in ``build``
     refs = tuple(kernel_refs(comp))
     lin = next((x for x in report.lineage if x.compile_id == comp.compile_id), None)

@@ -22,10 +22,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from ..capturing.compile_id import CompileKey
 from ..capturing.model import Compilation, FxGraph, FxNode, Kernel
 from ..stages import BY_ID, STAGES
 from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
+from .blocks import Drawn
 from .context import kernel_refs
 from .escape import esc
 from .fmt import comp_name, loc_text, origin_key
@@ -103,7 +105,7 @@ def runs(r: Any) -> str:
     return ""  # {bar}: the static copy draws charts instead
 
 
-def blocks(bs: Iterable[dict], ctx: Ctx) -> str:
+def blocks(bs: Iterable[Drawn], ctx: Ctx) -> str:
     return "".join(block(b, ctx) for b in bs if not b.get("interactive"))
 
 
@@ -111,7 +113,7 @@ def _cls(base: str, extra: Optional[str]) -> str:
     return f"{base} {extra}".strip() if extra else base
 
 
-def block(b: dict, ctx: Ctx) -> str:
+def block(b: Drawn, ctx: Ctx) -> str:
     t = b["t"]
     if t == "p":
         return f'<p{_attr("class", b.get("cls"))}>{runs(b["r"])}</p>'
@@ -153,7 +155,7 @@ def _attr(name: str, value: Any) -> str:
     return f' {name}="{esc(value)}"' if value else ""
 
 
-def table(b: dict) -> str:
+def table(b: Drawn) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in b.get("head", ()))
     rows = []
     for r in b["rows"]:
@@ -166,7 +168,7 @@ def table(b: dict) -> str:
             f'{"".join(rows)}</table>')
 
 
-def code_block(b: dict, text: str, ctx: Ctx) -> str:
+def code_block(b: Drawn, text: str, ctx: Ctx) -> str:
     """A ``<pre>``: numbered lines and marked rows where asked; past ``max_chars`` the rest is folded
     under "show all" (a budgeted copy leaves it out and says how much)."""
     limit = ctx.max_chars if ctx.budget is None else min(ctx.max_chars, ctx.budget // 4)
@@ -186,7 +188,7 @@ def code_block(b: dict, text: str, ctx: Ctx) -> str:
     return out
 
 
-def _lines(text: str, b: dict) -> str:
+def _lines(text: str, b: Drawn) -> str:
     if text.endswith("\n"):
         text = text[:-1]
     marks, linenos = set(b.get("marks", ())), b.get("linenos")
@@ -217,9 +219,10 @@ def cut(text: str, max_chars: int) -> tuple[str, str]:
 # ---- graphs: the picture, or the node table ----
 
 def node_table(nodes: tuple[FxNode, ...]) -> str:
-    rows, users = [], {}  # many nodes share a user line: format each line once
+    rows: list[str] = []
+    users: dict[tuple, str] = {}  # many nodes share a user line: format each line once
     for n in nodes[:MAX_TABLE_ROWS]:
-        user = ""
+        user: Optional[str] = ""
         if n.loc is not None:
             key = (n.loc.filename, n.loc.lineno, n.loc.code)
             user = users.get(key)
@@ -298,7 +301,7 @@ def _alone(comp: Compilation) -> Any:
 
 def kernel_html(kernel: Kernel, *, max_chars: int = 200_000) -> str:
     """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
-    comp = Compilation("", _alone_frame(), "compiled", kernels=(kernel,))
+    comp = Compilation(CompileKey(""), _alone_frame(), "compiled", kernels=(kernel,))
     return block(kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
 
 
@@ -353,7 +356,12 @@ def timing_section(model: dict, ctx: Ctx) -> str:
             f'<div class="cx-timing">{blocks(sec["body"], ctx)}</div></details>')
 
 
-def diff_html(b: dict, ctx: Ctx) -> str:
+def _text_of(comp: Any) -> diff_view.TextOf:
+    """The texts a compilation's code blocks name (``viewmodel.resolve``)."""
+    return lambda src: vm.resolve(comp, src)
+
+
+def diff_html(b: Drawn, ctx: Ctx) -> str:
     """A ``diff`` block (``present.diff_view``): its heading, then one row per line, removed and added lines
     marked, what changed inside a replaced line marked; unchanged runs fold."""
     head = [f'<span class="cx-del-t">{esc(b["del"])}</span> → <span class="cx-add-t">{esc(b["add"])}</span>']
@@ -363,7 +371,7 @@ def diff_html(b: dict, ctx: Ctx) -> str:
     if "rows" not in b:
         return out + f'<div class="cx-missing">{esc(b["missing"])}</div></div>'
     comps = [_side_comp(ctx, s) for s in (b["a"], b["b"])]
-    a, bl = (diff_view.side_lines(segs, lambda src, c=c: vm.resolve(c, src)) for c, segs in zip(comps, b["lines"]))
+    a, bl = (diff_view.side_lines(segs, _text_of(c)) for c, segs in zip(comps, b["lines"]))
 
     def row(cls: str, i: Optional[int], j: Optional[int], text: str, span: Optional[list] = None) -> str:
         sign = {"cx-del": "-", "cx-ins": "+"}.get(cls, " ")

@@ -14,7 +14,7 @@ from typing import Optional
 
 from ..capturing.model import Compilation, InlinedFunction
 from ..clinic.locate import is_torch_or_python_file
-from .blocks import Block
+from .blocks import Block, Code
 from .fmt import loc_text
 
 Span = tuple[str, int, int]  # a function's file, first and last line as shown
@@ -59,18 +59,20 @@ def function_blocks(comp: Compilation, k: int) -> list[Block]:
     f = comp.inlined[k]
     file, first, last = _span(f.filename, f.firstlineno, f.source)
     gb = comp.graph_break
-    mark = gb.lineno - first + 1 if gb is not None and gb.filename == file and first <= (gb.lineno or 0) <= last \
-        else None
-    head = {"t": "p", "cls": "cx-muted", "r": [{"b": f.name}, f" — {loc_text(f.filename, f.firstlineno)}",
-                                              f", inlined {f.calls}×" if f.calls > 1 else ""]}
-    body = {"t": "code", "key": f"source:{k + 1}", "src": f"inlined.{k}.source", "lang": "python", "first": first,
-            "linenos": True, "file": file}
-    return [head, {**body, "marks": [mark]} if mark else body]
+    at = gb.lineno if gb is not None and gb.filename == file else None
+    mark = at - first + 1 if at is not None and first <= at <= last else None
+    head: Block = {"t": "p", "cls": "cx-muted", "r": [{"b": f.name}, f" — {loc_text(f.filename, f.firstlineno)}",
+                                                     f", inlined {f.calls}×" if f.calls > 1 else ""]}
+    body: Code = {"t": "code", "key": f"source:{k + 1}", "src": f"inlined.{k}.source", "lang": "python",
+                  "first": first, "linenos": True, "file": file}
+    if mark:
+        body["marks"] = [mark]
+    return [head, body]
 
 
 def _not_shown(torchs: list[InlinedFunction], unread: list[InlinedFunction],
                nested: list[InlinedFunction]) -> list[Block]:
-    out = []
+    out: list[Block] = []
     for words, fns in (("of torch and Python {was} inlined, not shown", torchs),
                        ("{was} inlined whose source could not be read", unread),
                        ("{was} inlined within the lines above", nested)):

@@ -128,7 +128,7 @@ def entry_blocks(comp: Compilation, ids: list, guards: dict, cache: Optional[Fra
     for i, cid in enumerate(ids, 1):
         entry = cache.entries[i - 1] if cache is not None else None
         n = guards.get(cid) if cid else None
-        row = {"c": [str(i), [{"code": cid or "?"}, " (this one)" if cid == comp.compile_id else ""],
+        row: Row = {"c": [str(i), [{"code": cid or "?"}, " (this one)" if cid == comp.compile_id else ""],
                      str(n) if n is not None else "", entry.backend if entry is not None else "",
                      "" if cid in known else "compiled before this capture: its guards are not in this report"]}
         if cid in known:

@@ -159,7 +159,7 @@ def host_block(t: Any) -> Optional[Block]:
 
 def indirect_lines(t: Any) -> list[Block]:
     """What each kernel's byte count reaches through loaded indices: the rows an embedding gathers, not its table."""
-    out = []
+    out: list[Block] = []
     for k in t.kernels:
         for a in getattr(k, "indirect", ()):
             did = " and ".join(f"{verb} {n:,}" for verb, n in (("gathers", a.gathered), ("scatters into", a.scattered))

@@ -223,10 +223,10 @@ def _guards(stage: Stage, ctx: PaneContext) -> list[Block]:
         head = ["kind", "check", "guarded value", "user line"]
         s = ctx.modules
         if s is not None and structure_view.guard_families(s):  # every guard in a group, each row its own line
-            rows: list[Row] = [{**guard_row(g, w), "line": i + 1} for i, (g, w) in enumerate(zip(comp.guards, lines))]
-            out += structure_view.guard_groups(s, rows, head)
+            each: list[Row] = [{**guard_row(g, w), "line": i + 1} for i, (g, w) in enumerate(zip(comp.guards, lines))]
+            out += structure_view.guard_groups(s, each, head)
         else:
-            rows: list[Row] = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
+            rows = [guard_row(g, w) for g, w in zip(comp.guards[:MAX_TABLE_ROWS], lines)]
             out.append(guards_table(rows, head))
             if len(comp.guards) > MAX_TABLE_ROWS:
                 more = len(comp.guards) - MAX_TABLE_ROWS

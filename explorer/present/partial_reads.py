@@ -50,7 +50,8 @@ def header_notes(data: CaptureData) -> list[Block]:
     if not data.partial_reads:
         return []
     comps = {c.compile_id: c for c in data.compilations}
-    return [_note(r, True) for r in data.partial_reads if not _shown(r, comps.get(r.compile_id))]
+    return [_note(r, True) for r in data.partial_reads
+            if not _shown(r, comps.get(r.compile_id) if r.compile_id is not None else None)]
 
 
 def _shown(r: PartialRead, comp: Optional[Compilation]) -> bool:

@@ -78,8 +78,9 @@ import hashlib
 import json
 import os
 import time
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
+from ..capturing.compile_id import CompileKey
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..lineage import Origin
 from ..report import RankRun
@@ -266,7 +267,7 @@ def heavy_chars(report: Any) -> int:
     return n
 
 
-def to_json(payload: dict) -> str:
+def to_json(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
@@ -298,7 +299,10 @@ def _pictures(comp: Compilation, stage_ids: Iterable[str], *, with_pictures: boo
               report: Any = None) -> tuple[dict, dict[str, Dot]]:
     """``{"pictures": {stage: id}, "boxes": {stage: {box: ...}}, "no_picture": {stage: why}}`` for the graph
     stages among ``stage_ids``, and each picture's DOT text (a folded graph's made when drawn)."""
-    pics, no_pic, dots, boxes = {}, {}, {}, {}
+    pics: dict[str, str] = {}
+    no_pic: dict[str, str] = {}
+    dots: dict[str, Dot] = {}
+    boxes: dict[str, dict] = {}
     wanted = set(stage_ids)
     if not wanted:  # a deferred first message: its module structure is not read for nothing
         return {"pictures": pics, "boxes": boxes, "no_picture": no_pic}, dots
@@ -321,8 +325,8 @@ def _pictures(comp: Compilation, stage_ids: Iterable[str], *, with_pictures: boo
             ids = {key: picture_id(f"{folded.fingerprint}\n{key}") for key in folded.keys()}
             dots.update({ids[key]: functools.partial(folded.dot, key) for key in folded.keys()})
         else:
-            ids = {"": picture_id(fx.dot)}
-            dots[ids[""]] = fx.dot
+            ids = {"": picture_id(fx.dot or "")}
+            dots[ids[""]] = fx.dot or ""
         pics[s.id] = ids[""]
         if folded is not None:
             boxes[s.id] = {b.id: {"pid": ids[b.picture], "title": b.title, "origins": list(b.origins)}
@@ -378,7 +382,7 @@ def _capture_dict(data: CaptureData, *, first_only: bool = False) -> dict:
 
 def _compilation_dict(comp: Compilation, *, first_only: bool = False) -> dict:
     refs = kernel_refs(comp)
-    out = {}
+    out: dict[str, Any] = {}
     for f in dataclasses.fields(comp):
         if first_only and f.name not in FIRST_FIELDS:
             continue
@@ -420,7 +424,7 @@ def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
 
 # ---- the chain, compacted ----
 
-def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
+def compact_lineage(lineages: Iterable[Any], refs: Mapping[CompileKey, list[str]], *,
                     stages: Optional[frozenset] = None, origins: Optional[list[Origin]] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .blocks import Block, Item
+from .blocks import Block, Item, Section
 
 
 def header_blocks(report: Any) -> list[Block]:
@@ -21,10 +21,10 @@ def header_blocks(report: Any) -> list[Block]:
     if p.capture is not None:
         title += f", {_kernel_counts(p.capture.kernels)}"
     items: list[Item] = [{"r": [{"code": o.label}, f": {_what(o)}"]} for o in outcomes]
-    section: dict = {"t": "section", "title": title, "open": bool(p.not_previewed or p.error),
+    section: Section = {"t": "section", "title": title, "open": bool(p.not_previewed or p.error),
                      "body": [{"t": "list", "cls": "cx-preview", "items": items}] if items else []}
     section["body"] += [{"t": "p", "cls": "cx-muted", "r": n, "summary": False} for n in p.notes]
-    out = [section]
+    out: list[Block] = [section]
     if p.error:
         out.append(_note("cx-bad cx-preview-failed", [{"b": "The CUDA preview failed: "}, _first_line(p.error)]))
     for o in p.not_previewed:

@@ -51,7 +51,7 @@ def build(report: Any) -> Optional[dict]:
                         "text": f"--- rank {dist.rank} (shown below and in the views; report.rank(k) for another) ---"}}
 
 
-def alone(dist: Distributed) -> dict:
+def alone(dist: Distributed) -> Block:
     """One rank's part of a job, before the merge: whose it is, and how to get the rest."""
     return {"t": "p", "r": f"compile-explorer: rank {dist.rank} of {dist.world_size}, this rank alone "
                            "(`python -m explorer merge` makes the report of every rank from the parts)"}
@@ -126,7 +126,7 @@ def failure_items(dist: Distributed) -> list[Item]:
     for r in failed:
         text = f"rank {r.rank} failed{' first' if r.rank == first else ''}: {r.failure.one_line()}"
         origin = origin_of(r.failure.filename, r.failure.lineno)
-        go = {"rank": r.rank, "origins": [origin]} if origin else {"rank": r.rank}
+        go: Go = {"rank": r.rank, "origins": [origin]} if origin else {"rank": r.rank}
         items.append({"r": text, "text": text, "origin": origin, "go": go, "cls": "cx-bad"})
     missing = [f"rank {r.rank} missing: {r.failure.message}" for r in dist.ranks if r.info is None]
     return items + [{"r": text, "text": text} for text in missing]
@@ -166,9 +166,9 @@ def differences_section(dist: Distributed) -> list[Block]:
 
 
 def difference_item(dist: Distributed, d: Difference) -> Item:
-    item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if _serious(d) else "") + d.text,
-            "origin": origin_of(d.filename, d.lineno),
-            "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
+    item: Item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text],
+                  "text": ("! " if _serious(d) else "") + d.text, "origin": origin_of(d.filename, d.lineno),
+                  "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
     go = difference_target(dist, d)
     if go is not None:
         item["go"] = go
@@ -184,7 +184,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[Go]:
     run = dist.rank_run(rank)
     if run.capture is None:
         return None
-    go: dict[str, Any] = {"rank": rank, "stage": STAGE_OF.get(d.kind, "graph")}
+    go: Go = {"rank": rank, "stage": STAGE_OF.get(d.kind, "graph")}
     origin = origin_of(d.filename, d.lineno)
     if d.key is not None:
         match = next((m for m in dist.compilations if m.key == d.key), None)
@@ -222,12 +222,14 @@ def _diff_side(d: Difference, match: Any, stage: str) -> Optional[Side]:
     return diff_view.side(match.compile_ids[other], stage, int(other))
 
 
-def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
+def diff_pairs(dist: Distributed) -> list[tuple[Side, Side]]:
     """The rank-to-rank diffs the differences lead to, (the other rank's pane, the differing rank's), once each."""
-    out: list[tuple[dict, dict]] = []
+    out: list[tuple[Side, Side]] = []
     for d in _shown(dist.differences):
         go = difference_target(dist, d)
-        match = next((m for m in dist.compilations if m.key == d.key), None) if go and "diff" in go else None
+        if go is None or "diff" not in go:
+            continue
+        match = next((m for m in dist.compilations if m.key == d.key), None)
         other = _diff_side(d, match, go["stage"]) if match is not None else None
         pair = (other, diff_view.side(go["cid"], go["stage"], go["rank"])) if other is not None else None
         if pair is not None and pair not in out:
@@ -283,7 +285,7 @@ def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[OriginO
         nodes = {c.node for c in gc.collectives}
         found += [o for line, el in text.elements.items() if el in nodes
                   for o in lin.origins_at(gc.stage, int(line))]
-    return [origin_of(*o) for o in dict.fromkeys(found)]
+    return [o for o in (origin_of(*x) for x in dict.fromkeys(found)) if o is not None]
 
 
 # ---- words ----

@@ -13,7 +13,7 @@ from typing import Any, Optional
 from ..capturing.model import Compilation, MinCut, MinCutCandidate
 from ..lineage.saved import Recomputed, SavedTensors, SavedValue, Size, saved_tensors
 from ..plural import counted
-from .blocks import Block, Row, Run, Table
+from .blocks import Block, Row, Run, Runs, Table
 from .fmt import loc_text, origin_of
 
 MAX_ROWS = 500
@@ -48,7 +48,7 @@ def blocks(comp: Compilation) -> list[Block]:
     st = saved_tensors(comp)
     if st is None:
         return []
-    out = [{"t": "p", "r": summary_runs(st)}]
+    out: list[Block] = [{"t": "p", "r": summary_runs(st)}]
     if not st.has_joint:
         out.append({"t": "note", "cls": "cx-missing", "r": "No joint graph was recorded, so the saved values are "
                     "linked to the forward graph's nodes instead, and recomputation is read from the forward and "
@@ -147,7 +147,7 @@ def min_cut_blocks(mc: Optional[MinCut]) -> list[Block]:
     sizes = [f"{name} {gb(v * 1e9)}" for name, v in (("saving only the inputs", mc.min_activation_gb),
                                                      ("saving what runs fastest", mc.max_activation_gb),
                                                      ("chosen", mc.saved_activation_gb)) if v is not None]
-    head = [{"b": f"The partitioner's knapsack (activation memory budget {mc.memory_budget:g}): "},
+    head: Runs = [{"b": f"The partitioner's knapsack (activation memory budget {mc.memory_budget:g}): "},
             "under a budget below 1 torch weighs each activation it would save by its memory against what "
             "recomputing it costs, and recomputes the cheapest to meet the budget. Activations: "
             + "; ".join(sizes) + "."]

@@ -27,7 +27,7 @@ from ..plural import counted, noun
 from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
 from ..structure.paths import short_class
-from .blocks import Block, Details, Item, P, Row, Table
+from .blocks import Block, Details, Item, P, Row, Runs, Table
 from .graphviz_svg import MAX_NODES
 
 FOLD_GUARDS_AT = 2  # members in a family before the guards pane folds it
@@ -204,8 +204,8 @@ def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inpu
     head = f"{what}Modules: {counted(n_mod, 'module')}"
     if reps:
         head += "; " + "; ".join(group_title(r, k) for r in reps for k in range(len(r.groups)))
-    table = {"t": "table", "cls": "cx-modules", "head": ["module", "class", unit, "code"], "rows": out_rows}
-    return [{"t": "details", "cls": "cx-rep", "open": bool(reps), "s": head, "body": [table] + odd_blocks}]
+    table: Block = {"t": "table", "cls": "cx-modules", "head": ["module", "class", unit, "code"], "rows": out_rows}
+    return [{"t": "details", "cls": "cx-rep", "open": bool(reps), "s": head, "body": [table, *odd_blocks]}]
 
 
 def _top_depth(paths: Iterable[str]) -> int:
@@ -219,12 +219,12 @@ def _top_depth(paths: Iterable[str]) -> int:
 def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Optional[int]],
                  inputs: Optional[list[bool]], key: str, unit: str, *, shown: str = "", cls: str = "") -> Row:
     ops = [i for i in idx if not (inputs and inputs[i])] or idx  # the inputs sit at the top of the code
-    found = sorted(at[i] for i in ops if at[i])
-    where: Any = ""
+    found = sorted(line for line in (at[i] for i in ops) if line)
+    where: Runs = ""
     if found:
         text = f"lines {found[0]:,}–{found[-1]:,}" if found[-1] != found[0] else f"line {found[0]:,}"
         where = [{"code": text, "line": found[0], "key": key}, {"muted": f" ({shown})"} if shown else ""]
-    row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} {unit}"}
+    row: Row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} {unit}"}
     if cls:
         row["cls"] = cls
     return row
@@ -260,8 +260,8 @@ def guard_groups(s: Structure, rows: list[Row], head: list[str]) -> list[Block]:
 
     owned = {}
     for r in reps:
-        for m in r.members:
-            owned[r.path(m)] = r
+        for name in r.members:
+            owned[r.path(name)] = r
     member = [_member(p, owned) for p in paths]
     loose = [i for i, m in enumerate(member) if m is None]
     out: list[Block] = []
@@ -276,14 +276,15 @@ def guard_groups(s: Structure, rows: list[Row], head: list[str]) -> list[Block]:
                  f"{r.path(rep)}'s shown, the others check the same with their own index")
         out.append(group("cx-rep cx-rep-same", title, [table(idx_of.get(rep, []))]))
         for k, g in enumerate(r.groups[1:], 1):
-            m = g.members[0]
+            first = g.members[0]
             gone = sum(1 for d in g.diff if d.startswith("-") and not d.startswith("---"))
             new = sum(1 for d in g.diff if d.startswith("+") and not d.startswith("+++"))
             n = max(gone, new)
             title = (f"{group_title(r, k)}: {counted(g.size, 'guard')}, {n} of them unlike {r.path(rep)}'s"
                      if n else f"{group_title(r, k)}: {counted(g.size, 'guard')}")
-            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(m)} (+)", g.diff)
-            every = group("cx-rep", f"all {counted(g.size, 'guard')} of {r.path(m)}", [table(idx_of.get(m, []))])
+            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(first)} (+)", g.diff)
+            every = group("cx-rep", f"all {counted(g.size, 'guard')} of {r.path(first)}",
+                          [table(idx_of.get(first, []))])
             out.append(group("cx-rep cx-rep-odd", title, [diff, every]))
     if loose:
         text = (f"The other {counted(len(loose), 'guard')} (the function's inputs and globals, modules outside the "

@@ -65,15 +65,16 @@ def clinic_blocks(report: Any) -> list[Block]:
     """The clinic alone (what CI logs want): break sites, then recompiles; each says when there is none."""
     blocks = vm.fix_list(report.clinic.fix_list, report.capture.break_count)
     blocks += vm.recompiles(report.clinic.recompiles, cells=report.clinic.cells)
-    head = [] if report.clinic.fix_list else [{"t": "p", "r": "graph breaks: none"}]
-    tail = [] if report.clinic.recompiles else [{"t": "p", "r": "recompiles: none"}]
+    head: list[Block] = [] if report.clinic.fix_list else [{"t": "p", "r": "graph breaks: none"}]
+    tail: list[Block] = [] if report.clinic.recompiles else [{"t": "p", "r": "recompiles: none"}]
     return head + blocks + tail
 
 
 def stage_blocks(report: Any, stage: Any, comp: Any) -> list[Block]:
     """A stage of one compilation: title, explanation, then its content or why there is none."""
     view = vm.compilation(comp, report, panes=(stage.id,))
-    head = [{"t": "p", "r": f"{stage.title} [{comp.compile_id}] {comp_name(comp)}"}, {"t": "p", "r": stage.explanation}]
+    head: list[Block] = [{"t": "p", "r": f"{stage.title} [{comp.compile_id}] {comp_name(comp)}"},
+                         {"t": "p", "r": stage.explanation}]
     if stage.id not in view["panes"]:
         return head + [{"t": "p", "r": f"(not captured: {vm.why_not(view, stage.id)})"}]
     return head + view["panes"][stage.id]

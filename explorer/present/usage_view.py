@@ -15,7 +15,7 @@ from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedPro
 from ..clinic.guard_filter import DroppedGuard, dropped_guards, user_name
 from ..plural import counted
 from ..stages import BY_ID, CACHE_NAMES, FRESH_REMEDY, cached_from, skipped_by_cache, stored_from, stored_title
-from .blocks import Block, Item, Note, P, Row, Table
+from .blocks import Block, Item, Note, P, Row, Runs, Table
 from .fmt import loc_text, origin_of
 
 # the stances torch.compiler.set_stance knows, in words (its docs)
@@ -120,8 +120,9 @@ def mode_blocks(data: CaptureData) -> list[Block]:
             now, then = sum(s[0] for s in saved), sum(s[1] for s in saved)
             lines.append(f"compile {now:.2f} s here against {then:.2f} s when the caches were filled "
                          f"(as torch measured it then): {then - now:.2f} s saved")
+        runs: list[Runs] = [{"b": "caches:"}, lines[0]]
         out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm",
-                    "r": [{"b": "caches:"}, lines[0]] + [[{"br": True}, line] for line in lines[1:]],
+                    "r": runs + [[{"br": True}, line] for line in lines[1:]],
                     "text": ["caches:" + lines[0]] + [f"  {line}" for line in lines[1:]]})
     elif data.cache_mode == "fresh":
         out.append({"t": "p", "cls": "cx-muted cx-usage",
@@ -167,7 +168,11 @@ def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[Bloc
     """What the mode and the stance mean for this report, then the exported programs. The text summary prints
     the mode's lines under its first line (``mode_blocks``), so the header's are left out of it."""
     mode = mode_blocks(data)
-    out = [dict(b, summary=False) for b in (mode if data.cache_mode == "warm" else mode[1:])]
+    out: list[Block] = []
+    for b in mode if data.cache_mode == "warm" else mode[1:]:  # each a copy, left out of the text
+        said = b.copy()
+        said["summary"] = False
+        out.append(said)
     if data.exports:
         items: list[Item] = [export_item(ep, comps) for ep in data.exports]
         out.append({"t": "section", "title": f"Exported programs ({len(items)})", "open": True, "summary": False,
@@ -180,7 +185,7 @@ def export_item(ep: ExportedProgram, comps: dict[str, Compilation]) -> Item:
     graph, and a program AOTInductor never compiled shows its tables here. Its ``text`` is the summary's lines."""
     comp = comps.get(ep.compile_id or "")
     lines = export_lines(ep, comps)
-    item: dict = {"r": lines[0], "text": lines}
+    item: Item = {"r": lines[0], "text": lines}
     if comp is not None:
         item["r"] = [lines[0], " → AOTInductor ", {"code": comp.compile_id}]
         item["go"] = {"cid": comp.compile_id, "stage": "export_graph"}
@@ -228,7 +233,7 @@ def from_where(comp: Compilation) -> list[Block]:
     the compile time a hit saved against the cold compile that filled it; the stance when not the default."""
     if not comp.caches and not (comp.stance and comp.stance != "default"):
         return []
-    runs: list = [{"b": "From where: "}]
+    runs: list[Runs] = [{"b": "From where: "}]
     runs.append({"chip": "Dynamo compiled" if comp.origin == "dynamo" else "no Dynamo frame (AOTInductor)"})
     for c in comp.caches:
         runs += [" → ", lookup_runs(c)]
@@ -248,7 +253,7 @@ def from_where(comp: Compilation) -> list[Block]:
         return [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": stance}]
     dynamo = "Dynamo traced it" if comp.origin == "dynamo" else "no Dynamo frame"
     head = f"from where: {dynamo}; " + "; ".join(lookup_text(c) for c in comp.caches)
-    out = [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": [head] + stance}]
+    out: list[Block] = [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": [head] + stance}]
     skipped = [BY_ID[s].title for s in BY_ID if skipped_by_cache(s, comp) and not BY_ID[s].present(comp)]
     cached = [BY_ID[s].title for s in BY_ID if cached_from(s, comp) and BY_ID[s].present(comp)]
     said = ([f"skipped: cache hit: {', '.join(skipped)}"] if skipped else []) + (
@@ -336,8 +341,8 @@ def cache_note(stage_id: str, comp: Compilation, mode: str = "cold") -> list[Blo
     IR from the explorer's stage store); in the default capture (``mode`` "cold", its old name), how the explorer
     keys the entries."""
     where = cached_from(stage_id, comp)
-    out = [{"t": "note", "cls": "cx-missing cx-cached",
-            "r": [{"b": "From the cache: "}, where + (TAGGED if mode == "cold" else "")]}] if where else []
+    out: list[Block] = [{"t": "note", "cls": "cx-missing cx-cached",
+                         "r": [{"b": "From the cache: "}, where + (TAGGED if mode == "cold" else "")]}] if where else []
     stored = stored_from(stage_id, comp)
     if stored:
         out.append({"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the explorer's stage store: "},
@@ -371,11 +376,11 @@ def regions_blocks(comp: Compilation) -> list[Block]:
     items: list[Item] = []
     for i, r in enumerate(comp.regions):
         where = loc_text(r.filename, r.lineno) if r.filename and r.lineno else ""
-        at = [" ", {"code": where, "origin": origin_of(r.filename, r.lineno)}] if where else ""
+        at: Runs = [" ", {"code": where, "origin": origin_of(r.filename, r.lineno)}] if where else ""
         body: list[Block] = []
         if r.kind == "nested_compile_region":
             nodes = f", {counted(r.graph.num_nodes, 'node')}" if r.graph is not None else ""
-            head = [{"b": r.name}, " ", {"chip": "nested_compile_region"}, f" compiled once, called {r.calls}×",
+            head: Runs = [{"b": r.name}, " ", {"chip": "nested_compile_region"}, f" compiled once, called {r.calls}×",
                     {"muted": nodes + (f", {r.aot_name} after AOTAutograd" if r.aot_name else "")}, at]
             if r.kernels:
                 body.append({"t": "p", "cls": "cx-muted", "r": ["kernels reused by every call: ",
@@ -444,11 +449,11 @@ def guard_filter_summary(comp: Compilation, max_rows: int = 12) -> list[Block]:
     if comp.guard_filter is None:
         return []
     dropped = dropped_guards(comp)
-    note = _guard_filter_note(comp, sum(1 for g in comp.filtered_guards if g.kept))
-    body = [_dropped_table(dropped[:max_rows])] if dropped else []
+    said = _guard_filter_text(comp, sum(1 for g in comp.filtered_guards if g.kept))
+    body: list[Block] = [_dropped_table(dropped[:max_rows])] if dropped else []
     if len(dropped) > max_rows:
         body.append({"t": "p", "r": f"... {len(dropped) - max_rows} more dropped"})
-    return [{"t": "section", "title": note["text"], "text": note["text"], "body": body}]
+    return [{"t": "section", "title": said, "text": said, "body": body}]
 
 
 def _guard_filter_note(comp: Compilation, kept: int) -> Note:
@@ -457,8 +462,13 @@ def _guard_filter_note(comp: Compilation, kept: int) -> Note:
             "r": [{"b": f"Guard filter {comp.guard_filter}: "}, f"kept {kept} of {counted(n, 'guard')}, "
                   f"dropped {n - kept}. ",
                   GUARD_FILTER_WARNING],
-            "text": f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {counted(n, 'guard')}, "
-                    f"dropped {n - kept}"}
+            "text": _guard_filter_text(comp, kept)}
+
+
+def _guard_filter_text(comp: Compilation, kept: int) -> str:
+    n = len(comp.filtered_guards)
+    return f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {counted(n, 'guard')}, " \
+           f"dropped {n - kept}"
 
 
 def _dropped_table(dropped: list[DroppedGuard]) -> Table:
@@ -492,17 +502,17 @@ def export_blocks(ep: ExportedProgram) -> list[Block]:
         out.append({"t": "p", "cls": "cx-muted", "r": "No range constraints: every dimension is static."})
     decomposed = [d for d in ep.decompositions if d.decomposed]
     if decomposed:
-        rows: list[Row] = [{"c": [{"code": d.node}, {"code": d.op}, {"code": ", ".join(d.into_ops)}]}
+        decomps: list[Row] = [{"c": [{"code": d.node}, {"code": d.op}, {"code": ", ".join(d.into_ops)}]}
                            for d in decomposed]
         out.append({"t": "table", "cls": "cx-decomps", "caption": "decompositions AOTInductor applied "
-                    "(torch's provenance)", "head": ["node", "op", "lowered to"], "rows": rows})
+                    "(torch's provenance)", "head": ["node", "op", "lowered to"], "rows": decomps})
     if ep.package_files:
         total = sum(f.size for f in ep.package_files)
-        rows: list[Row] = [{"c": [{"code": f.name}, f"{f.size:,}"]}
-                           for f in sorted(ep.package_files, key=lambda f: -f.size)]
+        files: list[Row] = [{"c": [{"code": f.name}, f"{f.size:,}"]}
+                            for f in sorted(ep.package_files, key=lambda f: -f.size)]
         where = f" {ep.package_path}" if ep.package_path else ""
-        out.append({"t": "table", "cls": "cx-package", "caption": f"package{where}: {counted(len(rows), 'file')}, "
-                    f"{counted(total, 'byte')}", "head": ["file", "bytes"], "rows": rows})
+        out.append({"t": "table", "cls": "cx-package", "caption": f"package{where}: {counted(len(files), 'file')}, "
+                    f"{counted(total, 'byte')}", "head": ["file", "bytes"], "rows": files})
     out += [{"t": "note", "cls": "cx-missing", "r": [{"b": "Note: "}, n]} for n in ep.notes]
     return out
 

@@ -36,7 +36,7 @@ Sits on the report; imports no renderer.
 
 from __future__ import annotations
 
-from typing import Any, Collection, Optional, Union
+from typing import Any, Collection, Mapping, Optional, Union
 
 from ..capturing.model import CaptureData, Compilation
 from ..plural import counted, noun
@@ -53,8 +53,8 @@ from . import (
     usage_view,
     words,
 )
-from .blocks import Block, Chart, Item, Note, Row, Section, Table, note
-from .context import PaneContext, pane_context
+from .blocks import Block, Chart, Diff, Item, Note, Row, Run, Runs, Section, Side, Table, note
+from .context import PaneContext, capture_of, pane_context
 from .escape import safe_url
 from .fmt import (
     comp_label,
@@ -125,7 +125,7 @@ def build(report: Any, *, panes: Panes = True) -> dict:
 
 def header(report: Report) -> dict:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
-    data = report.capture
+    data = capture_of(report)
     chips = [count_chip(n, *nouns) for n, nouns in zip(
         (len(data.compilations), data.num_graphs, data.break_count, len(data.recompiles), len(data.kernels)),
         COUNT_NOUNS)] + [["compile time", f"{data.compile_time_s:.2f} s"]]
@@ -206,7 +206,7 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[Block]:
     items: list[Item] = []
     for s in sites:
         link = safe_url(s.doc_url)
-        code = ([" [", {"a": s.gb_code, "href": link} if link else s.gb_code, "]"] if s.gb_code else "")
+        code: Runs = ([" [", {"a": s.gb_code, "href": link} if link else s.gb_code, "]"] if s.gb_code else "")
         items.append({"origin": origin_of(s.filename, s.lineno), "text": s.line(), "r": [
             {"code": s.location}, ": ", s.reason, code, f" ×{s.count}" if s.count > 1 else "",
             [" ", {"code": s.source_line}] if s.source_line else ""],
@@ -231,18 +231,19 @@ def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[Block]
 
 
 def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> Item:
-    item = {"r": e.one_line(cells), "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
+    item: Item = {"r": e.one_line(cells),
+                  "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
     if not e.refused_by:
         return item
-    item.update(text=e.one_line(cells), cls="cx-refused", r=[{"chip": f"refused by set_stance({e.refused_by!r})"},
-                                                              " ", e.one_line(cells)])
+    item["text"], item["cls"] = e.one_line(cells), "cx-refused"
+    item["r"] = [{"chip": f"refused by set_stance({e.refused_by!r})"}, " ", e.one_line(cells)]
     item["body"] = [{"t": "p", "cls": "cx-muted", "r": [
         f"The call would have compiled {e.compile_id} (a new entry for {e.frame_name}); the stance made it raise "
         "instead, so no compilation exists for it. Its cached entries' failing guards:"]},
         {"t": "list", "items": [{"r": [{"code": f.against}, f" {f.describe()}",
                                        {"muted": f" (guard from {f.guard_where(cells)})"} if f.lineno else ""],
                                  "origin": origin_of(f.filename, f.lineno)} for f in e.failures]}]
-    against = e.primary.against if e.primary else None  # the clinic's key of the entry (GuardFailure.against)
+    against = e.primary.against if e.primary else ""  # the clinic's key of the entry (GuardFailure.against)
     if against in cids:
         item["go"] = {"cid": against, "stage": "guards"}
     return item
@@ -289,7 +290,7 @@ def pane_title(stage: str, kernel: Optional[str] = None) -> str:
     return BY_STAGE[stage].title if stage in BY_STAGE else stage
 
 
-def pane_lines(report: Report, side: dict) -> diff_view.Pane:
+def pane_lines(report: Report, side: Side) -> diff_view.Pane:
     """The lines of the pane a diff's side names (``{"cid", "stage", ["kernel"], ["rank"]}``: its rank's in a merged
     report), built as the views build it."""
     if side.get("rank") is not None and report.distributed is not None and report.distributed.rank != side["rank"]:
@@ -306,11 +307,11 @@ def pane_lines(report: Report, side: dict) -> diff_view.Pane:
     return diff_view.pane_lines(blocks, lambda src: resolve(comp, src))
 
 
-def pane_diff(report: Report, a: dict, b: dict) -> dict:
+def pane_diff(report: Report, a: Mapping[str, Any], b: Mapping[str, Any]) -> Diff:
     """Any two panes' diff (what the widget asks its kernel for): sides ``{"cid", "stage", ["kernel"], ["rank"]}``."""
-    a, b = (diff_view.side(str(s["cid"]), str(s["stage"]), s.get("rank"), kernel=s.get("kernel")) for s in (a, b))
-    return diff_view.diff_block(a, pane_lines(report, a), b, pane_lines(report, b),
-                                (pane_title(a["stage"], a.get("kernel")), pane_title(b["stage"], b.get("kernel"))))
+    sa, sb = (diff_view.side(str(s["cid"]), str(s["stage"]), s.get("rank"), kernel=s.get("kernel")) for s in (a, b))
+    return diff_view.diff_block(sa, pane_lines(report, sa), sb, pane_lines(report, sb),
+                                (pane_title(sa["stage"], sa.get("kernel")), pane_title(sb["stage"], sb.get("kernel"))))
 
 
 def recompile_diffs(ctx: PaneContext, before: PaneContext) -> list[Block]:
@@ -354,8 +355,10 @@ def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optiona
 
 def finding_note(f: Any) -> Note:
     """A finding shown at the top of the pane of the stage it concerns."""
-    return dict(note("cx-missing cx-finding", [{"b": "torch.compile differs from a plain run: "}, f.message,
-                                               {"muted": f" {f.hint}"} if f.hint else ""]), stage=f.stage)
+    said = note("cx-missing cx-finding", [{"b": "torch.compile differs from a plain run: "}, f.message,
+                                          {"muted": f" {f.hint}"} if f.hint else ""])
+    said["stage"] = f.stage
+    return said
 
 
 def comp_summary(comp: Compilation, report: Optional[Report] = None) -> list:
@@ -489,11 +492,11 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
     if comparisons:
-        rows: list[Row] = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
+        modes: list[Row] = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
                                   [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
                                    numbers_view.speedup_cell(r)]) + ["; ".join(r.notes)], "text": mode_text(r)}
                 for r in comparisons]
-        out.append({"t": "table", "caption": "modes compared", "rows": rows,
+        out.append({"t": "table", "caption": "modes compared", "rows": modes,
                     "head": ["mode", "compile (cold)", "eager", "compiled", "speedup", "notes"]})
     return out
 
@@ -531,15 +534,20 @@ SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels 
 def _kernel_table(t: Any) -> Table:
     top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
     estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
-    rows: list[Row] = [
-        {"c": [{"go": {"stage": "kernels", "kernel": k.name, "anchor": kernel_anchor(k.name)}, "code": k.name}
-                   if k.kind == "generated"
-                   else {"code": k.name}, k.kind, format_time(k.time_s),
-                   [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"], "" if k.bytes is None else f"{k.bytes:,}",
-                   "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
-                   "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k)]
-                  + (numbers_view.estimate_cells(k) if estimated else []),
-             **({"text": _kernel_text(k)} if id(k) in top else {"summary": False})} for k in t.kernels]
+    rows: list[Row] = []
+    for k in t.kernels:
+        name: Run = {"go": {"stage": "kernels", "kernel": k.name, "anchor": kernel_anchor(k.name)}, "code": k.name} \
+            if k.kind == "generated" else {"code": k.name}
+        row: Row = {"c": [name, k.kind, format_time(k.time_s), [{"bar": k.share_pct}, f"{k.share_pct:.1f}%"],
+                          "" if k.bytes is None else f"{k.bytes:,}",
+                          "" if k.bandwidth_gbs is None else f"{k.bandwidth_gbs:,.1f}",
+                          "" if k.peak_pct is None else f"{k.peak_pct:.0f}%", launched_by_text(k),
+                          *(numbers_view.estimate_cells(k) if estimated else [])]}
+        if id(k) in top:
+            row["text"] = _kernel_text(k)
+        else:
+            row["summary"] = False
+        rows.append(row)
     return {"t": "table", "cls": "cx-ktimes", "caption": f"{t.label}: kernels", "rows": rows,
             "head": ["kernel", "kind", "time", "share", "bytes", "GB/s", "% of peak", "launched by"]
             + (numbers_view.ESTIMATE_HEAD if estimated else [])}
