@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional
 
-from ..capturing.model import Compilation, Kernel, KernelCompileInfo
+from ..capturing.model import Compilation, Guard, Kernel, KernelCompileInfo, SourceLoc
 from ..clinic.locate import GuardLine, guard_line
 from ..plural import counted, noun
 from ..stages import STAGES, Stage
@@ -29,7 +29,7 @@ from . import (
     structure_view,
     usage_view,
 )
-from .blocks import Block, Code, Graph, Item, Row, Run, note
+from .blocks import Block, Code, Graph, Item, Row, Run, Runs, note
 from .context import PaneContext, block_key
 from .escape import safe_url
 from .fmt import comp_name, format_time, loc_text, origin_key, origin_of
@@ -192,16 +192,16 @@ def _graph(stage: Stage, ctx: PaneContext) -> list[Block]:
     return out
 
 
-def _guard_line_cell(w: GuardLine) -> Any:
+def _guard_line_cell(w: GuardLine) -> Runs:
     if not w.filename:
         return w.source or ""
-    cell = [w.source or "", {"muted": [" ", {"code": loc_text(w.filename, w.lineno, w.function)}]}]
+    cell: list[Runs] = [w.source or "", {"muted": [" ", {"code": loc_text(w.filename, w.lineno, w.function)}]}]
     if w.checked_in:
         cell.append({"muted": [" (torch checks it in ", {"code": w.checked_in}, ")"]})
     return cell
 
 
-def guard_row(g: Any, w: GuardLine) -> Row:
+def guard_row(g: Guard, w: GuardLine) -> Row:
     """One guard's row of the guards pane: kind, check, guarded value, the user line it came from."""
     return {"c": [g.kind, {"code": g.code}, {"code": g.subject or ""}, _guard_line_cell(w)],
             "origin": origin_of(w.filename, w.lineno)}
@@ -324,7 +324,7 @@ def linked(filename: Optional[str], lineno: Optional[int]) -> Run:
     return {"origin": origin} if text == origin_key(origin) else {"code": text, "origin": origin}
 
 
-def _lines(locs: Any) -> list:
+def _lines(locs: Iterable[SourceLoc]) -> list[Runs]:
     return [[{"br": True} if i else "", linked(loc.filename, loc.lineno), f" {loc.code or ''}"]
             for i, loc in enumerate(locs)]
 
@@ -395,11 +395,11 @@ def _kernels(stage: Stage, ctx: PaneContext) -> list[Block]:
 
 
 
-def _compile_time(c: Any) -> str:
+def _compile_time(c: Optional[KernelCompileInfo]) -> str:
     return format_time(c.compile_time_s) if c is not None and c.compile_time_s is not None else ""
 
 
-def compile_text(c: Any) -> str:
+def compile_text(c: KernelCompileInfo) -> str:
     """``0.289 s (autotune cache miss, 2 configs)``: one kernel's compile, as torch's triton_kernel_info says."""
     bits = [f"autotune cache {c.autotune_cache}" if c.autotune_cache else "",
             counted(c.num_configs, "config") if c.num_configs else "",

@@ -36,12 +36,15 @@ Sits on the report; imports no renderer.
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, Optional, Union
+from typing import Any, Collection, Iterable, Mapping, Optional, Sequence, Union
 
-from ..capturing.model import CaptureData, Compilation
+from ..capturing.model import CaptureData, Compilation, Finding
+from ..clinic.fixlist import BreakSite
+from ..clinic.recompiles import RecompileExplanation
 from ..plural import counted, noun
 from ..report import Report
 from ..stages import STAGES, why_missing
+from ..timing.model import GraphTiming, KernelTiming, ModeResult, TimingReport
 from . import (
     ddp_view,
     diff_view,
@@ -53,7 +56,7 @@ from . import (
     usage_view,
     words,
 )
-from .blocks import Block, Chart, Diff, Item, Note, Row, Run, Runs, Section, Side, Table, note
+from .blocks import Block, Chart, Diff, Item, Note, P, Row, Run, Runs, Section, Side, Table, note
 from .context import PaneContext, capture_of, pane_context
 from .escape import safe_url
 from .fmt import (
@@ -199,7 +202,7 @@ def graph_order(data: CaptureData) -> list[Block]:
                        "of one graph are folded (×N)."}]}]
 
 
-def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[Block]:
+def fix_list(sites: Sequence[BreakSite], total_breaks: Optional[int] = None) -> list[Block]:
     """The "what to fix" list: one row per break site, most costly first."""
     if not sites:
         return []
@@ -210,8 +213,8 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[Block]:
         items.append({"origin": origin_of(s.filename, s.lineno), "text": s.line(), "r": [
             {"code": s.location}, ": ", s.reason, code, f" ×{s.count}" if s.count > 1 else "",
             [" ", {"code": s.source_line}] if s.source_line else ""],
-            "body": ([{"t": "p", "cls": "cx-muted", "r": f"hint: {s.hints[0]}"}] if s.hints else []) + [
-                {"t": "p", "cls": "cx-muted", "r": s.ran_as_python}]})
+            "body": [*([P(t="p", cls="cx-muted", r=f"hint: {s.hints[0]}")] if s.hints else []),
+                     {"t": "p", "cls": "cx-muted", "r": s.ran_as_python}]})
     n = len(sites)
     of = f" ({counted(total_breaks, 'break')})" if total_breaks is not None else ""
     return [{"t": "section", "title": f"Graph breaks: what to fix ({n} site{'s' if n != 1 else ''})", "open": True,
@@ -219,7 +222,8 @@ def fix_list(sites: Any, total_breaks: Optional[int] = None) -> list[Block]:
              "body": [{"t": "list", "cls": "cx-breaks", "items": items}]}]
 
 
-def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[Block]:
+def recompiles(explained: Sequence[RecompileExplanation], cids: Collection[str] = (),
+               cells: Optional[dict[str, str]] = None) -> list[Block]:
     """One line per recompile: the failing guard, old -> new value, the user line, the remedy. One a stance
     refused reads the same, marked refused; it leads to the guards of the compilation it failed (``cids``:
     the compilations this report has; ``cells``: the notebook cells' names, ``Clinic.cells``)."""
@@ -230,7 +234,7 @@ def recompiles(explained: Any, cids: Any = (), cells: Any = None) -> list[Block]
              "text": f"recompiles: {len(items)}", "body": [{"t": "list", "cls": "cx-recompiles", "items": items}]}]
 
 
-def recompile_item(e: Any, cids: Any = (), cells: Any = None) -> Item:
+def recompile_item(e: RecompileExplanation, cids: Collection[str] = (), cells: Optional[dict[str, str]] = None) -> Item:
     item: Item = {"r": e.one_line(cells),
                   "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
     if not e.refused_by:
@@ -325,7 +329,7 @@ def recompile_diffs(ctx: PaneContext, before: PaneContext) -> list[Block]:
                                  (BY_STAGE[s].title,) * 2) for s in stages]
 
 
-def _text(comp: Compilation) -> Any:
+def _text(comp: Compilation) -> diff_view.TextOf:
     return lambda src: resolve(comp, src)
 
 
@@ -353,11 +357,12 @@ def pane_blocks(view: dict, stage: str, kernel: Optional[str] = None) -> Optiona
     return view["panes"].get(stage)
 
 
-def finding_note(f: Any) -> Note:
+def finding_note(f: Finding) -> Note:
     """A finding shown at the top of the pane of the stage it concerns."""
     said = note("cx-missing cx-finding", [{"b": "torch.compile differs from a plain run: "}, f.message,
                                           {"muted": f" {f.hint}"} if f.hint else ""])
-    said["stage"] = f.stage
+    if f.stage:
+        said["stage"] = f.stage
     return said
 
 
@@ -444,7 +449,8 @@ def timing_section(report: Report) -> Optional[Section]:
     return {"t": "section", "title": title, "open": False, "body": body}
 
 
-def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: bool) -> list[Block]:
+def timing_blocks(timing: Optional[TimingReport], graphs: tuple[GraphTiming, ...],
+                  comparisons: tuple[ModeResult, ...], *, timeit: bool) -> list[Block]:
     """Tables and charts: eager vs compiled per graph, where a graph's time goes, the modes compared."""
     out: list[Block] = []
     if timing is not None:
@@ -453,7 +459,7 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
         for t in timed:
             ct = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
             host = getattr(t, "host", None)
-            label = [t.label, " ", {"chip": numbers_view.bound_word(t)}] if host is not None and host.bound \
+            label: Runs = [t.label, " ", {"chip": numbers_view.bound_word(t)}] if host is not None and host.bound \
                 else t.label
             rows.append({"c": [label, measurement_text(t.eager), measurement_text(t.compiled),
                                numbers_view.speedup_cell(t), ct, numbers_view.break_even_cell(t)],
@@ -492,16 +498,17 @@ def timing_blocks(timing: Any, graphs: tuple, comparisons: tuple, *, timeit: boo
             out.append({"t": "p", "r": f"Device copy bandwidth: {timing.peak.gbs:,.0f} GB/s (measured once, "
                                        f"±{timing.peak.measurement.iqr_pct:.0f}%)."})
     if comparisons:
-        modes: list[Row] = [{"c": [r.mode] + ([r.error, "", "", ""] if r.error else
-                                  [f"{r.compile_time_s:.2f} s", format_time(r.eager_s), format_time(r.compiled_s),
-                                   numbers_view.speedup_cell(r)]) + ["; ".join(r.notes)], "text": mode_text(r)}
+        modes: list[Row] = [{"c": [r.mode, *([r.error, "", "", ""] if r.error else
+                                             [f"{r.compile_time_s:.2f} s", format_time(r.eager_s),
+                                              format_time(r.compiled_s), numbers_view.speedup_cell(r)]),
+                                   "; ".join(r.notes)], "text": mode_text(r)}
                 for r in comparisons]
         out.append({"t": "table", "caption": "modes compared", "rows": modes,
                     "head": ["mode", "compile (cold)", "eager", "compiled", "speedup", "notes"]})
     return out
 
 
-def graph_text(t: Any) -> str:
+def graph_text(t: Any) -> str:  # a GraphTiming, or the timeit line (timing.EndToEnd's kin)
     """A timed graph in one line (the text summary's form of its rows): times, speedup, compile, break-even."""
     comp = "n/a" if t.compile_time_s is None else f"{t.compile_time_s:.2f} s"
     train = ""
@@ -513,7 +520,7 @@ def graph_text(t: Any) -> str:
             f"break-even {numbers_view.break_even_cell(t)}")
 
 
-def mode_text(r: Any) -> str:
+def mode_text(r: ModeResult) -> str:
     """A compared mode in one line."""
     if r.error:
         return f"{r.mode}: failed ({r.error})"
@@ -521,7 +528,7 @@ def mode_text(r: Any) -> str:
             f"{numbers_view.speedup_cell(r)}")
 
 
-def _kernel_text(k: Any) -> str:
+def _kernel_text(k: KernelTiming) -> str:
     bw = "" if k.bandwidth_gbs is None else f", {k.bandwidth_gbs:,.1f} GB/s"
     bw += "" if k.peak_pct is None else f" ({k.peak_pct:.0f}% of peak)"
     bw += "" if not k.launched_by else f"; launched by {launched_by_text(k)}"
@@ -531,7 +538,7 @@ def _kernel_text(k: Any) -> str:
 SUMMARY_KERNELS = 5  # the text summary names a timed graph's costliest kernels only
 
 
-def _kernel_table(t: Any) -> Table:
+def _kernel_table(t: GraphTiming) -> Table:
     top = {id(k) for k in sorted(t.kernels, key=lambda k: -k.time_s)[:SUMMARY_KERNELS]}
     estimated = any(getattr(k, "estimate_s", None) for k in t.kernels)
     rows: list[Row] = []
@@ -553,7 +560,7 @@ def _kernel_table(t: Any) -> Table:
             + (numbers_view.ESTIMATE_HEAD if estimated else [])}
 
 
-def graphs_chart(timings: Any) -> Chart:
+def graphs_chart(timings: Iterable[GraphTiming]) -> Chart:
     """Eager vs compiled time per call, two bars per graph on one scale."""
     rows: list[list] = []
     for t in timings:
@@ -564,7 +571,7 @@ def graphs_chart(timings: Any) -> Chart:
     return {"t": "chart", "title": "time per call: eager vs compiled (median, ±IQR)", "rows": rows}
 
 
-def kernels_chart(timing: Any, top: int = 12) -> Chart:
+def kernels_chart(timing: GraphTiming, top: int = 12) -> Chart:
     """The compiled graph's time split over its kernels and extern calls, largest first."""
     ks = sorted(timing.kernels, key=lambda k: -k.time_s)
     rows: list[list] = [[k.name, k.time_s, f"{format_time(k.time_s)} ({k.share_pct:.0f}%)",
