@@ -1,8 +1,9 @@
 """The view model's blocks for how the program used torch.compile: caches, stance, regions, guard filters, export.
 
-Built by ``present.viewmodel`` (its module docstring lists the kinds of block)
-and drawn, like every other block, by the front end, the static copy and the
-text summary (``present.summary_view`` places the ones it prints). A block's
+Pure functions of the report that return blocks (``present.blocks``'s kinds): the pane builders
+(``present.panes``) and the header (``present.viewmodel``) place them, the text summary
+(``present.summary_view``) the ones it prints; the front end, the static copy and the text draw
+them like every other block. A block's
 ``text`` is its plain form where its runs would not read as one line; the
 words of both forms are written here, once. Nothing here draws.
 """
