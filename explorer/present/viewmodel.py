@@ -129,15 +129,15 @@ def build(report: Any, *, panes: Panes = True) -> dict:
 def header(report: Report) -> dict:
     """The numbers first, then what to fix: what a reader checks before opening anything."""
     data = capture_of(report)
-    chips = [count_chip(n, *nouns) for n, nouns in zip(
+    dist = report.distributed  # whose report this is, in a distributed job: said first
+    chips = [["rank", f"{dist.rank} of {dist.world_size}"]] if dist is not None else []
+    chips += [count_chip(n, *nouns) for n, nouns in zip(
         (len(data.compilations), data.num_graphs, data.break_count, len(data.recompiles), len(data.kernels)),
         COUNT_NOUNS)] + [["compile time", f"{data.compile_time_s:.2f} s"]]
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
     chips += usage_view.header_chips(data)  # which cache mode ran, the stance in force
     chips += [["device", data.device], ["torch", data.torch_version], ["python", data.python_version]]
-    if report.distributed is not None:  # whose report this is, in a distributed job
-        chips.insert(0, ["rank", f"{report.distributed.rank} of {report.distributed.world_size}"])
     body: list[Block] = []
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
