@@ -15,12 +15,13 @@ light). Static views draw the same blocks and ignore ``go``; the text summary dr
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
-from ..distributed.model import Difference, GraphCollectives
+from ..capturing.model import CaptureData
+from ..distributed.model import Difference, GraphCollectives, MatchedCompilation
 from ..lineage import Origin
 from ..plural import counted
-from ..report import Distributed, RankRun
+from ..report import Distributed, RankRun, Report
 from . import diff_view
 from .blocks import Block, Go, Item, Row, Section, Side
 from .blocks import Origin as OriginObject
@@ -33,7 +34,7 @@ STAGE_OF = {"graph_break": "graph_break", "recompile": "graph_break", "graph": "
             "compilation": "graph", "collectives": "graph"}
 
 
-def build(report: Any) -> Optional[dict]:
+def build(report: Report) -> Optional[dict]:
     """``{rank, world_size, ranks, compilations, blocks, follows}`` of a merged report; None for any other.
     ``follows``: whose view the static copy and the text show below "ranks compared" (the interactive views pick
     a rank instead). ``viewmodel.build`` adds ``diffs``: the rank-to-rank diffs the differences lead to
@@ -70,8 +71,10 @@ def _cut(text: str, n: int = 48) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def section_blocks(report: Any) -> list[Block]:
-    dist: Distributed = report.distributed
+def section_blocks(report: Report) -> list[Block]:
+    dist = report.distributed
+    if dist is None:
+        return []
     present = [r for r in dist.ranks if r.capture is not None]
     backend = next((r.info.backend for r in dist.ranks if r.info and r.info.backend), None)
     n_diff = len(_shown(dist.differences))
@@ -189,7 +192,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[Go]:
     if d.key is not None:
         match = next((m for m in dist.compilations if m.key == d.key), None)
         cid = match.compile_ids.get(str(rank)) if match else None
-        if cid is not None:
+        if match is not None and cid is not None:
             go["cid"] = cid
             other = _diff_side(d, match, go["stage"])
             if other is not None:
@@ -214,7 +217,7 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[Go]:
     return go
 
 
-def _diff_side(d: Difference, match: Any, stage: str) -> Optional[Side]:
+def _diff_side(d: Difference, match: MatchedCompilation, stage: str) -> Optional[Side]:
     """What a differing graph or guards is diffed against: the same compilation on a rank that has the usual one."""
     other = next((k for k in sorted(match.compile_ids, key=int) if int(k) not in d.ranks), None)
     if d.kind not in ("graph", "guards") or other is None:
@@ -295,7 +298,7 @@ def ranks_phrase(ranks: Sequence[int]) -> str:
     return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(str(r) for r in ranks)
 
 
-def _capture_notes(data: Any) -> list[str]:
+def _capture_notes(data: CaptureData) -> list[str]:
     from ..distributed import ddp
 
     return ddp.notes(data)

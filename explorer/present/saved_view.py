@@ -8,9 +8,9 @@ activation memory budget. Words users read are written here; the renderers only 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
-from ..capturing.model import Compilation, MinCut, MinCutCandidate
+from ..capturing.model import Compilation, MinCut, MinCutCandidate, SourceLoc
 from ..lineage.saved import Recomputed, SavedTensors, SavedValue, Size, saved_tensors
 from ..plural import counted
 from .blocks import Block, Row, Run, Runs, Table
@@ -92,7 +92,7 @@ def _name(name: str, linked: bool) -> Run:
     return {"go": {"stage": "aot_joint"}, "code": name} if linked else {"code": name}
 
 
-def _line(loc: Any) -> Any:
+def _line(loc: Optional[SourceLoc]) -> Runs:
     if loc is None:
         return ""
     where = loc_text(loc.filename, loc.lineno)
@@ -110,7 +110,7 @@ def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> Table:
         decided = _decision(s.candidate)
         line = loc_text(s.loc.filename, s.loc.lineno) if s.loc else ""
         rows.append({"c": [_name(s.name, s.in_joint), _what(s), {"code": s.op or ""}, {"code": s.type or ""},
-                           size_text(s.size), _line(s.loc)] + ([decided] if knapsack else []),
+                           size_text(s.size), _line(s.loc), *([decided] if knapsack else [])],
                      "origin": origin_of(s.loc.filename, s.loc.lineno) if s.loc else None,
                      "text": "  ".join(x for x in (s.name, _what(s), s.op or "", s.type or "", size_text(s.size), line,
                                                    decided) if x)})
@@ -125,7 +125,7 @@ def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> Table:
         decided = _decision(r.candidate)
         line = loc_text(r.loc.filename, r.loc.lineno) if r.loc else ""
         rows.append({"c": [_name(r.name, True), {"code": r.op}, {"code": r.type or ""}, size_text(r.size),
-                           _line(r.loc)] + ([decided] if knapsack else []),
+                           _line(r.loc), *([decided] if knapsack else [])],
                      "origin": origin_of(r.loc.filename, r.loc.lineno) if r.loc else None,
                      "text": "  ".join(x for x in (r.name, r.op, r.type or "", f"(saving it: {size_text(r.size)})",
                                                    line, decided) if x)})

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..capturing.model import Compilation
+from ..capturing.model import Compilation, FxGraph, IrDump
 from ..lineage.inductor import ir_node_rows
 from ..plural import counted, noun
 from ..stages import BY_ID
@@ -55,7 +55,7 @@ def structure_for(report: Any, comp: Compilation) -> Optional[Structure]:
     return s
 
 
-def picture_folds(fx: Any, s: Optional[Structure], stage: str) -> bool:
+def picture_folds(fx: FxGraph, s: Optional[Structure], stage: str) -> bool:
     """A graph's picture is drawn folded when it is big or its modules repeat (``present.fold_picture``)."""
     return len(fx.nodes) > PLAIN_MAX or bool(s is not None and s.repeats_of(stage))
 
@@ -148,7 +148,7 @@ def _stage_name(stage: str, comp: Compilation) -> str:
 
 # ---- a graph's and a loop-IR dump's modules ----
 
-def outline(s: Structure, stage: str, fx: Any, lines: Mapping[str, int]) -> list[Block]:
+def outline(s: Structure, stage: str, fx: FxGraph, lines: Mapping[str, int]) -> list[Block]:
     """The graph's modules, one row each at the depth its repeated members sit (or the top modules), a family's
     alike members in one row; the members that differ, each with its diff."""
     at = [lines.get(n.name) for n in fx.nodes]
@@ -156,7 +156,7 @@ def outline(s: Structure, stage: str, fx: Any, lines: Mapping[str, int]) -> list
     return outline_of(s, stage, f"{stage}:0", at, inputs, "nodes")
 
 
-def ir_outline(s: Structure, key: str, dump: Any) -> list[Block]:
+def ir_outline(s: Structure, key: str, dump: IrDump) -> list[Block]:
     """A loop-IR dump's scheduler nodes by module (``key``: ``ir_pre_fusion:1``), as a graph's outline."""
     rows = ir_node_rows(dump.text)
     if len(rows) != len(s.stage(key).of):
