@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.capturing.compile_id import CompileKey
 from explorer.capturing.model import Compilation, Frame, Kernel
 from explorer.present import viewmodel as vm
-from explorer.present.html import Ctx, block, blocks, kernel_refs
+from explorer.present.context import kernel_refs
+from explorer.present.html import Ctx, block, blocks
+from explorer.present.panes import kernel_div
 from explorer.present.words import front
 from explorer.stages import STAGES
 
@@ -22,8 +25,8 @@ def stage_keys(comp: Compilation) -> list[tuple[dict, str]]:
 
 def kernel_html(kernel: Kernel, *, max_chars: int = 200_000) -> str:
     """One kernel: name, language, the FX nodes / ATen ops / user lines it came from, its source."""
-    comp = Compilation("", Frame("", "", 0), "compiled", kernels=(kernel,))
-    return block(vm.kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
+    comp = Compilation(CompileKey(""), Frame("", "", 0), "compiled", kernels=(kernel,))
+    return block(kernel_div(kernel, kernel.name, 0), Ctx(comp=comp, max_chars=max_chars))
 
 
 def fix_list_html(sites: Any) -> str:

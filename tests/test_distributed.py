@@ -679,3 +679,24 @@ def test_a_ranks_cells_comparisons_preview_and_problems_survive_the_merge_and_it
     problems = [b for b in build(mine, panes=False)["header"]["body"] if "cx-problem" in b.get("cls", "")]
     assert len(problems) == 1 and mine.summary().count("an op without a name") == 1
     assert [r.status for r in merged.distributed.ranks] == ["ok", "ok"]
+
+
+def test_a_recompile_leads_to_the_compilation_it_made_by_data_not_by_its_words():
+    """The comparison names the compilation a rank-only recompile made (``Difference.key``); the ranks' view
+    follows it there, whatever the difference's words say. A report written before it did leads by the
+    recompile's user line (tests/data/merged_v3.json)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from explorer.present import ranks
+
+    stored = Report.from_json((Path(__file__).parent / "data" / "merged_v3.json").read_text(encoding="utf-8"))
+    remade = merge({r: stored.rank(r) for r in (0, 1)})
+    for report in (stored, remade):
+        dist = report.distributed
+        (step,) = [d for d in dist.differences if d.kind == "recompile" and "recompile of step " in d.text]
+        assert (step.key is not None) == (report is remade)
+        for d in (step, replace(step, text="rank 1 only: a recompile")):  # the words are for the reader only
+            assert ranks.difference_target(dist, d)["cid"] == "0/1"
+    (step,) = [d for d in remade.distributed.differences if d.kind == "recompile" and "of step " in d.text]
+    assert ranks.difference_target(remade.distributed, replace(step, filename=None, lineno=None))["cid"] == "0/1"

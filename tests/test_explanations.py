@@ -18,7 +18,7 @@ from typing import Callable
 import pytest
 
 from explorer.clinic import fixlist
-from explorer.present import changes_view, numbers_view, viewmodel
+from explorer.present import changes_view, numbers_view, panes, viewmodel
 from explorer.stages import _USUALLY, BY_ID
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
@@ -215,11 +215,11 @@ CLAIMS = (
     Claim("AOT inference: no input requires grad, or no output does", stage("aot_inference"),
           ("When nothing requires grad",), ("no output does",),
           "_functorch/aot_autograd.py needs_autograd, output_and_mutation_safe"),
-    Claim("a resume function starts after the break; a branch has two", source_of(viewmodel._source),
+    Claim("a resume function starts after the break; a branch has two", source_of(panes._source),
           ("its code starts at the line of that break",), ("instruction after the break", "one for each side"),
           "_dynamo/symbolic_convert.py create_call_resume_at(self.next_instruction), generic_jump (if_next, "
           "if_jump)"),
-    Claim("restarts are the usual path of a graph break", source_of(viewmodel._graph_break),
+    Claim("restarts are the usual path of a graph break", source_of(panes._graph_break),
           (), ("usual path of a graph break",),
           "_dynamo/symbolic_convert.py break_graph_if_unsupported (speculate, fail_and_restart_analysis)"),
     Claim("the bytecode hook is torch's register_bytecode_hook", lambda: _USUALLY["original_bytecode"],

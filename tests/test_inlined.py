@@ -31,6 +31,10 @@ from explorer.capturing.model import (
 from explorer.lineage import Origin, lineage_of
 from explorer.present import structure_view
 from explorer.present import viewmodel as vm
+from explorer.present.context import pane_context
+from explorer.present.panes import stage_pane
+from explorer.present.structure_view import structure_for
+from explorer.report import Report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(HERE, "programs", "stacked", "model.py")
@@ -124,9 +128,15 @@ def _comp(**kw):
                        inlined=inlined, **kw)
 
 
+def source_pane(comp, report=None):
+    """The Source pane of ``comp`` (of ``report``, else a report of it alone), as every view shows it."""
+    report = report if report is not None else Report.of(CaptureData("2.13", "cpu", "3.11", compilations=(comp,)))
+    return stage_pane(pane_context(comp, Report.of(report)), "source")
+
+
 def test_the_source_pane_shows_each_inlined_function_of_the_users_once_linked_by_its_lines():
     comp = _comp()
-    blocks = vm.stage_blocks(vm.BY_STAGE["source"], comp, [])
+    blocks = source_pane(comp)
     codes = [b for b in blocks if b["t"] == "code"]
     assert [(b["key"], b["src"], b["first"], b["file"]) for b in codes] == [
         ("source:0", "original_bytecode.source", 20, "/u/net.py"), ("source:2", "inlined.1.source", 3, "/u/blocks.py")]
@@ -145,7 +155,7 @@ def test_the_source_pane_shows_each_inlined_function_of_the_users_once_linked_by
 
 def test_a_graph_break_in_an_inlined_function_is_marked_there():
     comp = _comp(graph_break=GraphBreak("print", filename="/u/blocks.py", lineno=5))
-    code = next(b for b in vm.stage_blocks(vm.BY_STAGE["source"], comp, []) if b.get("key") == "source:2")
+    code = next(b for b in source_pane(comp) if b.get("key") == "source:2")
     assert code["marks"] == [3]  # /u/blocks.py:5 is the third line of Block.forward (line 3)
 
 
@@ -211,7 +221,7 @@ def test_a_models_blocks_show_in_the_source_pane_and_light_every_layer(llama_rep
     assert comp.label == f"{comp.compile_id} Llama.forward (llama_blocks.py:{llama_line('def forward(self, tokens)')})"
     calls = {f.name: f.calls for f in comp.inlined}
     assert calls["Block.forward"] == 4 and calls["MLP.forward"] == 4 and calls["rotary"] == 8
-    pane = vm.stage_blocks(vm.BY_STAGE["source"], comp, vm.kernel_refs(comp))
+    pane = source_pane(comp)
     k = next(i for i, f in enumerate(comp.inlined) if f.name == "Attention.forward")
     block = next(b for b in pane if b.get("key") == f"source:{k + 1}")
     assert block["first"] == llama_line("def forward(self, x, cos, sin)", after=llama_line("class Attention"))
@@ -284,7 +294,7 @@ def test_a_cell_shows_the_forward_of_a_module_defined_in_an_earlier_cell():
     comp = next(c for c in report.compilations if c.graph is not None)
     (net,) = [f for f in comp.inlined if f.name == "Net.forward"]
     assert "return x.sin() * 2" in net.source
-    code = [b for b in vm.stage_blocks(vm.BY_STAGE["source"], comp, []) if b["t"] == "code"]
+    code = [b for b in source_pane(comp) if b["t"] == "code"]
     assert [b["src"] for b in code][1:] == [f"inlined.{comp.inlined.index(net)}.source"]
 
 
@@ -323,7 +333,7 @@ def test_a_compiled_module_whose_forward_a_decorator_wraps_is_named_by_its_class
     summary = str(vm.compilation(comp, report)["summary"])
     assert f"decorated.py:{first}" in summary and f"compiled frame: {frame} (decorated.py:" in summary
     # the Source pane opens on the forward; the wrapper Dynamo compiled, and what it inlined, after it
-    pane = vm.stage_blocks(vm.BY_STAGE["source"], comp, vm.kernel_refs(comp))
+    pane = source_pane(comp)
     code = [b for b in pane if b["t"] == "code"]
     k = next(i for i, f in enumerate(comp.inlined) if f.name == comp.name)
     assert (code[0]["src"], code[0]["first"]) == (f"inlined.{k}.source", first)
@@ -337,7 +347,8 @@ def test_a_compiled_module_whose_forward_a_decorator_wraps_is_named_by_its_class
     if cls != "OnlyPassedOn":
         assert s.classes["layers.0"] == "programs.decorated.Block" and s.classes["head"].endswith("Linear")
         assert {"layers.0.lin", "layers.1.lin", "head"} <= paths, paths
-        assert any("2× Block (layers.0–1)" in line for line in structure_view.summary(report, comp))
+        lines = structure_view.summary(structure_for(report, comp), comp)
+        assert any("2× Block (layers.0–1)" in line for line in lines)
     else:
         assert "lin" in paths and s.classes["lin"].endswith("Linear")
 

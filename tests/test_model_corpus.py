@@ -206,7 +206,9 @@ def test_the_compiled_model_is_named_by_its_class_and_forward(run):
     (through the decorators Hugging Face wraps it in, also where it broke before any graph), each compilation
     of a decorator's wrapper opens its Source pane on the forward, and every module is named by its path in the
     model, with its class."""
-    from explorer.present import viewmodel as vm
+    from explorer.present.context import pane_context
+    from explorer.present.panes import stage_pane
+    from explorer.report import Report
 
     owner = next(k for k in type(run.model).__mro__ if "forward" in vars(k))
     first = run.report.compilations[0]
@@ -217,7 +219,7 @@ def test_the_compiled_model_is_named_by_its_class_and_forward(run):
         if comp.graph is None:
             continue
         if comp.entry is not None and comp.entry.decorated:
-            pane = vm.stage_blocks(vm.BY_STAGE["source"], comp, vm.kernel_refs(comp))
+            pane = stage_pane(pane_context(comp, Report.of(run.report)), "source")
             opening = next(b for b in pane if b["t"] == "code")
             k = next(i for i, f in enumerate(comp.inlined) if f.name == comp.name)
             assert opening["src"] == f"inlined.{k}.source", (comp.label, opening)

@@ -47,8 +47,9 @@ _LOCAL_RE = re.compile(r"L\[\s*['\"](.*?)['\"]\s*\]")
 class GuardFailure:
     """One cached entry's first failing guard, in the user's terms."""
 
-    against: str  # compile id of the cached entry whose guard failed, e.g. "0/0"
-    """The cached entry whose guard failed, e.g. `0/0`."""
+    against: str
+    """The report's key of the cached entry whose guard failed (`0/0`); torch's own text when it named no compile
+    id."""
     text: str  # torch's words for the failing check
     """torch's failure text."""
     # size | stride | rank | dtype | requires_grad | device | dispatch_keys | value | identity | type

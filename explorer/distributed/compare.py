@@ -147,6 +147,7 @@ def _recompiles(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]]
     """Recompiles grouped by frame and what changed; those every rank had are not differences."""
     found: dict[tuple, dict[int, str]] = defaultdict(dict)
     detail: dict[tuple, tuple] = {}
+    made: dict[tuple, dict[int, str]] = defaultdict(dict)  # each rank's compilation the recompile made, as matched
     for r in present:
         by_id = dict(zip((c.compile_id for c in r.capture.compilations), keys[r.rank], strict=True))
         for e in r.recompiles:
@@ -157,6 +158,8 @@ def _recompiles(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]]
             key = (frame, norm_rank(what))
             found[key][r.rank] = what
             detail.setdefault(key, (e.frame_name, what, p))
+            if match is not None:
+                made[key].setdefault(r.rank, match.text)
     out = []
     for key, ranks in found.items():
         if len(ranks) == len(present) and len(set(ranks.values())) == 1:
@@ -164,8 +167,9 @@ def _recompiles(present: Sequence[ComparedRank], keys: dict[int, list[MatchKey]]
         frame_name, what, p = detail[key]
         line = f" ({basename(p.filename)}:{p.lineno})" if p and p.lineno else ""
         who = _ranks_phrase(sorted(ranks)) + (" only" if len(ranks) < len(present) else "")
+        first = made[key].get(min(ranks))  # the compilation it made on the first rank it concerns: where it leads
         out.append(Difference("recompile", f"recompile of {frame_name} on {who}: {what}{line}", tuple(sorted(ranks)),
-                              p.filename if p else None, p.lineno if p else None))
+                              p.filename if p else None, p.lineno if p else None, first))
     return out
 
 

@@ -211,8 +211,8 @@ class Difference:
     """The user line's file."""
     lineno: Optional[int] = None
     """The user line."""
-    key: Optional[str] = None  # the MatchedCompilation it concerns, if one
-    """The compilation it concerns (a `MatchedCompilation` key)."""
+    key: Optional[str] = None
+    """The compilation it concerns (a `MatchedCompilation` key; for a recompile, the compilation it made)."""
     hang: bool = False  # a collective issued in another order or kind: ranks can wait on each other forever
     """Whether it may hang the job (another order or kind of collective)."""
 

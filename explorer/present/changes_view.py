@@ -13,6 +13,7 @@ from typing import Optional
 
 from ..capturing.model import Compilation
 from ..report import Report
+from .blocks import Block
 
 BACKWARD_STAGES = ("aot_backward", "post_grad_graph_backward", "output_code", "kernels", "ir_pre_fusion",
                    "ir_post_fusion")
@@ -27,7 +28,7 @@ AS_THE_JOB = ("As the job ran it: torch lowers a backward at its first .backward
               "torch._functorch.config.force_non_lazy_backward_lowering or the backward saves symbolic sizes.")
 
 
-def note(stage_id: str, comp: Compilation, report: Report) -> list[dict]:
+def note(stage_id: str, comp: Compilation, report: Report) -> list[Block]:
     """The note at the top of a pane whose content the explorer changed torch to show (none for the others)."""
     said = backward_lowering(stage_id, comp, report)
     return [{"t": "note", "cls": "cx-missing cx-changed", "r": said}] if said else []

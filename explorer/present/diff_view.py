@@ -33,6 +33,7 @@ from typing import Callable, Optional, Sequence
 
 from ..clinic.diff import common_ends, line_opcodes, normalise
 from ..distributed.compare import norm_rank
+from .blocks import Diff, Drawn, Side
 from .fmt import flat
 
 DIFF_STAGES = ("guards", "graph", "output_code")
@@ -49,13 +50,13 @@ def _trimmed(text: Optional[str]) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def pane_lines(blocks: Sequence[dict], text_of: TextOf) -> tuple[list[dict], list[str]]:
+def pane_lines(blocks: Sequence[Drawn], text_of: TextOf) -> tuple[list[dict], list[str]]:
     """A pane's text as lines: (the segments a view reads them back from, the lines). ``text_of(src)``: the text
     a code block names (``viewmodel.resolve`` in its compilation)."""
     segs: list[dict] = []
     lines: list[str] = []
 
-    def walk(bs: Sequence[dict]) -> None:
+    def walk(bs: Sequence[Drawn]) -> None:
         for b in bs:
             if b["t"] in ("code", "graph"):
                 c = b["code"] if b["t"] == "graph" else b
@@ -96,28 +97,28 @@ def side_lines(segs: Sequence[dict], text_of: TextOf) -> list[str]:
 
 # ---- the diff ----
 
-def diff_block(a: dict, a_pane: Pane, b: dict, b_pane: Pane, titles: tuple[str, str] = ("", "")) -> dict:
+def diff_block(a: Side, a_pane: Pane, b: Side, b_pane: Pane, titles: tuple[str, str] = ("", "")) -> Diff:
     """``b``'s pane against ``a``'s (sides ``{"cid", "stage", ["rank"]}``; panes as ``pane_lines`` gives them;
     ``titles``: what each pane is, for the heading)."""
     ranks = a.get("rank") is not None and a.get("rank") != b.get("rank")
     norm: Callable[[str], str] = (lambda t: norm_rank(normalise(t))) if ranks else normalise
     (a_segs, a_text), (b_segs, b_text) = a_pane, b_pane
-    block: dict = {"t": "diff", "a": a, "b": b, "lines": [a_segs, b_segs], "del": "− " + _side_words(a, titles[0]),
+    block: Diff = {"t": "diff", "a": a, "b": b, "lines": [a_segs, b_segs], "del": "− " + _side_words(a, titles[0]),
                    "add": "+ " + _side_words(b, titles[1])}
     if ranks:
         block["note"] = "(device indexes and object ids written away)"
     if not a_text or not b_text:
-        block.update(counts="", missing="Nothing to compare: one of the two stages has no text here.")
+        block["counts"], block["missing"] = "", "Nothing to compare: one of the two stages has no text here."
         return block
     rows, counts = diff_rows(a_text, b_text, norm)
     adds, dels, same = counts
-    block.update(rows=rows, counts=f"{adds:,} added, {dels:,} removed, {same:,} unchanged lines")
+    block["rows"], block["counts"] = rows, f"{adds:,} added, {dels:,} removed, {same:,} unchanged lines"
     if not adds and not dels:
         block["same"] = "— identical"
     return block
 
 
-def _side_words(side: dict, title: str) -> str:
+def _side_words(side: Side, title: str) -> str:
     rank = f"rank {side['rank']} " if side.get("rank") is not None else ""
     return f"{rank}{side['cid']} {title}"
 
@@ -166,9 +167,13 @@ def changed_span(a: str, b: str) -> list[int]:
 
 # ---- which panes ----
 
-def side(cid: str, stage: str, rank: Optional[int] = None, *, kernel: Optional[str] = None) -> dict:
+def side(cid: str, stage: str, rank: Optional[int] = None, *, kernel: Optional[str] = None) -> Side:
     """A pane a diff compares, and where a diff target leads (a ``go``'s ``diff``): its compilation, its stage (and of
     the kernels stage, one kernel by its key), and its rank when it is another rank's. An object the views read as
     it is: no string to split."""
-    return {"cid": cid, "stage": stage, **({"kernel": kernel} if kernel is not None else {}),
-            **({"rank": rank} if rank is not None else {})}
+    out: Side = {"cid": cid, "stage": stage}
+    if kernel is not None:
+        out["kernel"] = kernel
+    if rank is not None:
+        out["rank"] = rank
+    return out

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Optional
 
 from ..cell.rewrite import OUTER
 from ..hosts import CELL_FUNCTION_NAME, cell_frame_name
+from .blocks import Origin
 
 
 def short_path(path: Optional[str]) -> str:
@@ -91,13 +92,13 @@ def _loc_text(filename: Optional[str], lineno: Optional[int], function: Optional
     return where + (f" in {function}" if function else "")
 
 
-def origin_of(filename: Optional[str], lineno: Optional[int]) -> Optional[dict]:
+def origin_of(filename: Optional[str], lineno: Optional[int]) -> Optional[Origin]:
     """``{"file", "line"}``: the user line an element came from, as the view model names it (the chain's
     ``lineage.Origin`` as JSON); None when there is none."""
     return {"file": filename, "line": lineno} if filename and lineno else None
 
 
-def origin_key(origin: Optional[dict]) -> str:
+def origin_key(origin: Optional[Origin]) -> str:
     """An origin as the views' ``data-origin`` attribute writes it, ``FILE:LINE`` (the front end's ``originKey``
     builds the same): written from the object, never read back."""
     return f"{origin['file']}:{origin['line']}" if origin else ""

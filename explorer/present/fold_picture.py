@@ -22,6 +22,7 @@ from typing import Any, Optional, Sequence
 from ..plural import counted
 from ..structure import Repeat, Structure
 from ..structure.paths import short_class
+from .blocks import Origin
 from .fmt import origin_of
 from .graph_dot import Shape, dot, graph_dot, node_shape
 from .member_diff import first_change
@@ -40,7 +41,7 @@ class Box:
     id: str  # the DOT node's name (its SVG <title>): "box:model.layers.0-16"
     title: str  # the opened panel's heading
     picture: str  # the key of the picture it opens
-    origins: tuple[dict, ...] = ()  # the user lines of its nodes (``{"file", "line"}``): the box lights with them
+    origins: tuple[Origin, ...] = ()  # the user lines of its nodes (``{"file", "line"}``): the box lights with them
 
 
 @dataclass
@@ -175,10 +176,10 @@ class _Folder:
             if best is None:
                 return items, boxes
             for i in boxes.pop(best):
-                inner = self.box_of(best[4:], self.paths[i])
-                items[i] = inner if inner is not None else self.fx.nodes[i].name
-                if inner is not None:
-                    boxes.setdefault(inner, []).append(i)
+                child = self.box_of(best[4:], self.paths[i])
+                items[i] = child if child is not None else self.fx.nodes[i].name
+                if child is not None:
+                    boxes.setdefault(child, []).append(i)
 
     def holds_family(self, bid: str) -> bool:
         scope = bid[4:]
@@ -196,7 +197,7 @@ class _Folder:
         """The box's own picture (a run's: its group's first member's), and how its panel is titled."""
         lines = sorted({(loc.filename, loc.lineno) for i in members if (loc := self.fx.nodes[i].loc) is not None
                         and loc.filename and loc.lineno})
-        origins = tuple(origin_of(f, n) for f, n in lines)
+        origins = tuple(o for f, n in lines if (o := origin_of(f, n)) is not None)
         if bid in self.runs:
             r, k, run = self.runs[bid]
             g = r.groups[k]

@@ -23,14 +23,15 @@ from ..capturing.model import Compilation, FxGraph, FxNode
 from ..stages import BY_ID, STAGES
 from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
+from .blocks import Drawn
 from .escape import esc
 from .fmt import comp_name, loc_text, origin_key
+from .panes import MAX_TABLE_ROWS
 from .plots import bar_chart
 from .structure_view import structure_for
 from .style import ROOT, stylesheet
 from .words import NODE_HEAD, front, static, static_note
 
-kernel_refs = vm.kernel_refs  # re-exported: other views key kernels by it
 resolve, pane_blocks = vm.resolve, vm.pane_blocks
 _OPEN_STAGES = ("graph_break", "graph")
 
@@ -99,7 +100,7 @@ def runs(r: Any) -> str:
     return ""  # {bar}: the static copy draws charts instead
 
 
-def blocks(bs: Iterable[dict], ctx: Ctx) -> str:
+def blocks(bs: Iterable[Drawn], ctx: Ctx) -> str:
     return "".join(block(b, ctx) for b in bs if not b.get("interactive"))
 
 
@@ -107,7 +108,7 @@ def _cls(base: str, extra: Optional[str]) -> str:
     return f"{base} {extra}".strip() if extra else base
 
 
-def block(b: dict, ctx: Ctx) -> str:
+def block(b: Drawn, ctx: Ctx) -> str:
     t = b["t"]
     if t == "p":
         return f'<p{_attr("class", b.get("cls"))}>{runs(b["r"])}</p>'
@@ -149,7 +150,7 @@ def _attr(name: str, value: Any) -> str:
     return f' {name}="{esc(value)}"' if value else ""
 
 
-def table(b: dict) -> str:
+def table(b: Drawn) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in b.get("head", ()))
     rows = []
     for r in b["rows"]:
@@ -162,7 +163,7 @@ def table(b: dict) -> str:
             f'{"".join(rows)}</table>')
 
 
-def code_block(b: dict, text: str, ctx: Ctx) -> str:
+def code_block(b: Drawn, text: str, ctx: Ctx) -> str:
     """A ``<pre>``: numbered lines and marked rows where asked; past ``max_chars`` the rest is folded
     under "show all" (a budgeted copy leaves it out and says how much)."""
     limit = ctx.max_chars if ctx.budget is None else min(ctx.max_chars, ctx.budget // 4)
@@ -182,7 +183,7 @@ def code_block(b: dict, text: str, ctx: Ctx) -> str:
     return out
 
 
-def _lines(text: str, b: dict) -> str:
+def _lines(text: str, b: Drawn) -> str:
     if text.endswith("\n"):
         text = text[:-1]
     marks, linenos = set(b.get("marks", ())), b.get("linenos")
@@ -213,9 +214,10 @@ def cut(text: str, max_chars: int) -> tuple[str, str]:
 # ---- graphs: the picture, or the node table ----
 
 def node_table(nodes: tuple[FxNode, ...]) -> str:
-    rows, users = [], {}  # many nodes share a user line: format each line once
-    for n in nodes[:vm.MAX_TABLE_ROWS]:
-        user = ""
+    rows: list[str] = []
+    users: dict[tuple, str] = {}  # many nodes share a user line: format each line once
+    for n in nodes[:MAX_TABLE_ROWS]:
+        user: Optional[str] = ""
         if n.loc is not None:
             key = (n.loc.filename, n.loc.lineno, n.loc.code)
             user = users.get(key)
@@ -224,7 +226,7 @@ def node_table(nodes: tuple[FxNode, ...]) -> str:
                                      f"{esc(n.loc.code or '')}")
         rows.append(f"<tr><td><code>{esc(n.name)}</code></td><td>{esc(n.op)}</td><td><code>{esc(n.target)}</code></td>"
                     f"<td><code>{esc(n.type or '')}</code></td><td>{user}</td></tr>")
-    more = len(nodes) - vm.MAX_TABLE_ROWS
+    more = len(nodes) - MAX_TABLE_ROWS
     tail = f'<p class="cx-muted">{esc(static("more_nodes", n=f"{more:,}"))}</p>' if more > 0 else ""
     head = "".join(f"<th>{esc(h)}</th>" for h in NODE_HEAD)
     return f'<table class="cx-table cx-nodes"><tr>{head}</tr>{"".join(rows)}</table>{tail}'
@@ -319,7 +321,12 @@ def timing_section(model: dict, ctx: Ctx) -> str:
             f'<div class="cx-timing">{blocks(sec["body"], ctx)}</div></details>')
 
 
-def diff_html(b: dict, ctx: Ctx) -> str:
+def _text_of(comp: Any) -> diff_view.TextOf:
+    """The texts a compilation's code blocks name (``viewmodel.resolve``)."""
+    return lambda src: vm.resolve(comp, src)
+
+
+def diff_html(b: Drawn, ctx: Ctx) -> str:
     """A ``diff`` block (``present.diff_view``): its heading, then one row per line, removed and added lines
     marked, what changed inside a replaced line marked; unchanged runs fold."""
     head = [f'<span class="cx-del-t">{esc(b["del"])}</span> → <span class="cx-add-t">{esc(b["add"])}</span>']
@@ -329,7 +336,7 @@ def diff_html(b: dict, ctx: Ctx) -> str:
     if "rows" not in b:
         return out + f'<div class="cx-missing">{esc(b["missing"])}</div></div>'
     comps = [_side_comp(ctx, s) for s in (b["a"], b["b"])]
-    a, bl = (diff_view.side_lines(segs, lambda src, c=c: vm.resolve(c, src)) for c, segs in zip(comps, b["lines"]))
+    a, bl = (diff_view.side_lines(segs, _text_of(c)) for c, segs in zip(comps, b["lines"]))
 
     def row(cls: str, i: Optional[int], j: Optional[int], text: str, span: Optional[list] = None) -> str:
         sign = {"cx-del": "-", "cx-ins": "+"}.get(cls, " ")

@@ -14,6 +14,7 @@ from typing import Optional
 
 from ..capturing.model import Compilation, InlinedFunction
 from ..clinic.locate import is_torch_or_python_file
+from .blocks import Block, Code
 from .fmt import loc_text
 
 Span = tuple[str, int, int]  # a function's file, first and last line as shown
@@ -29,7 +30,7 @@ def entry_index(comp: Compilation) -> Optional[int]:
                  == (e.name, e.filename, e.lineno)), None)
 
 
-def inlined_blocks(comp: Compilation, shown_first: Optional[int] = None) -> list[dict]:
+def inlined_blocks(comp: Compilation, shown_first: Optional[int] = None) -> list[Block]:
     """The inlined functions' blocks; ``shown_first``: one the pane already shows above the frame (left out)."""
     ours = [(k, f) for k, f in enumerate(comp.inlined) if not is_torch_or_python_file(f.filename)]
     spans = [_span(f.filename, f.firstlineno, f.source) for _, f in ours if f.source]
@@ -40,7 +41,7 @@ def inlined_blocks(comp: Compilation, shown_first: Optional[int] = None) -> list
              and k != shown_first]
     files = list(dict.fromkeys(f.filename for _, f in shown))
     shown.sort(key=lambda kf: (files.index(kf[1].filename), kf[1].firstlineno))
-    out: list[dict] = []
+    out: list[Block] = []
     if shown:
         out.append({"t": "h", "r": f"Inlined into this frame ({len(shown)} function{'s' if len(shown) > 1 else ''})"})
         out.append({"t": "p", "cls": "cx-muted", "r": "Dynamo traced these calls instead of making them, so the "
@@ -53,23 +54,25 @@ def inlined_blocks(comp: Compilation, shown_first: Optional[int] = None) -> list
                             [f for k, f in ours if f.source and k not in listed])
 
 
-def function_blocks(comp: Compilation, k: int) -> list[dict]:
+def function_blocks(comp: Compilation, k: int) -> list[Block]:
     """``comp.inlined[k]``'s name, place and count, then its code; a graph break on one of its lines is marked."""
     f = comp.inlined[k]
     file, first, last = _span(f.filename, f.firstlineno, f.source)
     gb = comp.graph_break
-    mark = gb.lineno - first + 1 if gb is not None and gb.filename == file and first <= (gb.lineno or 0) <= last \
-        else None
-    head = {"t": "p", "cls": "cx-muted", "r": [{"b": f.name}, f" — {loc_text(f.filename, f.firstlineno)}",
-                                              f", inlined {f.calls}×" if f.calls > 1 else ""]}
-    body = {"t": "code", "key": f"source:{k + 1}", "src": f"inlined.{k}.source", "lang": "python", "first": first,
-            "linenos": True, "file": file}
-    return [head, {**body, "marks": [mark]} if mark else body]
+    at = gb.lineno if gb is not None and gb.filename == file else None
+    mark = at - first + 1 if at is not None and first <= at <= last else None
+    head: Block = {"t": "p", "cls": "cx-muted", "r": [{"b": f.name}, f" — {loc_text(f.filename, f.firstlineno)}",
+                                                     f", inlined {f.calls}×" if f.calls > 1 else ""]}
+    body: Code = {"t": "code", "key": f"source:{k + 1}", "src": f"inlined.{k}.source", "lang": "python",
+                  "first": first, "linenos": True, "file": file}
+    if mark:
+        body["marks"] = [mark]
+    return [head, body]
 
 
 def _not_shown(torchs: list[InlinedFunction], unread: list[InlinedFunction],
-               nested: list[InlinedFunction]) -> list[dict]:
-    out = []
+               nested: list[InlinedFunction]) -> list[Block]:
+    out: list[Block] = []
     for words, fns in (("of torch and Python {was} inlined, not shown", torchs),
                        ("{was} inlined whose source could not be read", unread),
                        ("{was} inlined within the lines above", nested)):

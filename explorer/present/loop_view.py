@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..capturing.model import Compilation, FrameCache
 from ..report import Report
+from .blocks import Block, Item, Row, Table
 from .fmt import loc_text
 
 INDENT = "\u00a0" * 4  # a code run keeps its spaces in every view
@@ -27,7 +28,7 @@ NOT_READ = ("This report holds no reading of the live cache (an older report, or
             "the entries below are this frame's compilations, newest first, as each new entry is put in front.")
 
 
-def blocks(comp: Compilation, report: Report) -> list[dict]:
+def blocks(comp: Compilation, report: Report) -> list[Block]:
     """The pane of one compilation: the loop beside its frame's entries, the entries, the calls that compiled."""
     frame = frame_compilations(comp, report)
     cache = comp.frame_cache
@@ -36,7 +37,7 @@ def blocks(comp: Compilation, report: Report) -> list[dict]:
     guards = {c.compile_id: guard_count(c) for c in frame}
     name = comp.frame.name
     caller = linked_by_breaks(comp, report, callers=True)
-    out: list[dict] = [{"t": "p", "r": [
+    out: list[Block] = [{"t": "p", "r": [
         "Every call of ", {"code": name}, f" ({loc_text(comp.frame.filename, comp.frame.lineno)})",
         [" (a resume function: the rewritten code of ", {"code": ", ".join(caller)}, " calls it at a graph break)"]
         if caller else "",
@@ -73,7 +74,7 @@ def _guards_text(cid: Optional[str], guards: dict, mine: str) -> str:
 
 
 def loop_table(comp: Compilation, report: Report, ids: list, guards: dict,
-               cache: Optional[FrameCache]) -> dict:
+               cache: Optional[FrameCache]) -> Table:
     """The loop, one pseudo-Python line per row, beside what that line meets in this frame."""
     name = comp.frame.name
     n = len(ids)
@@ -103,7 +104,7 @@ def loop_table(comp: Compilation, report: Report, ids: list, guards: dict,
         (1, "entries.insert(0, entry)", "a new entry goes first"),
         (1, "return run(entry.code, frame)", ""),
     ]
-    rows = [{"c": [{"code": INDENT * depth + text}, note],
+    rows: list[Row] = [{"c": [{"code": INDENT * depth + text}, note],
              "text": (f"{'    ' * depth + text:<46}  # {note}" if note else "    " * depth + text)}
             for depth, text, note in lines]
     return {"t": "table", "cls": "cx-loop", "head": ["the loop (pseudo-Python)", f"in {name}"], "rows": rows}
@@ -121,19 +122,19 @@ def linked_by_breaks(comp: Compilation, report: Report, *, callers: bool = False
 
 
 def entry_blocks(comp: Compilation, ids: list, guards: dict, cache: Optional[FrameCache],
-                 known: set) -> list[dict]:
+                 known: set) -> list[Block]:
     """The entries one per row, in the order they are tried; a click leads to an entry's guards."""
-    rows = []
+    rows: list[Row] = []
     for i, cid in enumerate(ids, 1):
         entry = cache.entries[i - 1] if cache is not None else None
         n = guards.get(cid) if cid else None
-        row = {"c": [str(i), [{"code": cid or "?"}, " (this one)" if cid == comp.compile_id else ""],
+        row: Row = {"c": [str(i), [{"code": cid or "?"}, " (this one)" if cid == comp.compile_id else ""],
                      str(n) if n is not None else "", entry.backend if entry is not None else "",
                      "" if cid in known else "compiled before this capture: its guards are not in this report"]}
         if cid in known:
             row["go"] = {"cid": cid, "stage": "guards"}
         rows.append(row)
-    out: list[dict] = [{"t": "h", "r": "The frame's cache entries, in the order a call tries them"}]
+    out: list[Block] = [{"t": "h", "r": "The frame's cache entries, in the order a call tries them"}]
     out.append({"t": "table", "cls": "cx-entries", "head": ["tried", "entry", "guards", "backend", ""], "rows": rows}
                if rows else {"t": "p", "r": "The cache held no entry when it was read: the next call compiles."})
     gone = [c for c in known if c not in ids]
@@ -144,10 +145,10 @@ def entry_blocks(comp: Compilation, ids: list, guards: dict, cache: Optional[Fra
     return out
 
 
-def replay_blocks(comp: Compilation, report: Report, frame: list[Compilation]) -> list[dict]:
+def replay_blocks(comp: Compilation, report: Report, frame: list[Compilation]) -> list[Block]:
     """The calls of this frame that compiled, replayed through the loop from torch's records: what each tried."""
     explained = {e.compile_id: e for e in report.clinic.recompiles}
-    items = []
+    items: list[Item] = []
     for c in frame:
         e = explained.get(c.compile_id)
         here = " (this one)" if c.compile_id == comp.compile_id else ""

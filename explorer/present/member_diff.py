@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..structure.model import ListingHunk, MemberGroup
+from .blocks import Details, Row
 
 __all__ = ["changed_lines", "diff_block", "diff_lines", "first_change"]
 _CLS = {" ": "cx-rep-ctx", "-": "cx-rep-del", "+": "cx-rep-add"}
@@ -36,9 +37,9 @@ def _range(start: int, count: int) -> str:
     return f"{start + 1 if count else start},{count}"
 
 
-def diff_block(title: str, g: MemberGroup) -> dict:
+def diff_block(title: str, g: MemberGroup) -> Details:
     """A member's diff against the group it differs from, folded: ``-`` its lines, ``+`` this member's."""
-    rows = [{"c": [{"code": text}], "cls": cls} for text, cls in diff_lines(g)]
+    rows: list[Row] = [{"c": [{"code": text}], "cls": cls} for text, cls in diff_lines(g)]
     return {"t": "details", "cls": "cx-rep cx-rep-diff", "lazy": True, "s": title,
             "body": [{"t": "table", "cls": "cx-rep-lines", "head": [], "rows": rows}]}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..timing import verdict
+from .blocks import Block, Row, Run
 from .fmt import calls_text, format_time, measurement_text, ratio_text
 
 ESTIMATE_HEAD = ["Inductor's estimate", "measured / estimate"]  # the kernel table's columns, when one has it
@@ -56,7 +57,7 @@ def speedup_title(t: Any, name: str) -> str:
     return f"{name}: {no_verdict(t) or f'{t.speedup:.2f}x'}"
 
 
-def end_to_end_row(e: Any) -> Optional[dict]:
+def end_to_end_row(e: Any) -> Optional[Row]:
     """The whole call as the user makes it (``TimingReport.end_to_end``), a row of the timing table with its verdict
     (its warnings are the report's, said below the table); None where neither side was timed."""
     if e is None or (e.eager is None and e.compiled is None):
@@ -69,7 +70,7 @@ def end_to_end_row(e: Any) -> Optional[dict]:
                   break_even_cell(e)], "cls": slow_class(e), "text": text}
 
 
-def _note(runs: Any) -> dict:
+def _note(runs: Any) -> Block:
     return {"t": "note", "cls": "cx-missing", "r": runs}
 
 
@@ -95,10 +96,10 @@ def _misjudged(ratio: Optional[tuple[float, float]]) -> bool:
     return ratio is not None and not (1 / MISJUDGED <= ratio[0] / ratio[1] <= MISJUDGED)
 
 
-def estimate_blocks(graphs: tuple) -> list[dict]:
+def estimate_blocks(graphs: tuple) -> list[Block]:
     """Inductor's own estimate beside the measurement, per graph; the graphs whose estimate is off by more than
     2x listed as ones its cost model misjudged."""
-    out: list[dict] = []
+    out: list[Block] = []
     wrong = []
     for t in graphs:
         total = getattr(t, "estimate_s", None)
@@ -126,7 +127,7 @@ def bound_word(t: Any) -> str:
     return "host-bound" if t.device.startswith("cuda") else "overhead-bound"
 
 
-def host_block(t: Any) -> Optional[dict]:
+def host_block(t: Any) -> Optional[Block]:
     """The host's time per call beside the device's; when the host bounds the call, what would help."""
     h = getattr(t, "host", None)
     if h is None:
@@ -156,9 +157,9 @@ def host_block(t: Any) -> Optional[dict]:
     return _note(f"{t.label} is {bound_word(t)}: {said}{ratio}, {why}")
 
 
-def indirect_lines(t: Any) -> list[dict]:
+def indirect_lines(t: Any) -> list[Block]:
     """What each kernel's byte count reaches through loaded indices: the rows an embedding gathers, not its table."""
-    out = []
+    out: list[Block] = []
     for k in t.kernels:
         for a in getattr(k, "indirect", ()):
             did = " and ".join(f"{verb} {n:,}" for verb, n in (("gathers", a.gathered), ("scatters into", a.scattered))
@@ -170,7 +171,7 @@ def indirect_lines(t: Any) -> list[dict]:
     return out
 
 
-def op_estimates(comp: Any, link: Callable[[str], dict]) -> list[dict]:
+def op_estimates(comp: Any, link: Callable[[str], Run]) -> list[Block]:
     """Inductor's estimated runtime of each op it scheduled, labelled as an estimate: in an opened trace
     nothing was measured, and this is the only runtime figure there is."""
     ops = getattr(comp, "op_estimates", ()) or ()
@@ -179,7 +180,7 @@ def op_estimates(comp: Any, link: Callable[[str], dict]) -> list[dict]:
     if not any(e.estimate_s for e in ops):
         return [{"t": "p", "cls": "cx-muted", "r": f"Inductor's cost model estimated 0 for each of its {len(ops)} "
                                                    "ops: it estimates runtimes for GPUs only."}]
-    rows = [{"c": [{"code": e.name}, link(e.kernel) if e.kernel else {"muted": "not matched"}, e.graph_kind,
+    rows: list[Row] = [{"c": [{"code": e.name}, link(e.kernel) if e.kernel else {"muted": "not matched"}, e.graph_kind,
                    ", ".join(e.outputs), format_time(e.estimate_s)]} for e in ops]
     total = sum(e.estimate_s for e in ops)
     return [{"t": "table", "cls": "cx-estimates", "rows": rows,

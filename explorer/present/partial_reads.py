@@ -15,6 +15,7 @@ from ..capturing.decode_usage import KERNEL_TRACE_NAMES
 from ..capturing.model import CaptureData, Compilation, PartialRead
 from ..stages import BY_ID
 from . import words
+from .blocks import Block, P
 
 # the record -> (the stage whose pane shows what it holds, what it holds in words)
 EVENTS = {
@@ -31,25 +32,26 @@ EVENTS = {
 }
 
 
-def _note(r: PartialRead, cid: bool) -> dict:
+def _note(r: PartialRead, cid: bool) -> P:
     at = f"[{r.compile_id}] " if cid and r.compile_id else ""
     what = EVENTS.get(r.event, ("", ""))[1]
     about = f"{at}{what} ({r.event}): " if what else f"{at}{r.event}: "
     return {"t": "p", "cls": "cx-muted cx-partial", "r": [{"b": words.READ_IN_PART}, about, r.message]}
 
 
-def pane_notes(stage_id: str, comp: Compilation, data: CaptureData) -> list[dict]:
+def pane_notes(stage_id: str, comp: Compilation, data: CaptureData) -> list[Block]:
     """At the top of a compilation's pane: its records read in part whose data that pane shows."""
     return [_note(r, False) for r in data.partial_reads
             if r.compile_id == comp.compile_id and EVENTS.get(r.event, ("",))[0] == stage_id]
 
 
-def header_notes(data: CaptureData) -> list[dict]:
+def header_notes(data: CaptureData) -> list[Block]:
     """The records read in part that no pane shows: no stage's, or its compilation does not show that stage."""
     if not data.partial_reads:
         return []
     comps = {c.compile_id: c for c in data.compilations}
-    return [_note(r, True) for r in data.partial_reads if not _shown(r, comps.get(r.compile_id))]
+    return [_note(r, True) for r in data.partial_reads
+            if not _shown(r, comps.get(r.compile_id) if r.compile_id is not None else None)]
 
 
 def _shown(r: PartialRead, comp: Optional[Compilation]) -> bool:

@@ -56,7 +56,7 @@ Format (``"format": 1``)::
       "made_at": 1767000000.0                # time.time() when the payload was made (latency checks)
     }
 
-A block key names one text as a pane shows it (``viewmodel.block_key``): ``STAGE:PART`` (``source:0``,
+A block key names one text as a pane shows it (``context.block_key``): ``STAGE:PART`` (``source:0``,
 ``original_bytecode:0``, ``graph:0``, ``ir_pre_fusion:1``, ``output_code:0``;
 ``guards:0`` counts guard rows) or ``kernels:KEY`` for one kernel's source. A name only: its stage travels
 beside it (``stages``; a kernels block is one kernel), so no view splits it. LineLink.line, .part and .kernel
@@ -78,19 +78,21 @@ import hashlib
 import json
 import os
 import time
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
+from ..capturing.compile_id import CompileKey
 from ..capturing.model import Bytecode, CaptureData, Compilation, FxGraph, OutputCode
 from ..lineage import Origin
 from ..report import RankRun
 from ..serial import to_jsonable
 from ..stages import STAGES
 from . import fold_picture, graphviz_svg, viewmodel
+from .context import block_key, kernel_refs
 from .fmt import origin_of
 from .graph_dot import graph_dot
 from .packed_text import pack_texts
 from .structure_view import structure_for
-from .viewmodel import as_report, block_key, kernel_refs
+from .viewmodel import as_report
 
 FORMAT = 1
 Dot = Union[str, Callable[[], str]]  # a picture's DOT text, or what makes it when it is drawn (``dot_text``)
@@ -265,7 +267,7 @@ def heavy_chars(report: Any) -> int:
     return n
 
 
-def to_json(payload: dict) -> str:
+def to_json(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
@@ -293,7 +295,10 @@ def _pictures(comp: Compilation, stage_ids: Iterable[str], *, with_pictures: boo
               report: Any = None) -> tuple[dict, dict[str, Dot]]:
     """``{"pictures": {stage: id}, "boxes": {stage: {box: ...}}, "no_picture": {stage: why}}`` for the graph
     stages among ``stage_ids``, and each picture's DOT text (a folded graph's made when drawn)."""
-    pics, no_pic, dots, boxes = {}, {}, {}, {}
+    pics: dict[str, str] = {}
+    no_pic: dict[str, str] = {}
+    dots: dict[str, Dot] = {}
+    boxes: dict[str, dict] = {}
     wanted = set(stage_ids)
     if not wanted:  # a deferred first message: its module structure is not read for nothing
         return {"pictures": pics, "boxes": boxes, "no_picture": no_pic}, dots
@@ -374,7 +379,7 @@ def _capture_dict(data: CaptureData, *, first_only: bool = False) -> dict:
 
 def _compilation_dict(comp: Compilation, *, first_only: bool = False) -> dict:
     refs = kernel_refs(comp)
-    out = {}
+    out: dict[str, Any] = {}
     for f in dataclasses.fields(comp):
         if first_only and f.name not in FIRST_FIELDS:
             continue
@@ -416,7 +421,7 @@ def _wrapper_dict(o: OutputCode, comp: Compilation, refs: list[str]) -> dict:
 
 # ---- the chain, compacted ----
 
-def compact_lineage(lineages: Iterable[Any], refs: dict[str, list[str]], *,
+def compact_lineage(lineages: Iterable[Any], refs: Mapping[CompileKey, list[str]], *,
                     stages: Optional[frozenset] = None, origins: Optional[list[Origin]] = None) -> dict:
     """Report.lineage as ``{"origins": [...], "compilations": {cid: {"blocks", "elements"}}}`` (see above).
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from .blocks import Block, Item, Section
 
-def header_blocks(report: Any) -> list[dict]:
+
+def header_blocks(report: Any) -> list[Block]:
     """A section: the preview's line, one item per graph (what was lowered, its symbolic sizes); then a line for
     the preview's failure and for each graph not previewed, with why; the preview's notes, in the views only."""
     p = getattr(report, "preview", None)
@@ -18,11 +20,11 @@ def header_blocks(report: Any) -> list[dict]:
     title = f"CUDA preview, not run ({p.target}): {lowered} of {_n(len(outcomes), 'graph')} lowered"
     if p.capture is not None:
         title += f", {_kernel_counts(p.capture.kernels)}"
-    items = [{"r": [{"code": o.label}, f": {_what(o)}"]} for o in outcomes]
-    section: dict = {"t": "section", "title": title, "open": bool(p.not_previewed or p.error),
+    items: list[Item] = [{"r": [{"code": o.label}, f": {_what(o)}"]} for o in outcomes]
+    section: Section = {"t": "section", "title": title, "open": bool(p.not_previewed or p.error),
                      "body": [{"t": "list", "cls": "cx-preview", "items": items}] if items else []}
     section["body"] += [{"t": "p", "cls": "cx-muted", "r": n, "summary": False} for n in p.notes]
-    out = [section]
+    out: list[Block] = [section]
     if p.error:
         out.append(_note("cx-bad cx-preview-failed", [{"b": "The CUDA preview failed: "}, _first_line(p.error)]))
     for o in p.not_previewed:
@@ -31,7 +33,7 @@ def header_blocks(report: Any) -> list[dict]:
     return out
 
 
-def _note(cls: str, runs: list) -> dict:
+def _note(cls: str, runs: list) -> Block:
     return {"t": "note", "cls": cls, "r": runs}
 
 

@@ -15,13 +15,16 @@ light). Static views draw the same blocks and ignore ``go``; the text summary dr
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
-from ..distributed.model import Difference, GraphCollectives
+from ..capturing.model import CaptureData
+from ..distributed.model import Difference, GraphCollectives, MatchedCompilation
 from ..lineage import Origin
 from ..plural import counted
-from ..report import Distributed, RankRun
+from ..report import Distributed, RankRun, Report
 from . import diff_view
+from .blocks import Block, Go, Item, Row, Section, Side
+from .blocks import Origin as OriginObject
 from .fmt import origin_of
 
 MAX_DIFFERENCES = 20  # shown at once; the rest fold ("N more"), and the text names where they are
@@ -31,7 +34,7 @@ STAGE_OF = {"graph_break": "graph_break", "recompile": "graph_break", "graph": "
             "compilation": "graph", "collectives": "graph"}
 
 
-def build(report: Any) -> Optional[dict]:
+def build(report: Report) -> Optional[dict]:
     """``{rank, world_size, ranks, compilations, blocks, follows}`` of a merged report; None for any other.
     ``follows``: whose view the static copy and the text show below "ranks compared" (the interactive views pick
     a rank instead). ``viewmodel.build`` adds ``diffs``: the rank-to-rank diffs the differences lead to
@@ -49,7 +52,7 @@ def build(report: Any) -> Optional[dict]:
                         "text": f"--- rank {dist.rank} (shown below and in the views; report.rank(k) for another) ---"}}
 
 
-def alone(dist: Distributed) -> dict:
+def alone(dist: Distributed) -> Block:
     """One rank's part of a job, before the merge: whose it is, and how to get the rest."""
     return {"t": "p", "r": f"compile-explorer: rank {dist.rank} of {dist.world_size}, this rank alone "
                            "(`python -m explorer merge` makes the report of every rank from the parts)"}
@@ -68,8 +71,10 @@ def _cut(text: str, n: int = 48) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def section_blocks(report: Any) -> list[dict]:
-    dist: Distributed = report.distributed
+def section_blocks(report: Report) -> list[Block]:
+    dist = report.distributed
+    if dist is None:
+        return []
     present = [r for r in dist.ranks if r.capture is not None]
     backend = next((r.info.backend for r in dist.ranks if r.info and r.info.backend), None)
     n_diff = len(_shown(dist.differences))
@@ -77,7 +82,7 @@ def section_blocks(report: Any) -> list[dict]:
     head = (counted(dist.world_size, "rank") + (f" ({backend})" if backend else "") + f", {len(present)} captured")
     said = (f"{n_diff} difference{'s' if n_diff != 1 else ''}" if n_diff else "no differences") + (
         f", {hangs} possible hang{'s' if hangs != 1 else ''}" if hangs else "")
-    out: list[dict] = [{"t": "p", "text": f"compile-explorer: {head}", "r": [{"b": "Distributed job: "},
+    out: list[Block] = [{"t": "p", "text": f"compile-explorer: {head}", "r": [{"b": "Distributed job: "},
                                                                             f"{head}; {said}."]},
                        {"t": "p", "cls": "cx-hint", "interactive": True,
                         "r": "Pick a rank in the toolbar, or click a row below: it leads to its rank, compilation "
@@ -96,10 +101,10 @@ COUNT_HEAD = ["ranks", "compilations", "graphs", "graph breaks", "recompiles", "
               "compile time"]
 
 
-def counts_section(dist: Distributed) -> dict:
+def counts_section(dist: Distributed) -> Section:
     """One row per group of ranks that compiled the same (compile times per rank), then how ranks failed."""
     by_rank = {c.rank: c for c in dist.counts}
-    rows = []
+    rows: list[Row] = []
     for g in dist.groups:
         c = by_rank[g.ranks[0]]
         times = ", ".join(f"{by_rank[k].compile_time_s:.2f}s" for k in g.ranks)
@@ -108,23 +113,23 @@ def counts_section(dist: Distributed) -> dict:
                                                     c.kernels, c.collectives)), times],
                      "text": f"{who}: {g.text}; compile {times}", "go": {"rank": g.ranks[0]}})
     items = failure_items(dist)
-    body: list[dict] = [{"t": "table", "cls": "cx-rank-counts", "head": COUNT_HEAD, "rows": rows}]
+    body: list[Block] = [{"t": "table", "cls": "cx-rank-counts", "head": COUNT_HEAD, "rows": rows}]
     if items:
         body.append({"t": "list", "cls": "cx-rank-failures", "items": items})
     return {"t": "section", "title": "Ranks compared", "open": True, "text": "ranks compared:", "body": body}
 
 
-def failure_items(dist: Distributed) -> list[dict]:
+def failure_items(dist: Distributed) -> list[Item]:
     """Failed ranks in the order they ended, the first that failed of its own accord marked; missing ones last."""
     failed = [r for r in dist.ranks if r.failure is not None and r.info is not None]
     failed.sort(key=lambda r: (r.info.ended_at or 0.0, r.rank))
     own = [r for r in failed if r.failure.kind in ("raised", "exit", "interrupted")]
     first = own[0].rank if own and len(failed) > 1 else None
-    items = []
+    items: list[Item] = []
     for r in failed:
         text = f"rank {r.rank} failed{' first' if r.rank == first else ''}: {r.failure.one_line()}"
         origin = origin_of(r.failure.filename, r.failure.lineno)
-        go = {"rank": r.rank, "origins": [origin]} if origin else {"rank": r.rank}
+        go: Go = {"rank": r.rank, "origins": [origin]} if origin else {"rank": r.rank}
         items.append({"r": text, "text": text, "origin": origin, "go": go, "cls": "cx-bad"})
     missing = [f"rank {r.rank} missing: {r.failure.message}" for r in dist.ranks if r.info is None]
     return items + [{"r": text, "text": text} for text in missing]
@@ -145,13 +150,13 @@ def _serious(d: Difference) -> bool:
     return d.hang or d.kind == "collectives"
 
 
-def differences_section(dist: Distributed) -> list[dict]:
+def differences_section(dist: Distributed) -> list[Block]:
     shown = _shown(dist.differences)
     if not shown:
         return [{"t": "p", "r": "No differences: every captured rank compiled the same.",
                  "text": "differences: none (every captured rank compiled the same)"}]
-    items = [difference_item(dist, d) for d in shown]
-    body: list[dict] = [{"t": "list", "cls": "cx-rank-diffs", "items": items[:MAX_DIFFERENCES]}]
+    items: list[Item] = [difference_item(dist, d) for d in shown]
+    body: list[Block] = [{"t": "list", "cls": "cx-rank-diffs", "items": items[:MAX_DIFFERENCES]}]
     if len(items) > MAX_DIFFERENCES:
         more = len(items) - MAX_DIFFERENCES
         body.append({"t": "details", "s": f"{more} more", "body": [{"t": "list", "cls": "cx-rank-diffs",
@@ -163,17 +168,17 @@ def differences_section(dist: Distributed) -> list[dict]:
     return [{"t": "section", "title": title, "open": True, "text": f"differences: {len(shown)}", "body": body}]
 
 
-def difference_item(dist: Distributed, d: Difference) -> dict:
-    item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text], "text": ("! " if _serious(d) else "") + d.text,
-            "origin": origin_of(d.filename, d.lineno),
-            "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
+def difference_item(dist: Distributed, d: Difference) -> Item:
+    item: Item = {"r": [{"chip": d.kind.replace("_", " ")}, " ", d.text],
+                  "text": ("! " if _serious(d) else "") + d.text, "origin": origin_of(d.filename, d.lineno),
+                  "cls": "cx-bad cx-hang" if d.hang else "cx-bad" if _serious(d) else ""}
     go = difference_target(dist, d)
     if go is not None:
         item["go"] = go
     return item
 
 
-def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
+def difference_target(dist: Distributed, d: Difference) -> Optional[Go]:
     """Where a difference leads: its (first) rank, the compilation on that rank, the stage its kind is seen in;
     a differing graph or guards diffed against a rank that has the usual one; a hang's collectives lit."""
     if not d.ranks:
@@ -182,12 +187,12 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
     run = dist.rank_run(rank)
     if run.capture is None:
         return None
-    go: dict[str, Any] = {"rank": rank, "stage": STAGE_OF.get(d.kind, "graph")}
+    go: Go = {"rank": rank, "stage": STAGE_OF.get(d.kind, "graph")}
     origin = origin_of(d.filename, d.lineno)
     if d.key is not None:
         match = next((m for m in dist.compilations if m.key == d.key), None)
         cid = match.compile_ids.get(str(rank)) if match else None
-        if cid is not None:
+        if match is not None and cid is not None:
             go["cid"] = cid
             other = _diff_side(d, match, go["stage"])
             if other is not None:
@@ -202,17 +207,17 @@ def difference_target(dist: Distributed, d: Difference) -> Optional[dict]:
                      and (c.graph_break.filename, c.graph_break.lineno) == (d.filename, d.lineno)), None)
         if comp is not None:
             go["cid"] = comp.compile_id
-    elif d.kind == "recompile":
-        found = [e for e in run.recompiles if e.frame_name in d.text]
-        exact = [e for e in found if e.primary and (e.primary.filename, e.primary.lineno) == (d.filename, d.lineno)]
-        if exact or found:
-            go["cid"] = (exact or found)[0].compile_id
+    elif d.kind == "recompile":  # a report written before recompiles named their compilation: the one at its line
+        at = [e for e in run.recompiles
+              if e.primary is not None and (e.primary.filename, e.primary.lineno) == (d.filename, d.lineno)]
+        if at:
+            go["cid"] = at[0].compile_id
     if "origins" not in go and origin and d.kind in ("graph_break", "recompile", "compilation"):
         go["origins"] = [origin]
     return go
 
 
-def _diff_side(d: Difference, match: Any, stage: str) -> Optional[dict]:
+def _diff_side(d: Difference, match: MatchedCompilation, stage: str) -> Optional[Side]:
     """What a differing graph or guards is diffed against: the same compilation on a rank that has the usual one."""
     other = next((k for k in sorted(match.compile_ids, key=int) if int(k) not in d.ranks), None)
     if d.kind not in ("graph", "guards") or other is None:
@@ -220,12 +225,14 @@ def _diff_side(d: Difference, match: Any, stage: str) -> Optional[dict]:
     return diff_view.side(match.compile_ids[other], stage, int(other))
 
 
-def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
+def diff_pairs(dist: Distributed) -> list[tuple[Side, Side]]:
     """The rank-to-rank diffs the differences lead to, (the other rank's pane, the differing rank's), once each."""
-    out: list[tuple[dict, dict]] = []
+    out: list[tuple[Side, Side]] = []
     for d in _shown(dist.differences):
         go = difference_target(dist, d)
-        match = next((m for m in dist.compilations if m.key == d.key), None) if go and "diff" in go else None
+        if go is None or "diff" not in go:
+            continue
+        match = next((m for m in dist.compilations if m.key == d.key), None)
         other = _diff_side(d, match, go["stage"]) if match is not None else None
         pair = (other, diff_view.side(go["cid"], go["stage"], go["rank"])) if other is not None else None
         if pair is not None and pair not in out:
@@ -235,7 +242,7 @@ def diff_pairs(dist: Distributed) -> list[tuple[dict, dict]]:
 
 # ---- collectives ----
 
-def collectives_section(dist: Distributed) -> list[dict]:
+def collectives_section(dist: Distributed) -> list[Block]:
     """Per graph, the collectives in order: one row when every rank issues the same, one per rank group otherwise."""
     if not dist.collectives:
         return []
@@ -247,7 +254,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
         firsts.setdefault(key, (stage, gcs))  # the first stage that has any: what the user's code issued
     sites = {m.key: m.match.site for m in dist.compilations}
     captured = len([r for r in dist.ranks if r.capture is not None])
-    rows = []
+    rows: list[Row] = []
     for key, (stage, gcs) in list(firsts.items())[:MAX_COLLECTIVE_GRAPHS]:
         groups: dict[str, list[GraphCollectives]] = {}
         for gc in gcs:  # ranks agree when their collectives agree in kind, size and what each one combines
@@ -261,7 +268,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
                          "text": f"[{cids}] {frame} ({stage}), {who}: {seq}",
                          "go": {"rank": members[0].rank, "cid": members[0].compile_id, "stage": stage,
                                 "origins": _collective_origins(dist, members[0])}})
-    body: list[dict] = [{"t": "table", "cls": "cx-rank-colls", "rows": rows,
+    body: list[Block] = [{"t": "table", "cls": "cx-rank-colls", "rows": rows,
                          "head": ["compile ids", "frame", "graph", "ranks", "collectives, in order"]}]
     if len(firsts) > MAX_COLLECTIVE_GRAPHS:
         more = len(firsts) - MAX_COLLECTIVE_GRAPHS
@@ -271,7 +278,7 @@ def collectives_section(dist: Distributed) -> list[dict]:
              "text": "collectives (per graph, in order; waits left out):", "body": body}]
 
 
-def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[dict]:
+def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[OriginObject]:
     """What to light for a graph's collectives: the user lines that issued them and the collective nodes
     themselves (the chain gives each node the line of torch's functional collective it was traced from)."""
     found = [Origin(c.filename, c.lineno) for c in gc.collectives if c.filename and c.lineno]
@@ -281,7 +288,7 @@ def _collective_origins(dist: Distributed, gc: GraphCollectives) -> list[dict]:
         nodes = {c.node for c in gc.collectives}
         found += [o for line, el in text.elements.items() if el in nodes
                   for o in lin.origins_at(gc.stage, int(line))]
-    return [origin_of(*o) for o in dict.fromkeys(found)]
+    return [o for o in (origin_of(*x) for x in dict.fromkeys(found)) if o is not None]
 
 
 # ---- words ----
@@ -291,7 +298,7 @@ def ranks_phrase(ranks: Sequence[int]) -> str:
     return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(str(r) for r in ranks)
 
 
-def _capture_notes(data: Any) -> list[str]:
+def _capture_notes(data: CaptureData) -> list[str]:
     from ..distributed import ddp
 
     return ddp.notes(data)

@@ -8,11 +8,12 @@ activation memory budget. Words users read are written here; the renderers only 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
-from ..capturing.model import Compilation, MinCut, MinCutCandidate
+from ..capturing.model import Compilation, MinCut, MinCutCandidate, SourceLoc
 from ..lineage.saved import Recomputed, SavedTensors, SavedValue, Size, saved_tensors
 from ..plural import counted
+from .blocks import Block, Row, Run, Runs, Table
 from .fmt import loc_text, origin_of
 
 MAX_ROWS = 500
@@ -42,12 +43,12 @@ def bytes_text(n: float) -> str:
     return f"{n:,.0f} B"
 
 
-def blocks(comp: Compilation) -> list[dict]:
+def blocks(comp: Compilation) -> list[Block]:
     """The pane of one compilation (present when it has AOT forward and backward graphs)."""
     st = saved_tensors(comp)
     if st is None:
         return []
-    out = [{"t": "p", "r": summary_runs(st)}]
+    out: list[Block] = [{"t": "p", "r": summary_runs(st)}]
     if not st.has_joint:
         out.append({"t": "note", "cls": "cx-missing", "r": "No joint graph was recorded, so the saved values are "
                     "linked to the forward graph's nodes instead, and recomputation is read from the forward and "
@@ -86,12 +87,12 @@ def summary_runs(st: SavedTensors) -> list:
             f"{'them' if k != 1 else 'it'}." if k else "The backward recomputes nothing."]
 
 
-def _name(name: str, linked: bool) -> dict:
+def _name(name: str, linked: bool) -> Run:
     """The node's name, leading to the joint graph where it has that node."""
     return {"go": {"stage": "aot_joint"}, "code": name} if linked else {"code": name}
 
 
-def _line(loc: Any) -> Any:
+def _line(loc: Optional[SourceLoc]) -> Runs:
     if loc is None:
         return ""
     where = loc_text(loc.filename, loc.lineno)
@@ -103,13 +104,13 @@ def _what(s: SavedValue) -> str:
     return f"{kind} {s.input_name}" if s.input_name and s.kind in ("input", "view") else kind
 
 
-def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> dict:
-    rows = []
+def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> Table:
+    rows: list[Row] = []
     for s in saved[:MAX_ROWS]:
         decided = _decision(s.candidate)
         line = loc_text(s.loc.filename, s.loc.lineno) if s.loc else ""
         rows.append({"c": [_name(s.name, s.in_joint), _what(s), {"code": s.op or ""}, {"code": s.type or ""},
-                           size_text(s.size), _line(s.loc)] + ([decided] if knapsack else []),
+                           size_text(s.size), _line(s.loc), *([decided] if knapsack else [])],
                      "origin": origin_of(s.loc.filename, s.loc.lineno) if s.loc else None,
                      "text": "  ".join(x for x in (s.name, _what(s), s.op or "", s.type or "", size_text(s.size), line,
                                                    decided) if x)})
@@ -118,13 +119,13 @@ def _saved_table(saved: tuple[SavedValue, ...], knapsack: bool) -> dict:
             + (["knapsack"] if knapsack else [])}
 
 
-def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> dict:
-    rows = []
+def _recomputed_table(nodes: tuple[Recomputed, ...], knapsack: bool) -> Table:
+    rows: list[Row] = []
     for r in nodes[:MAX_ROWS]:
         decided = _decision(r.candidate)
         line = loc_text(r.loc.filename, r.loc.lineno) if r.loc else ""
         rows.append({"c": [_name(r.name, True), {"code": r.op}, {"code": r.type or ""}, size_text(r.size),
-                           _line(r.loc)] + ([decided] if knapsack else []),
+                           _line(r.loc), *([decided] if knapsack else [])],
                      "origin": origin_of(r.loc.filename, r.loc.lineno) if r.loc else None,
                      "text": "  ".join(x for x in (r.name, r.op, r.type or "", f"(saving it: {size_text(r.size)})",
                                                    line, decided) if x)})
@@ -138,7 +139,7 @@ def _decision(c: Optional[MinCutCandidate]) -> str:
     return "saved by the knapsack" if c.saved else "recomputed by the knapsack" if c.recomputed else "weighed"
 
 
-def min_cut_blocks(mc: Optional[MinCut]) -> list[dict]:
+def min_cut_blocks(mc: Optional[MinCut]) -> list[Block]:
     """The partitioner's knapsack against the memory budget, or how to make torch log it."""
     if mc is None:
         return [{"t": "p", "cls": "cx-muted", "r": "Why these and not others: " + HOW_TO_LOG + "."}]
@@ -146,15 +147,16 @@ def min_cut_blocks(mc: Optional[MinCut]) -> list[dict]:
     sizes = [f"{name} {gb(v * 1e9)}" for name, v in (("saving only the inputs", mc.min_activation_gb),
                                                      ("saving what runs fastest", mc.max_activation_gb),
                                                      ("chosen", mc.saved_activation_gb)) if v is not None]
-    head = [{"b": f"The partitioner's knapsack (activation memory budget {mc.memory_budget:g}): "},
+    head: Runs = [{"b": f"The partitioner's knapsack (activation memory budget {mc.memory_budget:g}): "},
             "under a budget below 1 torch weighs each activation it would save by its memory against what "
             "recomputing it costs, and recomputes the cheapest to meet the budget. Activations: "
             + "; ".join(sizes) + "."]
-    rows = [{"c": [{"code": c.name}, {"code": c.target}, c.shape, bytes_text(c.memory_bytes), f"{c.runtime:,.0f}",
+    rows: list[Row] = [
+        {"c": [{"code": c.name}, {"code": c.target}, c.shape, bytes_text(c.memory_bytes), f"{c.runtime:,.0f}",
                    _decision(c)],
              "text": f"{c.name}  {c.target}  {c.shape}  memory {bytes_text(c.memory_bytes)}  recompute cost "
                      f"{c.runtime:,.0f}  {_decision(c)}"} for c in mc.candidates[:MAX_ROWS]]
-    body: list[dict] = [{"t": "p", "r": head}]
+    body: list[Block] = [{"t": "p", "r": head}]
     if rows:
         body.append({"t": "table", "cls": "cx-knapsack", "rows": rows,
                      "head": ["node", "op", "shape", "memory", "recompute cost (torch's estimate)", "decision"]})

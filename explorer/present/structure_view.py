@@ -1,14 +1,14 @@
 """The panes of a model built of repeated blocks, folded: one entry for the identical members, the odd ones apart.
 
 A real model repeats one block 32 or 80 times, and so does every stage: a graph of 11,000 nodes, 11,500 guards,
-the same kernels launched once per layer. From the report's ``structure`` (``explorer.structure``) this module
-adds to the view model's panes (``viewmodel.stage_panes`` calls ``fold_panes``):
+the same kernels launched once per layer. From a compilation's ``Structure`` (``explorer.structure``) this module
+makes the blocks that the pane builders (``present.panes``) place:
 
 * a graph stage: a module outline over the code, each family of members in one row ("79× Block
   (model.layers.0–16, 18–79)"), each member that differs in a row of its own with its diff; a row's lines lead
   to the code (the chain is the graph's own: a user line still lights its nodes in every layer);
-* the guards: the guards of no member as today, then per family one folded group holding one member's guards,
-  and per odd member its diff; a group's rows are drawn only when it is opened;
+* the guards: per family one folded group holding one member's guards, and per odd member its diff, then the
+  guards of no member; a group's rows are drawn only when it is opened;
 * the kernels: per kernel, which modules launch it ("defined once, launched 80×, by model.layers.0–79"), and per
   family whether its members launch the same kernels;
 * the compilation's summary line (``summary``), which the text summary prints.
@@ -19,15 +19,15 @@ The words are here, with the rest of the view model's; the renderers draw the us
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..capturing.inductor_code.loop_ir import scheduler_node_rows
-from ..capturing.model import Compilation
-from ..clinic.locate import guard_line
+from ..capturing.model import Compilation, FxGraph, IrDump
 from ..plural import counted, noun
 from ..stages import BY_ID
 from ..structure import Repeat, Structure, compilation_structure
 from ..structure.paths import short_class
+from .blocks import Block, Details, Item, P, Row, Runs, Table
 from .graphviz_svg import MAX_NODES
 from .member_diff import changed_lines, diff_block, first_change
 
@@ -56,7 +56,7 @@ def structure_for(report: Any, comp: Compilation) -> Optional[Structure]:
     return s
 
 
-def picture_folds(fx: Any, s: Optional[Structure], stage: str) -> bool:
+def picture_folds(fx: FxGraph, s: Optional[Structure], stage: str) -> bool:
     """A graph's picture is drawn folded when it is big or its modules repeat (``present.fold_picture``)."""
     return len(fx.nodes) > PLAIN_MAX or bool(s is not None and s.repeats_of(stage))
 
@@ -89,9 +89,8 @@ def group_title(r: Repeat, k: int = 0) -> str:
     return f"{members_text(r.parent, g.members)} {verb}" + (f" (a {kind})" if g.kind else "")
 
 
-def summary(report: Any, comp: Compilation) -> list[str]:
+def summary(s: Optional[Structure], comp: Compilation) -> list[str]:
     """One line per repeated family: how many alike, and each member that differs, in which stages and how."""
-    s = structure_for(report, comp)
     if s is None or not s.repeats:
         return []
     out = []
@@ -105,7 +104,7 @@ def summary(report: Any, comp: Compilation) -> list[str]:
             for g in r.groups[1:]:
                 for m in g.members:
                     odd.setdefault(m, []).append(_stage_name(r.stage, comp))
-                    how.setdefault(m, first_change(g.diff) if r.stage in _GRAPH_STAGES else "")
+                    how.setdefault(m, first_change(g.diff) if r.stage in GRAPH_STAGES else "")
         if not odd:
             out.append(f"repeated: {total}× {kind} ({members_text(parent, reps[0].members)}), alike in every stage")
             continue
@@ -121,7 +120,7 @@ def summary(report: Any, comp: Compilation) -> list[str]:
     return out
 
 
-_GRAPH_STAGES = ("graph", "aot_forward", "aot_inference", "aot_joint", "post_grad_graph", "aot_backward",
+GRAPH_STAGES = ("graph", "aot_forward", "aot_inference", "aot_joint", "post_grad_graph", "aot_backward",
                  "post_grad_graph_backward")
 
 
@@ -133,52 +132,9 @@ def _stage_name(stage: str, comp: Compilation) -> str:
     return f"{title} ({dumps[int(part)].graph_kind})" if int(part or 0) < len(dumps) else title
 
 
-# ---- the panes ----
+# ---- a graph's and a loop-IR dump's modules ----
 
-def fold_panes(drawn: dict[str, list[dict]], comp: Compilation, report: Any, guard_row: Callable[..., dict]) -> None:
-    """Adds the folded views to the panes ``drawn`` (stage id -> blocks) of one compilation; ``guard_row`` makes
-    the guards pane's row of a guard (the view model's own, so a folded row reads as an unfolded one)."""
-    s = structure_for(report, comp)
-    modules = s is not None and any(p for st in s.stages for p in st.paths)
-    lin = next((x for x in getattr(report, "lineage", ()) if x.compile_id == comp.compile_id), None)
-    for sid, blocks in drawn.items():
-        fx = getattr(comp, BY_ID[sid].field, None) if sid in _GRAPH_STAGES else None
-        if fx is None:
-            continue
-        at = next((i for i, b in enumerate(blocks) if b["t"] == "graph"), len(blocks))
-        if at < len(blocks) and picture_folds(fx, s, sid):
-            blocks[at]["folded"] = FOLDED  # the picture is drawn folded (present.fold_picture): its boxes open
-        st = s.stage(sid) if modules else None
-        if st is not None and len(st.of) == len(fx.nodes):
-            blocks[at:at] = outline(s, sid, fx, _node_lines(lin, sid))
-    if not modules:
-        return
-    for sid in ("ir_pre_fusion", "ir_post_fusion"):
-        dumps = getattr(comp, sid, None) or ()
-        blocks = drawn.get(sid, [])
-        parts = {f"{sid}:{k}": k for k in range(len(dumps))}  # each dump's block key (viewmodel.block_key's form)
-        for i in reversed(range(len(blocks))):
-            key = blocks[i].get("key") if blocks[i]["t"] == "code" else None
-            part = parts.get(key)
-            if part is not None and s.stage(key) is not None:
-                blocks[i:i] = ir_outline(s, key, dumps[part])
-    if "guards" in drawn and s.repeats_of("guards"):
-        fold_guards(drawn["guards"], comp, s, guard_row)
-    if "kernels" in drawn and s.launches:
-        kernel_launches(drawn["kernels"], comp, s)
-
-
-def _node_lines(lin: Any, stage: str) -> dict[str, int]:
-    """Node name -> its line in the graph's code (the chain's elements of ``STAGE:0``)."""
-    if lin is None:
-        return {}
-    for t in lin.texts:
-        if t.stage == stage and t.part == 0:
-            return {name: int(line) for line, name in t.elements.items()}
-    return {}
-
-
-def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[dict]:
+def outline(s: Structure, stage: str, fx: FxGraph, lines: Mapping[str, int]) -> list[Block]:
     """The graph's modules, one row each at the depth its repeated members sit (or the top modules), a family's
     alike members in one row; the members that differ, each with its diff."""
     at = [lines.get(n.name) for n in fx.nodes]
@@ -186,7 +142,7 @@ def outline(s: Structure, stage: str, fx: Any, lines: dict[str, int]) -> list[di
     return outline_of(s, stage, f"{stage}:0", at, inputs, "nodes")
 
 
-def ir_outline(s: Structure, key: str, dump: Any) -> list[dict]:
+def ir_outline(s: Structure, key: str, dump: IrDump) -> list[Block]:
     """A loop-IR dump's scheduler nodes by module (``key``: ``ir_pre_fusion:1``), as a graph's outline."""
     rows = scheduler_node_rows(dump.text)
     if len(rows) != len(s.stage(key).of):
@@ -195,7 +151,7 @@ def ir_outline(s: Structure, key: str, dump: Any) -> list[dict]:
 
 
 def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inputs: Optional[list[bool]],
-               unit: str, what: str = "") -> list[dict]:
+               unit: str, what: str = "") -> list[Block]:
     """The outline of one text's items by module (``stage``: its id in the structure; ``key``: its code block;
     ``at``: each item's line in it; ``inputs``: the graph's inputs, which sit at the top of its code)."""
     st = s.stage(stage)
@@ -234,8 +190,8 @@ def outline_of(s: Structure, stage: str, key: str, at: list[Optional[int]], inpu
     head = f"{what}Modules: {counted(n_mod, 'module')}"
     if reps:
         head += "; " + "; ".join(group_title(r, k) for r in reps for k in range(len(r.groups)))
-    table = {"t": "table", "cls": "cx-modules", "head": ["module", "class", unit, "code"], "rows": out_rows}
-    return [{"t": "details", "cls": "cx-rep", "open": bool(reps), "s": head, "body": [table] + odd_blocks}]
+    table: Block = {"t": "table", "cls": "cx-modules", "head": ["module", "class", unit, "code"], "rows": out_rows}
+    return [{"t": "details", "cls": "cx-rep", "open": bool(reps), "s": head, "body": [table, *odd_blocks]}]
 
 
 def _top_depth(paths: Iterable[str]) -> int:
@@ -247,14 +203,14 @@ def _top_depth(paths: Iterable[str]) -> int:
 
 
 def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Optional[int]],
-                 inputs: Optional[list[bool]], key: str, unit: str, *, shown: str = "", cls: str = "") -> dict:
+                 inputs: Optional[list[bool]], key: str, unit: str, *, shown: str = "", cls: str = "") -> Row:
     ops = [i for i in idx if not (inputs and inputs[i])] or idx  # the inputs sit at the top of the code
-    found = sorted(at[i] for i in ops if at[i])
-    where: Any = ""
+    found = sorted(line for line in (at[i] for i in ops) if line)
+    where: Runs = ""
     if found:
         text = f"lines {found[0]:,}–{found[-1]:,}" if found[-1] != found[0] else f"line {found[0]:,}"
         where = [{"code": text, "line": found[0], "key": key}, {"muted": f" ({shown})"} if shown else ""]
-    row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} {unit}"}
+    row: Row = {"c": [name, klass, count, where], "text": f"{name}  {klass}  {count} {unit}"}
     if cls:
         row["cls"] = cls
     return row
@@ -262,31 +218,31 @@ def _outline_row(name: str, klass: str, count: str, idx: list[int], at: list[Opt
 
 # ---- guards ----
 
-def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: Callable[..., dict]) -> None:
-    """The guards table becomes: the guards of no repeated member, then per family one folded group (one
-    member's guards; every alike member checks the same, with its own index), then each member that differs."""
-    at = next((i for i, b in enumerate(blocks) if b["t"] == "table" and b.get("cls") == "cx-guards"), None)
+def guard_families(s: Structure) -> list[Repeat]:
+    """The families whose guards fold into groups (none: the guards are one table)."""
+    if s.stage("guards") is None:
+        return []
+    return [r for r in s.repeats_of("guards") if len(r.members) >= FOLD_GUARDS_AT]
+
+
+def guard_groups(s: Structure, rows: list[Row], head: list[str]) -> list[Block]:
+    """The guards (``rows``: one per guard, in order) as: per family one folded group (one member's guards; every
+    alike member checks the same, with its own index), then each member that differs, then the guards of no
+    repeated member."""
     st = s.stage("guards")
-    reps = [r for r in s.repeats_of("guards") if len(r.members) >= FOLD_GUARDS_AT]
-    if at is None or st is None or not reps:
-        return
-    paths = [st.paths[i] for i in st.of]
-    bc = comp.original_bytecode
-    head = blocks[at]["head"]
+    reps = guard_families(s)
+    paths = [st.paths[i] for i in st.of] if st is not None else []
 
-    def rows(idx: list[int]) -> list[dict]:
-        return [dict(guard_row(comp.guards[i], guard_line(comp.guards[i], bc)), line=i + 1) for i in idx]
-
-    def table(idx: list[int]) -> dict:
-        return {"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": rows(idx), "head": head}
+    def table(idx: list[int]) -> Table:
+        return {"t": "table", "cls": "cx-guards", "key": "guards:0", "rows": [rows[i] for i in idx], "head": head}
 
     owned = {}
     for r in reps:
-        for m in r.members:
-            owned[r.path(m)] = r
+        for name in r.members:
+            owned[r.path(name)] = r
     member = [_member(p, owned) for p in paths]
     loose = [i for i, m in enumerate(member) if m is None]
-    out: list[dict] = []
+    out: list[Block] = []
     for r in reps:
         idx_of: dict[str, list[int]] = {}
         for i, m in enumerate(member):
@@ -298,24 +254,23 @@ def fold_guards(blocks: list[dict], comp: Compilation, s: Structure, guard_row: 
                  f"{r.path(rep)}'s shown, the others check the same with their own index")
         out.append(group("cx-rep cx-rep-same", title, [table(idx_of.get(rep, []))]))
         for k, g in enumerate(r.groups[1:], 1):
-            m = g.members[0]
+            first = g.members[0]
             gone, new = changed_lines(g)
             n = max(gone, new)
             title = (f"{group_title(r, k)}: {counted(g.size, 'guard')}, {n} of them unlike {r.path(rep)}'s"
                      if n else f"{group_title(r, k)}: {counted(g.size, 'guard')}")
-            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(m)} (+)", g)
-            every = group("cx-rep", f"all {counted(g.size, 'guard')} of {r.path(m)}", [table(idx_of.get(m, []))])
+            diff = diff_block(f"the diff: {r.path(rep)} (−) and {r.path(first)} (+)", g)
+            every = group("cx-rep", f"all {counted(g.size, 'guard')} of {r.path(first)}",
+                          [table(idx_of.get(first, []))])
             out.append(group("cx-rep cx-rep-odd", title, [diff, every]))
     if loose:
         text = (f"The other {counted(len(loose), 'guard')} (the function's inputs and globals, modules outside the "
                 "families)")
         out += [{"t": "h", "r": text, "text": text}, table(loose)]
-    more = at + 1 < len(blocks) and str(blocks[at + 1].get("r", "")).endswith((" more guard", " more guards"))
-    cut = at + 2 if more else at + 1
-    blocks[at:cut] = out  # every guard is in a group now: the cut of the flat table goes with it
+    return out
 
 
-def group(cls: str, title: str, body: list[dict]) -> dict:
+def group(cls: str, title: str, body: list[Block]) -> Details:
     """A folded group: its rows are drawn when it is opened (``lazy``), so an 80-layer pane stays small."""
     return {"t": "details", "cls": cls, "lazy": True, "s": title, "body": body}
 
@@ -331,25 +286,27 @@ def _member(path: str, owned: dict[str, Repeat]) -> Optional[tuple[Repeat, str]]
 
 # ---- kernels ----
 
-def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None:
-    """Per kernel, who launches it; over the kernels, whether a family's members launch the same ones."""
-    reps = s.repeats_of("kernels")
-    fams = {r.path(m): r for r in reps for m in r.members}
+def launch_texts(s: Structure) -> dict[tuple[str, str], str]:
+    """Per kernel (graph kind, name), who launches it: ``defined once, launched 80×, by model.layers.0–79``."""
+    fams = {r.path(m): r for r in s.repeats_of("kernels") for m in r.members}
     by_kernel: dict[tuple[str, str], list[str]] = {}
     for k in s.launches:
         top = k.modules[0] if k.modules else ""
-        by_kernel.setdefault((k.kernel, k.graph_kind), []).append(_launcher(top, fams))
-    for b in blocks:
-        if b["t"] != "div" or b.get("cls") != "cx-kernel":
-            continue
-        k = next((x for x in comp.kernels if x.name == b["data"]["kernel"]), None)
-        who = by_kernel.get((k.name, k.graph_kind)) if k is not None else None
-        if who:
-            text = launched_text(who)
-            b["body"].insert(1, {"t": "p", "cls": "cx-launches", "r": text, "text": text})
-    if not reps:
-        return
-    items = []
+        by_kernel.setdefault((k.graph_kind, k.kernel), []).append(_launcher(top, fams))
+    return {key: launched_text(who) for key, who in by_kernel.items()}
+
+
+def launched_note(text: str) -> P:
+    """A kernel's line saying who launches it (``launch_texts``)."""
+    return {"t": "p", "cls": "cx-launches", "r": text, "text": text}
+
+
+def launch_families(s: Structure) -> list[Block]:
+    """Over the kernels: whether each family's members launch the same ones (none without launches)."""
+    reps = s.repeats_of("kernels")
+    if not reps or not s.launches:
+        return []
+    items: list[Item] = []
     for r in reps:
         for k, g in enumerate(r.groups):
             if k == 0:
@@ -359,10 +316,8 @@ def kernel_launches(blocks: list[dict], comp: Compilation, s: Structure) -> None
             else:
                 text = f"{group_title(r, k)}: {counted(g.size, 'launch', 'launches')}"
                 items.append({"r": text, "text": text, "body": [diff_block("the diff of their launches", g)]})
-    head = "Launches by module"
-    at = next((i for i, b in enumerate(blocks) if b.get("cls") == "cx-kindex"), 0)
-    blocks.insert(at, {"t": "details", "cls": "cx-rep", "open": True, "s": head,
-                       "body": [{"t": "list", "items": items}]})
+    return [{"t": "details", "cls": "cx-rep", "open": True, "s": "Launches by module",
+             "body": [{"t": "list", "items": items}]}]
 
 
 def _launcher(path: str, fams: dict[str, Repeat]) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Optional, Sequence
 
 from . import diff_view, summary_view
 from . import viewmodel as vm
+from .blocks import Drawn
 from .fmt import flat, short_path
 
 rel = short_path
@@ -19,13 +20,13 @@ __all__ = ["clinic_text", "flat", "lines", "rel", "stage_text", "summary", "timi
 
 # ---- blocks as text ----
 
-def plain(b: dict, indent: str) -> list[str]:
+def plain(b: Drawn, indent: str) -> list[str]:
     """A block's (or row's, or item's) ``text``: one line, or a list of them."""
     text = b["text"]
     return [indent + line for line in ([text] if isinstance(text, str) else text)]
 
 
-def lines(bs: Sequence[dict], comp: Any = None, indent: str = "") -> list[str]:
+def lines(bs: Sequence[Drawn], comp: Any = None, indent: str = "") -> list[str]:
     """Blocks as lines; code blocks read their text from ``comp``."""
     out: list[str] = []
     for b in bs:
@@ -62,7 +63,12 @@ def lines(bs: Sequence[dict], comp: Any = None, indent: str = "") -> list[str]:
     return out
 
 
-def diff_lines(b: dict, comp: Any, indent: str = "") -> list[str]:
+def _text_of(comp: Any) -> diff_view.TextOf:
+    """The texts a compilation's code blocks name (``viewmodel.resolve``)."""
+    return lambda src: vm.resolve(comp, src)
+
+
+def diff_lines(b: Drawn, comp: Any, indent: str = "") -> list[str]:
     """A diff as a unified diff: its heading, then each row ``-``, ``+`` or `` `` (folded runs as one line).
     ``comp``: the compilations its sides name, ``{cid: compilation}`` (one compilation: both sides')."""
     head = " ".join(x for x in (b["del"], "→", b["add"], b.get("note"), b.get("counts"), b.get("same")) if x)
@@ -70,8 +76,7 @@ def diff_lines(b: dict, comp: Any, indent: str = "") -> list[str]:
         return [indent + head, indent + b["missing"]]
     comps = comp if isinstance(comp, dict) else {}
     sides = [comps.get(s["cid"], comp) for s in (b["a"], b["b"])]
-    a_lines, b_lines = (diff_view.side_lines(segs, lambda src, c=c: vm.resolve(c, src))
-                        for c, segs in zip(sides, b["lines"]))
+    a_lines, b_lines = (diff_view.side_lines(segs, _text_of(c)) for c, segs in zip(sides, b["lines"]))
     out = [indent + head]
     for row in b["rows"]:
         tag = row[0]

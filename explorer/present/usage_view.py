@@ -1,8 +1,9 @@
 """The view model's blocks for how the program used torch.compile: caches, stance, regions, guard filters, export.
 
-Built by ``present.viewmodel`` (its module docstring lists the kinds of block)
-and drawn, like every other block, by the front end, the static copy and the
-text summary (``present.summary_view`` places the ones it prints). A block's
+Pure functions of the report that return blocks (``present.blocks``'s kinds): the pane builders
+(``present.panes``) and the header (``present.viewmodel``) place them, the text summary
+(``present.summary_view``) the ones it prints; the front end, the static copy and the text draw
+them like every other block. A block's
 ``text`` is its plain form where its runs would not read as one line; the
 words of both forms are written here, once. Nothing here draws.
 """
@@ -15,6 +16,7 @@ from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedPro
 from ..clinic.guard_filter import DroppedGuard, dropped_guards, user_name
 from ..plural import counted
 from ..stages import BY_ID, CACHE_NAMES, FRESH_REMEDY, cached_from, skipped_by_cache, stored_from, stored_title
+from .blocks import Block, Item, Note, P, Row, Runs, Table
 from .fmt import loc_text, origin_of
 
 GUARD_FILTER_WARNING = ("A guard filter drops guards Dynamo would check before each call: checking is cheaper, but a "
@@ -91,11 +93,11 @@ def _outcome_words(data: CaptureData, hits_said: bool = True) -> str:
     return ", ".join(parts)
 
 
-def mode_blocks(data: CaptureData) -> list[dict]:
+def mode_blocks(data: CaptureData) -> list[Block]:
     """What the caches did (lowered now, served, with counts) in the mode that ran; the stance when it is not the
     default. The text summary prints them all under its first line; the header shows the warm caches' and the
     stance's (the default mode's and a fresh one's are their chip's)."""
-    out: list[dict] = []
+    out: list[Block] = []
     if data.cache_mode == "warm":
         lookups = [c for comp in data.compilations for c in comp.caches] + list(data.cache_events)
         counts: dict[tuple[str, str], int] = {}
@@ -112,8 +114,9 @@ def mode_blocks(data: CaptureData) -> list[dict]:
             now, then = sum(s[0] for s in saved), sum(s[1] for s in saved)
             lines.append(f"compile {now:.2f} s here against {then:.2f} s when the caches were filled "
                          f"(as torch measured it then): {then - now:.2f} s saved")
+        runs: list[Runs] = [{"b": "caches:"}, lines[0]]
         out.append({"t": "note", "cls": "cx-missing cx-usage cx-warm",
-                    "r": [{"b": "caches:"}, lines[0]] + [[{"br": True}, line] for line in lines[1:]],
+                    "r": runs + [[{"br": True}, line] for line in lines[1:]],
                     "text": ["caches:" + lines[0]] + [f"  {line}" for line in lines[1:]]})
     elif data.cache_mode == "fresh":
         out.append({"t": "p", "cls": "cx-muted cx-usage",
@@ -155,24 +158,28 @@ def _code_cache_words(data: CaptureData) -> str:
            f"{built} built"
 
 
-def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[dict]:
+def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[Block]:
     """What the mode and the stance mean for this report, then the exported programs. The text summary prints
     the mode's lines under its first line (``mode_blocks``), so the header's are left out of it."""
     mode = mode_blocks(data)
-    out = [dict(b, summary=False) for b in (mode if data.cache_mode == "warm" else mode[1:])]
+    out: list[Block] = []
+    for b in mode if data.cache_mode == "warm" else mode[1:]:  # each a copy, left out of the text
+        said = b.copy()
+        said["summary"] = False
+        out.append(said)
     if data.exports:
-        items = [export_item(ep, comps) for ep in data.exports]
+        items: list[Item] = [export_item(ep, comps) for ep in data.exports]
         out.append({"t": "section", "title": f"Exported programs ({len(items)})", "open": True, "summary": False,
                     "body": [{"t": "list", "cls": "cx-exports", "items": items}]})
     return out
 
 
-def export_item(ep: ExportedProgram, comps: dict[str, Compilation]) -> dict:
+def export_item(ep: ExportedProgram, comps: dict[str, Compilation]) -> Item:
     """One exported program in the header: what it is; a click leads to its AOTInductor compile's exported
     graph, and a program AOTInductor never compiled shows its tables here. Its ``text`` is the summary's lines."""
     comp = comps.get(ep.compile_id or "")
     lines = export_lines(ep, comps)
-    item: dict = {"r": lines[0], "text": lines}
+    item: Item = {"r": lines[0], "text": lines}
     if comp is not None:
         item["r"] = [lines[0], " → AOTInductor ", {"code": comp.compile_id}]
         item["go"] = {"cid": comp.compile_id, "stage": "export_graph"}
@@ -215,12 +222,12 @@ def export_lines(ep: ExportedProgram, comps: dict[str, Compilation], max_files: 
 
 # ---- one compilation: where it came from ----
 
-def from_where(comp: Compilation) -> list[dict]:
+def from_where(comp: Compilation) -> list[Block]:
     """The strip over each of a compilation's panes: Dynamo, each cache consulted, the kernels loaded or built,
     the compile time a hit saved against the cold compile that filled it; the stance when not the default."""
     if not comp.caches and not (comp.stance and comp.stance != "default"):
         return []
-    runs: list = [{"b": "From where: "}]
+    runs: list[Runs] = [{"b": "From where: "}]
     runs.append({"chip": "Dynamo compiled" if comp.origin == "dynamo" else "no Dynamo frame (AOTInductor)"})
     for c in comp.caches:
         runs += [" → ", lookup_runs(c)]
@@ -240,7 +247,7 @@ def from_where(comp: Compilation) -> list[dict]:
         return [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": stance}]
     dynamo = "Dynamo traced it" if comp.origin == "dynamo" else "no Dynamo frame"
     head = f"from where: {dynamo}; " + "; ".join(lookup_text(c) for c in comp.caches)
-    out = [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": [head] + stance}]
+    out: list[Block] = [{"t": "p", "cls": "cx-strip cx-from-where", "r": runs, "text": [head] + stance}]
     skipped = [BY_ID[s].title for s in BY_ID if skipped_by_cache(s, comp) and not BY_ID[s].present(comp)]
     cached = [BY_ID[s].title for s in BY_ID if cached_from(s, comp) and BY_ID[s].present(comp)]
     said = ([f"skipped: cache hit: {', '.join(skipped)}"] if skipped else []) + (
@@ -300,7 +307,7 @@ def lookup_runs(c: CacheLookup) -> list:
     return [{"chip": head}, *_key(c.key), {"muted": tail} if tail else ""]
 
 
-def kernel_builds(comp: Compilation) -> list[dict]:
+def kernel_builds(comp: Compilation) -> list[Block]:
     """A warm capture's kernels, each loaded or built (the text summary's line under the compilation; the views
     chip each kernel's own)."""
     built = [k for k in comp.kernels if k.build]
@@ -309,7 +316,7 @@ def kernel_builds(comp: Compilation) -> list[dict]:
     return [{"t": "p", "cls": "cx-muted", "r": "kernels: " + ", ".join(f"{k.name} {k.build}" for k in built)}]
 
 
-def provenance_blocks(data: CaptureData) -> list[dict]:
+def provenance_blocks(data: CaptureData) -> list[Block]:
     """Kernels whose line-level links use torch's newer per-kernel records (op traces): the summary's line (each
     kernel's facts show its op trace)."""
     traced = [k.name for c in data.compilations for k in c.kernels if k.op_trace]
@@ -323,13 +330,13 @@ TAGGED = (" The explorer changes these caches' keys in its default capture (not 
           "capture's of the same graph from the same lines, never a plain run's.")
 
 
-def cache_note(stage_id: str, comp: Compilation, mode: str = "cold") -> list[dict]:
+def cache_note(stage_id: str, comp: Compilation, mode: str = "cold") -> list[Block]:
     """At the top of a stage shown from a cache entry: where it came from (the output code on a hit; the loop-level
     IR from the explorer's stage store); in the default capture (``mode`` "cold", its old name), how the explorer
     keys the entries."""
     where = cached_from(stage_id, comp)
-    out = [{"t": "note", "cls": "cx-missing cx-cached",
-            "r": [{"b": "From the cache: "}, where + (TAGGED if mode == "cold" else "")]}] if where else []
+    out: list[Block] = [{"t": "note", "cls": "cx-missing cx-cached",
+                         "r": [{"b": "From the cache: "}, where + (TAGGED if mode == "cold" else "")]}] if where else []
     stored = stored_from(stage_id, comp)
     if stored:
         out.append({"t": "note", "cls": "cx-missing cx-cached", "r": [{"b": "From the explorer's stage store: "},
@@ -355,19 +362,19 @@ def region_bits(comp: Compilation) -> list[str]:
     return out
 
 
-def regions_blocks(comp: Compilation) -> list[dict]:
+def regions_blocks(comp: Compilation) -> list[Block]:
     """The frame's regions as a tree: each region's graph once, how often it is called, the kernels every call
     reuses; ``disable`` and ``nonstrict_trace`` calls named as what they are."""
     if not comp.regions:
         return []
-    items = []
+    items: list[Item] = []
     for i, r in enumerate(comp.regions):
         where = loc_text(r.filename, r.lineno) if r.filename and r.lineno else ""
-        at = [" ", {"code": where, "origin": origin_of(r.filename, r.lineno)}] if where else ""
-        body: list[dict] = []
+        at: Runs = [" ", {"code": where, "origin": origin_of(r.filename, r.lineno)}] if where else ""
+        body: list[Block] = []
         if r.kind == "nested_compile_region":
             nodes = f", {counted(r.graph.num_nodes, 'node')}" if r.graph is not None else ""
-            head = [{"b": r.name}, " ", {"chip": "nested_compile_region"}, f" compiled once, called {r.calls}×",
+            head: Runs = [{"b": r.name}, " ", {"chip": "nested_compile_region"}, f" compiled once, called {r.calls}×",
                     {"muted": nodes + (f", {r.aot_name} after AOTAutograd" if r.aot_name else "")}, at]
             if r.kernels:
                 body.append({"t": "p", "cls": "cx-muted", "r": ["kernels reused by every call: ",
@@ -405,24 +412,24 @@ def region_line(r: Any) -> str:
     return f"{r.name}{where}: nonstrict_trace: called opaquely from the graph {r.calls}x (its body not traced)"
 
 
-def regions_summary(comp: Compilation) -> list[dict]:
+def regions_summary(comp: Compilation) -> list[Block]:
     """The frame's regions, one line each: what the text summary prints under the compilation."""
     return [{"t": "p", "r": region_line(r)} for r in comp.regions]
 
 
 # ---- guard filters ----
 
-def guard_filter_blocks(comp: Compilation) -> list[dict]:
+def guard_filter_blocks(comp: Compilation) -> list[Block]:
     """Above the guards: which guards the filter dropped (with what can go wrong) beside those it kept."""
     if comp.guard_filter is None:
         return []
     kept = [g for g in comp.filtered_guards if g.kept]
     dropped = dropped_guards(comp)
-    out: list[dict] = [_guard_filter_note(comp, len(kept))]
+    out: list[Block] = [_guard_filter_note(comp, len(kept))]
     if dropped:
         out.append(_dropped_table(dropped))
     if kept:
-        rows = [{"c": [{"chip": "kept"}, g.kind, {"code": user_name(g.subject)},
+        rows: list[Row] = [{"c": [{"chip": "kept"}, g.kind, {"code": user_name(g.subject)},
                        {"code": g.value} if g.value is not None else ""],
                  "origin": origin_of(g.filename, g.lineno), "cls": "cx-kept"} for g in kept]
         out.append({"t": "details", "s": f"kept by the filter ({len(kept)})", "open": not dropped,
@@ -431,30 +438,35 @@ def guard_filter_blocks(comp: Compilation) -> list[dict]:
     return out
 
 
-def guard_filter_summary(comp: Compilation, max_rows: int = 12) -> list[dict]:
+def guard_filter_summary(comp: Compilation, max_rows: int = 12) -> list[Block]:
     """The text summary's guard filter: kept and dropped, then the dropped guards' risks (the first few)."""
     if comp.guard_filter is None:
         return []
     dropped = dropped_guards(comp)
-    note = _guard_filter_note(comp, sum(1 for g in comp.filtered_guards if g.kept))
-    body = [_dropped_table(dropped[:max_rows])] if dropped else []
+    said = _guard_filter_text(comp, sum(1 for g in comp.filtered_guards if g.kept))
+    body: list[Block] = [_dropped_table(dropped[:max_rows])] if dropped else []
     if len(dropped) > max_rows:
         body.append({"t": "p", "r": f"... {len(dropped) - max_rows} more dropped"})
-    return [{"t": "section", "title": note["text"], "text": note["text"], "body": body}]
+    return [{"t": "section", "title": said, "text": said, "body": body}]
 
 
-def _guard_filter_note(comp: Compilation, kept: int) -> dict:
+def _guard_filter_note(comp: Compilation, kept: int) -> Note:
     n = len(comp.filtered_guards)
     return {"t": "note", "cls": "cx-missing cx-finding cx-guard-filter",
             "r": [{"b": f"Guard filter {comp.guard_filter}: "}, f"kept {kept} of {counted(n, 'guard')}, "
                   f"dropped {n - kept}. ",
                   GUARD_FILTER_WARNING],
-            "text": f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {counted(n, 'guard')}, "
-                    f"dropped {n - kept}"}
+            "text": _guard_filter_text(comp, kept)}
 
 
-def _dropped_table(dropped: list[DroppedGuard]) -> dict:
-    rows = [{"c": [{"chip": "dropped"}, d.guard.kind, {"code": user_name(d.guard.subject)},
+def _guard_filter_text(comp: Compilation, kept: int) -> str:
+    n = len(comp.filtered_guards)
+    return f"guard filter {comp.guard_filter} [{comp.compile_id}]: kept {kept} of {counted(n, 'guard')}, " \
+           f"dropped {n - kept}"
+
+
+def _dropped_table(dropped: list[DroppedGuard]) -> Table:
+    rows: list[Row] = [{"c": [{"chip": "dropped"}, d.guard.kind, {"code": user_name(d.guard.subject)},
                    {"code": d.guard.value} if d.guard.value is not None else "", d.risk],
              "origin": origin_of(d.guard.filename, d.guard.lineno), "cls": "cx-dropped", "text": d.one_line()}
             for d in dropped]
@@ -464,10 +476,10 @@ def _dropped_table(dropped: list[DroppedGuard]) -> dict:
 
 # ---- export and AOTInductor ----
 
-def export_blocks(ep: ExportedProgram) -> list[dict]:
+def export_blocks(ep: ExportedProgram) -> list[Block]:
     """The exported program's signature, range constraints, decompositions and package files, as tables."""
-    out: list[dict] = []
-    specs = [{"c": ["input", s.kind, {"code": s.name}, {"code": s.target} if s.target else "", s.type or ""]}
+    out: list[Block] = []
+    specs: list[Row] = [{"c": ["input", s.kind, {"code": s.name}, {"code": s.target} if s.target else "", s.type or ""]}
              for s in ep.inputs]
     specs += [{"c": ["output", s.kind, {"code": s.name}, {"code": s.target} if s.target else "", s.type or ""]}
               for s in ep.outputs]
@@ -475,7 +487,7 @@ def export_blocks(ep: ExportedProgram) -> list[dict]:
         out.append({"t": "table", "cls": "cx-export-specs", "caption": "inputs and outputs (the graph signature)",
                     "head": ["", "kind", "node", "stands for", "type"], "rows": specs})
     if ep.range_constraints:
-        rows = [{"c": [{"code": rc.symbol}, f"[{rc.low}, {rc.high}]",
+        rows: list[Row] = [{"c": [{"code": rc.symbol}, f"[{rc.low}, {rc.high}]",
                        [[", " if j else "", {"code": s}] for j, s in enumerate(rc.sources)]]}
                 for rc in ep.range_constraints]
         out.append({"t": "table", "cls": "cx-ranges", "caption": "range constraints (what export proved)",
@@ -484,20 +496,22 @@ def export_blocks(ep: ExportedProgram) -> list[dict]:
         out.append({"t": "p", "cls": "cx-muted", "r": "No range constraints: every dimension is static."})
     decomposed = [d for d in ep.decompositions if d.decomposed]
     if decomposed:
-        rows = [{"c": [{"code": d.node}, {"code": d.op}, {"code": ", ".join(d.into_ops)}]} for d in decomposed]
+        decomps: list[Row] = [{"c": [{"code": d.node}, {"code": d.op}, {"code": ", ".join(d.into_ops)}]}
+                           for d in decomposed]
         out.append({"t": "table", "cls": "cx-decomps", "caption": "decompositions AOTInductor applied "
-                    "(torch's provenance)", "head": ["node", "op", "lowered to"], "rows": rows})
+                    "(torch's provenance)", "head": ["node", "op", "lowered to"], "rows": decomps})
     if ep.package_files:
         total = sum(f.size for f in ep.package_files)
-        rows = [{"c": [{"code": f.name}, f"{f.size:,}"]} for f in sorted(ep.package_files, key=lambda f: -f.size)]
+        files: list[Row] = [{"c": [{"code": f.name}, f"{f.size:,}"]}
+                            for f in sorted(ep.package_files, key=lambda f: -f.size)]
         where = f" {ep.package_path}" if ep.package_path else ""
-        out.append({"t": "table", "cls": "cx-package", "caption": f"package{where}: {counted(len(rows), 'file')}, "
-                    f"{counted(total, 'byte')}", "head": ["file", "bytes"], "rows": rows})
+        out.append({"t": "table", "cls": "cx-package", "caption": f"package{where}: {counted(len(files), 'file')}, "
+                    f"{counted(total, 'byte')}", "head": ["file", "bytes"], "rows": files})
     out += [{"t": "note", "cls": "cx-missing", "r": [{"b": "Note: "}, n]} for n in ep.notes]
     return out
 
 
-def aoti_note(stage_id: str, comp: Compilation) -> list[dict]:
+def aoti_note(stage_id: str, comp: Compilation) -> list[Block]:
     """What an AOTInductor compile's wrapper and kernels are (they ship in the package, not run from Python)."""
     if comp.origin != "aoti":
         return []
@@ -513,7 +527,7 @@ def aoti_note(stage_id: str, comp: Compilation) -> list[dict]:
 
 # ---- the chain's sources ----
 
-def chain_caption(source: str) -> dict:
+def chain_caption(source: str) -> P:
     """Which record a text's line-level links were read from (``lineage.model.SOURCES``): torch's own, or
     matched (inferred)."""
     return {"t": "p", "cls": "cx-muted cx-prov", "r": [{"b": "Chain links from: "}, source]}
