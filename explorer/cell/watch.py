@@ -185,9 +185,9 @@ class Watch:
         elif isinstance(record, GraphBreakReason):
             self._on_graph_break(record.graph_break, cid)
         elif isinstance(record, OutputCodeText):
-            from ..capturing import torch_door
+            from ..capturing.inductor_code.wrapper import uses_inductor_rng
 
-            if any(marker in record.code for marker in torch_door.inductor.INDUCTOR_RNG_MARKERS):
+            if uses_inductor_rng(record.code):
                 self._rng_ids.append(event.compile_id.compilation if event.compile_id is not None else None)
 
     def _on_failed_compile(self, failure: _Failure) -> None:

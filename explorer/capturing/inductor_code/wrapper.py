@@ -548,3 +548,15 @@ def call_buffers(call: WrapperCall, params: list[str]) -> tuple[set[str], set[st
         for a in call.args:
             reads |= set(_NAME.findall(a))
     return reads - (writes if not call.kernel else set()), writes
+
+
+# what Inductor's own random number generation leaves in the output code it writes: its seed and random prims, the
+# C++ helpers of cpp_prefix.h, Triton's philox calls
+_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed", "normalized_rand_cpu",
+                "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(", "tl.randint(", "triton_helpers.randint64")
+
+
+def uses_inductor_rng(code: str) -> bool:
+    """Whether output code draws random numbers with Inductor's own generator (not eager's: a cell's random values
+    then differ from a plain run's)."""
+    return any(marker in code for marker in _RNG_MARKERS)

@@ -290,13 +290,6 @@ def halide_missing() -> Optional[str]:
     return None
 
 
-# what Inductor's own random number generation leaves in the output code it writes: its seed and
-# random prims, the C++ helpers of cpp_prefix.h, Triton's philox calls
-INDUCTOR_RNG_MARKERS = ("inductor_seeds", "inductor_random", "inductor_randint", "inductor_lookup_seed",
-                        "normalized_rand_cpu", "randn_cpu", "randint64_cpu", "tl.rand(", "tl.randn(",
-                        "tl.randint(", "triton_helpers.randint64")
-
-
 def backend_config(mode: Optional[str], options: Optional[dict]) -> dict[str, Any]:
     """The config patches torch.compile(mode=, options=) gives Inductor (what ``inductor_backend`` holds)."""
     return inductor_backend(mode, options, None).config
