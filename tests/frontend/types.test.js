@@ -10,12 +10,13 @@ import { ROOT, SRC } from "../../build-frontend.js";
 
 const TYPES = readFileSync(join(ROOT, SRC, "viewmodel.js"), "utf8");
 
-// the kinds the view model names: explorer/present/blocks.py's TypedDicts (`t: Literal["kind"]`) where it exists,
+// the kinds the view model names: explorer/present/blocks.py's TypedDicts (`t: Literal["kind"]`, or `"t": ...` in
+// the functional form a kind with a keyword for a key takes) where it exists,
 // else viewmodel.py's "Blocks" table (a line of two spaces, a lower-case name, spaces, then `{` or a word)
 function documentedKinds() {
   const typed = join(ROOT, "explorer/present/blocks.py");
   if (existsSync(typed)) {
-    const kinds = [...readFileSync(typed, "utf8").matchAll(/\bt: (?:Required\[)?Literal\["([a-z]+)"\]/g)];
+    const kinds = [...readFileSync(typed, "utf8").matchAll(/(?:\bt|"t"): (?:Required\[)?Literal\["([a-z]+)"\]/g)];
     if (kinds.length) return [...new Set(kinds.map((m) => m[1]))];
   }
   const doc = readFileSync(join(ROOT, "explorer/present/viewmodel.py"), "utf8");
@@ -34,7 +35,7 @@ test("every source file of the front end is type-checked (// @ts-check on its fi
 
 test("every block kind the view model documents has its typedef, in the union the renderers take", () => {
   const kinds = documentedKinds();
-  assert.ok(kinds.length >= 13, `read ${kinds.length} kinds from viewmodel.py: ${kinds}`);
+  assert.ok(kinds.length >= 13, `read ${kinds.length} kinds from the view model: ${kinds}`);
   const union = /@typedef \{(BlockP \|[^}]*)\} Block \*\//.exec(TYPES);
   assert.ok(union, "viewmodel.js has no union `Block`");
   const members = union[1].split(/[\s|*]+/).filter(Boolean);
