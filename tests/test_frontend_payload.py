@@ -20,7 +20,7 @@ from frontend_side import to_script_json, unpack_texts
 
 from explorer.capturing.model import CaptureData, Compilation, Frame, Kernel, OutputCode
 from explorer.lineage import LineLink, Origin
-from explorer.present.html import kernel_refs
+from explorer.present.context import kernel_refs
 from explorer.present.page import module_text, payload_script, render_page
 from explorer.present.payload import FIRST_STAGES, PICTURED, build, compact_lineage, to_json
 from explorer.stages import STAGES

@@ -16,7 +16,8 @@ import ipywidgets
 from html_parts import stage_keys
 
 from explorer.capturing.model import Bytecode, CaptureData, Compilation, Frame, FxGraph, GraphBreak, Kernel
-from explorer.present.html import kernel_refs, stage_html
+from explorer.present.context import kernel_refs
+from explorer.present.html import stage_html
 from explorer.present.page import module_text
 from explorer.present.text import summary
 from explorer.stages import STAGES

@@ -86,11 +86,12 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=20)
     a = p.parse_args()
     from frontend_report import synthetic
+    from frontend_side import to_script_json
     from playwright.sync_api import sync_playwright
     from test_browser import HOVER_JS, chromium_path
 
     from explorer.present.page import styles_text
-    from explorer.present.payload import build, to_script_json
+    from explorer.present.payload import build
 
     report = synthetic()
     page_payload, _ = build(report, pictures="inline")
