@@ -21,29 +21,25 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
-import torch
 
 from explorer.present import payload, viewmodel
 from explorer.report import Report
 
 HERE = Path(__file__).parent / "data" / "panes"
-REPO = str(Path(__file__).resolve().parents[1])
-TORCH = str(Path(torch.__file__).resolve().parent)
 NAMES = ("report_v2", "merged_v3", "usage", "llama", "trace_breaks", "trace_collectives")
-# where the reports were captured: a checkout of this repository (a worktree) and torch's folder in its venv. A view
-# reads a user line's text from its file when the report does not hold it (a guard's line): pointed at this
-# checkout's files and this torch's, the panes read the same text on every machine, and name them as <repo>, <torch>
-_CAPTURED_IN = re.compile(r"/work/(?:wt/[\w.-]+|main)/(?=tests/)")
-_CAPTURED_TORCH = "/work/main/.venv/lib/python3.11/site-packages/torch"
+# A view reads a user line's text from its file when the report does not hold it (a guard's line). The reports were
+# captured in checkouts and a venv of one machine: their files are moved to folders no machine has, so that every
+# machine reads none of them and draws the same panes (in the order of the same names).
+_MOVED = (("/work/main/.venv/", "/work/main/.venv-captured/"), ("/work/wt/", "/work/wt-captured/"))
 
 
 def load(name: str) -> Report:
     text = gzip.decompress((HERE / f"{name}.report.json.gz").read_bytes()).decode("utf-8")
-    text = _CAPTURED_IN.sub(lambda _: REPO + "/", text.replace(_CAPTURED_TORCH, TORCH))
+    for old, new in _MOVED:
+        text = text.replace(old, new)
     return Report.from_json(text)
 
 
@@ -59,10 +55,8 @@ def views(report: Report) -> dict:
 
 
 def canonical(obj: object) -> object:
-    """JSON's own form (tuples as lists), so a saved file and a fresh build compare as equal; this checkout's and
-    torch's folders named ``<repo>`` and ``<torch>``, as on every machine."""
-    text = json.dumps(obj, sort_keys=True, default=str)
-    return json.loads(text.replace(TORCH, "<torch>").replace(REPO, "<repo>"))
+    """JSON's own form (tuples as lists), so a saved file and a fresh build compare as equal."""
+    return json.loads(json.dumps(obj, sort_keys=True, default=str))
 
 
 @pytest.mark.parametrize("name", NAMES)
