@@ -22,7 +22,8 @@ from .capturing.model import Compilation
 class Stage:
     id: str
     title: str
-    # how an output draws its content: source, code, bytecode, graph, loop, guards, break, saved, ir, kernels, timing
+    # how an output draws its content: source, code, bytecode, graph, loop, guards, shapes, break, saved, ir, kernels,
+    # timing
     kind: str
     field: str  # dotted path of the content in a Compilation (scope "compilation") or in the Report
     language: Optional[str]  # highlighting: python | cpp | triton | dis | None (plain text)
@@ -110,6 +111,21 @@ STAGES: tuple[Stage, ...] = (
           "first, and compiles a new one only when none passes, up to recompile_limit (8) per frame. The first "
           "change of a size recompiles with that size symbolic (automatic dynamic shapes), so later sizes "
           "reuse it."),
+    Stage("dynamic_shapes", "Dynamic shapes", "shapes", "dynamic_shapes", None, "dynamo",
+          "Which sizes Dynamo traced as symbols, and what fixed them. A symbol (s77, u0) is a SymInt of Dynamo's "
+          "ShapeEnv standing for an input's size (its source, L['x'].size()[0]) with the range of values it may "
+          "take. A size is static on the first compile; when a call brings another size Dynamo recompiles with "
+          "that dimension symbolic (automatic dynamic), or at once for one marked with "
+          "torch._dynamo.mark_dynamic or compiled with dynamic=True. Sizes 0 and 1 never become symbols (0/1 "
+          "specialization: broadcasting and contiguity differ for them), so a range starts at 2; under "
+          "dynamic=True, inputs of equal size share one symbol (duck sizing), while a dimension made dynamic by a "
+          "recompile or mark_dynamic gets its own. When the trace branches on a symbol (if x.size(0) == 8), "
+          "the ShapeEnv decides the condition with the example value and records it as a guard, checked before "
+          "each call reuses the graph; a guard that leaves one value replaces the symbol by that constant (a "
+          "specialization). A backed symbol has an example value to guard on; an unbacked one (u0, from .item() "
+          "or nonzero()) has none: a branch on it is a data-dependent error unless torch._check states the "
+          "fact, which becomes a runtime assertion. Look at each specialization's line: there a dimension you "
+          "meant to be dynamic became static."),
     Stage("graph_break", "Graph break / recompile", "break", "graph_break", None, "dynamo",
           "Why this compilation exists or ended early. A graph break is code Dynamo could not put in the "
           "graph (print, data-dependent control flow, an unsupported call). The graph so far is compiled, the "
@@ -227,6 +243,8 @@ _USUALLY = {  # when the compilation's state says nothing more specific
     "cache_loop": "this compilation left no cache entry (no guards were recorded): nothing of it runs on a "
                   "later call",
     "guards": "no guards were recorded for this compilation",
+    "dynamic_shapes": "Dynamo made no symbol for this compilation: every size was traced as a constant (static "
+                      "shapes; a recompile with another size makes it dynamic)",
     "graph_break": "Dynamo traced this frame to its end, and this is the first compilation that matched "
                    "(not a recompile)",
     "export_graph": "not an AOTInductor compile of an exported program (explore_export, --export)",

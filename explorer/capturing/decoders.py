@@ -52,8 +52,10 @@ from .records import (
     RecompileReasons,
     Record,
     RuntimeEstimates,
+    ShapeRecord,
     SideEffects,
 )
+from .shapes import ShapeGuard, ShapeSymbol, Specialization
 
 METRIC_KEYS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s",
                "code_gen_time_s", "dynamo_time_before_restart_s", "guard_count", "shape_env_guard_count",
@@ -346,6 +348,91 @@ def decode_ddp_split_child(ev: RawEvent, ctx: DecodeContext) -> DdpSplitChild:
     return DdpSplitChild(name, _graph(ev))
 
 
+# ---- symbolic shapes (torch/fx/experimental/symbolic_shapes.py) ----
+
+# the files torch's own ``uninteresting_files()`` skips to name the framework frame of a symbol or guard (the
+# symbolic-shape machinery, fake tensors, logging, torch/__init__.py, ...): the innermost frame outside them is it
+_SHAPE_MACHINERY = ("fx/experimental/symbolic_shapes.py", "fx/experimental/recording.py", "fx/experimental/sym_node.py",
+                    "fx/interpreter.py", "fx/_symbolic_trace.py", "torch/__init__.py", "torch/_compile.py",
+                    "_dynamo/eval_frame.py", "_inductor/sizevars.py", "_library/custom_ops.py",
+                    "_library/fake_impl.py", "_subclasses/meta_utils.py", "_subclasses/fake_tensor.py",
+                    "_logging/_internal.py", "_logging/structured.py", "export/_trace.py",
+                    "_dynamo/external_utils.py", "/_higher_order_ops/", "/_dynamo/polyfills/", "<string>")
+
+
+def _shape_fields(ev: RawEvent) -> Optional[dict]:
+    """The record's fields; None for a record kept by name only (how captures before this view kept these as
+    noise, e.g. the recorded tapes under tests/fixtures): torch itself always writes them."""
+    return _fields(ev, ev.name) or None
+
+
+def _shape_str(m: dict, key: str) -> str:
+    value = m.get(key)
+    if not isinstance(value, str) or not value:
+        raise DecodeError(f"{key!r} is {type(value).__name__}, expected a non-empty string")
+    return value
+
+
+def _shape_locs(m: dict, ctx: DecodeContext) -> tuple[Optional[SourceLoc], Optional[SourceLoc], Elements]:
+    """The user's line (the innermost frame of ``user_stack``) and the framework frame (the innermost frame of
+    ``stack`` outside the symbolic-shape machinery, as torch picks it), and what was odd in either stack."""
+    user, stack = m.get("user_stack") or [], m.get("stack") or []
+    if not isinstance(user, list) or not isinstance(stack, list):
+        raise DecodeError("'user_stack' or 'stack' is not a list of frames")
+    frames = Elements(("frame", "frames"), len(user) + len(stack))
+    user_loc = _stack_loc(user[-1], ctx, frames) if user else None
+    framework = None
+    for frame in reversed(stack):
+        loc = _stack_loc(frame, ctx, frames)
+        if not any(part in loc.filename.replace("\\", "/") for part in _SHAPE_MACHINERY):
+            framework = loc
+            break
+    return user_loc, framework, frames
+
+
+ShapeRow = Union[ShapeSymbol, Specialization, ShapeGuard]
+
+
+def _shape_decoder(row: Callable[[dict, Optional[SourceLoc], Optional[SourceLoc]], ShapeRow]) -> Decoder:
+    """The decoder of one symbolic-shape record kind: ``row`` reads its fields, given its user line and framework
+    frame; the row keeps the compile id's attempt (a restarted trace starts over)."""
+    def decode_shape(ev: RawEvent, ctx: DecodeContext) -> Union[ShapeRecord, Partly, None]:
+        m = _shape_fields(ev)
+        if m is None:
+            return None
+        user_loc, framework, frames = _shape_locs(m, ctx)
+        attempt = ev.compile_id.attempt if ev.compile_id is not None else 0
+        return partly(ShapeRecord(row(m, user_loc, framework), attempt), frames)
+    decode_shape.__doc__ = row.__doc__
+    return decode_shape
+
+
+def _created(m: dict, user: Optional[SourceLoc], framework: Optional[SourceLoc]) -> ShapeRow:
+    """``create_symbol``: a backed symbol, with the input it stands for and its example value."""
+    value = None if m.get("val") is None else str(m["val"])
+    return ShapeSymbol(_shape_str(m, "symbol"), True, str(m.get("vr") or "?"), _shape_str(m, "source"), value,
+                       user, framework)
+
+
+def _created_unbacked(m: dict, user: Optional[SourceLoc], framework: Optional[SourceLoc]) -> ShapeRow:
+    """``create_unbacked_symbol``: a data-dependent value (``.item()``, ``nonzero()``'s length): no source, no value."""
+    return ShapeSymbol(_shape_str(m, "symbol"), False, str(m.get("vr") or "?"), None, None, user, framework)
+
+
+def _specialized(m: dict, user: Optional[SourceLoc], framework: Optional[SourceLoc]) -> ShapeRow:
+    """``symbolic_shape_specialization``: a symbol replaced by a constant (``_set_replacement``)."""
+    sources = m.get("sources") or []
+    if not isinstance(sources, list):
+        raise DecodeError(f"'sources' is {type(sources).__name__}, expected a list")
+    return Specialization(_shape_str(m, "symbol"), _shape_str(m, "value"), str(m.get("reason") or "?"),
+                          tuple(str(s) for s in sources), user, framework)
+
+
+def _guard_added(m: dict, user: Optional[SourceLoc], framework: Optional[SourceLoc]) -> ShapeRow:
+    """``guard_added_fast``: a guard (or, on an unbacked symbol, a runtime assertion) the ShapeEnv recorded."""
+    return ShapeGuard(_shape_str(m, "expr"), user, framework)
+
+
 DECODERS: dict[str, Decoder] = {
     "dynamo_start": decode_start,
     "dynamo_output_graph": decode_dynamo_graph,
@@ -371,6 +458,10 @@ DECODERS: dict[str, Decoder] = {
     "ddp_optimizer_log": decode_ddp_log,
     "optimize_ddp_split_graph": decode_ddp_split_graph,
     "optimize_ddp_split_child": decode_ddp_split_child,
+    "create_symbol": _shape_decoder(_created),
+    "create_unbacked_symbol": _shape_decoder(_created_unbacked),
+    "symbolic_shape_specialization": _shape_decoder(_specialized),
+    "guard_added_fast": _shape_decoder(_guard_added),
 }
 
 

@@ -68,12 +68,14 @@ from .records import (
     RecompileReasons,
     Record,
     RuntimeEstimates,
+    ShapeRecord,
     SideEffects,
     StoreRecord,
     TraceCall,
     TracedCode,
 )
 from .regions import regions_of
+from .shapes import DynamicShapes, ShapeGuard, ShapeSymbol, Specialization
 
 UNKNOWN_FRAME = Frame("?", "?", 0)
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Compilation))
@@ -116,6 +118,8 @@ class Fold:
         self.stack: tuple[SourceLoc, ...] = ()  # dynamo_start's stack: where the user's code called into it
         self.traced: tuple[InlinedFunction, ...] = ()  # the code objects Dynamo traced into its graph
         self.first_argument: Optional[str] = None  # a decorator-shaped frame's first argument (TracedCode)
+        self.shapes: list[Any] = []  # the dynamic-shapes rows of the latest attempt, in arrival order
+        self.shapes_attempt = -1
 
     # ---- one record ----
     def add(self, record: Record) -> None:
@@ -216,6 +220,13 @@ class Fold:
     def _trace_call(self, r: TraceCall) -> None:
         self.calls.add(r)
 
+    def _shape(self, r: ShapeRecord) -> None:
+        """A restarted trace (a higher attempt) makes its ShapeEnv anew: its rows replace the last attempt's."""
+        if r.attempt != self.shapes_attempt:
+            self.shapes_attempt, self.shapes = r.attempt, []
+        if r.row not in self.shapes:  # torch writes the same guard again when a line is traced again
+            self.shapes.append(r.row)
+
     # ---- the compilation ----
     def build(self) -> Compilation:
         """Each step guarded; if building the Compilation itself fails, a smaller one keeps what was found."""
@@ -228,6 +239,7 @@ class Fold:
         self._step("ddp_optimizer", self._apply_ddp)
         self._step("call_sites", self._apply_call_sites)
         self._step("inlined", lambda: self._apply_inlined(frame))
+        self._step("dynamic_shapes", self._apply_shapes)
         restarts = self._step("restarts", self._restarts) or ()
         try:
             comp = Compilation(compile_id=self.key or self.compile_id.key, frame=frame, status=self._status(),
@@ -256,6 +268,13 @@ class Fold:
             b = self.pair.original
             return Frame(b.name, b.filename, b.firstlineno)
         return self.start or UNKNOWN_FRAME
+
+    def _apply_shapes(self) -> None:
+        if self.shapes:
+            self.fields["dynamic_shapes"] = DynamicShapes(
+                symbols=tuple(r for r in self.shapes if isinstance(r, ShapeSymbol)),
+                specializations=tuple(r for r in self.shapes if isinstance(r, Specialization)),
+                guards=tuple(r for r in self.shapes if isinstance(r, ShapeGuard)))
 
     def _restarts(self) -> tuple[Restart, ...]:
         reasons = self.metrics.restart_reasons if self.metrics else ()
@@ -483,5 +502,5 @@ _ADD: dict[type, Callable[[Fold, Any], None]] = {
     MinCutRecord: Fold._min_cut, KernelCompileTimes: Fold._kernel_compile,
     CollectiveScheduleRecord: Fold._collective_schedule, TraceCall: Fold._trace_call,
     RuntimeEstimates: Fold._estimates, StoreRecord: Fold._stored,
-    TracedCode: Fold._traced,
+    TracedCode: Fold._traced, ShapeRecord: Fold._shape,
 }

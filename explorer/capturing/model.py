@@ -16,6 +16,7 @@ from ..serial import from_jsonable, to_jsonable
 from .artifacts import CallSite, CollectiveSchedule, KernelCompileInfo, MinCut, MinCutCandidate
 from .compile_id import CompileId, CompileKey
 from .graph_model import FxGraph, FxNode, SourceLoc
+from .shapes import DynamicShapes
 from .usage import (
     CacheLookup,
     Decomposition,
@@ -627,6 +628,11 @@ class Compilation:
     entry: Optional[Entry] = None  # what it compiled, named as the user knows it (torch's wrapper frame seen through)
     """What it compiled, named as the user knows it: the frame's qualified name, or, for torch's wrapper frame around
     a torch.nn module, that module's `forward`; `null` when not known."""
+    # ---- symbolic shapes (capturing/shapes.py) ----
+    dynamic_shapes: Optional[DynamicShapes] = None
+    """The symbols Dynamo's ShapeEnv created for this compilation, the ones it fixed to a constant and the guards it
+    added on them, each at the user's line (torch's `create_symbol`, `create_unbacked_symbol`,
+    `symbolic_shape_specialization` and `guard_added_fast` records); `null` when the compilation made none."""
     # ---- a TORCH_TRACE's chromium events (explorer open) ----
     phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
     """Compile time per phase, from torch's chromium events (an opened TORCH_TRACE)."""

@@ -45,8 +45,6 @@ _DESCRIBE = "fake-tensor bookkeeping tlparse uses for its own views"
 NOISE: dict[str, str] = {
     "chromium_event": "profiling spans for chrome://tracing (hundreds per compile)",
     **dict.fromkeys(["describe_storage", "describe_tensor", "describe_source"], _DESCRIBE),
-    **dict.fromkeys(["guard_added_fast", "create_symbol", "symbolic_shape_specialization"],
-                    "one record per guard or symbol as Dynamo adds it; the guard tree shows them all"),
     "link": "tlparse's cross-links between its pages",
     **dict.fromkeys(["expression_created", "guard_added", "export"],
                     "torch's detailed trace of symbolic shapes, on while an export is captured"),

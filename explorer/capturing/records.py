@@ -25,6 +25,7 @@ from .model import (
     SourceLoc,
     StoredStages,
 )
+from .shapes import ShapeGuard, ShapeSymbol, Specialization
 
 
 @dataclass(frozen=True)
@@ -267,8 +268,17 @@ class TraceCall:
     op: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class ShapeRecord:
+    """``create_symbol`` / ``create_unbacked_symbol`` / ``symbolic_shape_specialization`` / ``guard_added_fast``:
+    one row of the compilation's dynamic shapes, from the attempt that wrote it (a restart starts over)."""
+
+    row: Union[ShapeSymbol, Specialization, ShapeGuard]
+    attempt: int = 0
+
+
 Record = Union[SideEffects, DynamoGraph, AotGraph, GuardTree, GraphBreakReason, RecompileReasons, FrameStart,
                Metrics, PostGradGraph, IrText, OutputCodeText, Provenance, BytecodeListing, BytecodePair, DdpLog,
                DdpSplitGraph, DdpSplitChild, CacheRecord, AotiCode, ExportedProgramText, KernelTrace, MinCutRecord,
                KernelCompileTimes, CollectiveScheduleRecord, GraphExecution, TraceCall, RuntimeEstimates, TracedCode,
-               StoreRecord]
+               StoreRecord, ShapeRecord]

@@ -15,6 +15,7 @@ import re
 from typing import Callable, Iterable, Optional
 
 from ..capturing.model import Compilation, Guard, Kernel, KernelCompileInfo, SourceLoc
+from ..capturing.shapes import DynamicShapes
 from ..clinic.locate import GuardLine, guard_line
 from ..plural import counted, noun
 from ..stages import STAGES, Stage
@@ -26,6 +27,7 @@ from . import (
     numbers_view,
     partial_reads,
     saved_view,
+    shapes_view,
     structure_view,
     usage_view,
 )
@@ -413,6 +415,7 @@ Builder = Callable[[Stage, PaneContext], list[Block]]
 BUILDERS: dict[str, Builder] = {  # by the stage's kind: each returns its stage's pane whole, in order
     "source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
     "break": _graph_break, "ir": _ir, "kernels": _kernels,
+    "shapes": lambda stage, ctx: _notes(stage, ctx) + shapes_view.blocks(ctx.comp.dynamic_shapes or DynamicShapes()),
     "saved": lambda stage, ctx: _notes(stage, ctx) + saved_view.blocks(ctx.comp),
     "loop": lambda stage, ctx: _notes(stage, ctx) + loop_view.blocks(ctx.comp, ctx.report)}
 

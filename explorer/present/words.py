@@ -179,6 +179,7 @@ FOLD_STEPS: dict[str, str] = {
     "guards": "guards", "lowerings": "Inductor lowerings", "regions": "compiled regions",
     "ddp_optimizer": "DDPOptimizer buckets", "call_sites": "collectives' call sites",
     "inlined": "inlined functions", "restarts": "restarts", "kernels": "kernel table",
+    "dynamic_shapes": "dynamic shapes",
 }
 READ_IN_PART = "Read in part: "  # a record some of whose elements were kept as ``?`` or left out
 
