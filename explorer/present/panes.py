@@ -25,6 +25,7 @@ from . import (
     loop_view,
     numbers_view,
     partial_reads,
+    phases_view,
     saved_view,
     structure_view,
     usage_view,
@@ -414,7 +415,8 @@ BUILDERS: dict[str, Builder] = {  # by the stage's kind: each returns its stage'
     "source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
     "break": _graph_break, "ir": _ir, "kernels": _kernels,
     "saved": lambda stage, ctx: _notes(stage, ctx) + saved_view.blocks(ctx.comp),
-    "loop": lambda stage, ctx: _notes(stage, ctx) + loop_view.blocks(ctx.comp, ctx.report)}
+    "loop": lambda stage, ctx: _notes(stage, ctx) + loop_view.blocks(ctx.comp, ctx.report),
+    "compile_time": lambda stage, ctx: _notes(stage, ctx) + phases_view.blocks(ctx.comp, ctx.data.wall_time_s)}
 
 
 def stage_pane(ctx: PaneContext, stage_id: str) -> list[Block]:
