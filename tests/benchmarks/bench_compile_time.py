@@ -1,0 +1,83 @@
+"""What keeping torch's compile-time spans costs a capture: fresh processes, interleaved, with and without.
+
+    python tests/benchmarks/bench_compile_time.py --pairs 3            # a small function and a 4-layer Llama step
+    python tests/benchmarks/bench_compile_time.py --pairs 3 --layers 8 --programs llama
+
+Each pair starts two fresh Python processes one after the other, in alternating order: "with" captures the
+program through ``explorer.explore()`` as a user does (the spans kept: each compilation's ``phases``); "without"
+does the same with ``CX_BENCH_NO_PHASES=1`` (the capture's one switch for this benchmark: the recorder still
+counts the ``chromium_event`` records as noise, as it did before the spans were kept). Both run fresh
+(``fresh=True``: the graph caches off, every graph lowered), so neither reuses the other's compile. The figure is
+the wall time of the ``explore()`` call, measured inside the child; the ratio is with / without per pair, and the
+median over pairs is what counts (issue 43: at most 1.02x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+NO_PHASES = "CX_BENCH_NO_PHASES"  # explorer.capturing.session.NO_PHASES
+
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {programs!r})
+import torch
+import explorer
+torch.manual_seed(0)
+torch._inductor.config.cpp.vec_isa_ok = True  # skip the ISA probe builds: the same in both arms
+if {program!r} == "small":
+    def fn(x, y):
+        return torch.relu(x @ y).sum(0) * 2
+    args = (torch.randn(64, 64), torch.randn(64, 64))
+else:
+    import llama_blocks
+    model = llama_blocks.Llama(layers={layers})
+    tokens, targets = llama_blocks.batch()
+    fn = lambda: llama_blocks.train_step(model, tokens, targets)
+    args = ()
+t0 = time.perf_counter()
+report = explorer.explore(fn, *args, fresh=True)
+wall = time.perf_counter() - t0
+print(json.dumps({{"wall_s": wall, "compilations": len(report.compilations),
+                  "phases": sum(len(c.phases) for c in report.compilations)}}))
+"""
+
+
+def child(program: str, keep: bool, layers: int) -> dict:
+    env = dict(os.environ)
+    env.pop(NO_PHASES, None)
+    if not keep:
+        env[NO_PHASES] = "1"
+    code = CHILD.format(root=ROOT, programs=os.path.join(ROOT, "tests", "programs"), program=program, layers=layers)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--programs", nargs="+", default=["small", "llama"], choices=["small", "llama"])
+    args = ap.parse_args()
+    for program in args.programs:
+        ratios = []
+        for i in range(args.pairs):
+            order = (True, False) if i % 2 == 0 else (False, True)
+            got = {keep: child(program, keep, args.layers) for keep in order}
+            ratio = got[True]["wall_s"] / got[False]["wall_s"]
+            ratios.append(ratio)
+            print(f"{program} pair {i + 1}: with {got[True]['wall_s']:.2f} s ({got[True]['phases']} phases), "
+                  f"without {got[False]['wall_s']:.2f} s ({got[False]['phases']} phases): {ratio:.3f}x", flush=True)
+        print(f"{program}: median {statistics.median(ratios):.3f}x over {len(ratios)} pairs "
+              f"(min {min(ratios):.3f}, max {max(ratios):.3f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
