@@ -210,6 +210,16 @@ STAGES: tuple[Stage, ...] = (
           "nodes; on CPU the C++ backend puts consecutive groups into one function, one loop nest each, until a "
           "library call ends it. A kernel's header names the FX nodes it computes. Click a line of a kernel to "
           "light the line of your code it computes."),
+    Stage("compile_time", "Compile time", "compile_time", "phases", None, "runtime",
+          "Where this compilation's compile time went, in torch's own phases. Each block torch times with "
+          "dynamo_timed (torch/_dynamo/utils.py) writes a begin and an end chromium_event, with its compile id, to "
+          "the structured trace that TORCH_TRACE saves; the explorer reads the same records live. They nest: "
+          "dynamo (the whole of convert_frame's _compile), entire_frame_compile, bytecode_tracing (Dynamo tracing "
+          "the frame), backend_compile (the backend: AOTAutograd, then Inductor), inductor_compile, "
+          "GraphLowering.run (lowering to loop-level IR), code_gen (scheduling, fusion, writing the kernels), "
+          "compile_file (a C++ compiler run), build_guards. The bars give each phase's own time (its time less "
+          "the phases inside it), biggest first; single passes (pass.*) count in their parent's time. A cache "
+          "hit skips Inductor's phases, so they are short or absent."),
     Stage("timing", "Timing", "timing", "timing", None, "runtime",
           "What the compiled code costs against eager: the whole compiled call as you make it (guards, "
           "frames, resume functions) and the graph alone, each with its spread, measured after warm-up; "
@@ -260,6 +270,8 @@ _USUALLY = {  # when the compilation's state says nothing more specific
     "output_code": "the backend is not Inductor (for example backend='aot_eager'), or Inductor's result came "
                    "from a cache",
     "kernels": "no kernels: another backend than Inductor, or everything ran as library calls (e.g. matmuls)",
+    "compile_time": "torch wrote no timed spans (chromium events) for this compilation, or the report was saved "
+                    "by an explorer that did not keep them",
     "timing": "timing was not asked for (explore(..., time=True), %%compile without --no-time, run --time)",
 }
 

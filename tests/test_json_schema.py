@@ -144,6 +144,10 @@ def test_a_version_2_report_shows_its_stages_labels_and_fixes_in_the_three_views
     assert len(old.clinic.fix_list) == 2 and old.clinic.recompiles
 
 
+# stages whose records a capture keeps since the version 2 report was saved (the explorer of then dropped them)
+NEWER = {"compile_time", "dynamic_shapes"}
+
+
 def test_a_version_2_report_shows_what_the_same_programs_version_3_report_shows(breaks_report):
     """The same program captured now: the same compilations (by frame), stages, labels and fix rows."""
     from explorer.clinic.locate import basename
@@ -153,12 +157,10 @@ def test_a_version_2_report_shows_what_the_same_programs_version_3_report_shows(
     if breaks_report.capture.torch_version.split("+")[0] != old.capture.torch_version.split("+")[0]:
         pytest.skip(f"the old report was captured with torch {old.capture.torch_version}")
 
-    newer = {"dynamic_shapes"}  # stages whose records the version 2 explorer dropped: absent from the old report
-
     def shown(report):  # compile ids count on across a test session: compilations are compared in order
         model = build(report)
-        return ([(c["frame"], c["label"][len(c["cid"]):], [s for s in c["present"] if s not in newer],
-                  sorted(set(c["why"]) - newer), c["kernels"])
+        return ([(c["frame"], c["label"][len(c["cid"]):], [s for s in c["present"] if s not in NEWER],
+                  sorted(set(c["why"]) - NEWER), c["kernels"])
                  for c in model["compilations"]],
                 [(basename(s.filename), s.lineno, s.reason, s.count) for s in report.clinic.fix_list],
                 [e.primary.describe() if e.primary else e.reason_text for e in report.clinic.recompiles],

@@ -244,7 +244,7 @@ def test_compile_time_per_phase_comes_from_the_chromium_events(write):
     phases = report.compilations[0].phases
     assert [(p.name, p.depth, p.seconds, p.count) for p in phases] == [
         ("entire_frame_compile", 0, 1.0, 1), ("backend_compile", 1, 0.4, 2)]
-    pane = viewmodel.compilation(report.compilations[0], report)["panes"]["timing"]
+    pane = viewmodel.compilation(report.compilations[0], report)["panes"]["compile_time"]
     table = next(b for b in pane if b["t"] == "table")
     assert [r["text"] for r in table["rows"]] == ["entire_frame_compile: 1 s", "  backend_compile: 400 ms"]
 

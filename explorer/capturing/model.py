@@ -492,6 +492,10 @@ class Phase:
     """Its time, summed over the times it ran."""
     count: int = 1
     """How many times it ran."""
+    start_s: float = 0.0
+    """When it first began, in seconds after the compilation's first span began."""
+    parent: str = ""
+    """The phase it ran inside (the one before it, one shallower); empty for the outermost."""
 
 
 @dataclass(frozen=True)
@@ -633,9 +637,9 @@ class Compilation:
     """The symbols Dynamo's ShapeEnv created for this compilation, the ones it fixed to a constant and the guards it
     added on them, each at the user's line (torch's `create_symbol`, `create_unbacked_symbol`,
     `symbolic_shape_specialization` and `guard_added_fast` records); `null` when the compilation made none."""
-    # ---- a TORCH_TRACE's chromium events (explorer open) ----
-    phases: tuple[Phase, ...] = ()  # compile time per phase (a TORCH_TRACE's chromium events: explorer open)
-    """Compile time per phase, from torch's chromium events (an opened TORCH_TRACE)."""
+    # ---- torch's chromium events (a live capture and an opened TORCH_TRACE alike) ----
+    phases: tuple[Phase, ...] = ()  # compile time per phase (capturing.phases)
+    """Compile time per phase, from torch's own timed spans (its chromium events), live or from a TORCH_TRACE."""
     # ---- the runtime: its frame's cache entries, read live (capturing/frame_cache.py; None from a trace) ----
     frame_cache: Optional[FrameCache] = None
     """The cache entries Dynamo kept on this compilation's frame (its code object), read live during the capture, in

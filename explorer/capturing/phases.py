@@ -5,20 +5,25 @@ Each span is a begin (``ph: "B"``) and an end (``"E"``) event with a name (``ent
 nest. ``PhaseClock`` is a recorder subscriber (``keep=("chromium_event",)``: the recorder counts these records
 as noise and keeps none of them) that pairs the spans per compile id as they arrive and keeps only the sums,
 so a trace of thousands of spans costs a few numbers per phase. ``phases`` gives one compilation's tree of
-phases, in the order they began.
+phases, in the order they began; ``with_phases`` puts them into a capture. A live capture (``CaptureSession``)
+and an opened TORCH_TRACE (``traces.opening``) both subscribe one clock to their recorder and call
+``with_phases``: the same records, read by the same code.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .model import Phase
+from .model import CaptureData, Phase
 from .raw import RawEvent
 
 EVENT = "chromium_event"
-MAX_DEPTH = 4  # deeper spans (single passes of a pass manager) are summed into their parent's time only
+READ_SPANS = "dropped as noise once read: they make each compilation's compile time per phase (its Compile time pane)"
+MAX_DEPTH = 12  # deeper spans are summed into their parent's time only
+PASS = "pass."  # a single pass of a pass manager (``pass.post_grad_passes.remove_noop_ops``): in its parent's time
 
 
 @dataclass
@@ -32,7 +37,8 @@ class _Frame:
 class PhaseClock:
     """Sums each compile id's spans by their place in the tree (``path``: the names from the outermost)."""
 
-    sums: dict[str, dict[tuple[str, ...], list[float]]] = field(default_factory=dict)  # key -> path -> [s, n]
+    sums: dict[str, dict[tuple[str, ...], list[float]]] = field(default_factory=dict)  # key -> path -> [s, n, t0]
+    first_us: dict[str, float] = field(default_factory=dict)  # key -> when its first span began
     _open: dict[str, list[_Frame]] = field(default_factory=dict)
     unreadable: int = 0
 
@@ -48,28 +54,31 @@ class PhaseClock:
         key = event.compile_id.compilation.key
         stack = self._open.setdefault(key, [])
         if kind == "B":
+            self.first_us.setdefault(key, ts)
             path = (stack[-1].path if stack else ()) + (str(name),)
             stack.append(_Frame(str(name), ts, path))
         elif kind == "E":
             self._end(key, stack, str(name), ts)
         elif kind == "X" and isinstance(span.get("dur"), (int, float)):
+            self.first_us.setdefault(key, ts)
             path = (stack[-1].path if stack else ()) + (str(name),)
-            self._add(key, path, span["dur"] / 1e6)
+            self._add(key, path, span["dur"] / 1e6, ts)
 
     def _end(self, key: str, stack: list[_Frame], name: str, ts: float) -> None:
         for i in range(len(stack) - 1, -1, -1):
             if stack[i].name == name:
                 frame = stack[i]
                 del stack[i:]  # spans left open inside it ended without their end event
-                self._add(key, frame.path, (ts - frame.start_us) / 1e6)
+                self._add(key, frame.path, (ts - frame.start_us) / 1e6, frame.start_us)
                 return
 
-    def _add(self, key: str, path: tuple[str, ...], seconds: float) -> None:
-        if len(path) > MAX_DEPTH:
+    def _add(self, key: str, path: tuple[str, ...], seconds: float, start_us: float) -> None:
+        if len(path) > MAX_DEPTH or any(n.startswith(PASS) for n in path):
             return
-        row = self.sums.setdefault(key, {}).setdefault(path, [0.0, 0])
+        row = self.sums.setdefault(key, {}).setdefault(path, [0.0, 0, start_us])
         row[0] += max(seconds, 0.0)
         row[1] += 1
+        row[2] = min(row[2], start_us)
 
     def phases(self, key: str) -> tuple[Phase, ...]:
         """One compilation's phases, parents before their children, in the order they first began."""
@@ -79,7 +88,18 @@ class PhaseClock:
         order = {path: i for i, path in enumerate(rows)}
         # a child can end (and be summed) before its parent: sort by each ancestor's first appearance
         ranked = sorted(rows, key=lambda p: tuple(order.get(p[:i + 1], 1 << 30) for i in range(len(p))))
-        return tuple(Phase(p[-1], len(p) - 1, round(rows[p][0], 6), int(rows[p][1])) for p in ranked)
+        t0 = self.first_us.get(key, 0.0)
+        return tuple(Phase(p[-1], len(p) - 1, round(rows[p][0], 6), int(rows[p][1]),
+                           start_s=round(max(rows[p][2] - t0, 0.0) / 1e6, 6), parent=p[-2] if len(p) > 1 else "")
+                     for p in ranked)
+
+
+def with_phases(data: CaptureData, clock: PhaseClock, why: str) -> CaptureData:
+    """``data`` with each compilation's phases from ``clock``, and the spans' count in ``other_artifacts`` saying
+    ``why`` (they were read, not dropped unread)."""
+    comps = tuple(dataclasses.replace(c, phases=clock.phases(c.compile_id)) for c in data.compilations)
+    others = tuple(dataclasses.replace(a, why=why) if a.name == EVENT else a for a in data.other_artifacts)
+    return dataclasses.replace(data, compilations=comps, other_artifacts=others)
 
 
 def total(phases: tuple[Phase, ...]) -> Optional[float]:

@@ -10,6 +10,7 @@ own loop keeps every compilation built before it.
 from __future__ import annotations
 
 import contextlib
+import os
 import platform
 import time
 from typing import Callable, Iterable, Optional
@@ -18,10 +19,14 @@ from . import torch_door
 from .assemble import Assembly, DeviceNamer
 from .cache_tag import CacheTag
 from .model import CaptureData, Problem
+from .phases import EVENT, READ_SPANS, PhaseClock, with_phases
 from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
 from .stage_store import default_store, put_back
 from .warm import SessionUsage, aoti_generated_files, with_generated_files
+
+# set only by tests/benchmarks/bench_compile_time.py: the capture without the compile-time spans, to measure them
+NO_PHASES = "CX_BENCH_NO_PHASES"
 
 
 class CaptureSession:
@@ -45,6 +50,9 @@ class CaptureSession:
         self.notes: list[str] = []
         self.warm, self.export, self.fresh = warm, export, fresh
         self._recorder = Recorder(listeners, keep)
+        self._clock = PhaseClock()  # torch's compile-time spans, summed per compilation as they arrive
+        if not os.environ.get(NO_PHASES):
+            self._recorder.subscribe(self._clock, (EVENT,))
         self._stack = contextlib.ExitStack()
         self._t0 = 0.0
         self._started = 0.0  # time.time() at the start: files written since were built by this capture
@@ -100,7 +108,7 @@ class CaptureSession:
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
         if not self.warm:  # default: hits served from the store, lowerings kept; fresh: lowerings kept
             raw = put_back(raw, default_store(), self.notes)
-        data = read(raw, notes=self.notes, wall_time_s=wall, error=error)
+        data = with_phases(read(raw, notes=self.notes, wall_time_s=wall, error=error), self._clock, READ_SPANS)
         data = with_generated_files(data, self._aoti_files)
         return self._usage.apply(data, mode=self.mode, since=self._started)
 

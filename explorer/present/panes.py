@@ -26,6 +26,7 @@ from . import (
     loop_view,
     numbers_view,
     partial_reads,
+    phases_view,
     saved_view,
     shapes_view,
     structure_view,
@@ -417,7 +418,8 @@ BUILDERS: dict[str, Builder] = {  # by the stage's kind: each returns its stage'
     "break": _graph_break, "ir": _ir, "kernels": _kernels,
     "shapes": lambda stage, ctx: _notes(stage, ctx) + shapes_view.blocks(ctx.comp.dynamic_shapes or DynamicShapes()),
     "saved": lambda stage, ctx: _notes(stage, ctx) + saved_view.blocks(ctx.comp),
-    "loop": lambda stage, ctx: _notes(stage, ctx) + loop_view.blocks(ctx.comp, ctx.report)}
+    "loop": lambda stage, ctx: _notes(stage, ctx) + loop_view.blocks(ctx.comp, ctx.report),
+    "compile_time": lambda stage, ctx: _notes(stage, ctx) + phases_view.blocks(ctx.comp, ctx.data.wall_time_s)}
 
 
 def stage_pane(ctx: PaneContext, stage_id: str) -> list[Block]:

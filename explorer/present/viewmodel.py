@@ -264,8 +264,6 @@ def compilation(comp: Compilation, report: Report, *, panes: Panes = True,
     why = {s.id: why_missing(s.id, comp) for s in STAGES if s.scope == "compilation" and s.id not in present}
     drawn = stage_panes(ctx, [sid for sid in present if panes is True or (panes and sid in panes)])
     timed = timing_pane(report, comp.compile_id) if panes else None
-    if panes and comp.phases:  # compile time per phase (a trace's chromium events), over the timing if any
-        timed = phases_blocks(comp) + (timed or [note("cx-missing", why_missing("timing", comp))])
     why_report = {}  # report-wide stages (timing): why this compilation has none
     if timed is not None:
         drawn["timing"] = timed
@@ -418,19 +416,6 @@ def timing_pane(report: Report, cid: str) -> Optional[list[Block]]:
         return None
     mine = tuple(g for g in report.timing.graphs if g.compile_id == cid)
     return timing_blocks(report.timing, mine, (), timeit=False) if mine else None
-
-
-def phases_blocks(comp: Compilation) -> list[Block]:
-    """Where the compile time went: torch's timed spans, each with those it contains indented under it."""
-    total = sum(p.seconds for p in comp.phases if p.depth == 0) or None
-    rows: list[Row] = [{"c": ["\u00a0\u00a0" * p.depth + p.name, format_time(p.seconds),
-                   [{"bar": 100 * p.seconds / total}, f"{100 * p.seconds / total:.0f}%"] if total else "",
-                   str(p.count) if p.count > 1 else ""],
-             "text": f"{'  ' * p.depth}{p.name}: {format_time(p.seconds)}"} for p in comp.phases]
-    return [{"t": "p", "r": "Compile time per phase, from torch's own timed spans (its chromium events): each "
-                            "phase includes the phases indented under it; a phase that ran more than once is "
-                            "summed."},
-            {"t": "table", "cls": "cx-phases", "head": ["phase", "time", "share", "runs"], "rows": rows}]
 
 
 def timing_section(report: Report) -> Optional[Section]:

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 from ..capturing.inductor_code.wrapper import aot_id
 from ..capturing.model import CaptureData, Problem
-from ..capturing.phases import EVENT, PhaseClock
+from ..capturing.phases import EVENT, READ_SPANS, PhaseClock, with_phases
 from ..capturing.raw import RawCapture, describe_error
 from ..capturing.recorder import Recorder
 from ..capturing.session import read
@@ -36,7 +36,7 @@ from .source import with_source
 __all__ = ["OpenError", "Opened", "open_trace", "read_log"]
 
 UNKNOWN_VERSION = "unknown (the trace does not say)"
-PHASES_READ = "dropped as noise once read: they make each compilation's compile time per phase (its Timing pane)"
+PHASES_READ = READ_SPANS
 
 
 @dataclass
@@ -121,15 +121,13 @@ def _assemble(raw: RawCapture, facts: FileFacts, clock: PhaseClock, ir_folder: b
     version = facts.torch_version or UNKNOWN_VERSION
     data = read(raw, notes=[], wall_time_s=None, error=None, torch_version=version, device=_devices,
                 python_version="unknown (not in the trace)", memo=memo)
-    comps = tuple(with_source(gaps.with_gaps(dataclasses.replace(c, phases=clock.phases(c.compile_id)), ir_folder))
-                  for c in data.compilations)
+    data = with_phases(data, clock, PHASES_READ)
+    comps = tuple(with_source(gaps.with_gaps(c, ir_folder)) for c in data.compilations)
     notes = [gaps.NOT_IN_A_TRACE]
     said = gaps.version_note(facts.torch_version, gaps.installed_torch())
     if said:
         notes.append(said)
-    others = tuple(dataclasses.replace(a, why=PHASES_READ) if a.name == EVENT else a
-                   for a in data.other_artifacts)
-    return dataclasses.replace(data, compilations=comps, notes=tuple(notes) + data.notes, other_artifacts=others,
+    return dataclasses.replace(data, compilations=comps, notes=tuple(notes) + data.notes,
                                problems=tuple(facts.problems) + data.problems, cache_mode="warm")  # as the job had them
 
 

@@ -1,0 +1,135 @@
+"""Where the compile time went: a live capture keeps torch's compile-time spans (its ``chromium_event`` records) as
+each compilation's phases, an opened TORCH_TRACE gives the same, and the Compile time pane names the biggest first.
+
+One child process captures a small program with ``explore()`` while ``TORCH_TRACE`` writes torch's own trace of the
+very same compile: the trace's records are the ground truth the live phases are checked against (names and
+nesting; durations are the same spans, but the test does not rely on that).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from explorer.capturing.model import Phase
+from explorer.capturing.phases import MAX_DEPTH, PASS
+from explorer.present import phases_view, viewmodel
+from explorer.traces import open_trace
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHILD = r"""
+import json, sys
+import torch
+import explorer
+from explorer.present import viewmodel
+torch._inductor.config.cpp.vec_isa_ok = True
+def fn(x, y):
+    return torch.relu(x @ y).sum(0) * 2
+report = explorer.explore(fn, torch.randn(8, 8), torch.randn(8, 8), fresh=True)
+out = []
+for c in report.compilations:
+    pane = viewmodel.compilation(c, report)["panes"].get("compile_time")
+    out.append({"key": c.compile_id, "phases": [[p.name, p.depth, p.parent, p.seconds] for p in c.phases],
+                "pane": pane})
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """The live capture's compilations (phases and pane) and the TORCH_TRACE folder of the same compile."""
+    trace = tmp_path_factory.mktemp("trace")
+    env = dict(os.environ, TORCH_TRACE=str(trace), PYTHONPATH=ROOT)
+    env.pop("CX_BENCH_NO_PHASES", None)
+    done = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), str(trace)
+
+
+def spans_in_trace(folder: str) -> dict[str, set[tuple[str, int, str]]]:
+    """Torch's begin/end spans in the trace, nested per compile id, read here without the explorer: (name, depth,
+    parent) for each, the passes of a pass manager and spans deeper than the explorer keeps left out."""
+    out: dict[str, set[tuple[str, int, str]]] = {}
+    stacks: dict[str, list[str]] = {}
+    for path in glob.glob(os.path.join(folder, "*.log")):
+        lines = open(path, encoding="utf-8").read().split("\n")
+        for i, line in enumerate(lines):
+            if line.startswith("\t") or "{" not in line:
+                continue
+            meta = json.loads(line[line.index("{"):])
+            if "chromium_event" not in meta or meta.get("frame_id") is None:
+                continue
+            payload = []
+            for more in lines[i + 1:]:
+                if not more.startswith("\t"):
+                    break
+                payload.append(more[1:])
+            span = json.loads("\n".join(payload))
+            key = f"{meta['frame_id']}/{meta['frame_compile_id']}"
+            stack = stacks.setdefault(key, [])
+            if span["ph"] == "B":
+                path_ = stack + [span["name"]]
+                if len(path_) <= MAX_DEPTH and not any(n.startswith(PASS) for n in path_):
+                    out.setdefault(key, set()).add((span["name"], len(stack), stack[-1] if stack else ""))
+                stack.append(span["name"])
+            elif span["ph"] == "E" and span["name"] in stack:
+                del stack[len(stack) - 1 - stack[::-1].index(span["name"]):]
+    return out
+
+
+def test_a_live_capture_keeps_the_spans_torch_writes_to_its_trace(both):
+    live, trace = both
+    truth = spans_in_trace(trace)
+    assert truth, "torch wrote no spans: the test would prove nothing"
+    got = {c["key"]: {(n, d, p) for n, d, p, _ in c["phases"]} for c in live if c["phases"]}
+    assert got == truth
+    names = {n for c in got.values() for n, _, _ in c}
+    assert {"entire_frame_compile", "bytecode_tracing", "backend_compile", "inductor_compile"} <= names
+    assert all(s >= 0 for c in live for *_, s in c["phases"])
+
+
+def test_opening_the_trace_gives_the_same_phases_in_the_pane(both):
+    live, trace = both
+    report = open_trace(trace)
+    for comp in live:
+        opened = next(c for c in report.compilations if c.compile_id == comp["key"])
+        pane = viewmodel.compilation(opened, report)["panes"]["compile_time"]
+        live_pane = comp["pane"]
+        assert live_pane is not None, "the live capture has no Compile time pane"
+
+        def names(blocks: list) -> list[str]:
+            table = next(b for b in blocks if b["t"] == "table" and b.get("cls") == "cx-phases")
+            return [r["text"].split(":")[0].strip() for r in table["rows"]]
+
+        def bars(blocks: list) -> set[str]:
+            return {r[0] for r in next(b for b in blocks if b["t"] == "chart")["rows"]}
+
+        assert names(pane) == names(live_pane) and names(pane)
+        assert len(bars(pane)) == len(bars(live_pane))
+
+
+def test_the_pane_names_the_biggest_costs_first(both):
+    _, trace = both
+    report = open_trace(trace)
+    comp = report.compilations[0]
+    # begun in this order; their own times: the frame 0.3 s, tracing 0.1 s, the backend 0.4 s, Inductor 0.2 s
+    phases = (Phase("entire_frame_compile", 0, 1.0), Phase("bytecode_tracing", 1, 0.1, parent="entire_frame_compile"),
+              Phase("backend_compile", 1, 0.6, parent="entire_frame_compile"),
+              Phase("inductor_compile", 2, 0.2, parent="backend_compile"))
+    pane = viewmodel.compilation(dataclasses.replace(comp, phases=phases), report)["panes"]["compile_time"]
+    chart = next(b for b in pane if b["t"] == "chart")
+    assert [r[0].split(" · ")[-1] for r in chart["rows"]] == [
+        "backend_compile", "entire_frame_compile", "inductor_compile", "bytecode_tracing"]
+    assert [round(r[1], 6) for r in chart["rows"]] == [0.4, 0.3, 0.2, 0.1]
+    said = next(b for b in pane if b["t"] == "p" and "biggest costs" in b["r"])["r"]
+    assert said.index("backend_compile") < said.index("entire_frame_compile") < said.index("inductor_compile")
+    real = next(b for b in viewmodel.compilation(comp, report)["panes"]["compile_time"] if b["t"] == "chart")
+    values = [r[1] for r in real["rows"] if not r[0].endswith("more phases")]
+    assert values == sorted(values, reverse=True)
+    assert phases_view.words("backend_compile").endswith("· backend_compile")
