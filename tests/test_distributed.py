@@ -133,7 +133,7 @@ def test_ranks_that_compiled_the_same_are_one_group(jobs):
 
 # ---- 3. collectives, and torchrun itself with the last rank merging ----
 
-def test_under_torchrun_each_rank_writes_its_part_and_the_last_one_merges(jobs):
+def test_under_torchrun_each_rank_writes_its_part_and_one_of_them_merges(jobs):
     code, _, err = jobs["collectives"].result()
     folder = jobs["collectives"].folder
     assert code == 0, err
@@ -323,6 +323,33 @@ def test_the_environment_torchrun_gives_makes_a_rank():
     assert (rank.rank, rank.world_size, rank.local_rank, rank.job) == (1, 2, 1, "abc/0")
     assert rank_env.rank_env({"RANK": "2", "WORLD_SIZE": "2"}) is None and rank_env.rank_env({}) is None
     assert rank_env.part_path("out/r.json", 3) == "out/r.rank3.json" == rank_env.part_path("out/r.html", 3)
+
+
+def test_one_rank_merges_each_set_of_parts_whatever_their_times(jobs, tmp_path):
+    """Rank 1's part appeared last but was written first (its text older than rank 0's): a rank that finds the
+    set complete still merges it, exactly one of the ranks does, and the next launch's set merges again."""
+    from explorer.jobs.rank import merge_if_last
+
+    folder = jobs["collectives"].folder
+    jobs["collectives"].result()
+    base = str(tmp_path / "m.json")
+
+    def write_parts(stamp_ns: int) -> None:
+        for k in (0, 1):
+            (tmp_path / f"m.rank{k}.json").write_text((folder / f"r.rank{k}.json").read_text())
+        os.utime(tmp_path / "m.rank0.json", ns=(stamp_ns + 10**9, stamp_ns + 10**9))
+        os.utime(tmp_path / "m.rank1.json", ns=(stamp_ns, stamp_ns))
+
+    def env(k: int) -> rank_env.RankEnv:
+        return rank_env.RankEnv(rank=k, world_size=2, local_rank=k, local_world_size=2, node_rank=0, run_id=None,
+                                restart=0, host="h", pid=k, started_at=0.0)
+
+    for launch in range(2):
+        write_parts(10**18 + launch * 10**10)
+        merged = [merge_if_last(base, env(k)) for k in (1, 0)]
+        assert [m is not None for m in merged] == [True, False], launch
+        assert merged[0].distributed.merged and [r.status for r in merged[0].distributed.ranks] == ["ok", "ok"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".m.json.merging", "m.rank0.json", "m.rank1.json"]
 
 
 def test_parts_are_found_beside_the_report(tmp_path):

@@ -6,7 +6,7 @@ explorer run``, ``merge``). What a merged report holds and how ranks are compare
 ``explorer.distributed``, under the report.
 
   env.py          who this process is in a job (torchrun's RANK, WORLD_SIZE, ...); where parts go
-  rank.py         one rank: the script under capture, its part written, the merge by the last rank
+  rank.py         one rank: the script under capture, its part written, the merge by the rank that claims it
   launch.py       ``explorer run --nproc-per-node N``: the ranks under torch.distributed.run, one report
   merge.py        parts -> one merged report (needs no torch)
 """

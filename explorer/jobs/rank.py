@@ -1,9 +1,10 @@
-"""One rank of a distributed job: the script under capture, its part written, the merge by the last rank.
+"""One rank of a distributed job: the script under capture, its part written, the merge by one rank.
 
 ``torchrun --nproc-per-node N -m explorer run train.py --json r.json`` starts N of these. Each runs
 the script exactly as ``explorer run`` does for one process, then writes its own report, a *part*
-(``r.rank<k>.json``), which says which rank made it and how it ended. The rank whose part completes
-the set (every rank of this launch) merges them into ``r.json`` (and ``--html``); ``explorer merge
+(``r.rank<k>.json``), which says which rank made it and how it ended. A rank that finds the set
+complete (every rank of this launch) and claims its merge (the hidden ``.r.json.merging``, one claim
+per set) merges them into ``r.json`` (and ``--html``); ``explorer merge
 r.json`` does the same afterwards. Under ``explorer run --nproc-per-node N`` the parts go to a
 folder of the launcher's, which merges them itself.
 
@@ -198,25 +199,73 @@ def _where(error: BaseException, script: str) -> tuple[Optional[str], Optional[i
     return top.filename, top.lineno, (top.line or None), text
 
 
-# ---- the merge, by the last rank ----
+# ---- the merge, by the one rank that claims it ----
 
 def merge_if_last(base: str, rank: rank_envs.RankEnv, options: Optional[Options] = None) -> Optional[Report]:
-    """The merged report if this rank's part is the newest of a complete set of this launch's parts."""
+    """The merged report if this rank completed the set of this launch's parts and won the claim to merge it.
+
+    Every rank that finds the set complete (the rank whose part appeared last always does, others may) tries
+    to claim its merge; exactly one claim succeeds. Modification times cannot decide it: a part's time is when
+    its text was written, not when it appeared under its name, so the rank whose part appeared last could see
+    another's as newer and neither would merge."""
     from .merge import merge
 
     parts = {k: p for k, p in rank_envs.parts_of(base).items() if k < rank.world_size}
     if len(parts) < rank.world_size:
         return None
     try:
-        stamps = {k: os.stat(p).st_mtime_ns for k, p in parts.items()}
-    except OSError:
-        return None
-    if max(parts, key=lambda k: (stamps[k], k)) != rank.rank:
-        return None  # another rank wrote the last part: it merges
-    reports = {k: Report.load(p) for k, p in parts.items()}
+        reports = {k: Report.load(p) for k, p in parts.items()}
+        identity = _set_identity(parts)
+    except (OSError, ValueError):
+        return None  # a part replaced under us: a new launch has begun, it merges its own
     if rank.job is not None and any(_job(r) != rank.job for r in reports.values()):
         return None  # a part of another launch: this launch's own is still to come
+    if not claim_merge(merge_claim_path(base), identity):
+        return None  # another rank found the same set complete first: it merges
     return merge(reports, world_size=rank.world_size, sources=parts, options=options)
+
+
+def merge_claim_path(base: str) -> str:
+    """The hidden file beside the report that names the set of parts whose merge was claimed."""
+    folder, name = os.path.split(base)
+    return os.path.join(folder, f".{name}.merging")
+
+
+def _set_identity(parts: dict[int, str]) -> str:
+    """One set of parts: each part's file (a rename gives each write a new one), size and time."""
+    stats = {k: os.stat(p) for k, p in parts.items()}
+    return ";".join(f"{k}:{s.st_dev}:{s.st_ino}:{s.st_size}:{s.st_mtime_ns}" for k, s in sorted(stats.items()))
+
+
+def claim_merge(path: str, identity: str) -> bool:
+    """True for exactly one caller per ``identity``: the claim appears whole (a hard link of a written file,
+    which fails if the name exists), and a claim naming another set (an earlier launch's) is moved aside."""
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(identity)
+    try:
+        for _ in range(8):
+            try:
+                os.link(tmp, path)
+                return True
+            except FileExistsError:
+                pass
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    held = fh.read()
+            except FileNotFoundError:
+                continue  # moved aside as stale by another rank: try again
+            if held == identity:
+                return False
+            stale = f"{path}.{os.getpid()}.stale"
+            try:
+                os.rename(path, stale)  # only one rank moves a given stale claim; the others find it gone
+                os.remove(stale)
+            except FileNotFoundError:
+                pass
+        return False
+    finally:
+        os.remove(tmp)
 
 
 def _job(report: Report) -> Optional[str]:
