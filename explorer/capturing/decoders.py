@@ -55,7 +55,7 @@ from .records import (
     ShapeRecord,
     SideEffects,
 )
-from .shapes import ShapeGuard, ShapeSymbol, Specialization
+from .shapes import RealValue, ShapeGuard, ShapeSymbol, Specialization
 
 METRIC_KEYS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s",
                "code_gen_time_s", "dynamo_time_before_restart_s", "guard_count", "shape_env_guard_count",
@@ -390,7 +390,7 @@ def _shape_locs(m: dict, ctx: DecodeContext) -> tuple[Optional[SourceLoc], Optio
     return user_loc, framework, frames
 
 
-ShapeRow = Union[ShapeSymbol, Specialization, ShapeGuard]
+ShapeRow = Union[ShapeSymbol, Specialization, ShapeGuard, RealValue]
 
 
 def _shape_decoder(row: Callable[[dict, Optional[SourceLoc], Optional[SourceLoc]], ShapeRow]) -> Decoder:
@@ -433,6 +433,12 @@ def _guard_added(m: dict, user: Optional[SourceLoc], framework: Optional[SourceL
     return ShapeGuard(_shape_str(m, "expr"), user, framework)
 
 
+def _propagated(m: dict, user: Optional[SourceLoc], framework: Optional[SourceLoc]) -> ShapeRow:
+    """``propagate_real_tensors``: a question on unbacked symbols torch answered from the real tensors
+    (``_log_real_tensor_propagation``, ``size_hint``): ``expr``, ``result``, a framework ``stack`` and no user one."""
+    return RealValue(_shape_str(m, "expr"), _shape_str(m, "result"), framework)
+
+
 DECODERS: dict[str, Decoder] = {
     "dynamo_start": decode_start,
     "dynamo_output_graph": decode_dynamo_graph,
@@ -462,6 +468,7 @@ DECODERS: dict[str, Decoder] = {
     "create_unbacked_symbol": _shape_decoder(_created_unbacked),
     "symbolic_shape_specialization": _shape_decoder(_specialized),
     "guard_added_fast": _shape_decoder(_guard_added),
+    "propagate_real_tensors": _shape_decoder(_propagated),
 }
 
 

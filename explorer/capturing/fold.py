@@ -75,7 +75,7 @@ from .records import (
     TracedCode,
 )
 from .regions import regions_of
-from .shapes import DynamicShapes, ShapeGuard, ShapeSymbol, Specialization
+from .shapes import DynamicShapes, RealValue, ShapeGuard, ShapeSymbol, Specialization
 
 UNKNOWN_FRAME = Frame("?", "?", 0)
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Compilation))
@@ -274,7 +274,8 @@ class Fold:
             self.fields["dynamic_shapes"] = DynamicShapes(
                 symbols=tuple(r for r in self.shapes if isinstance(r, ShapeSymbol)),
                 specializations=tuple(r for r in self.shapes if isinstance(r, Specialization)),
-                guards=tuple(r for r in self.shapes if isinstance(r, ShapeGuard)))
+                guards=tuple(r for r in self.shapes if isinstance(r, ShapeGuard)),
+                real_values=tuple(r for r in self.shapes if isinstance(r, RealValue)))
 
     def _restarts(self) -> tuple[Restart, ...]:
         reasons = self.metrics.restart_reasons if self.metrics else ()

@@ -25,7 +25,7 @@ from .model import (
     SourceLoc,
     StoredStages,
 )
-from .shapes import ShapeGuard, ShapeSymbol, Specialization
+from .shapes import RealValue, ShapeGuard, ShapeSymbol, Specialization
 
 
 @dataclass(frozen=True)
@@ -270,10 +270,11 @@ class TraceCall:
 
 @dataclass(frozen=True)
 class ShapeRecord:
-    """``create_symbol`` / ``create_unbacked_symbol`` / ``symbolic_shape_specialization`` / ``guard_added_fast``:
-    one row of the compilation's dynamic shapes, from the attempt that wrote it (a restart starts over)."""
+    """``create_symbol`` / ``create_unbacked_symbol`` / ``symbolic_shape_specialization`` / ``guard_added_fast`` /
+    ``propagate_real_tensors``: one row of the compilation's dynamic shapes, from the attempt that wrote it (a restart
+    starts over)."""
 
-    row: Union[ShapeSymbol, Specialization, ShapeGuard]
+    row: Union[ShapeSymbol, Specialization, ShapeGuard, RealValue]
     attempt: int = 0
 
 

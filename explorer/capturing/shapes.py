@@ -2,7 +2,8 @@
 constant, and the guards it added on them, each at the user's line.
 
 Read from torch's own structured-trace records (``create_symbol``, ``create_unbacked_symbol``,
-``symbolic_shape_specialization``, ``guard_added_fast``, written by torch/fx/experimental/symbolic_shapes.py), so a
+``symbolic_shape_specialization``, ``guard_added_fast``, ``propagate_real_tensors``, written by
+torch/fx/experimental/symbolic_shapes.py), so a
 live capture and an opened TORCH_TRACE give the same rows. Frozen values of strings and numbers; no torch here.
 """
 
@@ -67,6 +68,21 @@ class ShapeGuard:
 
 
 @dataclass(frozen=True)
+class RealValue:
+    """An answer torch read from the real tensors while tracing (``propagate_real_tensors``): a question about an
+    unbacked symbol it could not decide symbolically, answered by the example inputs' actual values and kept as a
+    runtime assertion."""
+
+    expression: str
+    """What torch asked, as it prints it: `u0 > 3` (a condition) or `u0` (a size it needed)."""
+    result: str
+    """The real tensors' answer: `True`, `5`."""
+    framework: Optional[SourceLoc] = None
+    """The innermost frame inside torch that asked (torch writes no user line for this record; the guard it then
+    adds on the same expression has it)."""
+
+
+@dataclass(frozen=True)
 class DynamicShapes:
     """One compilation's symbols, specializations and guards added, in the order torch wrote them."""
 
@@ -76,3 +92,6 @@ class DynamicShapes:
     """Each symbol fixed to a constant."""
     guards: tuple[ShapeGuard, ...] = ()
     """Each guard (or runtime assertion) added on symbols."""
+    real_values: tuple[RealValue, ...] = ()
+    """Each answer read from the real tensors (`torch._functorch.config.fake_tensor_propagate_real_tensors`, draft
+    export): empty unless that is on."""

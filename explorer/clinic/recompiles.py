@@ -23,6 +23,7 @@ from ..capturing.compile_id import TORCH_ID, CompileId
 from ..capturing.inductor_code import stack_frames
 from ..capturing.model import Bytecode, CaptureData, Compilation, Frame, Guard
 from .locate import first_read, is_library_file
+from .shape_causes import SPECIALIZATION, ShapeCause, shape_cause
 
 _ENTRY_RE = re.compile(rf"^(?P<cid>\[?{TORCH_ID}\]?): (?P<text>.*)$")
 _TENSOR_RE = re.compile(r"^tensor '(?P<name>.+?)' (?P<what>.*)$")
@@ -75,6 +76,9 @@ class GuardFailure:
     """That line."""
     source: Optional[str] = None
     """Its text."""
+    shape_cause: Optional[ShapeCause] = None
+    """For a size or shape check: the specialization or guard added of compilation `against` on the same size that
+    made the check exist (`null` when the size was static from the start: no symbol made it matter)."""
 
     def describe(self) -> str:
         """E.g. ``size of x at dim 0: 8 -> 16``."""
@@ -344,10 +348,29 @@ def _failure(cid: str, block: str, cached: Optional[Compilation], new: Compilati
     if info.get("kind") == "training" and info.get("new") is None and info.get("old") in ("True", "False"):
         info["new"] = str(info["old"] == "False")  # a flag that failed its guard has the other value
     failure = failure_from(cid, block, info, guard, in_resume=new.frame.name if new.is_resume else None)
+    cause = shape_cause(info["kind"], info.get("subject"), info.get("dim"), failure.lineno, cached)
+    if cause is not None:
+        failure = replace(failure, shape_cause=cause, remedy=_remedy_of_cause(cause, info, failure.remedy))
     if cached is not None and cached.original_bytecode is not None and \
             (failure.filename is None or is_library_file(failure.filename)):
         failure = _at_first_read(failure, cached.original_bytecode)
     return failure
+
+
+def _remedy_of_cause(cause: ShapeCause, info: dict, usual: str) -> str:
+    """A size made to matter by a specialization or a guard added is not fixed by marking it dynamic: the line fixed
+    the symbol to a constant (or guarded the dynamic size), and torch.compile (dynamic=True, maybe_mark_dynamic) keeps doing it; mark_dynamic makes that line raise
+    torch's ConstraintViolationError ("You marked ... as dynamic but your code specialized it to be a constant")."""
+    line = f"line {cause.user_loc.lineno}" if cause.user_loc is not None and cause.user_loc.lineno else "a line"
+    if cause.row != SPECIALIZATION:  # the size is dynamic already: a guard on it, not a constant, failed
+        return (f"the size is already dynamic; {line} guarded it ({cause.what}) and this call is on the other side, "
+                "so it gets a graph of its own (one per side, not one per value): if the condition always holds, "
+                "torch._check it; if the size should not matter, don't branch on it")
+    dim = info.get("dim") if info.get("dim") is not None else 0
+    return (f"{line} fixed the size to a constant ({cause.what}), so each other size compiles again: keep the "
+            f"comparison of {info.get('subject') or 'the input'}.size({dim}) with a constant out of the compiled "
+            "code (mark_dynamic would make that line raise ConstraintViolationError, and dynamic=True does not "
+            "stop the specialization)")
 
 
 def _at_first_read(failure: GuardFailure, code: Bytecode) -> GuardFailure:

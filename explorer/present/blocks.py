@@ -40,10 +40,10 @@ An origin (``Origin``) is a user line as an object ``{file, line}`` (``fmt.origi
 ``FILE:LINE`` in their ``data-origin`` attribute, ``fmt.origin_key``).
 
 Inline runs (``Runs``): a string (or a number), a list of runs, or {b: runs} | {muted: runs} | {a: text, href}
-| {chip: str} | {go: {stage, [kernel], [anchor]}, code: str} (a link to another pane: ``kernel`` names one kernel
-of the kernels stage by its key, ``context.kernel_refs``) | {code: str, [origin]} (code, linked to a user line)
-| {code, line, key} (a line of one of the pane's code blocks: a module outline's row) | {origin} (code linked to a
-user line; its text the origin) | {bar: percent} | {br: true}.
+| {chip: str} | {go: {stage, [kernel], [anchor], [cid]}, code: str} (a link to another pane: ``kernel`` names one
+kernel of the kernels stage by its key, ``context.kernel_refs``; ``cid`` another compilation's) | {code: str,
+[origin]} (code, linked to a user line) | {code, line, key} (a line of one of the pane's code blocks: a module
+outline's row) | {origin} (code linked to a user line; its text the origin) | {bar: percent} | {br: true}.
 
 Nothing here builds a pane; ``note`` is the one constructor every floor of the view model uses.
 """
@@ -84,10 +84,12 @@ class _PaneLink(TypedDict):
 
 
 class PaneLink(_PaneLink, total=False):
-    """Where a pane link leads: a stage, of the kernels stage one kernel (its key), an element in it."""
+    """Where a pane link leads: a stage, of the kernels stage one kernel (its key), an element in it; another
+    compilation's (``cid``: a recompile and the specialization that caused it)."""
 
     kernel: Optional[str]
     anchor: str
+    cid: str
 
 
 class GoRun(TypedDict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from typing import Any, Mapping, Optional
 
@@ -96,6 +97,12 @@ def origin_of(filename: Optional[str], lineno: Optional[int]) -> Optional[Origin
     """``{"file", "line"}``: the user line an element came from, as the view model names it (the chain's
     ``lineage.Origin`` as JSON); None when there is none."""
     return {"file": filename, "line": lineno} if filename and lineno else None
+
+
+def stage_anchor(cid: str, stage: str) -> str:
+    """The element id of one compilation's stage in the static copy: a link to another compilation's pane leads
+    there (``[0/1]`` -> ``cx-s-0_1-graph_break``)."""
+    return "cx-s-" + re.sub(r"[^A-Za-z0-9_-]", "_", cid) + "-" + stage
 
 
 def origin_key(origin: Optional[Origin]) -> str:

@@ -25,7 +25,7 @@ from . import diff_view, fold_picture, graphviz_svg
 from . import viewmodel as vm
 from .blocks import Drawn
 from .escape import esc
-from .fmt import comp_name, loc_text, origin_key
+from .fmt import comp_name, loc_text, origin_key, stage_anchor
 from .panes import MAX_TABLE_ROWS
 from .plots import bar_chart
 from .structure_view import structure_for
@@ -389,7 +389,8 @@ def compilation_html(comp: Compilation, view: dict, ctx: Ctx, report: Any, *, op
                 continue
             vm.ensure_panes(view, comp, report, (stage.id,))  # a model made with its first panes only
             is_open = " open" if stage.id in _OPEN_STAGES else ""
-            part = (f'<details class="cx-stage" data-stage="{stage.id}"{is_open}><summary>'
+            anchor = esc(stage_anchor(comp.compile_id, stage.id))  # where another compilation's links lead
+            part = (f'<details class="cx-stage" data-stage="{stage.id}" id="{anchor}"{is_open}><summary>'
                     f'{esc(stage.title)}</summary>{_folded(stage.id, view, ctx)}</details>')
             ctx.spent += len(part)
             present.append(part)

@@ -255,6 +255,8 @@ def _graph_break(stage: Stage, ctx: PaneContext) -> list[Block]:
         out += [{"t": "h", "r": "Recompiled"},
                 {"t": "p", "r": "An earlier compilation of this frame no longer matched its guards:"},
                 code("recompile:0", "recompile_reason", None)]
+        out += [b for e in ctx.report.clinic.recompiles if e.compile_id == comp.compile_id
+                for b in shapes_view.recompile_cause(e)]  # a size made to matter by a specialization: its row
         if ctx.previous is not None:  # after the recompile's reason: its diff, one click away
             out.append({"t": "button", "go": {"stage": "graph", "diff": diff_view.side(ctx.previous.compile_id,
                                                                                        "graph")},
@@ -416,7 +418,9 @@ Builder = Callable[[Stage, PaneContext], list[Block]]
 BUILDERS: dict[str, Builder] = {  # by the stage's kind: each returns its stage's pane whole, in order
     "source": _source, "code": _code, "bytecode": _bytecode, "graph": _graph, "guards": _guards,
     "break": _graph_break, "ir": _ir, "kernels": _kernels,
-    "shapes": lambda stage, ctx: _notes(stage, ctx) + shapes_view.blocks(ctx.comp.dynamic_shapes or DynamicShapes()),
+    "shapes": lambda stage, ctx: _notes(stage, ctx) + shapes_view.blocks(ctx.comp.dynamic_shapes or DynamicShapes(),
+                                                                         ctx.comp.compile_id,
+                                                                         ctx.report.clinic.recompiles),
     "saved": lambda stage, ctx: _notes(stage, ctx) + saved_view.blocks(ctx.comp),
     "loop": lambda stage, ctx: _notes(stage, ctx) + loop_view.blocks(ctx.comp, ctx.report),
     "compile_time": lambda stage, ctx: _notes(stage, ctx) + phases_view.blocks(ctx.comp, ctx.data.wall_time_s)}

@@ -52,6 +52,7 @@ from . import (
     partial_reads,
     preview_view,
     ranks,
+    shapes_view,
     structure_view,
     usage_view,
     words,
@@ -238,6 +239,11 @@ def recompile_item(e: RecompileExplanation, cids: Collection[str] = (), cells: O
     item: Item = {"r": e.one_line(cells),
                   "origin": origin_of(e.primary.filename, e.primary.lineno) if e.primary else None}
     if not e.refused_by:
+        cause = shapes_view.recompile_cause(e)  # a size made to matter by a specialization or guard: its row
+        if cause and e.primary is not None:
+            item["body"] = cause
+            if e.primary.shape_cause is not None and e.primary.against in cids:  # a click shows the row
+                item["go"] = {"cid": e.primary.against, "stage": "dynamic_shapes"}
         return item
     item["text"], item["cls"] = e.one_line(cells), "cx-refused"
     item["r"] = [{"chip": f"refused by set_stance({e.refused_by!r})"}, " ", e.one_line(cells)]

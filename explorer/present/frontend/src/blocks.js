@@ -52,7 +52,9 @@ function runEl(ctx, r) {
   if ("go" in r) {
     const pane = ctx.pane;
     if (!pane) return [h("code", null, r.code)];
-    const go = () => pane.set({ stage: r.go.stage, kernel: r.go.kernel ?? null, diff: null });
+    // another compilation's pane (r.go.cid: a recompile and the specialization that caused it) or this one's
+    const cid = r.go.cid ? { cid: r.go.cid } : {};
+    const go = () => pane.set({ ...cid, stage: r.go.stage, kernel: r.go.kernel ?? null, diff: null });
     return [h("button", { type: "button", class: "cx-link", onclick: go }, r.code)];
   }
   if ("line" in r && ctx.pane) {

@@ -28,7 +28,7 @@
 /** @typedef {{a: string, href: string}} RunA */
 /** @typedef {{chip: string}} RunChip */
 /** A link to another pane (`kernel`: one kernel of the kernels stage, by its key).
- * @typedef {{go: {stage: string, kernel?: string | null, anchor?: string}, code: string}} RunGo */
+ * @typedef {{go: {stage: string, kernel?: string | null, anchor?: string, cid?: string}, code: string}} RunGo */
 /** A line of one of this pane's code blocks (a module outline's row).
  * @typedef {{line: number, key: string, code: string}} RunLine */
 /** Code, linked to a user line when `origin` is given (its text then defaults to the origin).
