@@ -350,17 +350,18 @@ def _failure(cid: str, block: str, cached: Optional[Compilation], new: Compilati
     failure = failure_from(cid, block, info, guard, in_resume=new.frame.name if new.is_resume else None)
     cause = shape_cause(info["kind"], info.get("subject"), info.get("dim"), failure.lineno, cached)
     if cause is not None:
-        failure = replace(failure, shape_cause=cause, remedy=_remedy_of_cause(cause, info, failure.remedy))
+        failure = replace(failure, shape_cause=cause, remedy=_remedy_of_cause(cause, info))
     if cached is not None and cached.original_bytecode is not None and \
             (failure.filename is None or is_library_file(failure.filename)):
         failure = _at_first_read(failure, cached.original_bytecode)
     return failure
 
 
-def _remedy_of_cause(cause: ShapeCause, info: dict, usual: str) -> str:
-    """A size made to matter by a specialization or a guard added is not fixed by marking it dynamic: the line fixed
-    the symbol to a constant (or guarded the dynamic size), and torch.compile (dynamic=True, maybe_mark_dynamic) keeps doing it; mark_dynamic makes that line raise
-    torch's ConstraintViolationError ("You marked ... as dynamic but your code specialized it to be a constant")."""
+def _remedy_of_cause(cause: ShapeCause, info: dict) -> str:
+    """A size made to matter by a specialization or a guard added is not fixed by marking it dynamic: the line
+    fixed the symbol to a constant (or guarded the dynamic size), and torch.compile keeps doing so under dynamic=True
+    and maybe_mark_dynamic; under mark_dynamic the specializing line raises torch's ConstraintViolationError ("You
+    marked ... as dynamic but your code specialized it to be a constant")."""
     line = f"line {cause.user_loc.lineno}" if cause.user_loc is not None and cause.user_loc.lineno else "a line"
     if cause.row != SPECIALIZATION:  # the size is dynamic already: a guard on it, not a constant, failed
         return (f"the size is already dynamic; {line} guarded it ({cause.what}) and this call is on the other side, "
