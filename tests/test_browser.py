@@ -286,6 +286,52 @@ def test_page_guard_rows_light_up_with_the_user_line_that_made_them(page, sin_pa
     assert left.locator(f".cx-ln.cx-lit[data-origin='{origin}']").count() >= 1
 
 
+SHAPES = TESTS / "scripts" / "shapes_recompile.py"  # x.size(0) specialized to 8 at a comparison, then 16 recompiles
+
+
+def _marked(marker):
+    return next(i + 1 for i, line in enumerate(SHAPES.read_text().splitlines()) if f"# {marker}" in line)
+
+
+@pytest.fixture(scope="module")
+def shapes_page(tmp_path_factory):
+    """tests/scripts/shapes_recompile.py captured here (Dynamo's eager backend: a few seconds), as a page."""
+    import runpy
+
+    import explorer
+
+    with explorer.capture() as report:
+        runpy.run_path(str(SHAPES))
+    assert report.clinic.recompiles and report.clinic.recompiles[0].primary.shape_cause is not None
+    return _page_file(tmp_path_factory, "shapes.html", report)
+
+
+def check_shapes_links(view):
+    """The Dynamic shapes pane of the program's first compilation shows its symbol, and the specialization at its
+    user line; the specialization's link shows the recompile it caused (the next compilation's reason), whose link
+    leads back to the specialization's compilation."""
+    right = side(view, "right")
+    first, second = right.locator(".cx-cid-pick option").evaluate_all("os => os.map(o => o.value)")[:2]
+    show(right, "dynamic_shapes", cid=first)
+    symbols = right.locator("table.cx-shapes", has_text="L['x'].size()[0] = 8")
+    assert symbols.locator("tr", has_text="backed").count() == 1
+    row = right.locator("table.cx-shapes tr", has_text="specialized (range_refined_to_singleton)")
+    assert row.get_attribute("data-origin").endswith(f"shapes_recompile.py:{_marked('SPECIALIZES')}")
+    assert "caused recompile" in row.inner_text() and "= 8" in row.inner_text()
+    row.locator("button.cx-link", has_text=f"[{second}]").click()
+    assert (right.locator(".cx-cid-pick").input_value(), right.locator(".cx-stage-pick").input_value()) == (
+        second, "graph_break")
+    cause = right.locator(".cx-shape-cause")
+    assert "made by the specialization" in cause.inner_text(), right.inner_text()
+    cause.locator("button.cx-link", has_text=f"[{first}]").click()
+    assert (right.locator(".cx-cid-pick").input_value(), right.locator(".cx-stage-pick").input_value()) == (
+        first, "dynamic_shapes")
+
+
+def test_page_dynamic_shapes_link_a_specialization_and_the_recompile_it_caused(page, shapes_page):
+    check_shapes_links(open_page(page, shapes_page))
+
+
 def test_page_recompile_diff_shows_what_changed(page, sin_page, sin_report):
     a, b = (c.compile_id for c in sin_report.compilations)
     check_recompile_diff(open_page(page, sin_page), a, b)
@@ -744,6 +790,9 @@ DISPLAYED_CELLS = [
     "def h(x):\n    return torch.cos(x) + 1\n\nr = explorer.explore(h, torch.randn(8))\nr",
     "%%compile -q -o\nw = torch.randn(4).exp().sum()\nw",
 ]
+# last: the Dynamic shapes view of a size recompile that follows from a specialization (its own capture, 4 compilations)
+SHAPES_CELL = ("import runpy\nwith explorer.capture() as srep:\n"
+               f"    runpy.run_path({str(TESTS / 'scripts' / 'shapes_recompile.py')!r})\nExplorerView(srep)")
 # JupyterLab's own noise, not ours
 LAB_NOISE = (r"Failed to load resource", r"favicon", r"/api/(workspaces|settings|lab|nbconvert|translations)",
              r"Could not load schema", r"JupyterLab.*translation", r"the server responded with a status of 404")
@@ -766,7 +815,7 @@ def jupyterlab(tmp_path_factory, diverge):
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    cells = NOTEBOOK_CELLS + [shown] + DISPLAYED_CELLS
+    cells = NOTEBOOK_CELLS + [shown] + DISPLAYED_CELLS + [SHAPES_CELL]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "view.ipynb")
@@ -928,6 +977,15 @@ def test_lab_widget_recompile_diff_and_kernel_action(lab_page):
     lab_page.wait_for_function("(o) => o.textContent && o.textContent !== '…'", arg=out.element_handle(),
                                timeout=30_000)
     assert "reused" in out.inner_text() or "fails" in out.inner_text(), out.inner_text()
+
+
+@pytest.mark.slow
+def test_lab_widget_dynamic_shapes_link_a_specialization_and_the_recompile_it_caused(lab_page):
+    lab_page.wait_for_function("document.querySelectorAll('.jp-OutputArea .cxv[data-ready]').length >= 6",
+                               timeout=120_000)
+    view = lab_views(lab_page).nth(5)  # SHAPES_CELL's, the notebook's last
+    view.scroll_into_view_if_needed()
+    check_shapes_links(view)
 
 
 @pytest.mark.slow
