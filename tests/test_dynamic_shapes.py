@@ -222,6 +222,13 @@ def test_a_size_recompile_links_to_the_specialization_and_guard_that_made_the_si
     back = text.stage_text(report, stage("graph_break"), second)
     assert f"made by the specialization {s77} = 8 at " in back and f":{line_of(program, 'SPECIALIZES')}" in back
     assert "(in [0/0])" in back
+    # the static copy (GitHub, nbviewer): each link is an anchor to the other compilation's stage, which has that id
+    from explorer.present.html import render_fragment
+
+    static = render_fragment(report, pictures=False)
+    for cid, stage_id in (("0/1", "graph_break"), ("0/0", "dynamic_shapes"), ("1/1", "graph_break")):
+        anchor = f"cx-s-{cid.replace('/', '_')}-{stage_id}"
+        assert f'<a href="#{anchor}"><code>[{cid}]</code></a>' in static and f'id="{anchor}"' in static, anchor
     # the recompile's fix says what torch does, not "mark it dynamic": that line would then raise
     fix = report.clinic.recompiles[0].remedy
     assert "ConstraintViolationError" in fix and "mark the dimension dynamic" not in fix
