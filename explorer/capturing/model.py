@@ -636,7 +636,8 @@ class Compilation:
     dynamic_shapes: Optional[DynamicShapes] = None
     """The symbols Dynamo's ShapeEnv created for this compilation, the ones it fixed to a constant and the guards it
     added on them, each at the user's line (torch's `create_symbol`, `create_unbacked_symbol`,
-    `symbolic_shape_specialization` and `guard_added_fast` records); `null` when the compilation made none."""
+    `symbolic_shape_specialization`, `guard_added_fast` and `propagate_real_tensors` records); `null` when the
+    compilation made none."""
     # ---- torch's chromium events (a live capture and an opened TORCH_TRACE alike) ----
     phases: tuple[Phase, ...] = ()  # compile time per phase (capturing.phases)
     """Compile time per phase, from torch's own timed spans (its chromium events), live or from a TORCH_TRACE."""
