@@ -551,3 +551,24 @@ def test_an_op_torch_wrote_without_a_name_is_no_problem_and_is_said_beside_the_e
     (note,) = [b for b in pane if "cx-partial" in (b.get("cls") or "")]
     assert "Inductor's runtime estimates" in str(note["r"]) and read.message in note["r"]
     assert json.loads(report.to_json())["capture"]["partial_reads"][0]["message"] == read.message
+
+
+def test_an_answer_from_the_real_tensors_decodes_and_one_without_its_answer_is_a_problem():
+    """``propagate_real_tensors`` (torch/fx/experimental/symbolic_shapes.py): ``expr``, ``result`` and a framework
+    stack; a record missing its answer is a problem that names the field, not a row made up."""
+    from explorer.capturing.records import ShapeRecord
+    from explorer.capturing.shapes import RealValue
+
+    stack = [{"filename": 1, "line": 11, "name": "<module>", "loc": "print(f(x))"},
+             {"filename": 2, "line": 1603, "name": "step", "loc": "self.dispatch_table[inst.opcode](self, inst)"},
+             {"filename": 3, "line": 8159, "name": "_log_real_tensor_propagation", "loc": "trace_structured("}]
+    ctx = DecodeContext({1: "/u/a.py", 2: "/t/torch/_dynamo/symbolic_convert.py",
+                         3: "/t/torch/fx/experimental/symbolic_shapes.py"})
+    fields = {"propagate_real_tensors": {"expr": "u0 > 3", "result": "True", "stack": stack}}
+    got = decode(RawEvent(0, "propagate_real_tensors", None, fields, None), ctx)
+    assert isinstance(got, ShapeRecord), got
+    assert got.row == RealValue("u0 > 3", "True", SourceLoc("/t/torch/_dynamo/symbolic_convert.py", 1603, "step",
+                                                            "self.dispatch_table[inst.opcode](self, inst)"))
+    del fields["propagate_real_tensors"]["result"]
+    bad = decode(RawEvent(0, "propagate_real_tensors", None, fields, None), ctx)
+    assert isinstance(bad, Problem) and "'result'" in bad.message, bad
