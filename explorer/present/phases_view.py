@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..capturing.model import Compilation, Phase
+from ..capturing.phases import own_times
 from .blocks import Block, Chart, Row
 from .fmt import format_time
 
@@ -70,18 +71,6 @@ def part(name: str) -> str:
     if name.startswith("pass."):
         return "inductor"
     return "other"
-
-
-def own_times(phases: tuple[Phase, ...]) -> list[float]:
-    """Each phase's time less the phases directly inside it (its children follow it, one deeper)."""
-    own = [p.seconds for p in phases]
-    for i, p in enumerate(phases):
-        for q in phases[i + 1:]:
-            if q.depth <= p.depth:
-                break
-            if q.depth == p.depth + 1:
-                own[i] -= q.seconds
-    return [max(t, 0.0) for t in own]
 
 
 def by_cost(phases: tuple[Phase, ...]) -> list[tuple[Phase, float]]:

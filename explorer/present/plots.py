@@ -58,3 +58,4 @@ def _clip(label: str, n: int = 32) -> str:
     return label if len(label) <= n else label[: n - 1] + "…"
 
 
+
