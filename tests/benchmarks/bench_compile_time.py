@@ -56,7 +56,9 @@ phases.PhaseClock.__call__ = _timed
 t0, c0 = time.perf_counter(), time.process_time()
 report = explorer.explore(fn, *args, fresh=True)
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+own = report.capture.own_time
 print(json.dumps({{"wall_s": wall, "cpu_s": cpu, "clock_s": CLOCK[0], "spans": CLOCK[1],
+                  "listening_s": own.listening_s if own else None, "reading_s": own.reading_s if own else None,
                   "compilations": len(report.compilations),
                   "phases": sum(len(c.phases) for c in report.compilations)}}))
 """
@@ -79,7 +81,7 @@ def main() -> None:
     ap.add_argument("--programs", nargs="+", default=["small", "llama"], choices=["small", "llama"])
     args = ap.parse_args()
     for program in args.programs:
-        ratios, cpu, share = [], [], []
+        ratios, cpu, share, listen = [], [], [], []
         for i in range(args.pairs):
             order = (True, False) if i % 2 == 0 else (False, True)
             got = {keep: child(program, keep, args.layers) for keep in order}
@@ -87,13 +89,18 @@ def main() -> None:
             ratios.append(ratio)
             cpu.append(got[True]["cpu_s"] / got[False]["cpu_s"])
             share.append(got[True]["clock_s"] / got[True]["wall_s"])
+            # the listener's own time, both arms: what keeping the spans adds to it, as a share of the capture
+            listen.append((got[True]["listening_s"] - got[False]["listening_s"]) / got[False]["wall_s"])
             w, wo = got[True], got[False]
             print(f"{program} pair {i + 1}: with {w['wall_s']:.2f} s (cpu {w['cpu_s']:.2f} s, {w['phases']} phases "
                   f"from {w['spans']} spans, the clock {1e3 * w['clock_s']:.1f} ms), without {wo['wall_s']:.2f} s "
-                  f"(cpu {wo['cpu_s']:.2f} s): {ratio:.3f}x", flush=True)
+                  f"(cpu {wo['cpu_s']:.2f} s); the listener {1e3 * w['listening_s']:.1f} ms vs "
+                  f"{1e3 * wo['listening_s']:.1f} ms: {ratio:.3f}x", flush=True)
         print(f"{program}: wall median {statistics.median(ratios):.3f}x over {len(ratios)} pairs "
               f"(min {min(ratios):.3f}, max {max(ratios):.3f}); cpu median {statistics.median(cpu):.3f}x; "
-              f"the clock's own time {100 * statistics.median(share):.3f}% of the capture (median)", flush=True)
+              f"the clock's own time {100 * statistics.median(share):.3f}% of the capture (median); the listener's "
+              f"extra time with the spans kept {100 * statistics.median(listen):+.3f}% of the capture (median), "
+              f"i.e. {1 + statistics.median(listen):.4f}x", flush=True)
 
 
 if __name__ == "__main__":
