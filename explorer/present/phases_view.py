@@ -47,6 +47,8 @@ SPANS: dict[str, tuple[str, str]] = {
     "PyCodeCache.load_by_key_path": ("loading the wrapper module (its kernels' compiles)", "compile"),
     "compile_file": ("C++ compile (the compiler run)", "compile"),
     "async_compile.wait": ("waiting for the kernels' compiles", "compile"),
+    "inductor_codecache_torch_key": ("Inductor hashing torch's own files for its cache keys (once a process)",
+                                     "inductor"),
     "gc": ("Python's garbage collector", "other"),
 }
 COLOURS = {"dynamo": "#e0a030", "aot": "#8a63d2", "inductor": "#3b7dd8", "compile": "#2a9d5c", "other": "#9aa5b1"}
@@ -118,9 +120,9 @@ def blocks(comp: Compilation, wall_time_s: Optional[float]) -> list[Block]:
 
 
 def _own_cost(wall_time_s: Optional[float]) -> str:
-    """What is said of the explorer's own cost: not measured per capture, so the benchmark's figure is named."""
+    """Where the explorer's own cost is said: measured per capture, in the run's section beside torch's spans."""
     whole = f"The capture took {format_time(wall_time_s)} in all (your code, torch.compile and the explorer). " \
         if wall_time_s else ""
-    return (whole + "The explorer's own capture cost is not measured per capture, so it is not among these "
-            "phases; tests/benchmarks/bench_capture_overhead.py measures it against a plain torch.compile, and "
-            "tests/benchmarks/bench_compile_time.py what keeping these spans costs.")
+    return (whole + "The explorer's own time is not among these phases: the Compile time section at the top (the "
+            "whole run) puts what it measured of it beside torch's spans; tests/benchmarks/bench_compile_time.py "
+            "measures what keeping these spans costs.")

@@ -53,10 +53,10 @@ def picture(comps: list[Compilation]) -> Block:
         rows.append({"label": f"[{c.compile_id}] {comp_name(c)}", "link": i, "bars": bars,
                      "tip": f"[{c.compile_id}] {comp_name(c)}: {format_time(total)} in torch's spans, from "
                             f"+{format_time(began)}"})
-    title = f"torch's timed phases over the run, one row per compilation ({LEGEND})"
+    title = "torch's timed phases over the run, one row per compilation (click a row for its Compile time pane)"
     text = [f"[{c.compile_id}] {comp_name(c)}: from +{format_time(c.phases_began_s)}, "
             f"{format_time(sum(p.seconds for p in c.phases if p.depth == 0))}" for c in shown]
-    return {"t": "svg", "svg": timeline(rows, title=title, span_s=span), "title": title,
+    return {"t": "svg", "svg": timeline(rows, title=title, span_s=span, legend=LEGEND), "title": title,
             "links": [{"cid": c.compile_id, "stage": "compile_time"} for c in shown], "text": text,
             "summary": False}
 

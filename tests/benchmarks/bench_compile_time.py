@@ -23,8 +23,11 @@ import statistics
 import subprocess
 import sys
 
+from bench_scale import WIDTHS
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 NO_PHASES = "CX_BENCH_NO_PHASES"  # explorer.capturing.session.NO_PHASES
+SMALL_WIDTH = WIDTHS["small"]  # bench_scale.py's width on a CPU: the same training step
 
 CHILD = r"""
 import json, sys, time
@@ -39,11 +42,13 @@ if {program!r} == "small":
         return torch.relu(x @ y).sum(0) * 2
     args = (torch.randn(64, 64), torch.randn(64, 64))
 else:
-    import llama_blocks
-    model = llama_blocks.Llama(layers={layers})
-    tokens, targets = llama_blocks.batch()
-    fn = lambda: llama_blocks.train_step(model, tokens, targets)
-    args = ()
+    import llama_blocks  # the scale benchmark's training step (bench_scale.py, its "small" width, the odd layer)
+    w = {width!r}
+    model = llama_blocks.Llama(layers={layers}, dim=w["dim"], heads=w["heads"], kv_heads=w["kv_heads"],
+                               vocab=w["vocab"], odd_layer={layers} // 2, seq=w["seq"], hidden=w["hidden"])
+    g = torch.Generator().manual_seed(1)
+    tokens = torch.randint(0, w["vocab"], (w["batch"], w["seq"] + 1), generator=g)
+    fn, args = llama_blocks.train_step, (model, tokens[:, :-1], tokens[:, 1:])
 from explorer.capturing import phases
 CLOCK = [0.0, 0]
 _call = phases.PhaseClock.__call__
@@ -69,7 +74,8 @@ def child(program: str, keep: bool, layers: int) -> dict:
     env.pop(NO_PHASES, None)
     if not keep:
         env[NO_PHASES] = "1"
-    code = CHILD.format(root=ROOT, programs=os.path.join(ROOT, "tests", "programs"), program=program, layers=layers)
+    code = CHILD.format(root=ROOT, programs=os.path.join(ROOT, "tests", "programs"), program=program, layers=layers,
+                        width=SMALL_WIDTH)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -77,7 +83,7 @@ def child(program: str, keep: bool, layers: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=3)
-    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=80, help="the scale benchmark's blocks (80: issue 43's bar)")
     ap.add_argument("--programs", nargs="+", default=["small", "llama"], choices=["small", "llama"])
     args = ap.parse_args()
     for program in args.programs:
