@@ -24,7 +24,8 @@ torch 2.13 CPU:
 - the scale step at 8 layers, 3 pairs (1300 spans, 51 phases): wall median 0.942x (0.84-0.99), CPU median
   1.002x; the clock 8-20 ms (0.018 % of the capture); the listener's difference -0.38 % (noise: its time is wall
   time, preemption included);
-- SCALE16
+- the scale step at 16 layers, 2 pairs (2356 spans): wall median 0.707x (0.34-1.08), CPU median 0.963x (0.89,
+  1.03); the clock 14-28 ms (0.027 %); the listener's difference -0.15 %.
 
 The direct measure (the clock, well under 0.1 %) is what the bar is judged by here: the wall and CPU ratios of fresh
 processes on this machine spread over +-40 % and +-10 %. The 80-layer step (``--layers 80``) takes 1-2 h here and
