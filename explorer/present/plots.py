@@ -58,4 +58,3 @@ def _clip(label: str, n: int = 32) -> str:
     return label if len(label) <= n else label[: n - 1] + "…"
 
 
-
