@@ -235,3 +235,12 @@ def test_the_magic_prints_the_answer_and_opens_the_view_on_the_slowest_compile_t
     open_on_compile_time(view, live)
     spent = [sum(p.seconds for p in c.phases if p.depth == 0) for c in live.capture.compilations]
     assert view.selected == {"comp_index": spent.index(max(spent)), "left": "compile_time"}
+
+
+def test_the_timeline_escapes_every_name_it_draws():
+    from explorer.present.timeline_svg import timeline
+
+    evil = "<img src=x onerror=alert(1)>"
+    svg = timeline([{"label": f"[0/0] {evil}", "tip": evil, "link": 0,
+                     "bars": [(0.0, 1.0, 0, '"><script>', f"{evil}: 1 s")]}], title=evil, span_s=1.0, legend=evil)
+    assert "<img" not in svg and "<script" not in svg and "&lt;img" in svg
