@@ -33,7 +33,7 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
             time: bool = False, timeit: bool = False, compare: Sequence[str] = (), target: Optional[str] = None,
             inductor_backend: Optional[str] = None, html: Optional[str] = None, json: Optional[str] = None,
             warm: bool = False, guard_filter: Any = None, fresh: bool = False, repeats: int = REPEATS,
-            time_budget_s: float = TIME_BUDGET_S, **kwargs: Any) -> Report:
+            time_budget_s: float = TIME_BUDGET_S, why_slow: bool = False, **kwargs: Any) -> Report:
     """Compiles ``fn``, calls it once with ``args``/``kwargs``, returns the report with ``.result``.
 
     Always a fresh compile: Dynamo's cached compilations of ``fn`` are dropped first
@@ -51,7 +51,9 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
     again (by default a graph an earlier capture lowered comes from torch's graph
     caches, its loop-level IR from the explorer's store). ``guard_filter=`` (a ``guard_filter_fn``, or the name
     of one of torch.compiler's, also accepted as ``options={"guard_filter_fn": f}``)
-    compiles with it and lists the guards it kept and dropped.
+    compiles with it and lists the guards it kept and dropped. ``why_slow=True`` says where the call's time
+    went (``report.why_slow``: the measured parts, the costliest phases of the compile, the cache misses), first in
+    the summary.
 
     If the call raises, the exception propagates unchanged, carrying the partial
     report as ``exc.explorer_report``.
@@ -65,7 +67,7 @@ def explore(fn: Callable[..., Any], *args: Any, backend: Any = "inductor", mode:
                    fullgraph=fullgraph, inductor_options=inductor_options, time=time,
                    timeit=timeit, compare=tuple(compare), target=target, inductor_backend=inductor_backend,
                    html=html, json=json, warm=warm, guard_filter=filter_name, fresh=fresh, repeats=repeats,
-                   time_budget_s=time_budget_s)
+                   time_budget_s=time_budget_s, why_slow=why_slow)
     outcome = pipeline.run(pipeline.CallTarget(fn, args, kwargs), opts, backend_fn=backend_fn,
                            guard_filter_fn=filter_fn)
     if outcome.error is not None:

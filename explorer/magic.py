@@ -202,8 +202,13 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
             _show_from_cell(e, shell)
             raise
         report = outcome.report
+        if report.why_slow is not None:
+            progress.finish(None)
+            print(why_slow_text(report))  # --why-slow: the answer first, as text, above the view
         if not args.quiet and not args.return_report:
             view = ExplorerView(report)
+            if options.why_slow:
+                open_on_compile_time(view, report)
             if not progress.finish(view):
                 _display(view)
         else:
@@ -217,6 +222,24 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     if args.return_report:  # a report displays as the view in a kernel, as an explore() or capture() report does
         return report
     return outcome.value if cell_fn.returns_value else None  # a trailing `;` sets returns_value False
+
+
+def why_slow_text(report: Any) -> str:
+    """``--why-slow``'s answer as the lines the text summary prints."""
+    from .present.text import lines
+    from .present.why_slow_view import blocks
+
+    return "\n".join(lines(blocks(report)))
+
+
+def open_on_compile_time(view: Any, report: Any) -> None:
+    """``--why-slow``: the view opens on the Compile time pane of the compilation that spent the most in torch's
+    spans."""
+    from .present.run_time_view import slowest
+
+    index = slowest(report.capture) if report.capture is not None else None
+    if index is not None:
+        view.select(comp_index=index, left="compile_time")
 
 
 def options_from_args(args: Any) -> Options:

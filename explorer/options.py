@@ -122,6 +122,11 @@ class Options:
                                         "skip_guard_on_inbuilt_nn_modules_unsafe) and list the guards it drops",
                                         magic=("--guard-filter",), metavar="NAME")
     """A guard filter's name."""
+    why_slow: bool = _flag(False, "answer why the run took the time it took: its measured time, the phases of "
+                           "torch's compile that cost the most (their share) and the cache lookups that missed, "
+                           "shown first; the view opens on the Compile time pane",
+                           magic=("--why-slow",), cli=("--why-slow",))
+    """`--why-slow`: the run's time explained first (`Report.why_slow`)."""
     html: Optional[str] = _flag(None, "also save the standalone HTML report to FILE", magic=("--html",),
                                 cli=("--html",), metavar="FILE")
     """Where the standalone page was written."""

@@ -31,10 +31,11 @@ from .capturing.gpu_watch import GpuWatch
 from .capturing.model import CaptureData, Finding, Problem
 from .capturing.session import CaptureSession
 from .capturing.triton_asm import with_kernel_details
+from .clinic.slow import answer as slow_answer
 from .hosts import cell_name
 from .lineage import lineage_of
 from .options import Options
-from .report import Clinic, Report
+from .report import Clinic, Report, StepTime
 from .roomy_stack import call_on_roomy_stack
 from .stages import with_missing
 from .structure import structure_of
@@ -81,6 +82,7 @@ class RunContext:
     problems: tuple[Problem, ...] = ()
     parts: dict[str, Any] = field(default_factory=dict)
     live: bool = True  # the compiled program ran in this process (False: a trace read from a file)
+    step_times: list[StepTime] = field(default_factory=list)  # the steps so far, each timed
 
     @property
     def data(self) -> CaptureData:
@@ -155,6 +157,9 @@ STEPS: tuple[Step, ...] = (
          when=lambda ctx: ctx.options.target is not None and (ctx.recorder is not None or ctx.repros is not None),
          fallback=lambda ctx: None,
          progress=lambda ctx: f"previewing for {ctx.options.target} (a child process)"),
+    # last: the time of every step before it is known
+    Step("why slow", "why_slow", lambda ctx: slow_answer(ctx.data, sum(t.seconds for t in ctx.step_times)),
+         reads=(COMPILATIONS,), when=lambda ctx: ctx.options.why_slow, fallback=lambda ctx: None),
 )
 
 
@@ -222,7 +227,10 @@ def finish(report: Report, ctx: RunContext) -> Report:
             continue
         if ctx.progress is not None and step.progress is not None:
             ctx.progress.set_stage(step.progress(ctx))
+        t0 = time.perf_counter()
         ctx.parts[step.part] = _step(ctx, step)
+        ctx.step_times.append(StepTime(step.name, round(time.perf_counter() - t0, 6)))
+    ctx.parts["step_times"] = tuple(ctx.step_times)
     for name, value in ctx.parts.items():
         setattr(report, name, value)
     report.problems = ctx.problems

@@ -28,6 +28,7 @@ from typing import Any, Optional
 from .capturing.model import CaptureData, Finding, Preview, Problem
 from .clinic.fixlist import BreakSite
 from .clinic.recompiles import RecompileExplanation
+from .clinic.slow import SlowAnswer
 from .distributed.model import (
     Difference,
     GraphCollectives,
@@ -117,6 +118,16 @@ def _files(data: CaptureData) -> set[str]:
     return files
 
 
+@dataclass(frozen=True)
+class StepTime:
+    """One step the explorer ran after the capture (``pipeline.STEPS``), timed by its own clock."""
+
+    name: str
+    """The step (`timing`, `lineage`, `clinic`, ...)."""
+    seconds: float
+    """How long it took."""
+
+
 @dataclass(eq=True)
 class Report:
     """One report: what torch.compile did (`capture`), what to fix (`clinic`), timing, the line-level chain and how
@@ -151,6 +162,12 @@ class Report:
     preview: Optional[Preview] = None  # target="cuda": what a CUDA GPU would get, lowered here without one
     """`null` unless `--target cuda`: the Triton kernels a CUDA GPU would get, lowered in a child process without a
     GPU and never run."""
+    step_times: tuple[StepTime, ...] = ()  # the explorer's steps after the capture, measured
+    """The explorer's steps after the capture (reading kernels, the clinic, timing, ...), each timed: its own cost
+    beside torch's compile time."""
+    why_slow: Optional[SlowAnswer] = None  # --why-slow: where the run's time went
+    """`null` unless `--why-slow` (`why_slow=True`): the run's measured time, the phases that cost the most and the
+    cache lookups that missed."""
     entry: str = "capture"  # which entry point made the report: capture, explore, magic, cli or open
     """Which entry point made it: `explore`, `magic`, `cli` or `capture`."""
     options: Optional[Options] = None

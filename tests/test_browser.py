@@ -39,6 +39,8 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 from explorer.stages import BY_ID, STAGES  # noqa: E402
 
+expect = sync_api.expect
+
 REPO = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
 EVIL = "<img src=x onerror=window.__cx_xss=1>"
@@ -223,12 +225,46 @@ def check_text_only(view, page, evil=EVIL):
     assert view.get_by_text(evil).count() >= 1 or evil in view.inner_text()
 
 
+def check_compile_time(view, cids):
+    """The run's Compile time section: a timeline row per compilation leading to its Compile time pane, the
+    costliest phases leading on; the pane itself: its chart and its tree of phases."""
+    sec = view.locator("details.cx-sec", has_text="Compile time, the whole run")
+    sec.locator("summary").first.click()
+    picture = sec.locator(".cx-timeline svg")
+    picture.wait_for()
+    assert picture.locator("script, foreignObject").count() == 0
+    rows = picture.locator("[data-link]")
+    assert rows.count() == len(cids)
+    drawn = picture.text_content()
+    assert all(f"[{c}]" in drawn for c in cids), drawn
+    assert picture.locator("rect[fill]").count() > 2 * len(cids)  # the phases' bars, nested
+    right = side(view, "right")
+    for i, cid in reversed(list(enumerate(cids))):
+        rows.nth(i).click()
+        expect(right.locator(".cx-stage-pick")).to_have_value("compile_time")
+        expect(right.locator(".cx-cid-pick")).to_have_value(cid)
+        expect(right.locator("table.cx-chart").first).to_be_visible()
+        assert right.locator("table.cx-phases tr").count() > 3
+    first = sec.locator("table.cx-costliest tr.cx-go").first
+    phase, cid = first.locator("td").nth(0).inner_text(), first.locator("td").nth(1).inner_text()
+    first.click()
+    expect(right.locator(".cx-cid-pick")).to_have_value(cid[1:cid.index("]")])
+    expect(right.locator(".cx-stage-pick")).to_have_value(
+        "kernels" if phase.split(" · ")[-1] in ("compile_file", "async_compile.wait", "PyCodeCache.load_by_key_path")
+        else "compile_time")
+    assert "the explorer listening" in sec.locator("table.cx-own-cost").inner_text()
+
+
 # ---- the standalone page ----
 
 def test_page_two_panes_side_by_side(page, sin_page, sin_report):
     view = open_page(page, sin_page)
     check_side_by_side(view)
     assert page.locator("script[src], link").count() == 0
+
+
+def test_page_compile_time_for_the_run_and_per_compilation(page, sin_page, sin_report):
+    check_compile_time(open_page(page, sin_page), [c.compile_id for c in sin_report.compilations])
 
 
 def test_page_stepping_shows_each_stages_explanation(page, sin_page):
@@ -986,6 +1022,14 @@ def test_lab_widget_dynamic_shapes_link_a_specialization_and_the_recompile_it_ca
     view = lab_views(lab_page).nth(5)  # SHAPES_CELL's, the notebook's last
     view.scroll_into_view_if_needed()
     check_shapes_links(view)
+
+
+@pytest.mark.slow
+def test_lab_widget_compile_time_for_the_run_and_per_compilation(lab_page):
+    view = lab_views(lab_page).nth(1)
+    view.scroll_into_view_if_needed()
+    cids = view.locator(".cx-comp-pick option").evaluate_all("os => os.map(o => o.value)")
+    check_compile_time(view, cids)
 
 
 @pytest.mark.slow

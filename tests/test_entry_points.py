@@ -18,8 +18,9 @@ PROGRAMS = os.path.join(HERE, "programs")
 ROOT = os.path.dirname(HERE)
 # measured times; and a compilation's phases, torch's timed spans, which are what ran in that process (a span that
 # reads a cache runs once or twice as the process's caches stand: tests/test_compile_time.py checks them against
-# torch's own trace)
-_TIME_KEYS = re.compile(r"(_s$|^metrics$|^wall_time_s$|^times_s$|^phases$)")
+# torch's own trace); and the explorer's own measured time: how many records its listener took and which steps ran
+# after the capture (the magic times by default) are what that entry point did
+_TIME_KEYS = re.compile(r"(_s$|^metrics$|^wall_time_s$|^times_s$|^phases$|^own_time$|^step_times$)")
 
 
 def _env(out):

@@ -47,6 +47,7 @@ def test_the_magics_help_lists_every_magic_flag():
     ("--no-dynamic --mode max-autotune --compare default,max-autotune", {"dynamic": False, "mode": "max-autotune",
                                                                          "compare": ("default", "max-autotune")}),
     ("--no-time --timeit", {"time": True, "timeit": True}),  # --timeit is timing too
+    ("--why-slow", {"why_slow": True, "time": True}),
 ])
 def test_magic_flags_read_back_as_options(line, expected):
     from IPython.core.magic_arguments import parse_argstring
@@ -63,3 +64,10 @@ def test_cli_flags_read_back_as_options_and_capture_only():
     opts = from_flags(run.options, "cli", capture_only=True)
     assert opts.time and opts.capture_only and opts.target == "cuda" and run.script_args == ["--x"]
     assert opts.html is None and opts.backend == "inductor"
+
+
+def test_why_slow_is_one_option_in_every_entry_point():
+    run = split_run_args(run_parser(), ["--why-slow", "s.py"])
+    assert from_flags(run.options, "cli", capture_only=True).why_slow
+    assert not from_flags(split_run_args(run_parser(), ["s.py"]).options, "cli").why_slow
+    assert inspect.signature(explore).parameters["why_slow"].default is False

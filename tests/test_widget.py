@@ -49,8 +49,10 @@ def test_bundle_carries_widget_static_html_and_text(breaks_report):
     assert bundle[WIDGET_MIME]["model_id"] == view.widget().model_id
     assert bundle["text/html"] == view.static_html()
     assert bundle["text/html"].startswith('<div class="cx-report">') and "<script" not in bundle["text/html"]
-    # the static copy runs no `dot` (quick): its only pictures are bar charts drawn in Python (compile time's phases)
-    assert all('class="cx-chart"' in svg for svg in re.findall(r"<svg\b[^>]*>", bundle["text/html"]))
+    # the static copy runs no `dot` (quick): its only pictures are drawn in Python (compile time's phases as bars,
+    # the run's timeline)
+    assert all(re.search(r'class="cx-chart( cx-timeline)?"', svg) for svg in re.findall(r"<svg\b[^>]*>",
+                                                                                        bundle["text/html"]))
     assert bundle["text/plain"] == summary(breaks_report.data)
 
 

@@ -499,6 +499,21 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class OwnTime:
+    """The explorer's own work in a live capture, timed by its own clock (``time.perf_counter``), so its cost is
+    said beside torch's compile time instead of guessed."""
+
+    listening_s: float
+    """Seconds in the explorer's listener while the code ran (taking each of torch's records as it came, the
+    compile-time spans summed); inside the capture's wall time. Torch's own work to write the records it was asked
+    for is torch's, not counted here."""
+    records: int
+    """How many records the listener took."""
+    reading_s: float
+    """Seconds reading the records into compilations once the code had run (after the capture's wall time)."""
+
+
+@dataclass(frozen=True)
 class CacheEntry:
     """One entry of a frame's cache: what Dynamo's frame evaluator runs for a call whose guards it passes."""
 
@@ -641,6 +656,9 @@ class Compilation:
     # ---- torch's chromium events (a live capture and an opened TORCH_TRACE alike) ----
     phases: tuple[Phase, ...] = ()  # compile time per phase (capturing.phases)
     """Compile time per phase, from torch's own timed spans (its chromium events), live or from a TORCH_TRACE."""
+    phases_began_s: Optional[float] = None  # its first span's start on the run's clock: its place on the timeline
+    """When this compilation's first timed span began, in seconds after the first span of the capture (or trace)
+    began; `null` without spans."""
     # ---- the runtime: its frame's cache entries, read live (capturing/frame_cache.py; None from a trace) ----
     frame_cache: Optional[FrameCache] = None
     """The cache entries Dynamo kept on this compilation's frame (its code object), read live during the capture, in
@@ -739,6 +757,9 @@ class CaptureData:
     cache_events: tuple[CacheLookup, ...] = ()  # cache records outside any compilation (Dynamo's precompile cache)
     """Cache records outside any compilation (Dynamo's precompile cache), shaped like a compilation's `caches`."""
     # the compilations' keys of the graphs that ran, in order (graph_execution; "?" where torch named none)
+    own_time: Optional[OwnTime] = None  # the explorer's own time in this capture, measured (not in a trace)
+    """The explorer's own time in the capture, measured: its listener while the code ran and reading the records
+    after; `null` from a trace."""
     graph_execution: tuple[str, ...] = ()
     """The keys of the compilations whose graphs ran, in order (`?` where torch named none; torch's
     `graph_execution`, written when code runs under `torch._inductor.debug.record_and_log_graph_execution_order()`)."""

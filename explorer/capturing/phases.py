@@ -94,10 +94,19 @@ class PhaseClock:
                      for p in ranked)
 
 
+    def began_s(self, key: str, t0_us: float) -> Optional[float]:
+        """When ``key``'s first span began, in seconds after ``t0_us`` (the run's first span); None without spans."""
+        first = self.first_us.get(key)
+        return None if first is None or key not in self.sums else round(max(first - t0_us, 0.0) / 1e6, 6)
+
+
 def with_phases(data: CaptureData, clock: PhaseClock, why: str) -> CaptureData:
     """``data`` with each compilation's phases from ``clock``, and the spans' count in ``other_artifacts`` saying
     ``why`` (they were read, not dropped unread)."""
-    comps = tuple(dataclasses.replace(c, phases=clock.phases(c.compile_id)) for c in data.compilations)
+    t0 = min(clock.first_us.values(), default=0.0)  # the run's first span: where the timeline starts
+    comps = tuple(dataclasses.replace(c, phases=clock.phases(c.compile_id),
+                                      phases_began_s=clock.began_s(c.compile_id, t0))
+                  for c in data.compilations)
     others = tuple(dataclasses.replace(a, why=why) if a.name == EVENT else a for a in data.other_artifacts)
     return dataclasses.replace(data, compilations=comps, other_artifacts=others)
 
@@ -106,3 +115,15 @@ def total(phases: tuple[Phase, ...]) -> Optional[float]:
     """The compile time the outermost spans cover (None when there are none)."""
     top = [p.seconds for p in phases if p.depth == 0]
     return sum(top) if top else None
+
+
+def own_times(phases: tuple[Phase, ...]) -> list[float]:
+    """Each phase's time less the phases directly inside it (its children follow it, one deeper)."""
+    own = [p.seconds for p in phases]
+    for i, p in enumerate(phases):
+        for q in phases[i + 1:]:
+            if q.depth <= p.depth:
+                break
+            if q.depth == p.depth + 1:
+                own[i] -= q.seconds
+    return [max(t, 0.0) for t in own]

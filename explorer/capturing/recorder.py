@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -153,6 +154,8 @@ class Recorder:
         self.keeps_records = keeps_records
         self.notes: list[str] = []  # a seam this torch lacks
         self._subscriptions = [Subscription(fn, frozenset(keep)) for fn in listeners]
+        self.busy_s = 0.0  # the explorer's own time taking torch's records and bytecode (``OwnTime.listening_s``)
+        self.taken = 0
         self._lock = threading.Lock()
         self._seq = 0
         self._undo: list[Callable[[], None]] = []
@@ -274,12 +277,26 @@ class Recorder:
 
     # ---- intake ----
     def on_log_record(self, kind: str, record: logging.LogRecord) -> None:
-        if kind == "trace":
-            self.take_trace(getattr(record, "metadata", None), getattr(record, "payload", None))
-        else:
-            self.take(kind, self.generations.stamp(torch_door.dynamo.current_compile_id()), {}, record.getMessage())
+        t0 = time.perf_counter()
+        try:
+            if kind == "trace":
+                self.take_trace(getattr(record, "metadata", None), getattr(record, "payload", None))
+            else:
+                self.take(kind, self.generations.stamp(torch_door.dynamo.current_compile_id()), {},
+                          record.getMessage())
+        finally:
+            self.busy_s += time.perf_counter() - t0
+            self.taken += 1
 
     def _on_bytecode(self, code: Any, new_code: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._bytecode(code, new_code)
+        finally:
+            self.busy_s += time.perf_counter() - t0
+            self.taken += 1
+
+    def _bytecode(self, code: Any, new_code: Any) -> None:
         try:
             cid = self.generations.stamp(torch_door.dynamo.current_compile_id())
             if self.keeps_records:

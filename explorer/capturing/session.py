@@ -10,6 +10,7 @@ own loop keeps every compilation built before it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import platform
 import time
@@ -18,7 +19,7 @@ from typing import Callable, Iterable, Optional
 from . import torch_door
 from .assemble import Assembly, DeviceNamer
 from .cache_tag import CacheTag
-from .model import CaptureData, Problem
+from .model import CaptureData, OwnTime, Problem
 from .phases import EVENT, READ_SPANS, PhaseClock, with_phases
 from .raw import RawCapture, describe_error
 from .recorder import Recorder, Subscriber
@@ -105,12 +106,16 @@ class CaptureSession:
         return False  # never swallow the user's exception
 
     def _assemble(self, wall: float, error: Optional[str]) -> CaptureData:
+        t0 = time.perf_counter()
+        busy_s, taken = self._recorder.busy_s, self._recorder.taken
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
         if not self.warm:  # default: hits served from the store, lowerings kept; fresh: lowerings kept
             raw = put_back(raw, default_store(), self.notes)
         data = with_phases(read(raw, notes=self.notes, wall_time_s=wall, error=error), self._clock, READ_SPANS)
         data = with_generated_files(data, self._aoti_files)
-        return self._usage.apply(data, mode=self.mode, since=self._started)
+        data = self._usage.apply(data, mode=self.mode, since=self._started)
+        own = OwnTime(listening_s=round(busy_s, 6), records=taken, reading_s=round(time.perf_counter() - t0, 6))
+        return dataclasses.replace(data, own_time=own)
 
     @property
     def mode(self) -> str:

@@ -27,6 +27,8 @@ Blocks:
   graph    {stage, code: code block, num_nodes, [folded]}   an FX graph: its code and its picture; folded: why the
                                               picture is drawn folded (``present.fold_picture``)
   chart    {title, rows: [[label, value, text, colour]]}   bars
+  svg      {svg, title, links}                a picture drawn in Python (``timeline_svg``), the same in every view;
+                                              its elements' ``data-link="i"`` lead to ``links[i]`` (``Go``)
   button   {r, go: {stage, [diff]}}           interactive views only: moves the pane (static views skip it); diff:
                                               the pane to diff against (``diff_view.side``)
   diff     a pane against another, computed in Python (``present.diff_view`` has its format)
@@ -311,6 +313,17 @@ class Chart(_Chart, _Common, total=False):
     pass
 
 
+class _Svg(TypedDict):
+    t: Literal["svg"]
+    svg: str  # every text in it escaped where it was drawn
+    title: str
+    links: list[Go]
+
+
+class Svg(_Svg, _Common, total=False):
+    pass
+
+
 class _Button(TypedDict):
     t: Literal["button"]
     r: Runs
@@ -335,7 +348,7 @@ class Diff(_Diff, _Common, total=False):
     missing: str
 
 
-Block = Union[P, H, Note, ListBlock, Table, Code, Details, Section, Div, Graph, Chart, Button, Diff]
+Block = Union[P, H, Note, ListBlock, Table, Code, Details, Section, Div, Graph, Chart, Button, Diff, Svg]
 
 
 # What a renderer reads: a block of any kind, read by its "t" (the producers are the ones typed by kind)

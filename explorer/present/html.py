@@ -141,6 +141,8 @@ def block(b: Drawn, ctx: Ctx) -> str:
                 f'{picture}</details>')
     if t == "chart":
         return bar_chart([tuple(r) for r in b["rows"]], title=b["title"])
+    if t == "svg":  # drawn in Python, every text escaped there (timeline_svg)
+        return f'<div class="cx-svg">{b["svg"]}</div>'
     if t == "diff":
         return diff_html(b, ctx)
     return ""  # "button": interactive views only

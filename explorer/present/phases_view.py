@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..capturing.model import Compilation, Phase
+from ..capturing.phases import own_times
 from .blocks import Block, Chart, Row
 from .fmt import format_time
 
@@ -46,6 +47,8 @@ SPANS: dict[str, tuple[str, str]] = {
     "PyCodeCache.load_by_key_path": ("loading the wrapper module (its kernels' compiles)", "compile"),
     "compile_file": ("C++ compile (the compiler run)", "compile"),
     "async_compile.wait": ("waiting for the kernels' compiles", "compile"),
+    "inductor_codecache_torch_key": ("Inductor hashing torch's own files for its cache keys (once a process)",
+                                     "inductor"),
     "gc": ("Python's garbage collector", "other"),
 }
 COLOURS = {"dynamo": "#e0a030", "aot": "#8a63d2", "inductor": "#3b7dd8", "compile": "#2a9d5c", "other": "#9aa5b1"}
@@ -70,18 +73,6 @@ def part(name: str) -> str:
     if name.startswith("pass."):
         return "inductor"
     return "other"
-
-
-def own_times(phases: tuple[Phase, ...]) -> list[float]:
-    """Each phase's time less the phases directly inside it (its children follow it, one deeper)."""
-    own = [p.seconds for p in phases]
-    for i, p in enumerate(phases):
-        for q in phases[i + 1:]:
-            if q.depth <= p.depth:
-                break
-            if q.depth == p.depth + 1:
-                own[i] -= q.seconds
-    return [max(t, 0.0) for t in own]
 
 
 def by_cost(phases: tuple[Phase, ...]) -> list[tuple[Phase, float]]:
@@ -129,9 +120,9 @@ def blocks(comp: Compilation, wall_time_s: Optional[float]) -> list[Block]:
 
 
 def _own_cost(wall_time_s: Optional[float]) -> str:
-    """What is said of the explorer's own cost: not measured per capture, so the benchmark's figure is named."""
+    """Where the explorer's own cost is said: measured per capture, in the run's section beside torch's spans."""
     whole = f"The capture took {format_time(wall_time_s)} in all (your code, torch.compile and the explorer). " \
         if wall_time_s else ""
-    return (whole + "The explorer's own capture cost is not measured per capture, so it is not among these "
-            "phases; tests/benchmarks/bench_capture_overhead.py measures it against a plain torch.compile, and "
-            "tests/benchmarks/bench_compile_time.py what keeping these spans costs.")
+    return (whole + "The explorer's own time is not among these phases: the Compile time section at the top (the "
+            "whole run) puts what it measured of it beside torch's spans; tests/benchmarks/bench_compile_time.py "
+            "measures what keeping these spans costs.")

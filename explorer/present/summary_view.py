@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..capturing.model import Compilation
 from ..report import Report
 from ..stages import Stage
-from . import ddp_view, ranks, usage_view
+from . import ddp_view, ranks, usage_view, why_slow_view
 from . import viewmodel as vm
 from .blocks import Block, Item
 from .context import capture_of
@@ -33,12 +33,13 @@ def summary_blocks(report: Report, model: dict, *, max_rows: int = 12) -> list[B
     body: list[Block] = [{"t": "list", "items": rows}] if rows else []
     if len(comps) > max_rows:
         body.append({"t": "p", "r": f"... {len(comps) - max_rows} more"})
-    out = rank_blocks(report, model) + [{"t": "p", "r": headline(model)}] + usage_view.mode_blocks(data)
+    first = why_slow_view.blocks(report)  # --why-slow: the answer before anything else
+    out = rank_blocks(report, model) + [{"t": "p", "r": headline(model)}] + first + usage_view.mode_blocks(data)
     out.append({"t": "section", "title": "Compilations", "text": [], "body": body})  # no heading: two spaces in
     out += [{"t": "p", "r": f"failed: {c['cid']} {c['frame']}: {c['failed']}"} for c in comps if c["failed"]]
     if data.exports:
         out.append({"t": "list", "items": [usage_view.export_item(ep, by_id) for ep in data.exports]})
-    out += model["header"]["body"]
+    out += [b for b in model["header"]["body"] if b not in first]
     out += [b for c in data.compilations for b in usage_view.guard_filter_summary(c)]
     out += usage_view.provenance_blocks(data)
     out += [b for c in data.compilations for b in ddp_view.split_blocks(c)]

@@ -52,9 +52,11 @@ from . import (
     partial_reads,
     preview_view,
     ranks,
+    run_time_view,
     shapes_view,
     structure_view,
     usage_view,
+    why_slow_view,
     words,
 )
 from .blocks import Block, Chart, Diff, Item, Note, P, Row, Run, Runs, Section, Side, Table, note
@@ -142,6 +144,7 @@ def header(report: Report) -> dict:
     body: list[Block] = []
     if data.error:
         body.append(note("cx-bad", [{"b": "The code raised "}, data.error]))
+    body += why_slow_view.blocks(report)  # --why-slow: the answer first
     body += fix_list(report.clinic.fix_list, data.break_count)
     body += recompiles(report.clinic.recompiles, {c.compile_id for c in data.compilations}, report.clinic.cells)
     for f in report.findings:
@@ -153,6 +156,7 @@ def header(report: Report) -> dict:
     body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
     body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
     body += graph_order(data)
+    body += run_time_view.section(report, data)  # where the whole run's compile time went
     body += partial_reads.header_notes(data)  # records read in part whose data no pane shows
     body += preview_view.header_blocks(report)  # --target cuda: what was lowered for the GPU, what was not and why
     for p in report.all_problems:

@@ -172,6 +172,7 @@ COULD_NOT: dict[str, str] = {
     "compare": "compare the modes",
     "autotuning and CUDA graphs": "read autotuning and CUDA graphs",
     "preview": "preview the compile for the target",
+    "why slow": "say where the run's time went",
 }
 # ``fold: <step>``: one step of putting a compilation together from its records (capturing/fold.py)
 FOLD_STEPS: dict[str, str] = {

@@ -6,6 +6,7 @@
 import { h, safeUrl } from "./dom.js";
 import { langOf, tokens, wrapperLangs } from "./highlight.js";
 import { originKey } from "./model.js";
+import { parseSvg } from "./pictures.js";
 
 export const LH = 18; // px per code line: the same value as --cx-lh in explorer.css
 const CHUNK = 250; // code lines rendered at once; further chunks render when scrolled near
@@ -138,6 +139,14 @@ const KINDS = {
         );
       }),
     ),
+  // a picture drawn in Python (every text escaped there), read through the SVG sanitiser; its rows lead on
+  svg: (ctx, b) => {
+    const el = parseSvg(b.svg);
+    if (!el) return null;
+    for (const node of /** @type {NodeListOf<SVGElement>} */ (el.querySelectorAll("[data-link]")))
+      leads(ctx, node, b.links[Number(node.getAttribute("data-link"))]);
+    return h("div", { class: "cx-svg cx-timeline" }, el);
+  },
   button: (ctx, b) => {
     const pane = ctx.pane;
     return pane
@@ -198,7 +207,7 @@ function renderTable(ctx, b) {
 
 // a row that leads somewhere when clicked or on Enter (a rank, its compilation and stage: ctx.go); static views
 // and hosts without ctx.go draw it as a plain row
-/** @param {RenderCtx} ctx @param {HTMLElement} el @param {Go | undefined} go */
+/** @param {RenderCtx} ctx @param {HTMLElement | SVGElement} el @param {Go | undefined} go */
 function leads(ctx, el, go) {
   const lead = ctx.go;
   if (!go || !lead) return;
@@ -210,7 +219,7 @@ function leads(ctx, el, go) {
     if (!(/** @type {Element} */ (e.target).closest("a, button, summary"))) lead(go);
   });
   el.addEventListener("keydown", (e) => {
-    if (e.key !== "Enter") return;
+    if (/** @type {KeyboardEvent} */ (e).key !== "Enter") return;
     e.preventDefault();
     e.stopPropagation();
     lead(go);

@@ -221,7 +221,7 @@ function nopic(text) {
 const SVG_DROP = new Set(["script", "foreignobject", "image", "iframe", "object", "embed", "style", "use", "a"]);
 
 /** @param {string} text @returns {SVGSVGElement | null} */
-function parseSvg(text) {
+export function parseSvg(text) {
   // XML parsing runs no script; dangerous elements and attributes are dropped again here
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const svg = doc.documentElement;

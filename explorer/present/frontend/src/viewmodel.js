@@ -85,6 +85,8 @@
 /** Bars: [label, value, text, colour].
  * @typedef {{t: "chart", title: string, rows: [string, number, string, string?][], summary?: boolean}}
  *   BlockChart */
+/** A picture drawn in Python (the run's compile-time timeline); its elements' data-link="i" lead to links[i].
+ * @typedef {Plain & {t: "svg", svg: string, title: string, links: Go[]}} BlockSvg */
 /** Moves the pane (interactive views only).
  * @typedef {{t: "button", r: Runs, go: PaneGo, summary?: boolean}} BlockButton */
 
@@ -98,7 +100,7 @@
  *   note?: string, counts?: string, same?: string, rows?: DiffRow[], missing?: string}} BlockDiff */
 
 /** @typedef {BlockP | BlockH | BlockNote | BlockList | BlockTable | BlockCode | BlockDetails | BlockSection
- *   | BlockDiv | BlockGraph | BlockChart | BlockButton | BlockDiff} Block */
+ *   | BlockDiv | BlockGraph | BlockChart | BlockButton | BlockDiff | BlockSvg} Block */
 
 /** A diff the kernel made on request, or why it could not.
  * @typedef {BlockDiff | {error: string}} DiffResult */
