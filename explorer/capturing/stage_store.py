@@ -57,13 +57,19 @@ class StageStore:
                 entry = json.load(fh)
         except FileNotFoundError:
             return None
-        if not _well_formed(entry):
-            raise ValueError(f"{path} is not a stage store entry of format {FORMAT}")
+        if not self.well_formed(entry):
+            raise ValueError(f"{path} is not a {self.kind} entry of format {FORMAT}")
         try:
             os.utime(path)
         except OSError:
             pass  # read-only store: still served, only the trim's order is older
         return entry
+
+    kind = "stage store"
+
+    def well_formed(self, entry: Any) -> bool:
+        """An entry this version wrote (a reader of another format sees none)."""
+        return _well_formed(entry)
 
     def put(self, code_sha: str, entry: dict) -> None:
         """Written whole or not at all (a temporary file renamed): a reader never sees half of it."""
