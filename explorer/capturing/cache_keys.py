@@ -22,11 +22,12 @@ break), the frame's compile index (0 for its first compile, 1 for its first reco
 order: an earlier lookup of the same identity in this capture or trace; the last capture of it (the key store,
 live captures only: a trace is compared within itself); an earlier compile of the same frame in this run (a
 recompile, compared with the compile before it). Nothing of these: there is nothing to compare with, and the graph
-was lowered cold.
+was lowered from scratch.
 
 The key store: one JSON file per identity (named by its digest), beside the stage store in Inductor's cache folder
-(``torch_door.inductor.key_store_dir``): the last key and components seen (long values shortened), written whole
-after the capture (a temporary file renamed) and trimmed, oldest first, like the stage store.
+(``torch_door.inductor.key_store_dir``; a folder per rank in a job): the last key and components seen (long values
+shortened), written whole after the capture (a temporary file renamed; not again while the key is the same) and
+trimmed, oldest first, like the stage store.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, replace
@@ -66,9 +68,9 @@ NO_COMPONENTS = {
 NO_FRAME = "the lookup names no compiled frame (no Dynamo frame started it), so there are no lines to compare with"
 SAME_KEY = ("every component of the key is the same as then: the entry is gone from this cache (cleared or "
             "trimmed, or another TORCHINDUCTOR_CACHE_DIR), or its shape guards did not hold for these inputs")
-FIRST = "no earlier capture of these lines to compare with: the graph was lowered cold"
+FIRST = "no earlier capture of these lines to compare with: their first capture, the graph lowered from scratch"
 FIRST_IN_TRACE = ("nothing earlier in this trace to compare with (a trace is compared within itself): the graph "
-                  "was lowered cold")
+                  "lowered from scratch")
 EXPLORER_TAG = ("the lines of this graph changed, not the graph: only the explorer's part of the cache key tag "
                 "differs (a line edited or moved, in this file or in a function it calls)")
 TAGGED_ONCE = ("the explorer's part of the cache key tag is in one key and not the other: the default capture "
@@ -92,7 +94,11 @@ class KeyStore(StageStore):
 
 
 def default_key_store() -> KeyStore:
-    return KeyStore(torch_door.inductor.key_store_dir(), LIMIT_BYTES)
+    """This process's key store: each rank of a job (torchrun's ``RANK``) has its own, so ranks that share a cache
+    folder compare each with its own last capture (another rank's inputs are on another device)."""
+    rank = os.environ.get("RANK", "").strip()
+    folder = torch_door.inductor.key_store_dir()
+    return KeyStore(os.path.join(folder, f"rank{rank}") if rank.isdigit() else folder, LIMIT_BYTES)
 
 
 Components = dict[str, tuple[str, str]]  # component -> (torch's hash of it, its value)
@@ -415,12 +421,28 @@ def _stored(store: KeyStore, same: str, notes: list[str]) -> Optional[Seen]:
     return Seen(comps, entry.get("key"), "", float(at) if isinstance(at, (int, float)) else None, lines)
 
 
+_KEY_FIELD = re.compile(r'"key": "(?P<key>[^"]+)"')
+
+
+def _stored_key(store: KeyStore, name: str) -> Optional[str]:
+    """The key an identity's file holds, read from its head (written right after the format): None for none."""
+    try:
+        with open(store.path(name), encoding="utf-8") as fh:
+            m = _KEY_FIELD.search(fh.read(4096))
+    except OSError:
+        return None
+    return m["key"] if m else None
+
+
 def _save(store: KeyStore, last: dict[str, tuple[dict, Seen]], notes: list[str]) -> None:
     """Each identity's last components, values shortened (the graph's code kept longer, for its diff)."""
     try:
         for same, (described, seen) in last.items():
+            if seen.key and _stored_key(store, _name(same)) == seen.key:
+                os.utime(store.path(_name(same)))  # the same key as stored (a hit): only kept from the trim
+                continue
             comps = {k: [h, v[:GRAPH_VALUE if k == "gm" else LONG_VALUE]] for k, (h, v) in seen.components.items()}
-            store.put(_name(same), {"format": FORMAT, "identity": described, "key": seen.key, "at": time.time(),
+            store.put(_name(same), {"format": FORMAT, "key": seen.key, "identity": described, "at": time.time(),
                                     "components": comps, "lines": [list(x) for x in seen.lines[:MAX_LINES]]})
         store.trim()
     except (OSError, TypeError, ValueError) as e:

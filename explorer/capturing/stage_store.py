@@ -45,13 +45,13 @@ class StageStore:
         self.folder = folder
         self.limit_bytes = limit_bytes
 
-    def _path(self, code_sha: str) -> str:
+    def path(self, code_sha: str) -> str:
         return os.path.join(self.folder, f"{code_sha}.json")
 
     def get(self, code_sha: str) -> Optional[dict]:
         """The stored lowering, None where there is none; its file is touched (the trim keeps what is used).
         Raises OSError or ValueError for a file that cannot be read."""
-        path = self._path(code_sha)
+        path = self.path(code_sha)
         try:
             with open(path, encoding="utf-8") as fh:
                 entry = json.load(fh)
@@ -78,7 +78,7 @@ class StageStore:
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh)
-            os.replace(tmp, self._path(code_sha))
+            os.replace(tmp, self.path(code_sha))
         except BaseException:
             try:
                 os.unlink(tmp)
