@@ -180,7 +180,8 @@ def test_a_trace_names_the_recompiles_cause_within_itself(tmp_path):
 
 # ---- the comparison itself, on torch's component lines as 2.11-2.14 write them ----
 
-def _lines(dtype: str = "torch.float32", tag: str = "", autotune: str = "False", graph: str = "mul(x, 2)") -> list:
+def _lines(dtype: str = "torch.float32", tag: str = "", autotune: str = "False", graph: str = "mul(x, 2)",
+           inputs: int = 1) -> list:
     from hashlib import sha256
 
     def line(name: str, value: str) -> str:
@@ -189,7 +190,7 @@ def _lines(dtype: str = "torch.float32", tag: str = "", autotune: str = "False",
     meta = (f"TensorMetadata(dtype={dtype}, shape=torch.Size([8, 4]), stride=(4, 1), device=device(type='cpu'), "
             "layout=torch.strided, requires_grad=False)")
     return [line("gm", f"<lambda>()\n\ndef forward(self, x):\n    y = {graph}\n    return (y,)\n"),
-            line("example_inputs[0]", meta), line("cache_key_tag", tag),
+            *(line(f"example_inputs[{i}]", meta) for i in range(inputs)), line("cache_key_tag", tag),
             line("fx_kwargs[is_inference]", "True"), line("inductor_config[max_autotune]", autotune)]
 
 
@@ -215,6 +216,9 @@ def test_each_component_is_named_in_words():
     assert _compare(_lines(tag="compile-explorer:aa"), _lines(tag="compile-explorer:bb", graph="mul(x, 3)")) == [
         "the graph's code changed"]
     assert _compare(_lines(), _lines()) == []
+    # the same change of several inputs (a model's parameters) is said once
+    assert _compare(_lines(inputs=2), _lines(dtype="torch.float64", inputs=2)) == [
+        "graph inputs 0, 1's dtype: float32 -> float64"]
 
 
 def test_a_graph_change_names_the_line_whose_node_changed():

@@ -174,7 +174,38 @@ def compare(now: Components, then: Components, loc: tuple[Optional[str], Optiona
         changes += _words(name, old[1] if name in then else None, new[1] if name in now else None, at)
     if explorer_only and not changes:
         changes.append(_change("cache_key_tag", EXPLORER_TAG, "", "", loc=loc))
+    changes = _grouped(changes)
     return changes[:MAX_CHANGES], max(0, len(changes) - MAX_CHANGES)
+
+
+_INPUT_FIELD = re.compile(r"^example_inputs\[(?P<i>\d+)\]\.(?P<field>\w+)$")
+
+
+def _grouped(changes: list[dict]) -> list[dict]:
+    """The same change of several inputs (every parameter's dtype) as one: ``graph inputs 0, 1, 2's dtype: ...``."""
+    groups: dict[tuple[str, str, str], list[dict]] = {}
+    out: list[Any] = []
+    for ch in changes:
+        m = _INPUT_FIELD.match(ch["component"])
+        if m is None:
+            out.append(ch)
+            continue
+        group = groups.setdefault((m["field"], ch["old"], ch["new"]), [])
+        if not group:
+            out.append(group)
+        group.append(ch)
+    return [c if isinstance(c, dict) else _merged(c) for c in out]
+
+
+def _merged(group: list[dict]) -> dict:
+    if len(group) == 1:
+        return group[0]
+    first = group[0]
+    indices = [c["component"].split("[", 1)[1].split("]", 1)[0] for c in group]
+    field = first["component"].rsplit(".", 1)[1]
+    head = first["words"].split("'s ", 1)[1]
+    return dict(first, component=f"example_inputs[{','.join(indices)}].{field}",
+                words=f"graph inputs {', '.join(indices)}'s {head}")
 
 
 Lines = tuple[tuple[str, int, str], ...]
