@@ -242,3 +242,24 @@ def test_the_same_lines_survive_a_cells_new_file_name_and_a_resume_functions_mov
         identity("fx_graph", "/w/a.py", "torch_dynamo_resume_in_f_at_9", 0, "forward")
     assert identity("fx_graph", "/w/a.py", "f", 0, "forward") != identity("fx_graph", "/w/a.py", "f", 1, "forward")
     assert identity("fx_graph", "/w/a.py", "f", 0, "forward") != identity("fx_graph", "/w/a.py", "f", 0, "backward")
+
+
+def test_a_bug_in_the_comparison_leaves_the_records_and_says_so(monkeypatch):
+    from explorer.capturing import cache_keys
+    from explorer.capturing.compile_id import CompileId
+    from explorer.capturing.raw import RawCapture, RawEvent
+
+    miss = RawEvent(0, "artifact:fx_graph_cache_miss", CompileId(0, 0), {}, json.dumps({"key": "k",
+                                                                                         "components": _lines()}))
+    raw = RawCapture(events=[miss])
+    notes: list = []
+    explained = cache_keys.explain_keys(raw, None, notes)
+    assert "components" not in explained.events[0].payload and cache_keys.WHY in explained.events[0].payload
+
+    def broken(lines):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cache_keys, "parse_components", broken)
+    assert cache_keys.explain_keys(raw, None, notes).events == [miss]
+    (note,) = notes
+    assert note.startswith("the explorer could not say why the graph caches missed (RuntimeError: a bug")

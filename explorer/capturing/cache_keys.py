@@ -334,9 +334,13 @@ def explain_keys(raw: RawCapture, store: Optional[KeyStore], notes: list[str]) -
     """``raw`` with each graph cache hit's and miss's components read and dropped, and each miss's comparison
     added to its record (``WHY``). ``store``: the last captures' components (None for a trace: compared within
     itself); each identity's last components are written back to it. Never raises for a store it cannot use: a
-    note says so."""
+    note says so, and a bug of its own leaves the records as they were, with a note."""
     explainer = _Explainer(raw.strings, store, notes)
-    events = [explainer.take(ev) for ev in raw.events]
+    try:
+        events = [explainer.take(ev) for ev in raw.events]
+    except Exception as e:  # noqa: BLE001 - the capture stands without the reasons, and says why
+        notes.append(f"the explorer could not say why the graph caches missed ({describe_error(e)})")
+        return raw
     if store is not None and explainer.last:
         _save(store, explainer.last, notes)
     return replace(raw, events=events)
