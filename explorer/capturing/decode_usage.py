@@ -3,7 +3,8 @@
 Registered in ``decoders.DECODERS`` like every other decoder: one function per
 event kind, reading one record only. Cache records are JSON (torch's
 ``cache_info``); their ``components`` list (tens of KB per graph: every input
-of the cache key) is not kept.
+of the cache key) is read by ``cache_keys.explain_keys`` before them, which leaves in its place what changed
+since the last lookup of the same lines (``cache_keys.WHY``, read here into ``CacheLookup.why``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from typing import Any, Optional, Union
 
 from .elements import Elements, Partly, partly
-from .model import CacheLookup, StoredStages
+from .model import CacheLookup, KeyChange, KeyComparison, StoredStages
 from .raw import DecodeError as UsageDecodeError
 from .raw import RawEvent
 from .records import AotiCode, CacheRecord, ExportedProgramText, KernelTrace, StoreRecord
@@ -59,9 +60,29 @@ def cache_decoder(cache: str, outcome: str):
         return CacheRecord(CacheLookup(
             cache=cache, outcome=str(info.get("cache_state") or outcome), key=_key(info), detail=detail,
             time_saved_s=saved, time_taken_s=_seconds(info.get("time_taken_ns"), 1e-9),
-            bundled_kernels=_bundled(info.get("triton_bundler_meta"))))
+            bundled_kernels=_bundled(info.get("triton_bundler_meta")), why=_why(info.get(WHY))))
 
     return decode
+
+
+WHY = "compile_explorer_why"  # ``cache_keys.WHY``: the explorer's comparison, put in the record as it is read
+
+
+def _why(fields: Any) -> Optional[KeyComparison]:
+    """The comparison ``cache_keys.explain_keys`` wrote into a miss's record (None where it wrote none)."""
+    if not isinstance(fields, dict) or not fields.get("against"):
+        return None
+    changes = tuple(KeyChange(
+        component=str(c.get("component") or ""), words=str(c.get("words") or ""), old=str(c.get("old") or ""),
+        new=str(c.get("new") or ""), diff=str(c.get("diff") or ""),
+        filename=c.get("filename") if isinstance(c.get("filename"), str) else None,
+        lineno=c.get("lineno") if isinstance(c.get("lineno"), int) else None)
+        for c in fields.get("changes") or () if isinstance(c, dict))
+    at = fields.get("at")
+    return KeyComparison(against=str(fields["against"]), changes=changes,
+                         compile_id=str(fields.get("compile_id") or ""),
+                         at=float(at) if isinstance(at, (int, float)) else None, more=int(fields.get("more") or 0),
+                         note=str(fields.get("note") or ""))
 
 
 def _key(info: dict) -> Optional[str]:

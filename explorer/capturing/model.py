@@ -23,6 +23,8 @@ from .usage import (
     ExportedProgram,
     ExportSpec,
     FilteredGuard,
+    KeyChange,
+    KeyComparison,
     PackageFile,
     RangeConstraint,
     Region,
@@ -30,8 +32,9 @@ from .usage import (
 )
 
 __all__ = ["CacheLookup", "CallSite", "CollectiveSchedule", "Decomposition", "ExportSpec", "ExportedProgram",
-           "FilteredGuard", "FxGraph", "FxNode", "KernelCompileInfo", "MinCut", "MinCutCandidate", "PackageFile",
-           "RangeConstraint", "Region", "SourceLoc", "StoredStages"]  # re-exported: the report model is one import
+           "FilteredGuard", "FxGraph", "FxNode", "KernelCompileInfo", "KeyChange", "KeyComparison", "MinCut",
+           "MinCutCandidate", "PackageFile", "RangeConstraint", "Region", "SourceLoc",
+           "StoredStages"]  # re-exported: the report model is one import
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Optional
 
 from . import torch_door
 from .assemble import Assembly, DeviceNamer
+from .cache_keys import default_key_store, explain_keys
 from .cache_tag import CacheTag
 from .model import CaptureData, OwnTime, Problem
 from .phases import EVENT, READ_SPANS, PhaseClock, with_phases
@@ -109,6 +110,7 @@ class CaptureSession:
         t0 = time.perf_counter()
         busy_s, taken = self._recorder.busy_s, self._recorder.taken
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
+        raw = explain_keys(raw, default_key_store(), self.notes)  # each miss: what changed since the same lines
         if not self.warm:  # default: hits served from the store, lowerings kept; fresh: lowerings kept
             raw = put_back(raw, default_store(), self.notes)
         data = with_phases(read(raw, notes=self.notes, wall_time_s=wall, error=error), self._clock, READ_SPANS)

@@ -45,25 +45,31 @@ class StageStore:
         self.folder = folder
         self.limit_bytes = limit_bytes
 
-    def _path(self, code_sha: str) -> str:
+    def path(self, code_sha: str) -> str:
         return os.path.join(self.folder, f"{code_sha}.json")
 
     def get(self, code_sha: str) -> Optional[dict]:
         """The stored lowering, None where there is none; its file is touched (the trim keeps what is used).
         Raises OSError or ValueError for a file that cannot be read."""
-        path = self._path(code_sha)
+        path = self.path(code_sha)
         try:
             with open(path, encoding="utf-8") as fh:
                 entry = json.load(fh)
         except FileNotFoundError:
             return None
-        if not _well_formed(entry):
-            raise ValueError(f"{path} is not a stage store entry of format {FORMAT}")
+        if not self.well_formed(entry):
+            raise ValueError(f"{path} is not a {self.kind} entry of format {FORMAT}")
         try:
             os.utime(path)
         except OSError:
             pass  # read-only store: still served, only the trim's order is older
         return entry
+
+    kind = "stage store"
+
+    def well_formed(self, entry: Any) -> bool:
+        """An entry this version wrote (a reader of another format sees none)."""
+        return _well_formed(entry)
 
     def put(self, code_sha: str, entry: dict) -> None:
         """Written whole or not at all (a temporary file renamed): a reader never sees half of it."""
@@ -72,7 +78,7 @@ class StageStore:
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh)
-            os.replace(tmp, self._path(code_sha))
+            os.replace(tmp, self.path(code_sha))
         except BaseException:
             try:
                 os.unlink(tmp)

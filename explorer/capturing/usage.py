@@ -43,6 +43,55 @@ class CacheLookup:
     """A miss: this compile's time."""
     bundled_kernels: tuple[str, ...] = ()  # Triton kernels the entry brought along (loaded, not compiled)
     """Triton kernels the entry brought."""
+    why: Optional[KeyComparison] = None  # a miss: its key's components against the last seen for the same lines
+    """A miss: which components of its key differ from the last lookup of the same lines (`capturing.cache_keys`)."""
+
+
+@dataclass(frozen=True)
+class KeyChange:
+    """One component of a cache key that differs from the last lookup of the same lines (torch's ``components``:
+    one line per input of the key, ``[<hash>] <component>: <value>``)."""
+
+    component: str  # torch's name: gm, example_inputs[0], inductor_config[max_autotune], cache_key_tag, ...
+    """torch's name of the component: `gm`, `inductor_config[max_autotune]`, `cache_key_tag`; an input's field after
+    a dot: `example_inputs[0].dtype`."""
+    words: str  # "graph input 0's dtype: float32 -> float16", "Inductor config max_autotune: False -> True"
+    """The change in words: `graph input 0's dtype: float32 -> float16`, `Inductor config max_autotune: False ->
+    True`."""
+    old: str = ""
+    """The value before (shortened), "" where the component was not there."""
+    new: str = ""
+    """The value now (shortened), "" where the component is gone."""
+    diff: str = ""  # gm: a short unified diff of the graph's text
+    """The graph's code: a short diff of its text (torch's print of the graph it keys)."""
+    filename: Optional[str] = None  # the user line it applies to (an input's or the graph's: the frame's)
+    """The user's file the change applies to (the compiled frame's), None for a setting."""
+    lineno: Optional[int] = None
+    """That line."""
+
+
+@dataclass(frozen=True)
+class KeyComparison:
+    """Why a cache lookup missed: its key's components against the last ones seen for the same lines.
+
+    ``against``: ``earlier`` (an earlier lookup in this capture or trace, ``compile_id``), ``stored`` (the last
+    capture of the same lines, kept in the explorer's key store, ``at``), ``none`` (nothing to compare with: the
+    first capture of these lines, lowered cold) or ``unknown`` (torch wrote no components, ``note`` says why).
+    """
+
+    against: str  # earlier | stored | none | unknown
+    """`earlier` (a lookup earlier in this run), `stored` (the last capture of the same lines), `none` (no earlier
+    capture of these lines) or `unknown` (torch wrote no components: `note`)."""
+    changes: tuple[KeyChange, ...] = ()
+    """The components that differ, most telling first (empty: the same key, see `note`)."""
+    compile_id: str = ""  # earlier: the compilation whose lookup it is compared with (0/0)
+    """`earlier`: the compilation whose lookup it was compared with (`0/0`)."""
+    at: Optional[float] = None  # stored: when that capture ran (epoch seconds)
+    """`stored`: when that capture ran (seconds since the epoch)."""
+    more: int = 0  # changes left out of ``changes`` (a long tail of config values)
+    """How many more components differ than `changes` lists."""
+    note: str = ""
+    """Why there is no comparison, or what the same components mean."""
 
 
 @dataclass(frozen=True)

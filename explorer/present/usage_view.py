@@ -16,6 +16,7 @@ from ..capturing.model import CacheLookup, CaptureData, Compilation, ExportedPro
 from ..clinic.guard_filter import DroppedGuard, dropped_guards, user_name
 from ..plural import counted
 from ..stages import BY_ID, CACHE_NAMES, FRESH_REMEDY, cached_from, skipped_by_cache, stored_from, stored_title
+from . import cache_why_view
 from .blocks import Block, Item, Note, P, Row, Runs, Table
 from .fmt import loc_text, origin_of
 
@@ -254,7 +255,7 @@ def from_where(comp: Compilation) -> list[Block]:
         [f"from the cache: {', '.join(cached)}"] if cached else []) + _store_words(comp)
     if said:
         out.append({"t": "p", "cls": "cx-muted cx-cache-stages", "r": "; ".join(said), "text": said})
-    return out
+    return out + cache_why_view.why_blocks(comp)  # each miss: what changed in its key; each hit: what it saved
 
 
 def _store_words(comp: Compilation) -> list[str]:

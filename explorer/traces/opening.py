@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..capturing.cache_keys import explain_keys
 from ..capturing.inductor_code.wrapper import aot_id
 from ..capturing.model import CaptureData, Problem
 from ..capturing.phases import EVENT, READ_SPANS, PhaseClock, with_phases
@@ -119,7 +120,9 @@ def _read_all(found: Found, rank: Optional[int], say: Optional[Callable[[str], N
 def _assemble(raw: RawCapture, facts: FileFacts, clock: PhaseClock, ir_folder: bool,
               memo: Optional[dict]) -> CaptureData:
     version = facts.torch_version or UNKNOWN_VERSION
-    data = read(raw, notes=[], wall_time_s=None, error=None, torch_version=version, device=_devices,
+    said: list[str] = []
+    raw = explain_keys(raw, None, said)  # a trace's cache misses compared within it, never with this machine's
+    data = read(raw, notes=said, wall_time_s=None, error=None, torch_version=version, device=_devices,
                 python_version="unknown (not in the trace)", memo=memo)
     data = with_phases(data, clock, PHASES_READ)
     comps = tuple(with_source(gaps.with_gaps(c, ir_folder)) for c in data.compilations)

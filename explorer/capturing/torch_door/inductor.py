@@ -94,6 +94,16 @@ def stage_store_dir() -> str:
     return os.path.join(cache_root(), *STAGE_STORE_FOLDER)
 
 
+KEY_STORE_FOLDER = ("compile-explorer", "keys")
+
+
+def key_store_dir() -> str:
+    """The explorer's key store (the last cache key components of each graph's lines), beside the stage store."""
+    import os
+
+    return os.path.join(cache_root(), *KEY_STORE_FOLDER)
+
+
 # What an FX graph cache hit does not write again (2.13: FxGraphCache.cache_hit_post_compile writes the post-grad
 # graph, the output code and the provenance tables from the entry; the loop-level IR, the runtime estimates and the
 # collective schedule exist only while a graph is lowered): the records the explorer's stage store keeps
