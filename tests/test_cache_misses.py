@@ -26,6 +26,7 @@ import json, sys, torch, explorer
 import importlib.util
 from explorer.present import viewmodel as vm
 from explorer.present.text import flat
+from explorer.clinic.slow import answer
 spec = importlib.util.spec_from_file_location("probe_program", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -42,6 +43,7 @@ print("RESULT " + json.dumps({
     "json_caches": doc["capture"]["compilations"][0]["caches"],
     "strip": [flat(i["r"]) for b in view["from_where"] if b["t"] == "list" for i in b["items"]],
     "summary": report.summary(), "html": report.to_html(), "notes": list(report.capture.notes),
+    "why_slow": [m.reason for m in answer(report.capture).misses if m.cache == "fx_graph"],
 }))
 """
 
@@ -106,6 +108,8 @@ def test_the_first_capture_has_nothing_to_compare_with(runs):
         in _said(runs["first"])
     assert len(runs["store"]) >= 1  # the key store beside the stage store, one file per identity
     assert "cold" not in runs["first"]["summary"]  # issue 40: "lowered now", never "cold"
+    assert runs["first"]["why_slow"] == ["no earlier capture of these lines to compare with: their first capture, "
+                                         "the graph lowered from scratch"]  # --why-slow's miss says the same
 
 
 def test_a_rerun_hits_and_says_what_it_saved(runs):
@@ -125,6 +129,8 @@ def test_a_changed_dtype_names_the_input_and_its_line(runs):
     assert change["filename"] == runs["program"] and change["lineno"]
     _everywhere(runs["dtype"], "graph input 0's dtype: float32 -> float64 at ")
     assert "FX graph cache missed [inference] against the last capture of these lines (" in _said(runs["dtype"])
+    assert runs["dtype"]["why_slow"] == ["graph input 0's dtype: float32 -> float64 (against the last capture of "
+                                         "these lines)"]  # --why-slow names the cause of its miss
 
 
 def test_a_changed_inductor_config_value_names_it_with_old_and_new(runs):

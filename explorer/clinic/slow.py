@@ -17,6 +17,7 @@ from ..capturing.phases import own_times
 from ..capturing.usage import CacheLookup
 
 TOP = 5  # phases named
+SAID = 3  # a miss's changed components named in its line
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,22 @@ class SlowAnswer:
 
 
 def miss_reason(lookup: CacheLookup) -> Optional[str]:
-    """Why ``lookup`` missed, in words: the place the cache-key comparison (issue 43 part 3, another change) fills
-    in; None until then, and the views say the reason is not known."""
-    return None
+    """Why ``lookup`` missed, in one line, from its key's comparison with the last lookup of the same lines
+    (``CacheLookup.why``, ``capturing.cache_keys``): the components that changed, or why none could be compared;
+    None where the lookup was not compared."""
+    why = lookup.why
+    if why is None:
+        return None
+    said = [ch.words for ch in why.changes[:SAID]]
+    rest = len(why.changes) - len(said) + why.more
+    if not said:
+        return why.note or None
+    line = "; ".join(said) + (f"; and {rest} more" if rest > 0 else "")
+    if why.against == "earlier" and why.compile_id:
+        line += f" (against compile {why.compile_id})"
+    elif why.against == "stored":
+        line += " (against the last capture of these lines)"
+    return line
 
 
 def answer(data: CaptureData, steps: float = 0.0) -> SlowAnswer:
