@@ -98,6 +98,20 @@ def cell_frame_name(cell: str, name: str) -> str:
     return f"{cell}, resumed after line {resumed.group(1)}" if resumed else name
 
 
+def cell_id(shell: Any) -> Optional[str]:
+    """The id the notebook front end gives the cell being run (``cellId`` in the execute request's metadata: JupyterLab,
+    Notebook 7, VS Code), which stays the same while the cell is edited and re-run; None where the request carries
+    none (a terminal, a front end that sends no id)."""
+    kernel = getattr(shell, "kernel", None)
+    get_parent = getattr(kernel, "get_parent", None)
+    if get_parent is None:
+        return None
+    parent = get_parent()  # ipykernel: the request being handled, header, metadata and content
+    metadata = parent.get("metadata") if isinstance(parent, dict) else None
+    found = metadata.get("cellId") if isinstance(metadata, dict) else None
+    return str(found) if found else None
+
+
 def cell_name(filename: str) -> Optional[str]:
     """How the user names the notebook cell whose code ``filename`` holds: ``cell [5]`` (Jupyter's ``In[5]``),
     ``cell train_step`` or ``cell 3`` (a marimo cell, by its name, else its position); None for any other file."""

@@ -183,7 +183,7 @@ def split_line(line: str) -> tuple[str, str]:
 def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first_line: int) -> Any:
     """Runs ``source`` as one torch.compile'd function under capture; shows the view; returns the value."""
     __tracebackhide__ = True
-    from . import pipeline
+    from . import hosts, pipeline
     from .widget import ExplorerView
 
     options = options_from_args(args)
@@ -192,7 +192,7 @@ def run_compiled(shell: Any, args: Any, source: str, display_text: str, *, first
     guard_filter_fn = named if callable(named) else None  # else one of torch.compiler's, by name (pipeline)
     filename = register_source(display_text, shell)
     cell_fn = build_cell_function(source, filename, shell.user_global_ns, first_line=first_line)
-    target = pipeline.CellTarget(cell_fn, fullgraph=options.fullgraph)
+    target = pipeline.CellTarget(cell_fn, fullgraph=options.fullgraph, place=hosts.cell_id(shell))
     with Progress(enabled=not args.quiet) as progress:
         try:
             outcome = pipeline.run(target, options, backend_fn=backend_fn, progress=progress,

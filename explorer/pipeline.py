@@ -180,7 +180,8 @@ def run(target: Any, options: Options, *, backend_fn: Optional[Callable[..., Any
     watch = GpuWatch(cudagraphs_asked=options.mode == "reduce-overhead")
     with watch:  # also around the timing: CUDA-graph re-recordings there are counted
         with _timing_source(target, options) as repros, _script_backend(target, options):
-            session = CaptureSession(warm=options.warm, export=options.export, fresh=options.fresh)
+            session = CaptureSession(warm=options.warm, export=options.export, fresh=options.fresh,
+                                     places=getattr(target, "places", None))
             with session:
                 t0 = time.perf_counter()
                 # on a roomy frame stack: how deep the entry point starts must not slow the compile (see roomy_stack)

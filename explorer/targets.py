@@ -90,6 +90,13 @@ class CellTarget:
     fullgraph: bool = False
     entry: str = "magic"
     interrupted_at: Optional[tuple[str, int, str]] = None  # where Dynamo was compiling when Ctrl-C came
+    place: Optional[str] = None  # the cell's id in its notebook (hosts.cell_id): "the same lines" across edits
+
+    @property
+    def places(self) -> dict[str, str]:
+        """The cell's file by the name that outlives its edits (IPython names the file by a digest of the text):
+        what a cache miss is compared with (``capturing.cache_keys.identity``)."""
+        return {self.cell_fn.filename: f"notebook cell {self.place}"} if self.place else {}
 
     def prepare(self) -> None:
         return None

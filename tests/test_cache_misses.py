@@ -248,6 +248,13 @@ def test_the_same_lines_survive_a_cells_new_file_name_and_a_resume_functions_mov
         identity("fx_graph", "/w/a.py", "torch_dynamo_resume_in_f_at_9", 0, "forward")
     assert identity("fx_graph", "/w/a.py", "f", 0, "forward") != identity("fx_graph", "/w/a.py", "f", 1, "forward")
     assert identity("fx_graph", "/w/a.py", "f", 0, "forward") != identity("fx_graph", "/w/a.py", "f", 0, "backward")
+    # a %%compile cell by the id its notebook gives it: the same cell across edits, never another cell
+    a, b = {"/tmp/ipykernel_81/2041.py": "notebook cell a"}, {"/tmp/ipykernel_81/977.py": "notebook cell b"}
+    assert identity("fx_graph", "/tmp/ipykernel_81/2041.py", "compiled_cell", 0, "forward", a) == \
+        identity("fx_graph", "/tmp/ipykernel_81/31.py", "compiled_cell", 0, "forward", {"/tmp/ipykernel_81/31.py":
+                                                                                        "notebook cell a"})
+    assert identity("fx_graph", "/tmp/ipykernel_81/2041.py", "compiled_cell", 0, "forward", a) != \
+        identity("fx_graph", "/tmp/ipykernel_81/977.py", "compiled_cell", 0, "forward", b)
 
 
 def test_a_bug_in_the_comparison_leaves_the_records_and_says_so(monkeypatch):
@@ -269,3 +276,50 @@ def test_a_bug_in_the_comparison_leaves_the_records_and_says_so(monkeypatch):
     assert cache_keys.explain_keys(raw, None, notes).events == [miss]
     (note,) = notes
     assert note.startswith("the explorer could not say why the graph caches missed (RuntimeError: a bug")
+
+
+CELLS = r"""
+import json, sys
+from IPython.core.interactiveshell import InteractiveShell
+from explorer.present import viewmodel as vm
+from explorer.present.text import flat
+
+
+class Kernel:  # what ipykernel gives the magic: the request being run, whose metadata carries the cell's id
+    cell = None
+
+    def get_parent(self):
+        return {"header": {}, "metadata": {"cellId": self.cell}, "content": {}}
+
+
+ip = InteractiveShell.instance()
+ip.kernel = Kernel()
+ip.run_line_magic("load_ext", "explorer")
+ip.run_cell("import torch\nx = torch.linspace(-2, 2, 16)")
+said = []
+for cell, source in (("cell-a", "y = torch.cos(x) * 2"), ("cell-b", "y = torch.sin(x) * 3"),
+                     ("cell-a", "y = torch.cos(x) * 5")):
+    ip.kernel.cell = cell
+    report = ip.run_cell_magic("compile", "-q -o --no-time", source)
+    view = vm.build(report)["compilations"][0]
+    said.append([flat(i["r"]) for b in view["from_where"] if b["t"] == "list" for i in b["items"]
+                 if flat(i["r"]).startswith("FX graph cache")])
+print("RESULT " + json.dumps(said))
+"""
+
+
+def test_a_notebook_cell_is_compared_with_its_own_last_capture_not_another_cells(tmp_path):
+    """Two %%compile cells both run their code as the cell's function: by the id the notebook gives each cell, the
+    second cell's first capture has nothing to compare with, and the first cell, edited (its file renamed by
+    IPython), is compared with its own last capture."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "inductor"),
+               PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-c", CELLS], capture_output=True, text=True, env=env, timeout=900,
+                          cwd=tmp_path)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert line is not None, proc.stderr[-3000:]
+    first, other, edited = json.loads(line[len("RESULT "):])
+    assert len(first) == len(other) == len(edited) == 1, (first, other, edited)
+    assert "no earlier capture of these lines to compare with" in first[0]
+    assert "no earlier capture of these lines to compare with" in other[0], other  # not cell-a's
+    assert "against the last capture of these lines" in edited[0] and "the graph's code" in edited[0], edited

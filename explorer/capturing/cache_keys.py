@@ -14,15 +14,15 @@ miss's with the last ones seen for **the same lines**, writes the differences in
 ``WHY``: what ``decode_usage`` reads into ``CacheLookup.why``) and drops the components: the report keeps the
 explanation, never the tens of KB of components.
 
-The same lines (``identity``): the cache (``fx_graph`` or ``aotautograd``), the compiled frame's file (every
-notebook cell is one ``<notebook cell>``: IPython names a cell's file by a digest of its text, which any edit
-changes), its function's name (a resume function's ``_at_<line>`` left out: it moves with any edit above the
-break), the frame's compile index (0 for its first compile, 1 for its first recompile, ...) and the graph kind
-(``forward``, ``backward``, ``inference``; from the key's own ``fx_kwargs``). A miss is compared with, in this
-order: an earlier lookup of the same identity in this capture or trace; the last capture of it (the key store,
-live captures only: a trace is compared within itself); an earlier compile of the same frame in this run (a
-recompile, compared with the compile before it). Nothing of these: there is nothing to compare with, and the graph
-was lowered from scratch.
+The same lines (``identity``): the cache (``fx_graph`` or ``aotautograd``), the compiled frame's file (a
+``%%compile`` cell by the id its notebook front end gives the cell, which outlives edits; any other notebook cell is
+one ``<notebook cell>``: IPython names a cell's file by a digest of its text, which any edit changes), its
+function's name (a resume function's ``_at_<line>`` left out: it moves with any edit above the break), the frame's
+compile index (0 for its first compile, 1 for its first recompile, ...) and the graph kind (``forward``,
+``backward``, ``inference``; from the key's own ``fx_kwargs``). A miss is compared with, in this order: an earlier
+lookup of the same identity in this capture or trace; the last capture of it (the key store, live captures only: a
+trace is compared within itself); an earlier compile of the same frame in this run (a recompile, compared with the
+compile before it). Nothing of these: there is nothing to compare with, and the graph was lowered from scratch.
 
 The key store: one JSON file per identity (named by its digest), beside the stage store in Inductor's cache folder
 (``torch_door.inductor.key_store_dir``; a folder per rank in a job): the last key and components seen (long values
@@ -39,7 +39,8 @@ import os
 import re
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Optional
+from types import MappingProxyType
+from typing import Any, Mapping, Optional
 
 from . import torch_door
 from .cache_tag import MARK
@@ -138,9 +139,13 @@ def graph_kind(cache: str, components: Components) -> str:
     return "inference" if components.get("fx_kwargs[is_inference]", ("", ""))[1] == "True" else "forward"
 
 
-def identity(cache: str, filename: str, function: str, index: Optional[int], kind: str) -> str:
-    """The same lines, as a stable string (``index`` None: any compile of the frame)."""
-    if any(p.search(filename) for p in _CELL_FILES):
+def identity(cache: str, filename: str, function: str, index: Optional[int], kind: str,
+             places: Mapping[str, str] = MappingProxyType({})) -> str:
+    """The same lines, as a stable string (``index`` None: any compile of the frame). ``places``: a file's stable
+    name where its host gives one (a notebook cell's id, which outlives the edits that rename its file)."""
+    if filename in places:
+        filename = places[filename]
+    elif any(p.search(filename) for p in _CELL_FILES):
         filename = "<notebook cell>"
     resumed = torch_door.dynamo.resumed(function)
     if resumed is not None:
@@ -330,12 +335,14 @@ def _plain(value: str) -> str:
 
 # ---- the pass over a capture's records ----
 
-def explain_keys(raw: RawCapture, store: Optional[KeyStore], notes: list[str]) -> RawCapture:
+def explain_keys(raw: RawCapture, store: Optional[KeyStore], notes: list[str],
+                 places: Mapping[str, str] = MappingProxyType({})) -> RawCapture:
     """``raw`` with each graph cache hit's and miss's components read and dropped, and each miss's comparison
     added to its record (``WHY``). ``store``: the last captures' components (None for a trace: compared within
-    itself); each identity's last components are written back to it. Never raises for a store it cannot use: a
-    note says so, and a bug of its own leaves the records as they were, with a note."""
-    explainer = _Explainer(raw.strings, store, notes)
+    itself); each identity's last components are written back to it. ``places``: ``identity``'s. Never raises
+    for a store it cannot use: a note says so, and a bug of its own leaves the records as they were, with a
+    note."""
+    explainer = _Explainer(raw.strings, store, notes, places)
     try:
         events = [explainer.take(ev) for ev in raw.events]
     except Exception as e:  # noqa: BLE001 - the capture stands without the reasons, and says why
@@ -350,8 +357,9 @@ class _Explainer:
     """One pass over a capture's records, in order: each compiled frame and its graph's lines as they start, each
     cache lookup compared with the last of the same lines."""
 
-    def __init__(self, strings: dict[int, str], store: Optional[KeyStore], notes: list[str]) -> None:
-        self.strings, self.store, self.notes = strings, store, notes
+    def __init__(self, strings: dict[int, str], store: Optional[KeyStore], notes: list[str],
+                 places: Mapping[str, str]) -> None:
+        self.strings, self.store, self.notes, self.places = strings, store, notes, places
         self.frames: dict[Any, tuple[str, str, int]] = {}  # (frame id, index, generation) -> file, function, line
         self.graphs: dict[Any, Lines] = {}  # the same -> the user lines of its Dynamo graph
         self.seen: dict[str, Seen] = {}  # this run's last lookup of each identity, and of each frame (index None)
@@ -380,7 +388,8 @@ class _Explainer:
         file, function, line = self.frames.get(_frame_key(ev), ("?", "?", 0))
         index = ev.compile_id.frame_compile_id if ev.compile_id is not None else None
         kind = graph_kind(cache, components)
-        same, frame_any = identity(cache, file, function, index, kind), identity(cache, file, function, None, kind)
+        same = identity(cache, file, function, index, kind, self.places)
+        frame_any = identity(cache, file, function, None, kind, self.places)
         now = Seen(components, str(info["key"]) if info.get("key") else None, _cid(ev),
                    lines=self.graphs.get(_frame_key(ev), ()))
         if outcome == "miss" and file == "?":

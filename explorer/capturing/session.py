@@ -14,7 +14,7 @@ import dataclasses
 import os
 import platform
 import time
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 from . import torch_door
 from .assemble import Assembly, DeviceNamer
@@ -40,17 +40,19 @@ class CaptureSession:
     """
 
     def __init__(self, listeners: Iterable[Subscriber] = (), keep: Iterable[str] = (), *, warm: bool = False,
-                 export: bool = False, fresh: bool = False) -> None:
+                 export: bool = False, fresh: bool = False, places: Optional[Mapping[str, str]] = None) -> None:
         """``warm``: the user's caches as they are (``torch_door.config.WARM_KEEPS``), a second run's view; ``fresh``:
         the graph caches off, every graph lowered again; neither (the default, ``cold`` in the JSON): the graph
         caches as the program has them,
         and what a hit skips put back from the explorer's stage store (``stage_store``). ``export``: torch's
-        detailed trace on, so ``torch.export`` writes the programs it makes."""
+        detailed trace on, so ``torch.export`` writes the programs it makes. ``places``: files' stable names for
+        "the same lines" a cache miss is compared with (``cache_keys.identity``: a notebook cell's id)."""
         if warm and fresh:
             raise ValueError("warm (the caches as they are) and fresh (the graph caches off) contradict each other")
         self.data: Optional[CaptureData] = None
         self.notes: list[str] = []
         self.warm, self.export, self.fresh = warm, export, fresh
+        self.places: dict[str, str] = dict(places or {})
         self._recorder = Recorder(listeners, keep)
         self._clock = PhaseClock()  # torch's compile-time spans, summed per compilation as they arrive
         if not os.environ.get(NO_PHASES):
@@ -110,7 +112,8 @@ class CaptureSession:
         t0 = time.perf_counter()
         busy_s, taken = self._recorder.busy_s, self._recorder.taken
         raw, self._recorder = self._recorder.raw, Recorder()  # let go of code objects and raw payloads
-        raw = explain_keys(raw, default_key_store(), self.notes)  # each miss: what changed since the same lines
+        # each miss: what changed since the same lines
+        raw = explain_keys(raw, default_key_store(), self.notes, self.places)
         if not self.warm:  # default: hits served from the store, lowerings kept; fresh: lowerings kept
             raw = put_back(raw, default_store(), self.notes)
         data = with_phases(read(raw, notes=self.notes, wall_time_s=wall, error=error), self._clock, READ_SPANS)
