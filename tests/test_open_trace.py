@@ -79,7 +79,20 @@ SAME = ("compile_id", "frame", "status", "graph", "guards", "guard_tree", "graph
 
 def _same(a, b):
     for f in SAME:
+        if f == "caches":
+            _same_caches(a, b)
+            continue
         assert getattr(a, f) == getattr(b, f), f"{a.compile_id}: {f} differs"
+
+
+def _same_caches(a, b):
+    """The same lookups; why a miss missed, the same where both compared it with an earlier lookup of the same run
+    (a trace is compared within itself, a capture also with the last capture of the same lines, in its key store)."""
+    assert [dataclasses.replace(c, why=None) for c in a.caches] == \
+        [dataclasses.replace(c, why=None) for c in b.caches], f"{a.compile_id}: caches differ"
+    for x, y in zip(a.caches, b.caches):
+        if x.why is not None and x.why.against == "earlier":
+            assert x.why == y.why, f"{a.compile_id}: why {x.cache} missed differs"
 
 
 @pytest.fixture
@@ -405,6 +418,18 @@ def test_a_trace_torch_wrote_decodes_to_the_capture_of_the_same_run(traced_run):
     else:  # torch 2.11's trace names no version: the view says so, and reads it all the same
         assert any("does not say which torch" in n for n in opened.capture.notes)
     assert all(c.phases for c in opened.compilations if c.graph is not None)
+
+
+def test_an_opened_traces_caches_say_what_they_did_when_the_job_ran_never_now(traced_run):
+    """The capture lowered its graphs now; the same run opened from its trace lowered them when the job ran."""
+    from explorer.present import viewmodel as vm
+
+    captured, job = traced_run
+    opened = open_trace(str(job))
+    chip = dict(vm.build(opened)["header"]["chips"])["caches"]
+    assert chip.startswith("as the job ran: ") and " lowered" in chip and "now" not in chip, chip
+    assert "now" in dict(vm.build(captured)["header"]["chips"])["caches"]  # the capture's own: lowered now
+    assert "lowered now" not in opened.summary() and "as the job ran (the traced job's caches" in opened.summary()
 
 
 @pytest.fixture(scope="module")

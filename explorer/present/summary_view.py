@@ -34,7 +34,8 @@ def summary_blocks(report: Report, model: dict, *, max_rows: int = 12) -> list[B
     if len(comps) > max_rows:
         body.append({"t": "p", "r": f"... {len(comps) - max_rows} more"})
     first = why_slow_view.blocks(report)  # --why-slow: the answer before anything else
-    out = rank_blocks(report, model) + [{"t": "p", "r": headline(model)}] + first + usage_view.mode_blocks(data)
+    mode = usage_view.mode_blocks(data, report.entry == "open")
+    out = rank_blocks(report, model) + [{"t": "p", "r": headline(model)}] + first + mode
     out.append({"t": "section", "title": "Compilations", "text": [], "body": body})  # no heading: two spaces in
     out += [{"t": "p", "r": f"failed: {c['cid']} {c['frame']}: {c['failed']}"} for c in comps if c["failed"]]
     if data.exports:

@@ -20,6 +20,7 @@ from . import cache_why_view
 from .blocks import Block, Item, Note, P, Row, Runs, Table
 from .fmt import loc_text, origin_of
 
+AS_THE_JOB_RAN = "as the job ran"  # an opened trace: what the caches did then (its graphs were not lowered now)
 GUARD_FILTER_WARNING = ("A guard filter drops guards Dynamo would check before each call: checking is cheaper, but a "
                         "change to a dropped guard's value no longer recompiles. The compiled code keeps what it "
                         "traced for the old value (wrong results or a crash, not an error).")
@@ -39,11 +40,11 @@ def _s(seconds: Optional[float]) -> str:
 
 # ---- the header ----
 
-def header_chips(data: CaptureData) -> list[list]:
+def header_chips(data: CaptureData, opened: bool = False) -> list[list]:
     """What the caches did (``caches``: lowered now, or served) and the stance in force: two chips beside the
-    counts."""
+    counts. ``opened``: a report read from a trace, whose graphs were lowered when the job ran, not now."""
     stance = data.stance + (f" → {data.stance_at_end}" if data.stance_at_end else "")
-    return [["caches", caches_chip(data)], ["stance", stance]]
+    return [["caches", caches_chip(data, opened)], ["stance", stance]]
 
 
 # ---- what the caches did ----
@@ -67,23 +68,30 @@ def _graphs(n: int) -> str:
     return f"{n} graph{'' if n == 1 else 's'}"
 
 
-def caches_chip(data: CaptureData) -> str:
+def caches_chip(data: CaptureData, opened: bool = False) -> str:
     """The header's ``caches`` chip: what happened (``9 lowered now``, ``9 served``), after the mode when it is
-    not the default."""
+    not the default; an opened trace's: what happened when the job ran (``as the job ran: 9 lowered``)."""
     lowered, served = graph_counts(data)
-    said = ", ".join(part for part in (f"{lowered} lowered now" if lowered else "",
+    said = ", ".join(part for part in (f"{lowered} {_lowered(opened)}" if lowered else "",
                                        f"{served} served from cache" if served else "") if part) or "none lowered"
+    if opened:
+        return f"{AS_THE_JOB_RAN}: {said}"
     return said if data.cache_mode == "cold" else f"{data.cache_mode}: {said}"
 
 
-def _outcome_words(data: CaptureData, hits_said: bool = True) -> str:
+def _lowered(opened: bool) -> str:
+    """A capture lowered its graphs now; a trace's were lowered when the job ran."""
+    return "lowered" if opened else "lowered now"
+
+
+def _outcome_words(data: CaptureData, hits_said: bool = True, opened: bool = False) -> str:
     """``9 graphs served by torch's graph caches (FX graph cache 9 hits, AOTAutograd cache 5 hits)``, ``9 graphs
     lowered now``, or both: what the caches did, counted (the hits by cache unless ``hits_said`` is False: a warm
     capture lists every lookup after it)."""
     lowered, served = graph_counts(data)
     if not lowered and not served:
         return "no graph lowered by Inductor (nothing for its caches to serve)"
-    parts = [f"{_graphs(lowered)} lowered now"] if lowered else []
+    parts = [f"{_graphs(lowered)} {_lowered(opened)}"] if lowered else []
     if served:
         hits: dict[str, int] = {}
         for c in (c for comp in data.compilations for c in comp.caches if c.outcome == "hit"):
@@ -94,7 +102,7 @@ def _outcome_words(data: CaptureData, hits_said: bool = True) -> str:
     return ", ".join(parts)
 
 
-def mode_blocks(data: CaptureData) -> list[Block]:
+def mode_blocks(data: CaptureData, opened: bool = False) -> list[Block]:
     """What the caches did (lowered now, served, with counts) in the mode that ran; the stance when it is not the
     default. The text summary prints them all under its first line; the header shows the warm caches' and the
     stance's (the default mode's and a fresh one's are their chip's)."""
@@ -108,7 +116,9 @@ def mode_blocks(data: CaptureData) -> list[Block]:
         kernels = [k for comp in data.compilations for k in comp.kernels if k.build]
         built = sum(1 for k in kernels if k.build == "built")
         kern = f"; kernels: {len(kernels) - built} loaded, {built} built" if kernels else ""
-        lines = [f" warm (the program's compile caches as they are): {_outcome_words(data, False)}; lookups: "
+        mode = (f" {AS_THE_JOB_RAN} (the traced job's caches as it had them)" if opened
+                else " warm (the program's compile caches as they are)")
+        lines = [f"{mode}: {_outcome_words(data, False, opened)}; lookups: "
                  f"{said or 'no cache was consulted'}{kern}"]
         saved = [s for s in (_saved(comp) for comp in data.compilations) if s is not None]
         if saved:
@@ -159,10 +169,10 @@ def _code_cache_words(data: CaptureData) -> str:
            f"{built} built"
 
 
-def header_blocks(data: CaptureData, comps: dict[str, Compilation]) -> list[Block]:
+def header_blocks(data: CaptureData, comps: dict[str, Compilation], opened: bool = False) -> list[Block]:
     """What the mode and the stance mean for this report, then the exported programs. The text summary prints
     the mode's lines under its first line (``mode_blocks``), so the header's are left out of it."""
-    mode = mode_blocks(data)
+    mode = mode_blocks(data, opened)
     out: list[Block] = []
     for b in mode if data.cache_mode == "warm" else mode[1:]:  # each a copy, left out of the text
         said = b.copy()

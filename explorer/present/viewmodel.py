@@ -139,7 +139,7 @@ def header(report: Report) -> dict:
         COUNT_NOUNS)] + [["compile time", f"{data.compile_time_s:.2f} s"]]
     if data.wall_time_s is not None:
         chips.append(["wall time", f"{data.wall_time_s:.2f} s"])
-    chips += usage_view.header_chips(data)  # which cache mode ran, the stance in force
+    chips += usage_view.header_chips(data, report.entry == "open")  # which cache mode ran, the stance in force
     chips += [["device", data.device], ["torch", data.torch_version], ["python", data.python_version]]
     body: list[Block] = []
     if data.error:
@@ -154,7 +154,7 @@ def header(report: Report) -> dict:
     for n in data.notes:
         body.append(note("cx-missing", [{"b": "Note: "}, n]))
     body += ddp_view.header_notes(data)  # what DDP and FSDP2 did that the graphs do not show
-    body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations})
+    body += usage_view.header_blocks(data, {c.compile_id: c for c in data.compilations}, report.entry == "open")
     body += graph_order(data)
     body += run_time_view.section(report, data)  # where the whole run's compile time went
     body += partial_reads.header_notes(data)  # records read in part whose data no pane shows
