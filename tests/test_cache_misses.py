@@ -34,7 +34,11 @@ if sys.argv[3] == "autotune":
     import torch._inductor.config as inductor_config
     inductor_config.max_autotune = True
 x = torch.linspace(-2, 2, 16, dtype=getattr(torch, sys.argv[2]))
+import logging
+aot_log = logging.getLogger("torch._functorch._aot_autograd.autograd_cache")
+before = (aot_log.level, list(aot_log.filters))
 report = explorer.explore(module.cache_probe, x)
+assert (aot_log.level, list(aot_log.filters)) == before, "the capture left AOTAutograd's logger changed"
 comp = report.capture.compilations[0]
 doc = json.loads(report.to_json())
 view = vm.build(report)["compilations"][0]
@@ -44,6 +48,7 @@ print("RESULT " + json.dumps({
     "strip": [flat(i["r"]) for b in view["from_where"] if b["t"] == "list" for i in b["items"]],
     "summary": report.summary(), "html": report.to_html(), "notes": list(report.capture.notes),
     "why_slow": [m.reason for m in answer(report.capture).misses if m.cache == "fx_graph"],
+    "aot_why": [c["why"] for c in doc["capture"]["compilations"][0]["caches"] if c["cache"] == "aotautograd"],
 }))
 """
 
@@ -62,6 +67,7 @@ def _capture(cache_dir: str, program: str, dtype: str = "float32", config: str =
                           env=env, timeout=600)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
     assert line is not None, proc.stderr[-3000:]
+    assert "cache hash details" not in proc.stderr  # AOTAutograd's components are read, never printed
     return json.loads(line[len("RESULT "):])
 
 
@@ -131,6 +137,17 @@ def test_a_changed_dtype_names_the_input_and_its_line(runs):
     assert "FX graph cache missed [inference] against the last capture of these lines (" in _said(runs["dtype"])
     assert runs["dtype"]["why_slow"] == ["graph input 0's dtype: float32 -> float64 (against the last capture of "
                                          "these lines)"]  # --why-slow names the cause of its miss
+
+
+def test_an_aotautograd_miss_is_compared_too(runs):
+    """AOTAutograd's cache writes its key's components only while its logger is at DEBUG (torch 2.12 on): the
+    capture turns that on, silently, so its miss is explained like the FX graph cache's (vllm#20451: an FX graph hit
+    behind an AOTAutograd miss)."""
+    assert runs["first"]["aot_why"] and runs["first"]["aot_why"][0]["against"] == "none"
+    (why,) = runs["dtype"]["aot_why"]
+    assert why["against"] == "stored", why
+    assert any(c["component"].endswith(".dtype") and (c["old"], c["new"]) == ("float32", "float64")
+               for c in why["changes"]), why
 
 
 def test_a_changed_inductor_config_value_names_it_with_old_and_new(runs):

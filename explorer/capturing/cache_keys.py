@@ -6,8 +6,9 @@ torch writes, with each FX graph cache hit and miss, the key and its ``component
 ``inductor_config[<name>]``: one per config value; ``cache_key_tag``, ``torch_version``, ``system_info[...]``,
 ``fx_kwargs[...]``, ...). AOTAutograd's cache writes the same for its own key (2.11 always; from 2.12 only while
 its logger, ``torch._functorch._aot_autograd.autograd_cache``, is at DEBUG: ``TORCH_LOGS`` cache details). The
-live capture leaves that logger as it is: computing the lines rehashes every part of the key (the FX graph
-cache's lines are computed anyway), and the FX graph lookup of the same graph already names what changed.
+live capture sets that logger to DEBUG while it runs, with a filter that emits nothing more
+(``torch_door.aot.cache_components_on``): an AOTAutograd miss whose FX graph lookups then hit (vllm#20451) is
+explained like any other. A trace has them only where it was written with that logger at DEBUG.
 
 ``explain_keys`` reads each lookup's components once, as the capture ends (or a trace is opened), compares a
 miss's with the last ones seen for **the same lines**, writes the differences into the record (as
@@ -62,8 +63,8 @@ CACHE_RECORDS = {**{name: ("fx_graph", outcome) for name, outcome in torch_door.
                     for p in ("artifact:", "") for o in ("hit", "miss")}}
 
 NO_COMPONENTS = {
-    "aotautograd": "torch wrote no components for its key (from torch 2.12 only while its logger is at DEBUG: "
-                   "TORCH_LOGS=\"+torch._functorch._aot_autograd.autograd_cache\")",
+    "aotautograd": "torch wrote no components for its key (from torch 2.12 only while its logger is at DEBUG: a "
+                   "trace written with TORCH_LOGS=\"+torch._functorch._aot_autograd.autograd_cache\")",
     "fx_graph": "torch wrote no components for its key, so what changed cannot be told",
 }
 NO_FRAME = "the lookup names no compiled frame (no Dynamo frame started it), so there are no lines to compare with"

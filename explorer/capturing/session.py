@@ -79,6 +79,7 @@ class CaptureSession:
                 self._tag.begin(self._recorder)
             self._stack.enter_context(torch_door.config.capture_config(self.notes, warm=self.warm, export=self.export,
                                                                  fresh=self.fresh))
+            self._stack.callback(torch_door.aot.cache_components_on())  # what an AOTAutograd miss is compared with
             self._recorder.open()
         except BaseException:
             self._recorder.close()
