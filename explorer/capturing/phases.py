@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Sequence
 
-from .model import CaptureData, Phase
+from .model import CaptureData, Compilation, Phase
 from .raw import RawEvent
 
 EVENT = "chromium_event"
@@ -115,6 +115,13 @@ def total(phases: tuple[Phase, ...]) -> Optional[float]:
     """The compile time the outermost spans cover (None when there are none)."""
     top = [p.seconds for p in phases if p.depth == 0]
     return sum(top) if top else None
+
+
+def by_own_time(comps: Sequence[Compilation]) -> list[tuple[Compilation, Phase, float]]:
+    """Every phase of ``comps`` that took time of its own, with that time, costliest first (ties in ``comps``'
+    order): the Compile time section's costliest phases and ``--why-slow``'s."""
+    return sorted(((c, p, t) for c in comps for p, t in zip(c.phases, own_times(c.phases)) if t > 0),
+                  key=lambda r: -r[2])
 
 
 def own_times(phases: tuple[Phase, ...]) -> list[float]:

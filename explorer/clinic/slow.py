@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..capturing.model import CaptureData
-from ..capturing.phases import own_times
-from ..capturing.usage import CacheLookup
+from ..capturing.phases import by_own_time
+from ..capturing.phases import total as spans_total
+from ..capturing.usage import CacheLookup, KeyComparison
 
 TOP = 5  # phases named
 SAID = 3  # a miss's changed components named in its line
@@ -77,16 +78,22 @@ def miss_reason(lookup: CacheLookup) -> Optional[str]:
     why = lookup.why
     if why is None:
         return None
-    said = [ch.words for ch in why.changes[:SAID]]
-    rest = len(why.changes) - len(said) + why.more
-    if not said:
+    line = changes_said(why, SAID)
+    if not line:
         return why.note or None
-    line = "; ".join(said) + (f"; and {rest} more" if rest > 0 else "")
     if why.against == "earlier" and why.compile_id:
         line += f" (against compile {why.compile_id})"
     elif why.against == "stored":
         line += " (against the last capture of these lines)"
     return line
+
+
+def changes_said(why: KeyComparison, most: int) -> str:
+    """``most`` of the changed components in words, then how many more (``a; b; c; and 4 more``); "" for none: one
+    line for the view's "From where" strip and ``--why-slow`` alike."""
+    said = [ch.words for ch in why.changes[:most]]
+    rest = len(why.changes) - len(said) + why.more
+    return "; ".join(said) + (f"; and {rest} more" if rest > 0 and said else "")
 
 
 def answer(data: CaptureData, steps: float = 0.0) -> SlowAnswer:
@@ -96,13 +103,11 @@ def answer(data: CaptureData, steps: float = 0.0) -> SlowAnswer:
     own = data.own_time
     reading = own.reading_s if own else 0.0
     total = wall + reading + steps
-    ranked = sorted(((c.compile_id, p.name, t) for c in data.compilations
-                     for p, t in zip(c.phases, own_times(c.phases))), key=lambda r: -r[2])
-    top = tuple(SlowPhase(cid, name, round(t, 6), round(t / total, 4) if total else 0.0)
-                for cid, name, t in ranked[:TOP] if t > 0)
+    top = tuple(SlowPhase(c.compile_id, p.name, round(t, 6), round(t / total, 4) if total else 0.0)
+                for c, p, t in by_own_time(data.compilations)[:TOP])
     misses = tuple(SlowMiss(c.compile_id, lk.cache, lk.graph_kind, lk.time_taken_s, miss_reason(lk))
                    for c in data.compilations for lk in c.caches if lk.outcome == "miss")
-    compile_s = sum(p.seconds for c in data.compilations for p in c.phases if p.depth == 0)
+    compile_s = sum(spans_total(c.phases) or 0.0 for c in data.compilations)
     return SlowAnswer(total_s=round(total, 6), wall_s=round(wall, 6), compile_s=round(compile_s, 6),
                       explorer_s=round((own.listening_s if own else 0.0) + reading + steps, 6),
                       steps_s=round(steps, 6), top=top, misses=misses)

@@ -12,6 +12,7 @@ import time
 from typing import Optional
 
 from ..capturing.model import CacheLookup, Compilation, KeyChange, KeyComparison
+from ..clinic.slow import changes_said
 from ..stages import CACHE_NAMES
 from .blocks import Block, Item, Runs
 from .fmt import loc_text, origin_of
@@ -38,12 +39,8 @@ def _miss(c: CacheLookup, cid: str) -> Optional[Item]:
         return None
     head = _head(c, "missed")
     against = against_words(why, cid)
-    said = [ch.words for ch in why.changes[:MAX_SAID]]
-    rest = len(why.changes) - MAX_SAID + why.more
-    if said:
-        line = "; ".join(said) + (f"; and {rest} more" if rest > 0 else "")
-    else:
-        line = why.note
+    said = changes_said(why, MAX_SAID)
+    line = said or why.note
     one = why.changes[0] if len(why.changes) == 1 and not why.changes[0].diff else None
     if one is not None and one.filename:
         line += f" at {loc_text(one.filename, one.lineno)}"

@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..capturing.model import Compilation, Phase
 from ..capturing.phases import own_times
+from ..capturing.phases import total as covered
 from .blocks import Block, Chart, Row
 from .fmt import format_time
 
@@ -94,9 +95,9 @@ def chart(phases: tuple[Phase, ...], top: int = TOP) -> Chart:
 
 def tree(comp: Compilation) -> list[Block]:
     """Every phase, each with those it contains indented under it, in the order they began."""
-    total = sum(p.seconds for p in comp.phases if p.depth == 0) or None
+    spent = covered(comp.phases)
     rows: list[Row] = [{"c": ["\u00a0\u00a0" * p.depth + p.name, format_time(p.seconds),
-                              [{"bar": 100 * p.seconds / total}, f"{100 * p.seconds / total:.0f}%"] if total else "",
+                              [{"bar": 100 * p.seconds / spent}, f"{100 * p.seconds / spent:.0f}%"] if spent else "",
                               f"+{format_time(p.start_s)}", str(p.count) if p.count > 1 else ""],
                         "text": f"{'  ' * p.depth}{p.name}: {format_time(p.seconds)}"} for p in comp.phases]
     return [{"t": "p", "r": "Every phase in the order it began, each including the phases indented under it "
@@ -107,7 +108,7 @@ def tree(comp: Compilation) -> list[Block]:
 
 def blocks(comp: Compilation, wall_time_s: Optional[float]) -> list[Block]:
     """The Compile time pane's content: what the spans cover, the chart, the biggest costs in words, the tree."""
-    total = sum(p.seconds for p in comp.phases if p.depth == 0)
+    total = covered(comp.phases) or 0.0
     ranked = [(p, t) for p, t in by_cost(comp.phases) if t > 0][:3]
     top = "; ".join(f"{words(p.name)}: {format_time(t)}" for p, t in ranked)
     out: list[Block] = [

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..capturing.model import CaptureData, Compilation
-from ..capturing.phases import own_times
+from ..capturing.phases import by_own_time, total
 from ..report import Report
 from .blocks import Block, Go, Row
 from .fmt import comp_name, format_time
@@ -46,30 +46,29 @@ def picture(comps: list[Compilation]) -> Block:
     rows = []
     for i, c in enumerate(shown):
         began = c.phases_began_s or 0.0
-        total = sum(p.seconds for p in c.phases if p.depth == 0)
+        spent = total(c.phases) or 0.0
         bars = [(began + p.start_s, p.seconds, p.depth, COLOURS[part(p.name)],
                  f"{words(p.name)}: {format_time(p.seconds)}" + (f" ({p.count} runs)" if p.count > 1 else ""))
                 for p in c.phases if p.depth <= MAX_DEPTH]
         rows.append({"label": f"[{c.compile_id}] {comp_name(c)}", "link": i, "bars": bars,
-                     "tip": f"[{c.compile_id}] {comp_name(c)}: {format_time(total)} in torch's spans, from "
+                     "tip": f"[{c.compile_id}] {comp_name(c)}: {format_time(spent)} in torch's spans, from "
                             f"+{format_time(began)}"})
     title = "torch's timed phases over the run, one row per compilation (click a row for its Compile time pane)"
     text = [f"[{c.compile_id}] {comp_name(c)}: from +{format_time(c.phases_began_s)}, "
-            f"{format_time(sum(p.seconds for p in c.phases if p.depth == 0))}" for c in shown]
+            f"{format_time(total(c.phases) or 0.0)}" for c in shown]
     return {"t": "svg", "svg": timeline(rows, title=title, span_s=span, legend=LEGEND), "title": title,
             "links": [{"cid": c.compile_id, "stage": "compile_time"} for c in shown], "text": text,
             "summary": False}
 
 
-def costliest(comps: list[Compilation], total: float, top: int = TOP) -> Block:
+def costliest(comps: list[Compilation], spans_s: float, top: int = TOP) -> Block:
     """The phases that cost the most over the run, by their own time, each leading to where it belongs."""
-    ranked = sorted(((c, p, t) for c in comps for p, t in zip(c.phases, own_times(c.phases)) if t > 0),
-                    key=lambda r: -r[2])[:top]
     rows: list[Row] = [{"c": [words(p.name), f"[{c.compile_id}] {comp_name(c)}", format_time(t),
-                              f"{100 * t / total:.0f}%" if total else ""],
+                              f"{100 * t / spans_s:.0f}%" if spans_s else ""],
                         "go": go(c, p.name),
                         "text": f"{p.name} [{c.compile_id}]: {format_time(t)}"
-                                + (f" ({100 * t / total:.0f}%)" if total else "")} for c, p, t in ranked]
+                                + (f" ({100 * t / spans_s:.0f}%)" if spans_s else "")}
+                       for c, p, t in by_own_time(comps)[:top]]
     for r in rows[TEXT_ROWS:]:
         r["summary"] = False  # the text summary stays one screen
     return {"t": "table", "cls": "cx-costliest", "head": ["phase", "compilation", "own time", "share"],
@@ -113,7 +112,7 @@ def section(report: Report, data: CaptureData) -> list[Block]:
     comps = timed(data)
     if not comps:
         return []
-    spans_s = sum(p.seconds for c in comps for p in c.phases if p.depth == 0)
+    spans_s = sum(total(c.phases) or 0.0 for c in comps)
     body: list[Block] = [picture(comps)]
     if len(comps) > MAX_ROWS:
         body.append({"t": "p", "r": f"{len(comps) - MAX_ROWS} more compilations are not drawn (their Compile "
@@ -126,6 +125,5 @@ def section(report: Report, data: CaptureData) -> list[Block]:
 
 def slowest(data: CaptureData) -> Optional[int]:
     """The index of the compilation with the most time in torch's spans (the one ``--why-slow`` opens on)."""
-    best = max(((sum(p.seconds for p in c.phases if p.depth == 0), i) for i, c in enumerate(data.compilations)
-                if c.phases), default=None)
+    best = max(((total(c.phases) or 0.0, i) for i, c in enumerate(data.compilations) if c.phases), default=None)
     return None if best is None else best[1]
